@@ -147,8 +147,8 @@ async function serve(args: string[]): Promise<number> {
     // Streams (watch, logs -f, exec) opt out per request; plain requests idle out after a minute.
     idleTimeout: 60,
   })
-  deps.log.info('listening', { url: `http://${config.host}:${app.server?.port}`, publicUrl: config.publicUrl, database: deps.db.driver })
-  return new Promise<number>((resolveExit) => {
+  // Handlers first, then the "listening" line: whoever waits for that line may signal at once.
+  const stopped = new Promise<number>((resolveExit) => {
     let stopping = false
     const stop = async (signal: string) => {
       if (stopping) process.exit(1)
@@ -164,6 +164,8 @@ async function serve(args: string[]): Promise<number> {
     process.on('SIGTERM', () => void stop('SIGTERM'))
     process.on('SIGINT', () => void stop('SIGINT'))
   })
+  deps.log.info('listening', { url: `http://${config.host}:${app.server?.port}`, publicUrl: config.publicUrl, database: deps.db.driver })
+  return stopped
 }
 
 main(process.argv.slice(2)).then(

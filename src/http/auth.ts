@@ -30,8 +30,8 @@ type Presented =
   | { kind: 'none' }
 
 /** First match wins (decisions §1): query token, Authorization token/bearer, Basic, session cookie. */
-export function presentedCredential(request: Request, url: URL, cookies: Record<string, string>): Presented {
-  const queryToken = url.searchParams.get('token') || url.searchParams.get('access_token')
+export function presentedCredential(request: Request, query: URLSearchParams, cookies: Record<string, string>): Presented {
+  const queryToken = query.get('token') || query.get('access_token')
   if (queryToken) return { kind: 'bearer', value: queryToken }
   const header = request.headers.get('authorization')
   if (header) {
@@ -114,14 +114,15 @@ async function applySudo(deps: Deps, actor: Actor | undefined, target: string): 
 
 /** Resolves who the request acts as; a credential that is present but invalid is 401 everywhere. */
 export async function resolveActor(deps: Deps, request: Request): Promise<Actor | undefined> {
-  const url = new URL(request.url)
+  const queryStart = request.url.indexOf('?')
+  const query = new URLSearchParams(queryStart < 0 ? '' : request.url.slice(queryStart + 1))
   const cookies = parseCookies(request.headers.get('cookie'))
-  const presented = presentedCredential(request, url, cookies)
+  const presented = presentedCredential(request, query, cookies)
   let actor: Actor | undefined
   if (presented.kind === 'bearer') actor = await signInWithBearer(deps, presented.value)
   else if (presented.kind === 'basic') actor = await signInWithBasic(deps, presented.username, presented.password)
   else if (presented.kind === 'session') actor = await signInWithSession(deps, request, presented.value, cookies)
-  const sudo = url.searchParams.get('sudo') ?? request.headers.get('sudo')
+  const sudo = query.get('sudo') ?? request.headers.get('sudo')
   return sudo ? applySudo(deps, actor, sudo) : actor
 }
 

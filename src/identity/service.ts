@@ -74,6 +74,9 @@ const VISIBILITY_NAMES = ['public', 'limited', 'private'] as const
 const ZERO_TIME = '1970-01-01T00:00:00Z'
 const iso = (date: Date | null) => (date ? date.toISOString().replace(/\.\d{3}Z$/, 'Z') : ZERO_TIME)
 
+const hosts = new Map<string, string>()
+const hostOf = (url: string) => hosts.get(url) ?? hosts.set(url, new URL(url).hostname).get(url)!
+
 /** Who is looking at a user, for Gitea's disclosure rules. */
 export interface Viewer {
   user: store.UserRow | undefined
@@ -88,7 +91,7 @@ export interface Viewer {
 export function presentUser(user: store.UserRow, viewer: Viewer, extra: { orgAdmin?: boolean; clientOrgUser?: boolean; followers?: number; following?: number } = {}): User {
   const authed = viewer.user !== undefined && (viewer.user.id === user.id || viewer.user.isAdmin)
   const emailVisible = authed || (viewer.user !== undefined && !user.keepEmailPrivate)
-  const host = new URL(viewer.publicUrl).hostname
+  const host = hostOf(viewer.publicUrl)
   return {
     id: user.id,
     login: user.name,

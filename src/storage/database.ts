@@ -25,6 +25,11 @@ export interface Database {
    * rolled back when the callback throws. Keep network I/O out of the callback.
    */
   write<T>(work: (tx: Executor) => Promise<T>): Promise<T>
+  /**
+   * A number that changes whenever a write has been committed since the last call, by this
+   * process or any other; lets caches of rows stay exact without a TTL.
+   */
+  changeCounter(): string
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>
   close(): Promise<void>
@@ -68,14 +73,19 @@ function openBunSqlite(path: string): Database {
   const readDb = drizzleBun({ client: reader, schema })
   const enqueue = serialQueue()
   let closed = false
+  // data_version on the reader moves with every commit of another connection: our writer or another process.
+  const dataVersion = reader.query<{ data_version: number }, []>('PRAGMA data_version')
+  let localWrites = 0
   return {
     driver: 'bun:sqlite',
+    changeCounter: () => String(reader === writer ? localWrites : dataVersion.get()!.data_version),
     read: readDb as unknown as Executor,
     write: (work) => enqueue(async () => {
       writer.run('BEGIN IMMEDIATE')
       try {
         const result = await work(writeDb as unknown as Executor)
         writer.run('COMMIT')
+        localWrites++
         return result
       } catch (error) {
         if (writer.inTransaction) writer.run('ROLLBACK')
@@ -103,11 +113,19 @@ async function openLibsql(url: string, authToken: string | undefined): Promise<D
   const db = drizzleLibsql({ client, schema })
   await migrateLibsql(db, { migrationsFolder })
   const enqueue = serialQueue()
+  // A remote server gives no cheap commit signal: count our own commits, and let other writers'
+  // changes show within a second by moving the counter with the clock too.
+  let localWrites = 0
   return {
     driver: 'libsql',
+    changeCounter: () => `${localWrites}:${Math.floor(Date.now() / 1000)}`,
     read: db as unknown as Executor,
     // libSQL fails concurrent interactive transactions with SQLITE_BUSY: the queue keeps one open at a time.
-    write: (work) => enqueue(() => db.transaction((tx) => work(tx as unknown as Executor), { behavior: 'immediate' })),
+    write: (work) => enqueue(async () => {
+      const result = await db.transaction((tx) => work(tx as unknown as Executor), { behavior: 'immediate' })
+      localWrites++
+      return result
+    }),
     ping: async () => { await db.run(sql`SELECT 1`) },
     close: async () => { await enqueue(async () => { if (!client.closed) client.close() }) },
   }

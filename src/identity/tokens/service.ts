@@ -29,6 +29,13 @@ export async function mintToken(
 }
 
 /**
+ * Token sign-ins by token digest, valid while the database's change counter stands still:
+ * any commit anywhere (a revoked token, a prohibited user) empties it, so it is never stale.
+ */
+const signInCaches = new WeakMap<Database, Map<string, { counter: string; found: TokenSignIn }>>()
+const SIGN_IN_CACHE_LIMIT = 10_000
+
+/**
  * Finds the live token matching `plaintext` and its user. Candidates are narrowed by the last
  * eight characters; the hash is compared in constant time. Expired tokens and users who may not
  * sign in give undefined.
@@ -36,16 +43,35 @@ export async function mintToken(
 export async function authenticateToken(db: Database, plaintext: string): Promise<TokenSignIn | undefined> {
   if (plaintext.length < 8 || plaintext.length > 256) return undefined
   const digest = sha256Hex(plaintext)
+  const counter = db.changeCounter() // read before the rows: a commit after this point misses next time
+  let cache = signInCaches.get(db)
+  if (!cache) signInCaches.set(db, (cache = new Map()))
+  const cached = cache.get(digest)
+  const found = cached && cached.counter === counter ? cached.found : await lookUpToken(db, plaintext, digest)
+  if (!found || isExpired(found.token)) {
+    cache.delete(digest)
+    return undefined
+  }
+  if (cache.size >= SIGN_IN_CACHE_LIMIT) cache.clear()
+  cache.set(digest, { counter, found })
+  markUsed(db, found.token)
+  return found
+}
+
+/** Activity is kept to the minute: one write per token per minute, off the request's path. */
+function markUsed(db: Database, token: store.AccessTokenRow): void {
+  const now = nowSeconds()
+  if ((token.lastUsedAt ?? 0) < now - 60) db.write((tx) => store.markTokenUsed(tx, token.id, now)).catch(() => undefined)
+}
+
+const isExpired = (token: store.AccessTokenRow) => token.expiresAt !== null && token.expiresAt <= nowSeconds()
+
+async function lookUpToken(db: Database, plaintext: string, digest: string): Promise<TokenSignIn | undefined> {
   const candidates = await store.findTokensByLastEight(db.read, plaintext.slice(-8))
   const token = candidates.find((row) => sameDigest(row.tokenHash, digest))
   if (!token) return undefined
-  const now = nowSeconds()
-  if (token.expiresAt !== null && token.expiresAt <= now) return undefined
   const user = await findUserById(db.read, token.uid)
   if (!user || !user.isActive || user.prohibitLogin) return undefined
-  // Activity is kept to the minute: one write per token per minute, off the request's path.
-  if ((token.lastUsedAt ?? 0) < now - 60)
-    db.write((tx) => store.markTokenUsed(tx, token.id, now)).catch(() => undefined)
   return { user, token }
 }
 
