@@ -1,40 +1,13 @@
 import { expect, test } from 'bun:test'
 import { Database as BunSqlite } from 'bun:sqlite'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { tempDir } from '../support/app'
-
-const MAIN = resolve(import.meta.dir, '../../src/main.ts')
-
-/** Starts `serve` on a random port over `dataDir`; resolves once it listens. */
-async function startServer(dataDir: string) {
-  const child = Bun.spawn([process.execPath, MAIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { ...process.env, PLATFORM_ADMIN_PASSWORD: 'admin-password-1', PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false' },
-    stdout: 'pipe', stderr: 'pipe',
-  })
-  const reader = child.stdout.getReader()
-  let seen = ''
-  while (!/"event":"listening"/.test(seen)) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`server exited before listening: ${seen} ${await new Response(child.stderr).text()}`)
-    seen += new TextDecoder().decode(value)
-  }
-  reader.releaseLock()
-  const port = /"url":"http:\/\/[^:]+:(\d+)"/.exec(seen)![1]
-  return { child, base: `http://127.0.0.1:${port}` }
-}
-
-async function adminToken(dataDir: string): Promise<string> {
-  const run = Bun.spawnSync([process.execPath, MAIN, 'admin', 'create-token', '--username', 'admin'], {
-    env: { ...process.env, PLATFORM_DATA_DIR: dataDir },
-  })
-  expect(run.exitCode).toBe(0)
-  return run.stdout.toString().trim()
-}
+import { createTokenOnCommandLine, startServer } from '../support/process'
 
 test('kill -9 under concurrent writers → every acknowledged write is there after restart, integrity ok', async () => {
   const dataDir = tempDir()
-  const first = await startServer(dataDir)
-  const token = await adminToken(dataDir)
+  const first = await startServer(dataDir, { PLATFORM_ADMIN_PASSWORD: 'admin-password-1' })
+  const token = createTokenOnCommandLine(dataDir, 'admin')
   const acked: string[] = []
   let stop = false
   const writer = async (w: number) => {
@@ -72,8 +45,8 @@ test('kill -9 under concurrent writers → every acknowledged write is there aft
 
 test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
   const dataDir = tempDir()
-  const server = await startServer(dataDir)
-  const token = await adminToken(dataDir)
+  const server = await startServer(dataDir, { PLATFORM_ADMIN_PASSWORD: 'admin-password-1' })
+  const token = createTokenOnCommandLine(dataDir, 'admin')
   const inFlight = fetch(`${server.base}/api/v1/admin/users`, {
     method: 'POST',
     headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
