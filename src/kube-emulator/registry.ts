@@ -7,7 +7,7 @@
 import { kubeStatus, type GroupResource } from '../clusters/kube-status'
 import { deepEqual } from './patch'
 import { matchesFields, matchesLabels, type FieldRequirement, type LabelRequirement } from './selectors'
-import { ALL_VERBS, fieldAt, validateName, type Strategy } from './strategies'
+import { ALL_VERBS, fieldAt, metadataDecodeError, validateName, type Strategy } from './strategies'
 import { clone, isObject, type KubeObject, type OwnerReference } from './types'
 
 /** A resource the server knows: stored ones live here, virtual ones only answer requests. */
@@ -147,6 +147,8 @@ export class Registry {
   create(r: Resource, ns: string, input: KubeObject, opts: WriteOptions & { keepStatus?: boolean } = {}): KubeObject {
     const obj = clone(input)
     const meta = obj.metadata
+    const decodeError = metadataDecodeError(meta)
+    if (decodeError) throw kubeStatus.badRequest(decodeError)
     if (r.strategy.namespaced) {
       if (meta.namespace && meta.namespace !== ns)
         throw kubeStatus.badRequest('the namespace of the provided object does not match the namespace sent on the request')
@@ -179,6 +181,8 @@ export class Registry {
 
   private validate(r: Resource, obj: KubeObject): void {
     const meta = obj.metadata
+    const decodeError = metadataDecodeError(meta)
+    if (decodeError) throw kubeStatus.badRequest(decodeError)
     const causes = [...validateName(meta.name, r.resource === 'namespaces'), ...(r.strategy.validate?.(obj) ?? [])]
     const controllers = (meta.ownerReferences ?? []).filter((o) => o.controller === true)
     if (controllers.length > 1)

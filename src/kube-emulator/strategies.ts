@@ -253,3 +253,21 @@ export function strategyFromCrd(crd: KubeObject): { group: string; resource: str
 export function jsonPathKeys(path: string): string[] {
   return path.split('.').filter(Boolean)
 }
+
+const isStringMap = (v: unknown) => v === undefined || (isObject(v) && Object.values(v).every((x) => typeof x === 'string'))
+const isStringList = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x === 'string'))
+const isOwnerList = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((o) =>
+  isObject(o) && ['apiVersion', 'kind', 'name', 'uid'].every((k) => typeof o[k] === 'string') &&
+  (o.controller === undefined || typeof o.controller === 'boolean')))
+
+/** What the Go decoder would refuse in ObjectMeta, in its wording; undefined when the shape is fine. */
+export function metadataDecodeError(meta: Record<string, unknown>): string | undefined {
+  const wrong = (field: string, type: string) => `json: cannot unmarshal into Go struct field ObjectMeta.metadata.${field} of type ${type}`
+  for (const k of ['name', 'generateName', 'namespace', 'resourceVersion', 'uid'])
+    if (meta[k] !== undefined && typeof meta[k] !== 'string') return wrong(k, 'string')
+  if (!isStringMap(meta.labels)) return wrong('labels', 'map[string]string')
+  if (!isStringMap(meta.annotations)) return wrong('annotations', 'map[string]string')
+  if (!isStringList(meta.finalizers)) return wrong('finalizers', '[]string')
+  if (!isOwnerList(meta.ownerReferences)) return wrong('ownerReferences', '[]v1.OwnerReference')
+  return undefined
+}
