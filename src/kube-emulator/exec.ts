@@ -1,0 +1,189 @@
+/**
+ * pods/exec over WebSocket: the channel protocols (v5, v4, v1 and their base64 forms) and a small
+ * built-in shell. No process is ever spawned: commands are functions over the session's streams.
+ */
+import type { ServerWebSocket } from 'bun'
+import { execStreamFailure, execStreamStatus, kubeStatus } from '../clusters/kube-status'
+import { chooseContainer, containerStartedAt } from './logs'
+import { runCommand, type Io } from './shell'
+import { fieldAt } from './strategies'
+import { isObject, type KubeObject } from './types'
+
+/** Subprotocols in our order of preference when a client offers several. */
+const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v4.base64.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'] as const
+type Protocol = (typeof PROTOCOLS)[number] | ''
+
+const STDIN = 0, STDOUT = 1, STDERR = 2, ERROR = 3, RESIZE = 4, CLOSE = 255
+
+const flag = (q: URLSearchParams, k: string) => q.has(k) && q.get(k) !== 'false' && q.get(k) !== '0'
+
+/** Validates an exec request before the upgrade (400s and 404s as plain HTTP) and prepares its session. */
+export function prepareExec(pod: KubeObject, q: URLSearchParams, offered: string[]): { session: ExecSession; protocol: Protocol } {
+  const tty = flag(q, 'tty')
+  const streams = { stdin: flag(q, 'stdin'), stdout: flag(q, 'stdout'), stderr: flag(q, 'stderr') && !tty }
+  if (!streams.stdin && !streams.stdout && !flag(q, 'stderr')) throw kubeStatus.badRequest('you must specify at least 1 of stdin, stdout, stderr')
+  const command = q.getAll('command')
+  if (!command.length) throw kubeStatus.badRequest('you must specify at least one command for the container')
+  const container = chooseContainer(pod, q.get('container'))
+  if (fieldAt(pod, ['status', 'phase']) !== 'Running' || containerStartedAt(pod, container) === undefined)
+    throw kubeStatus.badRequest(`unable to upgrade connection: container not found ("${container}")`)
+  const protocol = offered.length ? PROTOCOLS.find((p) => offered.includes(p)) : ''
+  if (protocol === undefined) throw kubeStatus.badRequest(`unable to upgrade connection: none of the requested subprotocols is supported: ${offered.join(', ')}; supported: ${PROTOCOLS.join(', ')}`)
+  const env = containerEnv(pod, container)
+  return { session: new ExecSession(protocol, command, streams, tty, env, pod.metadata.name ?? ''), protocol }
+}
+
+function containerEnv(pod: KubeObject, container: string): Record<string, string> {
+  const containers = fieldAt(pod, ['spec', 'containers'])
+  const c = Array.isArray(containers) ? containers.filter(isObject).find((x) => x.name === container) : undefined
+  const env: Record<string, string> = {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOSTNAME: pod.metadata.name ?? '', HOME: '/root',
+    KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443',
+  }
+  for (const e of Array.isArray(c?.env) ? c.env.filter(isObject) : []) if (typeof e.name === 'string') env[e.name] = String(e.value ?? '')
+  return env
+}
+
+/** Bytes arriving on channel 0, read by commands as chunks or lines until the client closes stdin. */
+export class Stdin {
+  private chunks: Uint8Array[] = []
+  private ended = false
+  private wake: (() => void) | undefined
+  private pending = ''
+  private readonly decoder = new TextDecoder()
+
+  push(bytes: Uint8Array) { this.chunks.push(bytes); this.wake?.() }
+  end() { this.ended = true; this.wake?.() }
+
+  /** The next chunk, or null at end of input. */
+  async read(): Promise<Uint8Array | null> {
+    while (!this.chunks.length && !this.ended) await new Promise<void>((resolve) => { this.wake = resolve })
+    this.wake = undefined
+    if (this.pending) { const p = new TextEncoder().encode(this.pending); this.pending = ''; return p }
+    return this.chunks.shift() ?? null
+  }
+
+  /** The next line without its terminator (`\n` or a terminal's `\r`), or null at end of input. */
+  async readLine(): Promise<string | null> {
+    for (;;) {
+      const cut = [...this.pending].findIndex((c) => c === '\n' || c === '\r')
+      if (cut >= 0) {
+        const line = this.pending.slice(0, cut)
+        this.pending = this.pending.slice(cut + 1)
+        return line
+      }
+      while (!this.chunks.length && !this.ended) await new Promise<void>((resolve) => { this.wake = resolve })
+      this.wake = undefined
+      const chunk = this.chunks.shift()
+      if (!chunk) { const rest = this.pending; this.pending = ''; return rest || null }
+      this.pending += this.decoder.decode(chunk, { stream: true })
+    }
+  }
+}
+
+/** One exec connection: frames in, the command's output frames out, then a status and a normal close. */
+export class ExecSession {
+  private ws: ServerWebSocket<ExecSession> | undefined
+  private readonly stdin = new Stdin()
+  private readonly abort = new AbortController()
+  private size = { width: 80, height: 24 }
+
+  constructor(
+    readonly protocol: Protocol,
+    private readonly command: string[],
+    private readonly streams: { stdin: boolean; stdout: boolean; stderr: boolean },
+    private readonly tty: boolean,
+    private readonly env: Record<string, string>,
+    private readonly hostname: string,
+  ) {
+    if (!streams.stdin) this.stdin.end()
+  }
+
+  private get base64() { return this.protocol.includes('base64') }
+  /** v4 and v5 report a JSON Status on channel 3; older protocols a plain-text error. */
+  private get jsonStatus() { return this.protocol.startsWith('v4') || this.protocol.startsWith('v5') }
+
+  private send(channel: number, payload: Uint8Array) {
+    if (!this.ws || this.ws.readyState !== 1) return
+    if (this.base64) this.ws.sendText(`${channel}${Buffer.from(payload).toString('base64')}`)
+    else {
+      const frame = new Uint8Array(payload.length + 1)
+      frame[0] = channel
+      frame.set(payload, 1)
+      this.ws.sendBinary(frame)
+    }
+  }
+
+  private write(channel: number, text: string) {
+    if (!text) return
+    const out = this.tty ? text.replace(/\r?\n/g, '\r\n') : text
+    if (channel === STDOUT && !this.streams.stdout) return
+    if (channel === STDERR && !this.streams.stderr) return this.tty && this.streams.stdout ? this.send(STDOUT, new TextEncoder().encode(out)) : undefined
+    this.send(channel, new TextEncoder().encode(out))
+  }
+
+  open(ws: ServerWebSocket<ExecSession>) {
+    this.ws = ws
+    // The "ready" signal: an empty message on the lowest writable channel.
+    this.send(this.streams.stdout ? STDOUT : this.streams.stderr ? STDERR : ERROR, new Uint8Array(0))
+    void this.run()
+  }
+
+  private async run() {
+    const io: Io = {
+      stdin: this.stdin, out: (t) => this.write(STDOUT, t), err: (t) => this.write(STDERR, t),
+      env: this.env, signal: this.abort.signal, tty: this.tty, hostname: this.hostname, size: () => this.size,
+    }
+    const result = await runCommand(this.command, io)
+    if (this.abort.signal.aborted || !this.ws) return
+    if (typeof result === 'string') this.finish(result)
+    else this.finish(undefined, result)
+  }
+
+  private finish(failure: string | undefined, exitCode = 0) {
+    if (this.jsonStatus) {
+      const status = failure ? execStreamFailure(failure) : execStreamStatus(exitCode, this.command)
+      this.send(ERROR, new TextEncoder().encode(JSON.stringify(status)))
+    } else if (failure || exitCode) {
+      this.send(ERROR, new TextEncoder().encode(failure ?? execStreamStatus(exitCode, this.command).message ?? ''))
+    }
+    this.ws?.close(1000)
+  }
+
+  receive(message: string | Buffer) {
+    let channel: number, payload: Uint8Array
+    if (typeof message === 'string') {
+      if (!this.base64 || !message) return
+      channel = message.charCodeAt(0) - 48
+      payload = new Uint8Array(Buffer.from(message.slice(1), 'base64'))
+    } else {
+      if (!message.length) return
+      channel = message[0]
+      payload = new Uint8Array(message.subarray(1))
+    }
+    if (channel === STDIN) this.receiveStdin(payload)
+    else if (channel === RESIZE) this.resize(payload)
+    else if (channel === CLOSE && this.protocol === 'v5.channel.k8s.io' && payload[0] === STDIN) this.stdin.end()
+  }
+
+  private receiveStdin(payload: Uint8Array) {
+    if (!this.streams.stdin) return
+    // A terminal in raw mode relies on the remote side to echo what is typed.
+    if (this.tty) this.write(STDOUT, new TextDecoder().decode(payload).replace(/\r/g, '\n'))
+    // Ctrl-D on a terminal ends input, as the line discipline would.
+    if (this.tty && payload.includes(4)) { this.stdin.end(); return }
+    this.stdin.push(payload)
+  }
+
+  private resize(payload: Uint8Array) {
+    try {
+      const size: unknown = JSON.parse(new TextDecoder().decode(payload))
+      if (isObject(size) && typeof size.Width === 'number' && typeof size.Height === 'number') this.size = { width: size.Width, height: size.Height }
+    } catch { /* a malformed resize is ignored, as the kubelet does */ }
+  }
+
+  closed() {
+    this.abort.abort()
+    this.stdin.end()
+  }
+}

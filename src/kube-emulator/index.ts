@@ -1,0 +1,109 @@
+/**
+ * The Kubernetes API server emulator: `startEmulator` builds a registry with the built-in and
+ * virtual resources, starts its controllers, optionally seeds it, and serves it over HTTP(S).
+ */
+import YAML from 'yaml'
+import { appscodeHandlers, appscodeResources } from './appscode'
+import { Controllers } from './controllers'
+import { metricsHandlers, metricsResources } from './metrics'
+import { reviewHandler, reviewResource, type UserSpec } from './rbac'
+import { Registry } from './registry'
+import { seed } from './seed'
+import { execWebSocket, handle, type EmulatorContext, type VirtualHandler } from './server'
+import { BUILTIN } from './strategies'
+import { generateServerTls } from './tls'
+
+export type { UserSpec } from './rbac'
+
+export interface EmulatorOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number
+  /** Interface to listen on; 127.0.0.1 by default. */
+  hostname?: string
+  /** Serve HTTPS with a freshly generated CA (kubectl only sends tokens over HTTPS). */
+  tls?: boolean
+  /** The admin bearer token; random when omitted. */
+  token?: string
+  /** Start with namespaces, nodes, workloads and events; true by default. */
+  seed?: boolean
+  /** Further users by bearer token, optionally limited to namespaces and verbs. */
+  users?: Record<string, UserSpec>
+  /** How often containers print a log line; 2000 ms by default. */
+  logIntervalMs?: number
+  /** How often watches with allowWatchBookmarks get a BOOKMARK; 10 s by default. */
+  bookmarkIntervalMs?: number
+  /** How many changes watches can resume from; older resourceVersions are 410 Expired. */
+  watchHistory?: number
+  /** Receives one line per request (method, path, status); never tokens or bodies. */
+  log?: (line: string) => void
+}
+
+export interface Emulator {
+  url: string
+  token: string
+  caCertPem?: string
+  /** A kubeconfig (YAML) with one cluster, user and context named `sandbox`. */
+  kubeconfig(): string
+  stop(): Promise<void>
+}
+
+/** Builds a registry serving every built-in and virtual resource, with no objects yet. */
+function buildRegistry(watchHistory?: number): { registry: Registry; virtual: Map<string, VirtualHandler> } {
+  const registry = new Registry(watchHistory)
+  for (const [key, { versions, strategy }] of Object.entries(BUILTIN)) {
+    const [group, resource] = key.split('/')
+    registry.register({ group, resource, versions, strategy })
+  }
+  for (const r of [...metricsResources, reviewResource, ...appscodeResources]) registry.register(r)
+  const virtual = new Map<string, VirtualHandler>([
+    ...metricsHandlers(registry), ['authorization.k8s.io/selfsubjectaccessreviews', reviewHandler], ...appscodeHandlers(registry),
+  ])
+  return { registry, virtual }
+}
+
+const urlHost = (hostname: string) => (hostname === '0.0.0.0' || hostname === '::' ? 'localhost' : hostname.includes(':') ? `[${hostname}]` : hostname)
+
+/** Starts an emulator; resolves once it listens and the seeded workloads have their pods. */
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
+  const hostname = opts.hostname ?? '127.0.0.1'
+  const token = opts.token ?? Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('base64url')
+  const users = new Map<string, UserSpec>([[token, { name: 'admin', groups: ['system:masters', 'system:authenticated'] }], ...Object.entries(opts.users ?? {})])
+  const { registry, virtual } = buildRegistry(opts.watchHistory)
+  const controllers = new Controllers(registry)
+  if (opts.seed !== false) {
+    seed(registry)
+    await controllers.settled()
+  }
+  const tls = opts.tls ? await generateServerTls(['localhost', '127.0.0.1', '::1', ...(hostname.startsWith('127.') || hostname === 'localhost' ? [] : [urlHost(hostname).replace(/^\[|\]$/g, '')])]) : undefined
+  let url = ''
+  const ctx: EmulatorContext = {
+    registry, users, virtual, log: opts.log,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, logIntervalMs: opts.logIntervalMs ?? 2000,
+    serverAddress: () => new URL(url).host,
+  }
+  const server = Bun.serve({
+    port: opts.port ?? 0, hostname,
+    ...(tls ? { tls: { cert: tls.certPem, key: tls.keyPem } } : {}),
+    async fetch(req, srv) {
+      const started = performance.now()
+      const res = await handle(ctx, req, srv)
+      opts.log?.(`${req.method} ${new URL(req.url).pathname} ${res?.status ?? 101} ${Math.round(performance.now() - started)}ms`)
+      return res
+    },
+    websocket: execWebSocket,
+  })
+  url = `${tls ? 'https' : 'http'}://${urlHost(hostname)}:${server.port}`
+  return {
+    url, token, caCertPem: tls?.caCertPem,
+    kubeconfig: () => YAML.stringify({
+      apiVersion: 'v1', kind: 'Config', 'current-context': 'sandbox', preferences: {},
+      clusters: [{ name: 'sandbox', cluster: { server: url, ...(tls ? { 'certificate-authority-data': Buffer.from(tls.caCertPem).toString('base64') } : {}) } }],
+      users: [{ name: 'sandbox', user: { token } }],
+      contexts: [{ name: 'sandbox', context: { cluster: 'sandbox', user: 'sandbox' } }],
+    }),
+    async stop() {
+      controllers.stop()
+      await server.stop(true)
+    },
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Authentication by bearer token and a deliberately small RBAC model: a user is either
+ * unrestricted or limited to some namespaces and/or verbs. Requests and SelfSubjectAccessReviews
+ * ask the same `authorize`, so a review's answer always matches what the request would get.
+ */
+import { kubeStatus } from '../clusters/kube-status'
+import type { Resource } from './registry'
+import type { VirtualHandler } from './server'
+import { isObject } from './types'
+export interface UserSpec {
+  name: string
+  groups?: string[]
+  /** When set, only requests inside these namespaces are allowed (and `get` of the namespaces themselves). */
+  namespaces?: string[]
+  /** When set, only these verbs are allowed. */
+  verbs?: string[]
+}
+
+export interface ResourceAttributes {
+  verb: string
+  group: string
+  resource: string
+  subresource?: string
+  namespace?: string
+  name?: string
+}
+
+export interface Decision { allowed: boolean; reason: string }
+
+/** The user behind `Authorization: Bearer <token>`, or undefined. The token itself is never logged. */
+export function authenticate(users: ReadonlyMap<string, UserSpec>, authorization: string | null): UserSpec | undefined {
+  if (!authorization || !authorization.startsWith('Bearer ')) return undefined
+  return users.get(authorization.slice(7).trim())
+}
+
+/** Whether `user` may perform the request; the reason reads like the RBAC authorizer's. */
+export function authorize(user: UserSpec, a: ResourceAttributes): Decision {
+  if (user.verbs && !user.verbs.includes(a.verb))
+    return { allowed: false, reason: `RBAC: verb "${a.verb}" is not granted to user "${user.name}"` }
+  if (user.namespaces) {
+    const ns = a.resource === 'namespaces' && !a.namespace ? a.name : a.namespace
+    const readsOwnNamespace = a.resource === 'namespaces' && a.group === '' && a.verb === 'get'
+    if (!ns || !user.namespaces.includes(ns) || (a.resource === 'namespaces' && !readsOwnNamespace))
+      return { allowed: false, reason: `RBAC: user "${user.name}" is limited to namespaces [${user.namespaces.join(' ')}]` }
+    return { allowed: true, reason: `RBAC: allowed by RoleBinding "edit" in namespace "${ns}"` }
+  }
+  return { allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin"' }
+}
+
+export const reviewResource: Resource = {
+  group: 'authorization.k8s.io', versions: ['v1'], resource: 'selfsubjectaccessreviews', virtual: true,
+  strategy: { kind: 'SelfSubjectAccessReview', singular: 'selfsubjectaccessreview', namespaced: false, verbs: ['create'] },
+}
+
+/** POST selfsubjectaccessreviews: 201 with `status.allowed` from the same `authorize` requests use; never 403. */
+export const reviewHandler: VirtualHandler = ({ user, body }) => {
+  const spec = isObject(body) && isObject(body.spec) ? body.spec : undefined
+  const attrs = spec && isObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined
+  const nonResource = spec && isObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined
+  if (!attrs === !nonResource)
+    throw kubeStatus.invalid({ group: 'authorization.k8s.io', kind: 'SelfSubjectAccessReview' }, '',
+      [{ reason: 'FieldValueInvalid', message: 'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified', field: 'spec.resourceAttributes' }])
+  const text = (v: unknown) => (typeof v === 'string' ? v : '')
+  const decision = attrs
+    ? authorize(user, { verb: text(attrs.verb), group: text(attrs.group), resource: text(attrs.resource), subresource: text(attrs.subresource), namespace: text(attrs.namespace), name: text(attrs.name) })
+    : { allowed: true, reason: 'RBAC: non-resource URLs are open to every authenticated user' }
+  const metadata = isObject(body) && isObject(body.metadata) ? body.metadata : {}
+  return {
+    code: 201,
+    body: { kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', metadata: { ...metadata, creationTimestamp: null }, spec,
+      status: { allowed: decision.allowed, ...(decision.allowed ? {} : { denied: false }), reason: decision.reason } },
+  }
+}

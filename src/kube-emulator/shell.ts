@@ -1,0 +1,256 @@
+/**
+ * The built-in command set exec runs: `echo`, `cat`, `env`, `ls`, `date`, `sleep`, `exit`, … and a
+ * `sh` that runs `-c` scripts or reads lines from stdin (`;`, `&&`, `||`, `|`, quotes, `$VAR`, `$?`).
+ * Everything is a function over the session's streams; nothing touches the host.
+ */
+
+export interface Io {
+  stdin: { read(): Promise<Uint8Array | null>; readLine(): Promise<string | null> }
+  out(text: string): void
+  err(text: string): void
+  env: Record<string, string>
+  signal: AbortSignal
+  tty: boolean
+  hostname: string
+  size(): { width: number; height: number }
+}
+
+type Builtin = (args: string[], io: Io) => Promise<number>
+
+const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh'])
+
+/** A tiny read-only filesystem so `ls` and `cat` have something to show. */
+function files(io: Io): Record<string, string | string[]> {
+  return {
+    '/': ['app', 'bin', 'dev', 'etc', 'home', 'proc', 'root', 'sys', 'tmp', 'usr', 'var'],
+    '/app': ['config.yaml', 'server'],
+    '/app/config.yaml': 'listen: :8080\nlogLevel: info\n',
+    '/bin': ['cat', 'date', 'echo', 'env', 'false', 'hostname', 'ls', 'pwd', 'sh', 'sleep', 'true', 'uname'],
+    '/etc': ['hostname', 'hosts', 'os-release', 'resolv.conf'],
+    '/etc/hostname': `${io.hostname}\n`,
+    '/etc/hosts': `127.0.0.1\tlocalhost\n10.244.0.10\t${io.hostname}\n`,
+    '/etc/os-release': 'NAME="Emulated Linux"\nID=emulated\nVERSION_ID=1.0\nPRETTY_NAME="Emulated Linux 1.0 (platform-api kube emulator)"\n',
+    '/etc/resolv.conf': 'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n',
+    '/tmp': [], '/home': [], '/root': [], '/dev': ['null', 'stdin', 'stdout', 'stderr'], '/proc': ['1', 'cpuinfo', 'meminfo'],
+    '/sys': [], '/usr': ['bin', 'lib', 'local'], '/var': ['log', 'run'],
+  }
+}
+
+function resolvePath(p: string): string {
+  const parts: string[] = []
+  for (const seg of (p.startsWith('/') ? p : `/${p}`).split('/')) {
+    if (!seg || seg === '.') continue
+    if (seg === '..') parts.pop()
+    else parts.push(seg)
+  }
+  return `/${parts.join('/')}`
+}
+
+const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
+  const t = setTimeout(resolve, ms)
+  signal.addEventListener('abort', () => { clearTimeout(t); resolve() }, { once: true })
+})
+
+/** `date`'s default format: `Sun Nov 22 04:17:44 UTC 2026`. */
+function dateText(d: Date): string {
+  const [day, dd, mon, yyyy, time] = d.toUTCString().replace(',', '').split(' ')
+  return `${day} ${mon} ${dd} ${time} UTC ${yyyy}`
+}
+
+const BUILTINS: Record<string, Builtin> = {
+  echo: async (args, io) => {
+    const newline = args[0] !== '-n'
+    io.out(`${(newline ? args : args.slice(1)).join(' ')}${newline ? '\n' : ''}`)
+    return 0
+  },
+  cat: async (args, io) => {
+    if (!args.length || args.every((a) => a === '-')) {
+      for (let chunk = await io.stdin.read(); chunk; chunk = await io.stdin.read()) io.out(new TextDecoder().decode(chunk))
+      return 0
+    }
+    let code = 0
+    for (const a of args) {
+      const f = files(io)[resolvePath(a)]
+      if (typeof f === 'string') io.out(f)
+      else { io.err(`cat: ${a}: ${f ? 'Is a directory' : 'No such file or directory'}\n`); code = 1 }
+    }
+    return code
+  },
+  env: async (_args, io) => { io.out(Object.entries(envWithSize(io)).map(([k, v]) => `${k}=${v}\n`).join('')); return 0 },
+  printenv: async (args, io) => {
+    const env = envWithSize(io)
+    if (!args.length) return BUILTINS.env(args, io)
+    const found = args.filter((a) => a in env)
+    io.out(found.map((a) => `${env[a]}\n`).join(''))
+    return found.length === args.length ? 0 : 1
+  },
+  ls: async (args, io) => {
+    const paths = args.filter((a) => !a.startsWith('-'))
+    let code = 0
+    for (const p of paths.length ? paths : ['/']) {
+      const f = files(io)[resolvePath(p)]
+      if (f === undefined) { io.err(`ls: ${p}: No such file or directory\n`); code = 1 }
+      else io.out(typeof f === 'string' ? `${p}\n` : f.map((n) => `${n}\n`).join(''))
+    }
+    return code
+  },
+  date: async (_args, io) => { io.out(`${dateText(new Date())}\n`); return 0 },
+  sleep: async (args, io) => {
+    const s = Number(args[0])
+    if (!args.length || !Number.isFinite(s) || s < 0) { io.err(`sleep: invalid time interval '${args[0] ?? ''}'\n`); return 1 }
+    await sleep(s * 1000, io.signal)
+    return 0
+  },
+  true: async () => 0,
+  false: async () => 1,
+  pwd: async (_args, io) => { io.out('/\n'); return 0 },
+  hostname: async (_args, io) => { io.out(`${io.hostname}\n`); return 0 },
+  whoami: async (_args, io) => { io.out('root\n'); return 0 },
+  uname: async (args, io) => { io.out(args.includes('-a') ? `Linux ${io.hostname} 6.1.0-emulated #1 SMP x86_64 GNU/Linux\n` : 'Linux\n'); return 0 },
+}
+
+function envWithSize(io: Io): Record<string, string> {
+  if (!io.tty) return io.env
+  const { width, height } = io.size()
+  return { ...io.env, TERM: 'xterm', COLUMNS: String(width), LINES: String(height) }
+}
+
+const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1)
+
+/** Runs argv as the container runtime would; a string result means exec itself failed. */
+export async function runCommand(argv: string[], io: Io): Promise<number | string> {
+  const name = basename(argv[0])
+  if (SHELLS.has(name)) {
+    if (argv[1] === '-c') return argv[2] === undefined ? usage(io) : (await runScript(argv[2], io, { status: 0 })).code
+    return interactive(io)
+  }
+  const builtin = BUILTINS[name]
+  if (!builtin) return `error executing command in container: exec: "${argv[0]}": executable file not found in $PATH`
+  return builtin(argv.slice(1), io)
+}
+
+function usage(io: Io): number { io.err('sh: -c requires an argument\n'); return 2 }
+
+async function interactive(io: Io): Promise<number> {
+  const state = { status: 0 }
+  for (;;) {
+    if (io.tty) io.out('/ # ')
+    const line = await io.stdin.readLine()
+    if (line === null || io.signal.aborted) return state.status
+    const result = await runScript(line, io, state)
+    if (result.exited) return result.code
+  }
+}
+
+type Op = ';' | '&&' | '||' | '|'
+interface Segment { text: string; op: Op }
+
+/** Splits a script at unquoted `;`, `&&`, `||`, `|` and newlines, one linear pass. */
+export function splitScript(script: string): Segment[] {
+  const out: Segment[] = []
+  let cur = '', quote = ''
+  for (let i = 0; i < script.length; i++) {
+    const c = script[i]
+    if (quote) { cur += c; if (c === quote) quote = ''; else if (c === '\\' && quote === '"' && i + 1 < script.length) cur += script[++i]; continue }
+    if (c === '\\' && i + 1 < script.length) { cur += c + script[++i]; continue }
+    if (c === '"' || c === "'") { quote = c; cur += c; continue }
+    if (c === '#' && (i === 0 || /\s/.test(script[i - 1]))) { while (i + 1 < script.length && script[i + 1] !== '\n') i++; continue }
+    const two = script.slice(i, i + 2)
+    if (two === '&&' || two === '||') { out.push({ text: cur, op: two }); cur = ''; i++; continue }
+    if (c === ';' || c === '\n' || c === '|') { out.push({ text: cur, op: c === '|' ? '|' : ';' }); cur = ''; continue }
+    cur += c
+  }
+  out.push({ text: cur, op: ';' })
+  return out.filter((s) => s.text.trim())
+}
+
+/** Splits one command into words, expanding `$VAR`, `${VAR}` and `$?` outside single quotes. */
+export function words(text: string, env: Record<string, string>, status: number): string[] {
+  const out: string[] = []
+  let cur = '', inWord = false, quote = ''
+  const expand = (i: number): [string, number] => {
+    if (text[i + 1] === '?') return [String(status), i + 1]
+    if (text[i + 1] === '{') { const end = text.indexOf('}', i); if (end > 0) return [env[text.slice(i + 2, end)] ?? '', end] }
+    let j = i + 1
+    while (j < text.length && /[A-Za-z0-9_]/.test(text[j])) j++
+    return j === i + 1 ? ['$', i] : [env[text.slice(i + 1, j)] ?? '', j - 1]
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (quote === "'") { if (c === "'") quote = ''; else cur += c; continue }
+    if (quote === '"') {
+      if (c === '"') quote = ''
+      else if (c === '\\' && i + 1 < text.length && '"\\$'.includes(text[i + 1])) cur += text[++i]
+      else if (c === '$') { const [v, j] = expand(i); cur += v; i = j }
+      else cur += c
+      continue
+    }
+    if (c === "'" || c === '"') { quote = c; inWord = true; continue }
+    if (c === '\\' && i + 1 < text.length) { cur += text[++i]; inWord = true; continue }
+    if (c === ' ' || c === '\t') { if (inWord) out.push(cur); cur = ''; inWord = false; continue }
+    if (c === '$') { const [v, j] = expand(i); cur += v; i = j; inWord = true; continue }
+    cur += c
+    inWord = true
+  }
+  if (inWord) out.push(cur)
+  return out
+}
+
+/** Stdin fed from a finished command's output, for pipelines. */
+function bufferedStdin(text: string): Io['stdin'] {
+  let rest: string | null = text
+  return {
+    read: async () => { const r = rest; rest = null; return r ? new TextEncoder().encode(r) : null },
+    readLine: async () => {
+      if (!rest) return null
+      const nl = rest.indexOf('\n')
+      const line = nl >= 0 ? rest.slice(0, nl) : rest
+      rest = nl >= 0 ? rest.slice(nl + 1) : null
+      return line
+    },
+  }
+}
+
+async function runSimple(text: string, io: Io, status: number): Promise<{ code: number; exited: boolean }> {
+  const argv = words(text, io.env, status)
+  if (!argv.length) return { code: status, exited: false }
+  if (argv[0] === 'exit') {
+    const n = argv[1] === undefined ? status : Number(argv[1])
+    return { code: Number.isInteger(n) ? ((n % 256) + 256) % 256 : 2, exited: true }
+  }
+  if (argv[0] === 'export') {
+    for (const a of argv.slice(1)) { const eq = a.indexOf('='); if (eq > 0) io.env[a.slice(0, eq)] = a.slice(eq + 1) }
+    return { code: 0, exited: false }
+  }
+  const result = await runCommand(argv, io)
+  if (typeof result === 'number') return { code: result, exited: false }
+  io.err(`sh: ${argv[0]}: not found\n`)
+  return { code: 127, exited: false }
+}
+
+/** Runs a script; `exit` stops it. `state.status` carries `$?` across interactive lines. */
+export async function runScript(script: string, io: Io, state: { status: number }): Promise<{ code: number; exited: boolean }> {
+  let skip = false
+  const segments = splitScript(script)
+  for (let i = 0; i < segments.length; i++) {
+    // Gather a pipeline: segments joined by `|` run left to right, each reading the previous output.
+    const pipeline = [segments[i]]
+    while (segments[i].op === '|' && i + 1 < segments.length) pipeline.push(segments[++i])
+    const op = segments[i].op
+    if (!skip) {
+      let input = io.stdin
+      let result = { code: 0, exited: false }
+      for (let p = 0; p < pipeline.length; p++) {
+        const last = p === pipeline.length - 1
+        let captured = ''
+        const stageIo: Io = { ...io, stdin: input, out: last ? io.out : (t) => { captured += t } }
+        result = await runSimple(pipeline[p].text, stageIo, state.status)
+        input = bufferedStdin(captured)
+      }
+      state.status = result.code
+      if (result.exited || io.signal.aborted) return { code: result.code, exited: true }
+    }
+    skip = (op === '&&' && state.status !== 0) || (op === '||' && state.status === 0)
+  }
+  return { code: state.status, exited: false }
+}

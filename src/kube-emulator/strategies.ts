@@ -1,0 +1,273 @@
+/**
+ * What differs between resources, as table entries: scope, names, subresources, field labels,
+ * defaults and validation. The generic registry asks these entries and nothing else, so a new
+ * built-in kind costs one entry; CustomResourceDefinitions produce entries at run time.
+ */
+import type { StatusCause } from '../clusters/kube-status'
+import { isObject, type JsonObject, type KubeObject } from './types'
+
+/** Where a `/scale` subresource reads and writes replicas. */
+export interface ScaleSpec {
+  specReplicasPath: string[]
+  statusReplicasPath: string[]
+  labelSelectorPath?: string[]
+}
+
+/** A column of a CRD's `additionalPrinterColumns`, used for Table output. */
+export interface PrinterColumn { name: string; type: string; jsonPath: string; description?: string; priority?: number; format?: string }
+
+export interface Strategy {
+  kind: string
+  singular: string
+  namespaced: boolean
+  shortNames?: string[]
+  categories?: string[]
+  verbs?: string[]
+  /** Main-resource writes ignore `.status`; `/status` writes change only `.status`. */
+  status?: boolean
+  scale?: ScaleSpec
+  /** Built-in Go types accept strategic merge patch; custom resources answer 415. */
+  strategicMerge?: boolean
+  /** `metadata.generation` bumps when anything outside metadata and status changes. */
+  tracksGeneration?: boolean
+  /** Delete answers the object (pods, custom resources) rather than a success Status. */
+  returnsDeletedObject?: boolean
+  /** Field-selector labels beyond `metadata.name` and `metadata.namespace`. */
+  fields?: Record<string, (obj: KubeObject) => string>
+  printerColumns?: PrinterColumn[]
+  /** Called before validation on create: defaults and server-owned fields. Mutates `obj`. */
+  prepareForCreate?(obj: KubeObject): void
+  /** Pure check on create and update; returns one cause per offending field. */
+  validate?(obj: KubeObject): StatusCause[]
+}
+
+export const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']
+
+/** Reads a dotted path of plain keys, answering '' when absent, as field selectors compare strings. */
+export function fieldAt(obj: unknown, path: string[]): unknown {
+  let cur: unknown = obj
+  for (const p of path) cur = isObject(cur) ? cur[p] : undefined
+  return cur
+}
+const text = (v: unknown) => (v === undefined || v === null ? '' : String(v))
+const at = (path: string) => (obj: KubeObject) => text(fieldAt(obj, path.split('.')))
+
+const DNS1123_SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+const DNS1123_LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+
+const isAlnum = (c: string) => (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+function isDnsLabel(s: string): boolean {
+  if (!s || s.length > 63 || !isAlnum(s[0]) || !isAlnum(s[s.length - 1])) return false
+  for (const c of s) if (!isAlnum(c) && c !== '-') return false
+  return true
+}
+const isDnsSubdomain = (s: string) => s.length <= 253 && s.split('.').every(isDnsLabel)
+
+export const required = (field: string): StatusCause => ({ reason: 'FieldValueRequired', message: 'Required value', field })
+export const invalidValue = (field: string, value: unknown, why: string): StatusCause =>
+  ({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${why}`, field })
+
+/** Name checks every object gets; namespaces and a few others must be DNS labels. */
+export function validateName(name: string | undefined, labelOnly: boolean): StatusCause[] {
+  if (!name) return [required('metadata.name')]
+  if (labelOnly ? isDnsLabel(name) : isDnsSubdomain(name)) return []
+  return [invalidValue('metadata.name', name, labelOnly ? DNS1123_LABEL_MSG : DNS1123_SUBDOMAIN_MSG)]
+}
+
+function validateContainers(spec: unknown, field: string): StatusCause[] {
+  const containers = fieldAt(spec, ['containers'])
+  if (!Array.isArray(containers) || !containers.length) return [required(`${field}.containers`)]
+  return containers.flatMap((c, i) => [
+    ...(isObject(c) && typeof c.name === 'string' && c.name ? [] : [required(`${field}.containers[${i}].name`)]),
+    ...(isObject(c) && typeof c.image === 'string' && c.image ? [] : [required(`${field}.containers[${i}].image`)]),
+  ])
+}
+
+/** Workloads: a selector that matches the template's labels, non-negative replicas, containers. */
+function validateWorkload(obj: KubeObject): StatusCause[] {
+  const causes: StatusCause[] = []
+  const replicas = fieldAt(obj, ['spec', 'replicas'])
+  if (replicas !== undefined && (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0))
+    causes.push(invalidValue('spec.replicas', replicas, 'must be greater than or equal to 0'))
+  const matchLabels = fieldAt(obj, ['spec', 'selector', 'matchLabels'])
+  const templateLabels = fieldAt(obj, ['spec', 'template', 'metadata', 'labels'])
+  if (!isObject(fieldAt(obj, ['spec', 'selector']))) causes.push(required('spec.selector'))
+  else if (isObject(matchLabels) && Object.entries(matchLabels).some(([k, v]) => !isObject(templateLabels) || templateLabels[k] !== v))
+    causes.push(invalidValue('spec.template.metadata.labels', templateLabels ?? {}, '`selector` does not match template `labels`'))
+  return [...causes, ...validateContainers(fieldAt(obj, ['spec', 'template', 'spec']), 'spec.template.spec')]
+}
+
+function defaultWorkload(obj: KubeObject): void {
+  const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
+  if (spec.replicas === undefined) spec.replicas = 1
+}
+
+const WORKLOAD_SCALE: ScaleSpec = { specReplicasPath: ['spec', 'replicas'], statusReplicasPath: ['status', 'replicas'], labelSelectorPath: ['spec', 'selector'] }
+
+const eventFields = Object.fromEntries(
+  ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath']
+    .map((f) => [`involvedObject.${f}`, at(`involvedObject.${f}`)]),
+) as Record<string, (obj: KubeObject) => string>
+
+/** Built-in resources, keyed `group/resource` (core group ''), with their served versions. */
+export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }> = {
+  '/namespaces': { versions: ['v1'], strategy: {
+    kind: 'Namespace', singular: 'namespace', namespaced: false, shortNames: ['ns'], status: true,
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    fields: { 'status.phase': at('status.phase') },
+    prepareForCreate: (obj) => { obj.status = { phase: 'Active' }; obj.spec = { finalizers: ['kubernetes'] } },
+    validate: (obj) => validateName(obj.metadata.name, true),
+  } },
+  '/pods': { versions: ['v1'], strategy: {
+    kind: 'Pod', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], status: true,
+    strategicMerge: true, returnsDeletedObject: true,
+    fields: Object.fromEntries(['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName',
+      'status.phase', 'status.podIP', 'status.nominatedNodeName'].map((f) => [f, at(f)])),
+    prepareForCreate: (obj) => {
+      const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
+      spec.restartPolicy ??= 'Always'
+      spec.serviceAccountName ??= 'default'
+      spec.schedulerName ??= 'default-scheduler'
+      obj.status = { phase: 'Pending', qosClass: 'BestEffort' }
+    },
+    validate: (obj) => validateContainers(obj.spec, 'spec'),
+  } },
+  '/services': { versions: ['v1'], strategy: {
+    kind: 'Service', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], status: true, strategicMerge: true,
+    prepareForCreate: (obj) => {
+      const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
+      spec.type ??= 'ClusterIP'
+      if (spec.type !== 'ExternalName' && spec.clusterIP === undefined) spec.clusterIP = `10.96.${(Math.random() * 250) | 0}.${1 + ((Math.random() * 250) | 0)}`
+      obj.status = { loadBalancer: {} }
+    },
+  } },
+  '/configmaps': { versions: ['v1'], strategy: { kind: 'ConfigMap', singular: 'configmap', namespaced: true, shortNames: ['cm'], strategicMerge: true } },
+  '/secrets': { versions: ['v1'], strategy: {
+    kind: 'Secret', singular: 'secret', namespaced: true, strategicMerge: true, fields: { type: at('type') },
+    prepareForCreate: (obj) => { obj.type ??= 'Opaque' },
+  } },
+  '/serviceaccounts': { versions: ['v1'], strategy: { kind: 'ServiceAccount', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'], strategicMerge: true } },
+  '/events': { versions: ['v1'], strategy: {
+    kind: 'Event', singular: 'event', namespaced: true, shortNames: ['ev'], strategicMerge: true,
+    fields: { ...eventFields, reason: at('reason'), type: at('type'), source: at('source.component'), reportingComponent: at('reportingComponent') },
+  } },
+  '/nodes': { versions: ['v1'], strategy: {
+    kind: 'Node', singular: 'node', namespaced: false, shortNames: ['no'], status: true, strategicMerge: true,
+    fields: { 'spec.unschedulable': (o) => String(fieldAt(o, ['spec', 'unschedulable']) === true) },
+  } },
+  'apps/deployments': { versions: ['v1'], strategy: {
+    kind: 'Deployment', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'],
+    status: true, scale: WORKLOAD_SCALE, strategicMerge: true, tracksGeneration: true,
+    prepareForCreate: (obj) => {
+      defaultWorkload(obj)
+      const spec = obj.spec as JsonObject
+      spec.strategy ??= { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } }
+      spec.revisionHistoryLimit ??= 10
+      spec.progressDeadlineSeconds ??= 600
+    },
+    validate: validateWorkload,
+  } },
+  'apps/replicasets': { versions: ['v1'], strategy: {
+    kind: 'ReplicaSet', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'],
+    status: true, scale: WORKLOAD_SCALE, strategicMerge: true, tracksGeneration: true,
+    prepareForCreate: defaultWorkload, validate: validateWorkload,
+  } },
+  'apps/statefulsets': { versions: ['v1'], strategy: {
+    kind: 'StatefulSet', singular: 'statefulset', namespaced: true, shortNames: ['sts'], categories: ['all'],
+    status: true, scale: WORKLOAD_SCALE, strategicMerge: true, tracksGeneration: true,
+    prepareForCreate: (obj) => { defaultWorkload(obj); (obj.spec as JsonObject).podManagementPolicy ??= 'OrderedReady' },
+    validate: validateWorkload,
+  } },
+  'autoscaling/horizontalpodautoscalers': { versions: ['v2', 'v1'], strategy: {
+    kind: 'HorizontalPodAutoscaler', singular: 'horizontalpodautoscaler', namespaced: true, shortNames: ['hpa'], categories: ['all'],
+    status: true, strategicMerge: true,
+    validate: (obj) => {
+      const causes: StatusCause[] = []
+      if (!isObject(fieldAt(obj, ['spec', 'scaleTargetRef']))) causes.push(required('spec.scaleTargetRef'))
+      if (typeof fieldAt(obj, ['spec', 'maxReplicas']) !== 'number') causes.push(required('spec.maxReplicas'))
+      return causes
+    },
+  } },
+  'apiextensions.k8s.io/customresourcedefinitions': { versions: ['v1'], strategy: {
+    kind: 'CustomResourceDefinition', singular: 'customresourcedefinition', namespaced: false, shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'], status: true, tracksGeneration: true,
+    validate: validateCrd,
+  } },
+}
+
+function validateCrd(obj: KubeObject): StatusCause[] {
+  const spec = isObject(obj.spec) ? obj.spec : {}
+  const names = isObject(spec.names) ? spec.names : {}
+  const causes: StatusCause[] = []
+  if (typeof spec.group !== 'string' || !spec.group) causes.push(required('spec.group'))
+  if (typeof names.plural !== 'string' || !names.plural) causes.push(required('spec.names.plural'))
+  if (typeof names.kind !== 'string' || !names.kind) causes.push(required('spec.names.kind'))
+  if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster') causes.push(invalidValue('spec.scope', spec.scope ?? '', 'should be either Cluster or Namespaced'))
+  if (!Array.isArray(spec.versions) || !spec.versions.some((v) => isObject(v) && v.served === true))
+    causes.push(required('spec.versions'))
+  if (!causes.length && obj.metadata.name !== `${String(names.plural)}.${String(spec.group)}`)
+    causes.push(invalidValue('metadata.name', obj.metadata.name, `must be spec.names.plural+"."+spec.group`))
+  return causes
+}
+
+/** The strategy of a custom resource, read from its CRD: scope, names, subresources, printer columns. */
+export function strategyFromCrd(crd: KubeObject): { group: string; resource: string; versions: string[]; strategy: Strategy } {
+  const spec = crd.spec as JsonObject
+  const names = spec.names as JsonObject
+  const versions = (spec.versions as JsonObject[]).filter((v) => v.served === true)
+  versions.sort((a, b) => Number(b.storage === true) - Number(a.storage === true))
+  const first = versions[0]
+  const subresources = isObject(first.subresources) ? first.subresources : {}
+  const scale = isObject(subresources.scale) ? subresources.scale : undefined
+  const columns = Array.isArray(first.additionalPrinterColumns) ? (first.additionalPrinterColumns as unknown[]).filter(isObject) : []
+  const strings = (v: unknown) => (Array.isArray(v) ? v.map(String) : undefined)
+  return {
+    group: String(spec.group),
+    resource: String(names.plural),
+    versions: versions.map((v) => String(v.name)),
+    strategy: {
+      kind: String(names.kind),
+      singular: String(names.singular ?? String(names.kind).toLowerCase()),
+      namespaced: spec.scope === 'Namespaced',
+      shortNames: strings(names.shortNames),
+      categories: strings(names.categories),
+      status: isObject(subresources.status),
+      tracksGeneration: true,
+      returnsDeletedObject: true,
+      scale: scale && {
+        specReplicasPath: jsonPathKeys(String(scale.specReplicasPath)),
+        statusReplicasPath: jsonPathKeys(String(scale.statusReplicasPath)),
+        labelSelectorPath: typeof scale.labelSelectorPath === 'string' ? jsonPathKeys(scale.labelSelectorPath) : undefined,
+      },
+      printerColumns: columns.map((c) => ({
+        name: String(c.name), type: String(c.type ?? 'string'), jsonPath: String(c.jsonPath ?? ''),
+        description: typeof c.description === 'string' ? c.description : undefined,
+        priority: typeof c.priority === 'number' ? c.priority : 0,
+        format: typeof c.format === 'string' ? c.format : undefined,
+      })),
+    },
+  }
+}
+
+/** `.spec.replicas` → ['spec', 'replicas']; CRD paths are simple dotted paths. */
+export function jsonPathKeys(path: string): string[] {
+  return path.split('.').filter(Boolean)
+}
+
+const isStringMap = (v: unknown) => v === undefined || (isObject(v) && Object.values(v).every((x) => typeof x === 'string'))
+const isStringList = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x === 'string'))
+const isOwnerList = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((o) =>
+  isObject(o) && ['apiVersion', 'kind', 'name', 'uid'].every((k) => typeof o[k] === 'string') &&
+  (o.controller === undefined || typeof o.controller === 'boolean')))
+
+/** What the Go decoder would refuse in ObjectMeta, in its wording; undefined when the shape is fine. */
+export function metadataDecodeError(meta: Record<string, unknown>): string | undefined {
+  const wrong = (field: string, type: string) => `json: cannot unmarshal into Go struct field ObjectMeta.metadata.${field} of type ${type}`
+  for (const k of ['name', 'generateName', 'namespace', 'resourceVersion', 'uid'])
+    if (meta[k] !== undefined && typeof meta[k] !== 'string') return wrong(k, 'string')
+  if (!isStringMap(meta.labels)) return wrong('labels', 'map[string]string')
+  if (!isStringMap(meta.annotations)) return wrong('annotations', 'map[string]string')
+  if (!isStringList(meta.finalizers)) return wrong('finalizers', '[]string')
+  if (!isOwnerList(meta.ownerReferences)) return wrong('ownerReferences', '[]v1.OwnerReference')
+  return undefined
+}

@@ -1,0 +1,162 @@
+/**
+ * Table output (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`): the server-side printers
+ * kubectl relies on for `get`. Kinds with a printer here get their kubectl columns; custom resources
+ * get their CRD's additionalPrinterColumns; everything else Name and Age.
+ */
+import type { Resource } from './registry'
+import { fieldAt } from './strategies'
+import { isObject, type KubeObject } from './types'
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object'
+
+interface Column { name: string; type: string; format?: string; description: string; priority: number; cell: (o: KubeObject) => string | number | boolean }
+
+/** kubectl's `HumanDuration`: 45s, 5m3s, 17m, 5h2m, 3d4h, 120d, 3y. */
+export function humanDuration(ms: number): string {
+  const s = Math.floor(ms / 1000)
+  if (s < 0) return '0s'
+  if (s < 120) return `${s}s`
+  const m = Math.floor(s / 60)
+  if (m < 10) return s % 60 ? `${m}m${s % 60}s` : `${m}m`
+  if (m < 180) return `${m}m`
+  const h = Math.floor(m / 60)
+  if (h < 8) return m % 60 ? `${h}h${m % 60}m` : `${h}h`
+  if (h < 48) return `${h}h`
+  const d = Math.floor(h / 24)
+  if (d < 8) return h % 24 ? `${d}d${h % 24}h` : `${d}d`
+  if (d < 730) return `${d}d`
+  return `${Math.floor(d / 365)}y`
+}
+
+const age = (o: KubeObject) => (o.metadata.creationTimestamp ? humanDuration(Date.now() - Date.parse(o.metadata.creationTimestamp)) : '<unknown>')
+const num = (v: unknown) => (typeof v === 'number' ? v : 0)
+const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isObject) : [])
+
+const NAME: Column = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0, cell: (o) => o.metadata.name ?? '' }
+const AGE: Column = { name: 'Age', type: 'string', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, cell: age }
+const col = (name: string, cell: Column['cell'], priority = 0, type = 'string'): Column => ({ name, type, description: name, priority, cell })
+
+function podStatus(o: KubeObject): string {
+  if (o.metadata.deletionTimestamp) return 'Terminating'
+  for (const cs of list(fieldAt(o, ['status', 'containerStatuses']))) {
+    const waiting = fieldAt(cs, ['state', 'waiting', 'reason'])
+    if (typeof waiting === 'string') return waiting
+  }
+  return String(fieldAt(o, ['status', 'phase']) ?? 'Pending')
+}
+
+const containersOf = (o: KubeObject) => list(fieldAt(o, ['spec', 'template', 'spec', 'containers']))
+const selectorText = (o: KubeObject) => {
+  const m = fieldAt(o, ['spec', 'selector', 'matchLabels'])
+  return isObject(m) ? Object.entries(m).map(([k, v]) => `${k}=${String(v)}`).join(',') : '<none>'
+}
+const WORKLOAD_WIDE = [
+  col('Containers', (o) => containersOf(o).map((c) => String(c.name)).join(','), 1),
+  col('Images', (o) => containersOf(o).map((c) => String(c.image)).join(','), 1),
+  col('Selector', selectorText, 1),
+]
+
+function nodeReady(o: KubeObject): string {
+  const ready = list(fieldAt(o, ['status', 'conditions'])).find((c) => c.type === 'Ready')
+  const status = ready?.status === 'True' ? 'Ready' : 'NotReady'
+  return fieldAt(o, ['spec', 'unschedulable']) === true ? `${status},SchedulingDisabled` : status
+}
+function nodeRoles(o: KubeObject): string {
+  const roles = Object.keys(o.metadata.labels ?? {}).filter((k) => k.startsWith('node-role.kubernetes.io/')).map((k) => k.slice(24))
+  return roles.length ? roles.sort().join(',') : '<none>'
+}
+const nodeAddress = (o: KubeObject) => String(list(fieldAt(o, ['status', 'addresses'])).find((a) => a.type === 'InternalIP')?.address ?? '<none>')
+
+/** Built-in printers keyed `group/resource`, after kubectl's `printers/internalversion`. */
+const PRINTERS: Record<string, Column[]> = {
+  '/pods': [NAME,
+    col('Ready', (o) => {
+      const statuses = list(fieldAt(o, ['status', 'containerStatuses']))
+      return `${statuses.filter((c) => c.ready === true).length}/${list(fieldAt(o, ['spec', 'containers'])).length}`
+    }),
+    col('Status', podStatus),
+    col('Restarts', (o) => list(fieldAt(o, ['status', 'containerStatuses'])).reduce((n, c) => n + num(c.restartCount), 0), 0, 'integer'),
+    AGE,
+    col('IP', (o) => String(fieldAt(o, ['status', 'podIP']) ?? '<none>'), 1),
+    col('Node', (o) => String(fieldAt(o, ['spec', 'nodeName']) ?? '<none>'), 1),
+    col('Nominated Node', () => '<none>', 1),
+    col('Readiness Gates', () => '<none>', 1)],
+  'apps/deployments': [NAME,
+    col('Ready', (o) => `${num(fieldAt(o, ['status', 'readyReplicas']))}/${num(fieldAt(o, ['spec', 'replicas']))}`),
+    col('Up-to-date', (o) => num(fieldAt(o, ['status', 'updatedReplicas'])), 0, 'integer'),
+    col('Available', (o) => num(fieldAt(o, ['status', 'availableReplicas'])), 0, 'integer'),
+    AGE, ...WORKLOAD_WIDE],
+  'apps/replicasets': [NAME,
+    col('Desired', (o) => num(fieldAt(o, ['spec', 'replicas'])), 0, 'integer'),
+    col('Current', (o) => num(fieldAt(o, ['status', 'replicas'])), 0, 'integer'),
+    col('Ready', (o) => num(fieldAt(o, ['status', 'readyReplicas'])), 0, 'integer'),
+    AGE, ...WORKLOAD_WIDE],
+  'apps/statefulsets': [NAME,
+    col('Ready', (o) => `${num(fieldAt(o, ['status', 'readyReplicas']))}/${num(fieldAt(o, ['spec', 'replicas']))}`),
+    AGE, ...WORKLOAD_WIDE.slice(0, 2)],
+  '/nodes': [NAME, col('Status', nodeReady), col('Roles', nodeRoles), AGE,
+    col('Version', (o) => String(fieldAt(o, ['status', 'nodeInfo', 'kubeletVersion']) ?? '')),
+    col('Internal-IP', nodeAddress, 1),
+    col('OS-Image', (o) => String(fieldAt(o, ['status', 'nodeInfo', 'osImage']) ?? ''), 1),
+    col('Kernel-Version', (o) => String(fieldAt(o, ['status', 'nodeInfo', 'kernelVersion']) ?? ''), 1),
+    col('Container-Runtime', (o) => String(fieldAt(o, ['status', 'nodeInfo', 'containerRuntimeVersion']) ?? ''), 1)],
+  '/namespaces': [NAME, col('Status', (o) => String(fieldAt(o, ['status', 'phase']) ?? '')), AGE],
+  '/services': [NAME,
+    col('Type', (o) => String(fieldAt(o, ['spec', 'type']) ?? 'ClusterIP')),
+    col('Cluster-IP', (o) => String(fieldAt(o, ['spec', 'clusterIP']) ?? '<none>')),
+    col('External-IP', () => '<none>'),
+    col('Port(s)', (o) => list(fieldAt(o, ['spec', 'ports'])).map((p) => `${String(p.port)}/${String(p.protocol ?? 'TCP')}`).join(',') || '<none>'),
+    AGE],
+  '/events': [
+    col('Last Seen', (o) => { const t = fieldAt(o, ['lastTimestamp']); return typeof t === 'string' ? humanDuration(Date.now() - Date.parse(t)) : age(o) }),
+    col('Type', (o) => String(fieldAt(o, ['type']) ?? '')),
+    col('Reason', (o) => String(fieldAt(o, ['reason']) ?? '')),
+    col('Object', (o) => `${String(fieldAt(o, ['involvedObject', 'kind']) ?? '').toLowerCase()}/${String(fieldAt(o, ['involvedObject', 'name']) ?? '')}`),
+    col('Message', (o) => String(fieldAt(o, ['message']) ?? ''))],
+}
+
+/** Reads a CRD printer column's JSONPath (`.a.b`, `.a[0].b`); anything fancier prints empty. */
+function readJsonPath(o: KubeObject, path: string): unknown {
+  let cur: unknown = o
+  for (const part of path.split('.').filter(Boolean)) {
+    const bracket = part.indexOf('[')
+    const key = bracket >= 0 ? part.slice(0, bracket) : part
+    cur = isObject(cur) ? cur[key] : undefined
+    if (bracket >= 0) {
+      const index = Number(part.slice(bracket + 1, part.indexOf(']', bracket)))
+      cur = Array.isArray(cur) && Number.isInteger(index) ? cur[index] : undefined
+    }
+  }
+  return cur
+}
+
+function columnsFor(r: Resource): Column[] {
+  const builtin = PRINTERS[`${r.group}/${r.resource}`]
+  if (builtin) return builtin
+  const crd = r.strategy.printerColumns ?? []
+  if (!crd.length) return [NAME, AGE]
+  return [NAME, ...crd.map((c): Column => ({
+    name: c.name, type: c.type === 'date' ? 'string' : c.type, format: c.format, description: c.description ?? c.name, priority: c.priority ?? 0,
+    cell: (o) => {
+      const v = readJsonPath(o, c.jsonPath)
+      if (c.type === 'date' && typeof v === 'string') return humanDuration(Date.now() - Date.parse(v))
+      if (v === undefined || v === null) return ''
+      return typeof v === 'object' ? JSON.stringify(v) : (v as string | number | boolean)
+    },
+  }))]
+}
+
+/** A `meta.k8s.io/v1` Table for the objects; list metadata (resourceVersion, continue) passes through. */
+export function toTable(r: Resource, objects: KubeObject[], listMeta: Record<string, unknown>, includeObject: IncludeObject) {
+  const columns = columnsFor(r)
+  return {
+    kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: listMeta,
+    columnDefinitions: columns.map(({ name, type, format, description, priority }) => ({ name, type, format: format ?? '', description, priority })),
+    rows: objects.map((o) => ({
+      cells: columns.map((c) => c.cell(o)),
+      ...(includeObject === 'None' ? {} : {
+        object: includeObject === 'Object' ? o : { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata },
+      }),
+    })),
+  }
+}

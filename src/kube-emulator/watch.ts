@@ -1,0 +1,94 @@
+/**
+ * Watch streams: newline-delimited JSON events over a chunked 200 response. Events come from the
+ * registry's history (so `resourceVersion=N` resumes exactly) and then live; selector transitions
+ * turn into ADDED/DELETED as on a real server; errors after the 200 arrive in-band as ERROR events.
+ */
+import { kubeStatus } from '../clusters/kube-status'
+import type { ListOptions, Registry, Resource, StoreEvent } from './registry'
+import type { KubeObject } from './types'
+
+export interface WatchOptions extends ListOptions {
+  namespace: string
+  /** Unset or '0': synthetic ADDED events for current objects first. */
+  resourceVersion?: string
+  allowBookmarks: boolean
+  sendInitialEvents?: boolean
+  timeoutSeconds?: number
+  bookmarkIntervalMs: number
+  /** Renders a stored object for the requested version (apiVersion, kind). */
+  present: (obj: KubeObject) => KubeObject
+  apiVersion: string
+}
+
+type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
+
+/** Validates the resourceVersion before the 200 goes out; throws badRequest. */
+export function parseWatchVersion(rv: string | undefined): number | undefined {
+  if (rv === undefined || rv === '' || rv === '0') return undefined
+  const n = Number(rv)
+  if (!Number.isInteger(n) || n < 0) throw kubeStatus.badRequest(`invalid resource version: ${rv}`)
+  return n
+}
+
+/** What an event looks like through this watch's selectors, or undefined when it is not visible. */
+function translate(registry: Registry, r: Resource, e: StoreEvent, o: WatchOptions): { type: WatchEventType; object: KubeObject } | undefined {
+  if (e.resource.group !== r.group || e.resource.resource !== r.resource) return undefined
+  if (o.namespace && r.strategy.namespaced && e.object.metadata.namespace !== o.namespace) return undefined
+  const now = registry.matches(r, e.object, o)
+  if (e.type !== 'MODIFIED') return now ? { type: e.type, object: e.object } : undefined
+  const before = e.previous ? registry.matches(r, e.previous, o) : true
+  if (now && before) return { type: 'MODIFIED', object: e.object }
+  if (now) return { type: 'ADDED', object: e.object }
+  if (before) return { type: 'DELETED', object: e.object }
+  return undefined
+}
+
+/** The body of a watch response. Cancelling it (client gone) releases the subscription and timers. */
+export function watchStream(registry: Registry, r: Resource, o: WatchOptions): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  const from = parseWatchVersion(o.resourceVersion)
+  let cleanup = () => {}
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let closed = false
+      const send = (type: WatchEventType, object: unknown) => {
+        if (closed) return
+        try { controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`)) } catch { finish() }
+      }
+      const bookmark = (annotations?: Record<string, string>) => send('BOOKMARK', {
+        kind: r.strategy.kind, apiVersion: o.apiVersion,
+        metadata: { resourceVersion: registry.currentResourceVersion(), ...(annotations ? { annotations } : {}) },
+      })
+      const deliver = (e: StoreEvent) => {
+        const t = translate(registry, r, e, o)
+        if (t) send(t.type, o.present(t.object))
+      }
+      const unsubscribe = registry.subscribe(deliver)
+      const timers: ReturnType<typeof setTimeout>[] = []
+      function finish() {
+        if (closed) return
+        closed = true
+        unsubscribe()
+        timers.forEach(clearTimeout)
+        try { controller.close() } catch { /* already closed by the client */ }
+      }
+      cleanup = finish
+      if (from === undefined) {
+        for (const obj of registry.list(r, o.namespace, o).items) send('ADDED', o.present(obj))
+        if (o.sendInitialEvents) bookmark({ 'k8s.io/initial-events-end': 'true' })
+      } else {
+        const past = registry.eventsSince(from)
+        if (past === 'expired') {
+          const err = kubeStatus.expired(`too old resource version: ${from} (${registry.oldestResourceVersion()})`)
+          send('ERROR', err.status)
+          finish()
+          return
+        }
+        past.forEach(deliver)
+      }
+      if (o.allowBookmarks) timers.push(setInterval(() => bookmark(), o.bookmarkIntervalMs))
+      if (o.timeoutSeconds && o.timeoutSeconds > 0) timers.push(setTimeout(finish, o.timeoutSeconds * 1000))
+    },
+    cancel() { cleanup() },
+  })
+}
