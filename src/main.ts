@@ -9,6 +9,7 @@ import { findUserByName } from './identity/store'
 import { mintToken } from './identity/tokens/service'
 import { TOKEN_SCOPES } from './authz/actor'
 import { openDatabase } from './storage/database'
+import { startSandbox } from './clusters/sandbox'
 
 const HELP: Record<string, string> = {
   main: `platform-api: a self-hosted multi-cluster platform API
@@ -139,6 +140,7 @@ async function serve(args: string[]): Promise<number> {
     // The one place a password is printed: to the operator's terminal, once, not to the log.
     if (admin.generatedPassword) process.stderr.write(`\n  site admin "${config.admin.username}" password (shown once): ${admin.generatedPassword}\n\n`)
   }
+  const sandbox = config.sandboxCluster ? await startSandbox(deps) : undefined
   const app = createApp(deps).listen({
     port: config.port,
     hostname: config.host,
@@ -157,6 +159,7 @@ async function serve(args: string[]): Promise<number> {
       const grace = setTimeout(() => { void app.server?.stop(true) }, config.shutdownGraceSeconds * 1000)
       await app.server?.stop(false)
       clearTimeout(grace)
+      await sandbox?.stop()
       await deps.db.close()
       deps.log.info('stopped')
       resolveExit(0)

@@ -71,4 +71,30 @@ CREATE TABLE `two_factors` (
 	FOREIGN KEY (`uid`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `two_factors_uid` ON `two_factors` (`uid`);
+CREATE UNIQUE INDEX `two_factors_uid` ON `two_factors` (`uid`);--> statement-breakpoint
+CREATE TABLE `clusters` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`uid` text NOT NULL,
+	`owner_id` integer NOT NULL,
+	`name` text NOT NULL,
+	`lower_name` text NOT NULL,
+	`display_name` text DEFAULT '' NOT NULL,
+	`provider` text DEFAULT 'Generic' NOT NULL,
+	`vendor` text DEFAULT '' NOT NULL,
+	`location` text DEFAULT '' NOT NULL,
+	`hub_cluster_name` text DEFAULT '' NOT NULL,
+	`cluster_set_name` text DEFAULT '' NOT NULL,
+	`is_monitoring_cluster` integer DEFAULT false NOT NULL,
+	`server` text NOT NULL,
+	`ca_data` text DEFAULT '' NOT NULL,
+	`tls_server_name` text DEFAULT '' NOT NULL,
+	`insecure_skip_tls_verify` integer DEFAULT false NOT NULL,
+	`sealed_credential` text NOT NULL,
+	`impersonate` integer DEFAULT false NOT NULL,
+	`created_at` integer DEFAULT (unixepoch()) NOT NULL,
+	FOREIGN KEY (`owner_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `clusters_uid` ON `clusters` (`uid`);--> statement-breakpoint
+CREATE UNIQUE INDEX `clusters_owner_name` ON `clusters` (`owner_id`,`lower_name`);--> statement-breakpoint
+CREATE INDEX `clusters_owner` ON `clusters` (`owner_id`);

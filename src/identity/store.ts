@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, sql } from 'drizzle-orm'
 import { twoFactors, users } from '../../db/schema'
 import type { Executor } from '../storage/database'
 import { isUniqueViolation } from '../storage/database'
@@ -54,4 +54,9 @@ export async function updateUser(db: Executor, id: number, changes: Partial<NewU
 export async function hasTwoFactor(db: Executor, uid: number): Promise<boolean> {
   const row = await db.select({ id: twoFactors.id }).from(twoFactors).where(eq(twoFactors.uid, uid)).get()
   return row !== undefined
+}
+
+/** The oldest site administrator, if any. */
+export async function findFirstSiteAdmin(db: Executor): Promise<UserRow | undefined> {
+  return db.select().from(users).where(and(eq(users.isAdmin, true), eq(users.type, USER_TYPE.individual))).orderBy(asc(users.id)).get()
 }
