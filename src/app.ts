@@ -12,6 +12,7 @@ import { loadOrCreateKey, secretBox } from './storage/secret-box'
 import { buildInfo } from './system/service'
 import { systemRoutes } from './system/routes'
 import { identityRoutes } from './identity/routes'
+import { securityRoutes } from './identity/security/routes'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
@@ -37,6 +38,7 @@ export function createApp(deps: Deps) {
     .use(openapiDocs(buildInfo(deps.config).version))
     .use(systemRoutes(deps))
     .use(identityRoutes(deps))
+    .use(securityRoutes(deps))
 }
 
 export type App = ReturnType<typeof createApp>
