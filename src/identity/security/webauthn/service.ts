@@ -69,6 +69,9 @@ export async function registerSecurityKey(deps: Deps, uid: number, response: Reg
   }
   if (!verified.verified) throw new AppError('badRequest', Messages.rejected)
   const { credential, aaguid } = verified.registrationInfo
+  // The library trusts the id inside the authenticator data; a response naming another id was altered.
+  if (credential.id !== response.id || response.rawId !== response.id)
+    throw new AppError('badRequest', `${Messages.rejected}: the credential id does not match the authenticator data`)
   const row = await deps.db.write((tx) => store.insertCredential(tx, {
     uid,
     name: challenge.name,
