@@ -13,6 +13,7 @@ import { buildInfo } from './system/service'
 import { systemRoutes } from './system/routes'
 import { identityRoutes } from './identity/routes'
 import { securityRoutes } from './identity/security/routes'
+import { oauth2ApplicationRoutes, oauth2FlowRoutes } from './identity/oauth2/routes'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
@@ -39,6 +40,8 @@ export function createApp(deps: Deps) {
     .use(systemRoutes(deps))
     .use(identityRoutes(deps))
     .use(securityRoutes(deps))
+    .use(oauth2ApplicationRoutes(deps))
+    .use(oauth2FlowRoutes(deps))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -3,6 +3,7 @@ import type { Actor } from '../authz/actor'
 import { findAccountByName, findUserByEmail, findUserByName, USER_TYPE, type UserRow } from '../identity/store'
 import { verifyPassword } from '../identity/passwords'
 import { checkSecondFactor } from '../identity/security/two-factor/service'
+import { authenticateOAuthAccessToken, OAUTH_ACCESS_PREFIX } from '../identity/oauth2/authorization'
 import { authenticateSession } from '../identity/sessions/service'
 import { authenticateToken, scopesOf } from '../identity/tokens/service'
 import { looksLikeAccessToken } from '../identity/tokens/secrets'
@@ -24,6 +25,8 @@ export const Messages = {
 } as const
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+/** Paths whose Authorization header names an OAuth2 client, not a user: the endpoint checks it itself. */
+const CLIENT_AUTHENTICATED_PATHS = new Set(['/login/oauth/access_token'])
 
 /** The request's credential as sent, before it is checked. */
 type Presented =
@@ -71,6 +74,11 @@ export function parseCookies(header: string | null): Record<string, string> {
 }
 
 async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
+  if (value.startsWith(OAUTH_ACCESS_PREFIX)) {
+    const granted = await authenticateOAuthAccessToken(deps.db, value)
+    if (!granted) throw new AppError('unauthenticated', Messages.invalidToken)
+    return { user: granted.user, credential: 'oauth', scopes: granted.scopes }
+  }
   const found = value ? await authenticateToken(deps.db, value) : undefined
   if (!found) throw new AppError('unauthenticated', Messages.invalidToken)
   return { user: found.user, credential: 'token', scopes: scopesOf(found.token), tokenId: found.token.id }
@@ -120,6 +128,7 @@ async function applySudo(deps: Deps, actor: Actor | undefined, target: string): 
 /** Resolves who the request acts as; a credential that is present but invalid is 401 everywhere. */
 export async function resolveActor(deps: Deps, request: Request): Promise<Actor | undefined> {
   const url = new URL(request.url)
+  if (CLIENT_AUTHENTICATED_PATHS.has(url.pathname)) return undefined
   const cookies = parseCookies(request.headers.get('cookie'))
   const presented = presentedCredential(request, url, cookies)
   let actor: Actor | undefined
