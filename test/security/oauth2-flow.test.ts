@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'bun:test'
 import * as oauth from 'oauth4webapi'
-import { eq } from 'drizzle-orm'
 import { oauth2AuthorizationCodes, oauth2Grants } from '../../db/schema'
 import { Messages as AuthzMessages } from '../../src/identity/oauth2/authorization'
 import { startSession } from '../../src/identity/sessions/service'
