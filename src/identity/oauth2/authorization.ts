@@ -113,7 +113,7 @@ export async function grantAuthorization(deps: Deps, actor: Actor, req: Authoriz
     scopes: checked.scopes.join(','),
     codeChallenge: checked.challenge,
     expiresAt: nowSeconds() + CODE_TTL_SECONDS,
-  }))
+  }, nowSeconds()))
   return redirectWith(req.redirect_uri, { code, state: req.state })
 }
 
@@ -191,7 +191,7 @@ async function redeemCode(deps: Deps, app: store.ApplicationRow, form: Record<st
       return { error: 'code_verifier does not match the code_challenge' }
     await store.markCodeUsed(tx, row.id, nowSeconds())
     const tokens = newTokens(row.scopes.split(','))
-    await store.insertGrant(tx, { applicationId: app.id, uid: row.uid, codeId: row.id, ...tokens.row })
+    await store.insertGrant(tx, { applicationId: app.id, uid: row.uid, codeId: row.id, ...tokens.row }, nowSeconds())
     return { tokens: tokens.response }
   })
   if ('error' in outcome) throw new OAuthError('invalid_grant', outcome.error)

@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq, lte } from 'drizzle-orm'
 import { oauth2Applications, oauth2AuthorizationCodes, oauth2Grants } from '../../../db/schema'
 import type { Executor } from '../../storage/database'
 
@@ -33,7 +33,9 @@ export async function updateApplication(db: Executor, uid: number, id: number, c
   return row
 }
 
-export async function insertCode(db: Executor, row: NewCode): Promise<void> {
+/** Inserts a code, first dropping codes that expired before `now` (used or not, they can do nothing more). */
+export async function insertCode(db: Executor, row: NewCode, now: number): Promise<void> {
+  await db.delete(oauth2AuthorizationCodes).where(lte(oauth2AuthorizationCodes.expiresAt, now))
   await db.insert(oauth2AuthorizationCodes).values(row)
 }
 
@@ -45,7 +47,9 @@ export async function markCodeUsed(db: Executor, id: number, at: number): Promis
   await db.update(oauth2AuthorizationCodes).set({ usedAt: at }).where(eq(oauth2AuthorizationCodes.id, id))
 }
 
-export async function insertGrant(db: Executor, row: NewGrant): Promise<GrantRow> {
+/** Inserts a grant, first dropping grants whose refresh token expired before `now`. */
+export async function insertGrant(db: Executor, row: NewGrant, now: number): Promise<GrantRow> {
+  await db.delete(oauth2Grants).where(lte(oauth2Grants.refreshExpiresAt, now))
   const [created] = await db.insert(oauth2Grants).values(row).returning()
   return created
 }
