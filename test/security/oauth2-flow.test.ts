@@ -16,7 +16,7 @@ async function browserOf(t: TestApp, who: TestUser) {
 
 async function registerClient(t: TestApp, who: TestUser, confidential: boolean) {
   const res = await t.as(who).send('POST', '/api/v1/user/settings/applications/oauth2', { name: 'client', redirect_uris: [REDIRECT], confidential_client: confidential })
-  return (await res.json()) as { client_id: string; client_secret: string }
+  return (await res.json()) as { id: number; client_id: string; client_secret: string }
 }
 
 /** What a user's browser does between the client's redirect and the callback: look, approve, follow. */
@@ -356,6 +356,33 @@ describe('OAuth2 token endpoint refusals', () => {
   test('an unknown refresh token → 400 invalid_grant', async () => {
     const { t, auth } = await setup()
     const res = await tokenForm(t, { grant_type: 'refresh_token', refresh_token: 'por_nope' }, auth)
+    expect(res.status).toBe(400)
+    expect((await res.json()).error).toBe('invalid_grant')
+  })
+
+  test('a code without PKCE whose application turned public meanwhile → 400 invalid_grant', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const registered = await registerClient(t, alice, true)
+    const callback = await approve(t, await browserOf(t, alice), authorizationUrl(registered.client_id, {}))
+    const update = new FormData()
+    update.append('name', 'client')
+    update.append('redirect_uris', REDIRECT)
+    update.append('confidential_client', 'false')
+    expect((await t.as(alice).send('PUT', `/api/v1/user/settings/applications/oauth2/${registered.id}`, update)).status).toBe(200)
+    const res = await tokenForm(t, { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: registered.client_id })
+    expect(res.status).toBe(400)
+    expect((await res.json()).error).toBe('invalid_grant')
+  })
+
+  test('a code whose redirect URI was removed from the application meanwhile → 400 invalid_grant', async () => {
+    const { t, alice, registered, code, verifier, auth } = await setup()
+    const id = registered.id
+    const update = new FormData()
+    update.append('name', 'client')
+    update.append('redirect_uris', 'https://client.example/new')
+    expect((await t.as(alice).send('PUT', `/api/v1/user/settings/applications/oauth2/${id}`, update)).status).toBe(200)
+    const res = await tokenForm(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth)
     expect(res.status).toBe(400)
     expect((await res.json()).error).toBe('invalid_grant')
   })

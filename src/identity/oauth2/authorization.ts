@@ -187,6 +187,9 @@ async function redeemCode(deps: Deps, app: store.ApplicationRow, form: Record<st
     }
     if (row.expiresAt <= nowSeconds()) return { error: 'the code expired' }
     if (row.redirectUri !== redirectUri) return { error: 'redirect_uri differs from the authorization request' }
+    // The application may have changed since the code was issued: its rules now are the ones that count.
+    if (!redirectUrisOf(app).includes(row.redirectUri)) return { error: 'the redirect URI is no longer registered' }
+    if (row.codeChallenge === '' && !app.confidentialClient) return { error: 'public clients must use PKCE' }
     if (row.codeChallenge !== '' && (!verifier || !sameDigest(pkceDigest(verifier), row.codeChallenge)))
       return { error: 'code_verifier does not match the code_challenge' }
     await store.markCodeUsed(tx, row.id, nowSeconds())
