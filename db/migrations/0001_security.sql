@@ -51,6 +51,7 @@ CREATE TABLE `oauth2_grants` (
 	`access_expires_at` integer NOT NULL,
 	`refresh_hash` text NOT NULL,
 	`refresh_expires_at` integer NOT NULL,
+	`previous_refresh_hash` text,
 	`created_at` integer DEFAULT (unixepoch()) NOT NULL,
 	FOREIGN KEY (`application_id`) REFERENCES `oauth2_applications`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`uid`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
@@ -58,6 +59,7 @@ CREATE TABLE `oauth2_grants` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `oauth2_grants_access` ON `oauth2_grants` (`access_hash`);--> statement-breakpoint
 CREATE UNIQUE INDEX `oauth2_grants_refresh` ON `oauth2_grants` (`refresh_hash`);--> statement-breakpoint
+CREATE INDEX `oauth2_grants_previous_refresh` ON `oauth2_grants` (`previous_refresh_hash`);--> statement-breakpoint
 CREATE INDEX `oauth2_grants_code` ON `oauth2_grants` (`code_id`);--> statement-breakpoint
 CREATE TABLE `two_factor_enrollments` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,

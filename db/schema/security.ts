@@ -108,7 +108,8 @@ export const oauth2AuthorizationCodes = sqliteTable('oauth2_authorization_codes'
 
 /**
  * A grant's current access and refresh token, both hashed. Refreshing rotates both in place;
- * `code_id` lets a replayed authorization code revoke what it produced.
+ * `code_id` lets a replayed authorization code revoke what it produced, and a replayed refresh
+ * token revokes its grant (OAuth 2.0 Security BCP, refresh token rotation).
  */
 export const oauth2Grants = sqliteTable('oauth2_grants', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -120,9 +121,12 @@ export const oauth2Grants = sqliteTable('oauth2_grants', {
   accessExpiresAt: integer('access_expires_at').notNull(),
   refreshHash: text('refresh_hash').notNull(),
   refreshExpiresAt: integer('refresh_expires_at').notNull(),
+  /** The refresh token this grant's current one replaced: presented again, it betrays a stolen token. */
+  previousRefreshHash: text('previous_refresh_hash'),
   createdAt: createdAt(),
 }, (t) => [
   uniqueIndex('oauth2_grants_access').on(t.accessHash),
   uniqueIndex('oauth2_grants_refresh').on(t.refreshHash),
+  index('oauth2_grants_previous_refresh').on(t.previousRefreshHash),
   index('oauth2_grants_code').on(t.codeId),
 ])

@@ -93,6 +93,10 @@ describe('OAuth2 authorization-code flow with oauth4webapi', () => {
     const reused = await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecure)
     expect(reused.status).toBe(400)
     expect((await reused.json()).error).toBe('invalid_grant')
+    // A replaced refresh token coming back means one of the two holders is a thief: the grant goes.
+    expect((await t.request('GET', '/api/v1/user', { headers: { authorization: `Bearer ${refreshed.access_token}` } })).status).toBe(401)
+    const next = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshed.refresh_token!, insecure)
+    expect(next.status).toBe(400)
   })
 
   test('a public client with PKCE and no client secret (oauth4webapi None) → tokens', async () => {

@@ -166,7 +166,7 @@ const pkceDigest = (verifier: string) => new Bun.CryptoHasher('sha256').update(v
 /**
  * The token endpoint: `authorization_code` (single-use code, exact redirect URI, PKCE S256 when a
  * challenge was sent; a replayed code also revokes what it issued) and `refresh_token` (rotated on
- * use). Throws OAuthError.
+ * use; the replaced token presented again revokes the grant). Throws OAuthError.
  */
 export async function exchangeToken(deps: Deps, form: Record<string, string | undefined>, authorization: string | null): Promise<TokenResponse> {
   const app = await authenticateClient(deps, form, authorization)
@@ -206,6 +206,11 @@ async function refresh(deps: Deps, app: store.ApplicationRow, form: Record<strin
   const refreshHash = sha256Hex(form.refresh_token)
   const outcome = await deps.db.write(async (tx): Promise<{ error: string } | { scopeError: true } | { tokens: TokenResponse }> => {
     const grant = await store.findGrantByRefreshHash(tx, refreshHash)
+    const replaced = grant ? undefined : await store.findGrantByPreviousRefreshHash(tx, refreshHash)
+    if (replaced) {
+      await store.deleteGrant(tx, replaced.id)
+      return { error: 'the refresh token was already used; the grant is revoked' }
+    }
     if (!grant || grant.applicationId !== app.id || grant.refreshExpiresAt <= nowSeconds()) return { error: 'the refresh token is unknown, expired or already used' }
     const granted = grant.scopes.split(',')
     const asked = form.scope === undefined ? granted : parseScopes(form.scope)

@@ -67,9 +67,17 @@ export async function findGrantByRefreshHash(db: Executor, refreshHash: string):
   return db.select().from(oauth2Grants).where(eq(oauth2Grants.refreshHash, refreshHash)).get()
 }
 
-/** Replaces a grant's tokens (refresh rotation); false when another request rotated it first. */
+export async function findGrantByPreviousRefreshHash(db: Executor, refreshHash: string): Promise<GrantRow | undefined> {
+  return db.select().from(oauth2Grants).where(eq(oauth2Grants.previousRefreshHash, refreshHash)).get()
+}
+
+export async function deleteGrant(db: Executor, id: number): Promise<void> {
+  await db.delete(oauth2Grants).where(eq(oauth2Grants.id, id))
+}
+
+/** Replaces a grant's tokens (refresh rotation), remembering the refresh token replaced; false when another request rotated it first. */
 export async function rotateGrant(db: Executor, grant: GrantRow, changes: Pick<NewGrant, 'accessHash' | 'accessExpiresAt' | 'refreshHash' | 'refreshExpiresAt' | 'scopes'>): Promise<boolean> {
-  const rows = await db.update(oauth2Grants).set(changes)
+  const rows = await db.update(oauth2Grants).set({ ...changes, previousRefreshHash: grant.refreshHash })
     .where(and(eq(oauth2Grants.id, grant.id), eq(oauth2Grants.refreshHash, grant.refreshHash))).returning({ id: oauth2Grants.id })
   return rows.length > 0
 }
