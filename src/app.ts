@@ -13,6 +13,8 @@ import { buildInfo } from './system/service'
 import { systemRoutes } from './system/routes'
 import { identityRoutes } from './identity/routes'
 import { clusterRoutes } from './clusters/routes'
+import { securityRoutes } from './identity/security/routes'
+import { oauth2ApplicationRoutes, oauth2FlowRoutes } from './identity/oauth2/routes'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
@@ -39,6 +41,9 @@ export function createApp(deps: Deps) {
     .use(systemRoutes(deps))
     .use(identityRoutes(deps))
     .use(clusterRoutes(deps))
+    .use(securityRoutes(deps))
+    .use(oauth2ApplicationRoutes(deps))
+    .use(oauth2FlowRoutes(deps))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -2,6 +2,8 @@ import { Elysia } from 'elysia'
 import type { Actor } from '../authz/actor'
 import { findAccountByName, findUserByEmail, findUserByName, USER_TYPE, type UserRow } from '../identity/store'
 import { verifyPassword } from '../identity/passwords'
+import { checkSecondFactor } from '../identity/security/two-factor/service'
+import { authenticateOAuthAccessToken, OAUTH_ACCESS_PREFIX } from '../identity/oauth2/authorization'
 import { authenticateSession } from '../identity/sessions/service'
 import { authenticateToken, scopesOf } from '../identity/tokens/service'
 import { looksLikeAccessToken } from '../identity/tokens/secrets'
@@ -11,6 +13,8 @@ import { AppError } from './errors'
 export const SESSION_COOKIE = 'platform_session'
 export const CSRF_COOKIE = '_csrf'
 export const CSRF_HEADER = 'x-csrf-token'
+/** The TOTP code on Basic password sign-ins of enrolled users (decisions §1); Gitea's name is the alias. */
+export const OTP_HEADERS = ['x-platform-otp', 'x-gitea-otp'] as const
 export const Messages = {
   invalidToken: 'invalid or expired access token',
   invalidBasic: 'invalid username, password or token',
@@ -21,6 +25,8 @@ export const Messages = {
 } as const
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+/** Paths whose Authorization header names an OAuth2 client, not a user: the endpoint checks it itself. */
+const CLIENT_AUTHENTICATED_PATHS = new Set(['/login/oauth/access_token'])
 
 /** The request's credential as sent, before it is checked. */
 type Presented =
@@ -68,6 +74,11 @@ export function parseCookies(header: string | null): Record<string, string> {
 }
 
 async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
+  if (value.startsWith(OAUTH_ACCESS_PREFIX)) {
+    const granted = await authenticateOAuthAccessToken(deps.db, value)
+    if (!granted) throw new AppError('unauthenticated', Messages.invalidToken)
+    return { user: granted.user, credential: 'oauth', scopes: granted.scopes }
+  }
   const found = value ? await authenticateToken(deps.db, value) : undefined
   if (!found) throw new AppError('unauthenticated', Messages.invalidToken)
   return { user: found.user, credential: 'token', scopes: scopesOf(found.token), tokenId: found.token.id }
@@ -75,9 +86,10 @@ async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
 
 /**
  * Basic: a token as username with an empty password, a token as password (of that user), or the
- * user's real password. Only the last counts as a password sign-in for the Basic-only routes.
+ * user's real password. Only the last counts as a password sign-in for the Basic-only routes, and
+ * only it needs the second factor (`otp`) from users enrolled in TOTP.
  */
-async function signInWithBasic(deps: Deps, username: string, password: string): Promise<Actor> {
+async function signInWithBasic(deps: Deps, username: string, password: string, otp: string | null): Promise<Actor> {
   if (password === '' && looksLikeAccessToken(username)) {
     const found = await authenticateToken(deps.db, username)
     if (found) return { user: found.user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
@@ -91,6 +103,7 @@ async function signInWithBasic(deps: Deps, username: string, password: string): 
   }
   const ok = await verifyPassword(password, user?.passwordHash ?? '')
   if (!user || !ok || !user.isActive || user.prohibitLogin) throw new AppError('unauthenticated', Messages.invalidBasic)
+  await checkSecondFactor(deps, user.id, otp)
   return { user, credential: 'basic-password', scopes: undefined }
 }
 
@@ -115,12 +128,15 @@ async function applySudo(deps: Deps, actor: Actor | undefined, target: string): 
 /** Resolves who the request acts as; a credential that is present but invalid is 401 everywhere. */
 export async function resolveActor(deps: Deps, request: Request): Promise<Actor | undefined> {
   const queryStart = request.url.indexOf('?')
+  const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2)
+  if (CLIENT_AUTHENTICATED_PATHS.has(request.url.slice(pathStart, queryStart < 0 ? undefined : queryStart))) return undefined
   const query = new URLSearchParams(queryStart < 0 ? '' : request.url.slice(queryStart + 1))
   const cookies = parseCookies(request.headers.get('cookie'))
   const presented = presentedCredential(request, query, cookies)
   let actor: Actor | undefined
   if (presented.kind === 'bearer') actor = await signInWithBearer(deps, presented.value)
-  else if (presented.kind === 'basic') actor = await signInWithBasic(deps, presented.username, presented.password)
+  else if (presented.kind === 'basic') actor = await signInWithBasic(deps, presented.username, presented.password,
+    request.headers.get(OTP_HEADERS[0]) ?? request.headers.get(OTP_HEADERS[1]))
   else if (presented.kind === 'session') actor = await signInWithSession(deps, request, presented.value, cookies)
   const sudo = query.get('sudo') ?? request.headers.get('sudo')
   return sudo ? applySudo(deps, actor, sudo) : actor

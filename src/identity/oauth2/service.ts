@@ -1,0 +1,89 @@
+import type { Deps } from '../../deps'
+import { AppError } from '../../http/errors'
+import { sha256Hex } from '../tokens/secrets'
+import * as store from './store'
+
+export const Messages = {
+  applicationNotFound: 'OAuth2 application not found',
+  redirectUriInvalid: 'redirect URIs must be absolute URLs without a fragment',
+  redirectUrisEmpty: 'at least one redirect URI is required',
+} as const
+
+/** Prefix of client secrets, so a leaked one is recognisable in logs and scanners. */
+export const CLIENT_SECRET_PREFIX = 'pos_'
+
+export const randomSecret = (prefix: string) => `${prefix}${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`
+
+export interface ApplicationParams {
+  name: string
+  redirectUris: string[]
+  confidentialClient: boolean | undefined
+}
+
+/** The wire shape; `client_secret` only on creation. */
+export function presentApplication(row: store.ApplicationRow, clientSecret?: string) {
+  return {
+    id: row.id,
+    name: row.name,
+    client_id: row.clientId,
+    ...(clientSecret === undefined ? {} : { client_secret: clientSecret }),
+    redirect_uris: redirectUrisOf(row),
+    confidential_client: row.confidentialClient,
+    created: row.createdAt.toISOString(),
+  }
+}
+
+export const redirectUrisOf = (row: store.ApplicationRow): string[] => JSON.parse(row.redirectUris) as string[]
+
+/** Trims, drops blanks and duplicates; every URI must parse as absolute and carry no fragment (RFC 6749 §3.1.2). */
+function checkRedirectUris(uris: string[]): string[] {
+  const clean = [...new Set(uris.map((u) => u.trim()).filter(Boolean))]
+  if (clean.length === 0) throw new AppError('invalid', Messages.redirectUrisEmpty, [{ field: 'redirect_uris', message: 'is empty' }])
+  for (const uri of clean) {
+    let url: URL
+    try { url = new URL(uri) } catch { throw new AppError('invalid', Messages.redirectUriInvalid, [{ field: 'redirect_uris', message: `"${uri}" is not an absolute URL` }]) }
+    if (url.hash !== '' || uri.includes('#')) throw new AppError('invalid', Messages.redirectUriInvalid, [{ field: 'redirect_uris', message: `"${uri}" has a fragment` }])
+  }
+  return clean
+}
+
+export async function listApplications(deps: Deps, uid: number) {
+  return (await store.listApplicationsOfUser(deps.db.read, uid)).map((row) => presentApplication(row))
+}
+
+export async function getApplication(deps: Deps, uid: number, id: number) {
+  const row = await store.findApplicationOfUser(deps.db.read, uid, id)
+  if (!row) throw new AppError('notFound', Messages.applicationNotFound)
+  return presentApplication(row)
+}
+
+/** Registers an application; the client secret is returned here only and stored hashed. Throws invalid. */
+export async function createApplication(deps: Deps, uid: number, params: ApplicationParams) {
+  const redirectUris = checkRedirectUris(params.redirectUris)
+  const secret = randomSecret(CLIENT_SECRET_PREFIX)
+  const row = await deps.db.write((tx) => store.insertApplication(tx, {
+    uid,
+    name: params.name.trim(),
+    clientId: crypto.randomUUID(),
+    clientSecretHash: sha256Hex(secret),
+    redirectUris: JSON.stringify(redirectUris),
+    confidentialClient: params.confidentialClient ?? true,
+  }))
+  return presentApplication(row, secret)
+}
+
+/** Changes name, redirect URIs and client type; the secret stays. Throws notFound or invalid. */
+export async function updateApplication(deps: Deps, uid: number, id: number, params: ApplicationParams) {
+  const redirectUris = checkRedirectUris(params.redirectUris)
+  const row = await deps.db.write(async (tx) => {
+    const current = await store.findApplicationOfUser(tx, uid, id)
+    if (!current) throw new AppError('notFound', Messages.applicationNotFound)
+    return store.updateApplication(tx, uid, id, {
+      name: params.name.trim(),
+      redirectUris: JSON.stringify(redirectUris),
+      confidentialClient: params.confidentialClient ?? current.confidentialClient,
+    })
+  })
+  if (!row) throw new AppError('notFound', Messages.applicationNotFound)
+  return presentApplication(row)
+}

@@ -1,0 +1,33 @@
+import type { Deps } from '../../../deps'
+import { AppError } from '../../../http/errors'
+import { SESSION_IDLE_SECONDS } from '../../sessions/service'
+import * as store from '../../sessions/store'
+
+export const Messages = {
+  sessionNotFound: 'session not found',
+} as const
+
+const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
+
+/** The user's live sessions (expired and idle ones left out), `current` marking the caller's own. */
+export async function listSessions(deps: Deps, uid: number, currentSessionId: number | undefined) {
+  const now = Math.floor(Date.now() / 1000)
+  const rows = await store.listSessionsOfUser(deps.db.read, uid)
+  return rows
+    .filter((row) => row.expiresAt > now && row.lastSeenAt + SESSION_IDLE_SECONDS > now)
+    .map((row) => ({
+      sid: row.sid,
+      createdAt: row.createdAt.toISOString(),
+      lastSeenAt: iso(row.lastSeenAt),
+      ip: row.ip,
+      userAgent: row.userAgent,
+      current: row.id === currentSessionId,
+    }))
+}
+
+/** Ends the user's session `sid` and returns the remaining ones. Throws notFound for another user's or an unknown sid. */
+export async function revokeSession(deps: Deps, uid: number, sid: string, currentSessionId: number | undefined) {
+  const gone = await deps.db.write((tx) => store.deleteSessionBySid(tx, uid, sid))
+  if (!gone) throw new AppError('notFound', Messages.sessionNotFound)
+  return listSessions(deps, uid, currentSessionId)
+}

@@ -1,0 +1,61 @@
+import { describe, expect, test } from 'bun:test'
+import puppeteer from 'puppeteer-core'
+import { makeTestApp } from '../support/app'
+
+const BASE = '/api/v1/user/settings/security/webauthn'
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+]
+
+/** A port free right now: WebAuthn needs the page origin to equal PLATFORM_PUBLIC_URL, known before the app is built. */
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+describe('WebAuthn with a real browser', () => {
+  test('Chromium\'s virtual authenticator registers a key → 201; it is listed, then deleted', async () => {
+    const port = freePort()
+    const origin = `http://localhost:${port}`
+    const t = await makeTestApp({ PLATFORM_PUBLIC_URL: origin, PORT: String(port) })
+    const [alice] = await t.users('alice')
+    const server = t.app.listen({ port, hostname: '127.0.0.1', reusePort: false })
+    const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, pipe: true, args: CHROMIUM_ARGS })
+    try {
+      const page = await browser.newPage()
+      // Any page of the origin will do: localhost is a secure context, so navigator.credentials works.
+      await page.goto(`${origin}/healthz`)
+      const cdp = await page.createCDPSession()
+      await cdp.send('WebAuthn.enable')
+      await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'usb', hasResidentKey: false, hasUserVerification: false, automaticPresenceSimulation: true },
+      })
+
+      const outcome = await page.evaluate(async (base: string, token: string) => {
+        const headers = { authorization: `token ${token}`, 'content-type': 'application/json' }
+        const optionsRes = await fetch(`${base}/request_register`, { method: 'POST', headers, body: JSON.stringify({ name: 'browser key' }) })
+        const { publicKey } = await optionsRes.json()
+        const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(publicKey) }) as PublicKeyCredential
+        const registerRes = await fetch(`${base}/register`, { method: 'POST', headers, body: JSON.stringify(credential.toJSON()) })
+        return { options: optionsRes.status, status: registerRes.status, body: await registerRes.json(), id: credential.id }
+      }, `${origin}${BASE}`, alice.token)
+
+      expect(outcome.options).toBe(200)
+      expect(outcome.status).toBe(201)
+      expect(outcome.body).toMatchObject({ name: 'browser key' })
+      const stored = await t.deps.db.read.query.webauthnCredentials.findFirst()
+      expect(stored?.credentialId).toBe(outcome.id)
+
+      const keys = await (await t.as(alice).get(`${BASE}/keys`)).json()
+      expect(keys).toEqual([outcome.body])
+      expect((await t.as(alice).delete(`${BASE}/keys/${outcome.body.id}`)).status).toBe(200)
+      expect(await (await t.as(alice).get(`${BASE}/keys`)).json()).toEqual([])
+    } finally {
+      await browser.close()
+      await server.stop()
+    }
+  }, 30_000)
+})
