@@ -5,6 +5,7 @@ import { verifyPassword } from '../identity/passwords'
 import { authenticateSession } from '../identity/sessions/service'
 import { authenticateToken, scopesOf } from '../identity/tokens/service'
 import { looksLikeAccessToken } from '../identity/tokens/secrets'
+import { clientAddress, signInLimiter } from '../identity/sign-in-limiter'
 import type { Deps } from '../deps'
 import { AppError } from './errors'
 
@@ -77,7 +78,7 @@ async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
  * Basic: a token as username with an empty password, a token as password (of that user), or the
  * user's real password. Only the last counts as a password sign-in for the Basic-only routes.
  */
-async function signInWithBasic(deps: Deps, username: string, password: string): Promise<Actor> {
+async function signInWithBasic(deps: Deps, username: string, password: string, address: string): Promise<Actor> {
   if (password === '' && looksLikeAccessToken(username)) {
     const found = await authenticateToken(deps.db, username)
     if (found) return { user: found.user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
@@ -89,8 +90,12 @@ async function signInWithBasic(deps: Deps, username: string, password: string): 
     if (found && found.user.id === user.id)
       return { user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
   }
+  const limiter = signInLimiter(deps)
+  limiter.assertAllowed(username, address)
   const ok = await verifyPassword(password, user?.passwordHash ?? '')
+  if (!user || !ok) limiter.recordFailure(username, address)
   if (!user || !ok || !user.isActive || user.prohibitLogin) throw new AppError('unauthenticated', Messages.invalidBasic)
+  limiter.recordSuccess(username)
   return { user, credential: 'basic-password', scopes: undefined }
 }
 
@@ -113,13 +118,13 @@ async function applySudo(deps: Deps, actor: Actor | undefined, target: string): 
 }
 
 /** Resolves who the request acts as; a credential that is present but invalid is 401 everywhere. */
-export async function resolveActor(deps: Deps, request: Request): Promise<Actor | undefined> {
+export async function resolveActor(deps: Deps, request: Request, address = ''): Promise<Actor | undefined> {
   const url = new URL(request.url)
   const cookies = parseCookies(request.headers.get('cookie'))
   const presented = presentedCredential(request, url, cookies)
   let actor: Actor | undefined
   if (presented.kind === 'bearer') actor = await signInWithBearer(deps, presented.value)
-  else if (presented.kind === 'basic') actor = await signInWithBasic(deps, presented.username, presented.password)
+  else if (presented.kind === 'basic') actor = await signInWithBasic(deps, presented.username, presented.password, address)
   else if (presented.kind === 'session') actor = await signInWithSession(deps, request, presented.value, cookies)
   const sudo = url.searchParams.get('sudo') ?? request.headers.get('sudo')
   return sudo ? applySudo(deps, actor, sudo) : actor
@@ -128,6 +133,6 @@ export async function resolveActor(deps: Deps, request: Request): Promise<Actor 
 /** Adds `actor` (undefined for anonymous callers) to every request's context. */
 export const authenticate = (deps: Deps) =>
   // derive, not resolve: it runs before body validation, so a bad credential is 401 before any 422.
-  new Elysia({ name: 'authenticate' }).derive({ as: 'global' }, async ({ request }) => ({
-    actor: await resolveActor(deps, request),
+  new Elysia({ name: 'authenticate' }).derive({ as: 'global' }, async ({ request, server }) => ({
+    actor: await resolveActor(deps, request, clientAddress(server, request)),
   }))

@@ -4,9 +4,18 @@ import { guard } from '../http/guard'
 import { ErrorBody } from '../http/schemas'
 import { CreateUserOption, User, UserQuery } from './schemas'
 import { createUser, presentUser } from './service'
+import { tokenRoutes } from './tokens/routes'
+import { userRoutes } from './users/routes'
 
+/** The identity area: each sub-area's plugin carries its own `/api/v1` prefix. */
 export const identityRoutes = (deps: Deps) =>
-  new Elysia({ name: 'identity.routes', prefix: '/api/v1' })
+  new Elysia({ name: 'identity' })
+    .use(userRoutes(deps))
+    .use(tokenRoutes(deps))
+    .use(accountRoutes(deps))
+
+const accountRoutes = (deps: Deps) =>
+  new Elysia({ name: 'identity.account', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/user', ({ me }) => presentUser(me.user, { user: me.user, publicUrl: deps.config.publicUrl }), {
       permission: 'signed-in',
