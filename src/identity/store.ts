@@ -35,6 +35,12 @@ export async function countUsers(db: Executor): Promise<number> {
   return row?.n ?? 0
 }
 
+export async function countAdmins(db: Executor): Promise<number> {
+  const row = await db.select({ n: sql<number>`count(*)` }).from(users)
+    .where(and(eq(users.isAdmin, true), eq(users.type, USER_TYPE.individual))).get()
+  return row?.n ?? 0
+}
+
 export const StoreMessages = {
   nameTaken: 'user already exists',
   emailTaken: 'Email address has been used',
