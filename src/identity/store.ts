@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
-import { emailAddresses, twoFactors, users } from '../../db/schema'
+import { accessTokens, emailAddresses, follows, sessions, twoFactors, users } from '../../db/schema'
 import type { Executor } from '../storage/database'
 import { isUniqueViolation } from '../storage/database'
 import { AppError } from '../http/errors'
@@ -107,8 +107,16 @@ export async function searchUsers(db: Executor, filter: SearchFilter, limit: num
   return { rows, total: count?.n ?? 0 }
 }
 
-/** Deletes the account; every identity row hangs off it with ON DELETE CASCADE. */
+/**
+ * Deletes the account and the identity rows hanging off it. They also cascade by foreign key, but
+ * the deletes are spelled out so a connection without `PRAGMA foreign_keys` leaves no orphans
+ * (an orphaned address would stay taken forever). Other areas' tables rely on their cascades.
+ */
 export async function deleteUser(db: Executor, id: number): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.uid, id))
+  await db.delete(accessTokens).where(eq(accessTokens.uid, id))
+  await db.delete(emailAddresses).where(eq(emailAddresses.uid, id))
+  await db.delete(follows).where(or(eq(follows.userId, id), eq(follows.followId, id)))
   await db.delete(users).where(eq(users.id, id))
 }
 
