@@ -5,7 +5,7 @@ import { verifyPassword } from '../identity/passwords'
 import { authenticateSession } from '../identity/sessions/service'
 import { authenticateToken, scopesOf } from '../identity/tokens/service'
 import { looksLikeAccessToken } from '../identity/tokens/secrets'
-import { clientAddress, signInLimiter } from '../identity/sign-in-limiter'
+import { accountKey, clientAddress, signInLimiter } from '../identity/sign-in-limiter'
 import type { Deps } from '../deps'
 import { AppError } from './errors'
 
@@ -91,11 +91,12 @@ async function signInWithBasic(deps: Deps, username: string, password: string, a
       return { user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
   }
   const limiter = signInLimiter(deps)
-  limiter.assertAllowed(username, address)
+  const account = accountKey(user, username)
+  limiter.assertAllowed(account, address)
   const ok = await verifyPassword(password, user?.passwordHash ?? '')
-  if (!user || !ok) limiter.recordFailure(username, address)
+  if (!user || !ok) limiter.recordFailure(account, address)
   if (!user || !ok || !user.isActive || user.prohibitLogin) throw new AppError('unauthenticated', Messages.invalidBasic)
-  limiter.recordSuccess(username)
+  limiter.recordSuccess(account)
   return { user, credential: 'basic-password', scopes: undefined }
 }
 

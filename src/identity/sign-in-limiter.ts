@@ -18,8 +18,16 @@ interface Window {
 }
 
 /**
- * Counts failed password attempts per account (lower-cased login or email) and per client
- * address in fixed windows. Checked before any hashing, so a locked-out guesser costs no argon2.
+ * The key an account's failures are counted under: the user id when the login names a user (so
+ * name, email and Basic attempts share one count), else the lower-cased login as typed.
+ */
+export function accountKey(user: { id: number } | undefined, login: string): string {
+  return user ? `user:${user.id}` : `login:${login.trim().toLowerCase()}`
+}
+
+/**
+ * Counts failed password attempts per account (see `accountKey`) and per client address in
+ * fixed windows. Checked before any hashing, so a locked-out guesser costs no argon2.
  */
 export class SignInLimiter {
   private readonly accounts = new Map<string, Window>()
@@ -30,7 +38,7 @@ export class SignInLimiter {
   /** Throws tooManyRequests (429, Retry-After) when the account or the address is locked out. */
   assertAllowed(account: string, address: string): void {
     const now = this.now()
-    const blocked = [this.live(this.accounts, account.toLowerCase(), now, MAX_FAILURES_PER_ACCOUNT),
+    const blocked = [this.live(this.accounts, account, now, MAX_FAILURES_PER_ACCOUNT),
       this.live(this.addresses, address, now, MAX_FAILURES_PER_ADDRESS)].filter((w): w is Window => w !== undefined)
     if (blocked.length === 0) return
     const retryAfter = Math.max(1, Math.ceil(Math.max(...blocked.map((w) => w.resetsAt)) - now))
@@ -39,13 +47,13 @@ export class SignInLimiter {
 
   recordFailure(account: string, address: string): void {
     const now = this.now()
-    this.bump(this.accounts, account.toLowerCase(), now)
+    this.bump(this.accounts, account, now)
     this.bump(this.addresses, address, now)
   }
 
   /** A correct password clears the account's count (the address keeps its own). */
   recordSuccess(account: string): void {
-    this.accounts.delete(account.toLowerCase())
+    this.accounts.delete(account)
   }
 
   /** The key's window when it has reached `max` failures and has not yet reset. */

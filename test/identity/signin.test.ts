@@ -159,6 +159,17 @@ describe('brute-force protection', () => {
     expect((await signIn(t, 'alice')).status).toBe(429)
   })
 
+  test('failures by name, by email and by Basic count against one account', async () => {
+    const t = await makeTestApp()
+    await t.users('alice')
+    await signIn(t, 'alice', 'wrong1')
+    await signIn(t, 'ALICE@example.com', 'wrong2')
+    await t.request('GET', '/api/v1/user', { headers: { authorization: basic('alice', 'wrong3') } })
+    await t.request('GET', '/api/v1/user', { headers: { authorization: basic('alice@example.com', 'wrong4') } })
+    await signIn(t, 'Alice', 'wrong5')
+    expect((await signIn(t, 'alice')).status).toBe(429)
+  })
+
   test('a success resets the account count', async () => {
     const t = await makeTestApp()
     await t.users('alice')

@@ -43,8 +43,7 @@ export const emailRoutes = (deps: Deps) =>
       detail: { summary: 'List my email address records', tags: ['settings'] },
     })
     .post('/user/settings/account/email', async ({ me, body, query }) => {
-      if (query._method === 'PRIMARY') await emails.makePrimary(deps.db, me.user, query.id ?? 0)
-      else await emails.addEmails(deps.db, me.user, [body?.email ?? ''])
+      await emails.applyEmailForm(deps.db, me.user, { method: query._method, id: query.id, email: body?.email })
     }, {
       permission: 'signed-in',
       scope: 'user',

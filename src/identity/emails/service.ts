@@ -66,6 +66,15 @@ export async function deleteEmails(db: Database, user: UserRow, emails: string[]
   })
 }
 
+/**
+ * The settings-page form: `_method=PRIMARY` with `id` makes that address of the caller primary;
+ * anything else adds `email`. Throws as makePrimary / addEmails.
+ */
+export async function applyEmailForm(db: Database, user: UserRow, form: { method?: string; id?: number; email?: string }): Promise<void> {
+  if (form.method === 'PRIMARY') await makePrimary(db, user, form.id ?? 0)
+  else await addEmails(db, user, [form.email ?? ''])
+}
+
 /** Deletes the caller's address `id`. Throws notFound (not the caller's) or invalid (primary). */
 export async function deleteEmailById(db: Database, user: UserRow, id: number): Promise<void> {
   await db.write(async (tx) => {

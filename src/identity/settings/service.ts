@@ -7,7 +7,7 @@ import { setPrimaryEmail } from '../emails/store'
 import { hashPassword, verifyPassword } from '../passwords'
 import { deleteOtherSessions } from '../sessions/store'
 import { assertUsableName, MIN_PASSWORD_LENGTH } from '../service'
-import { signInLimiter } from '../sign-in-limiter'
+import { accountKey, signInLimiter } from '../sign-in-limiter'
 import * as store from '../store'
 import { isUniqueViolation } from '../../storage/database'
 
@@ -105,9 +105,9 @@ export async function changePassword(
   client: { address: string; sessionId: number | undefined },
 ): Promise<void> {
   const limiter = signInLimiter(deps)
-  limiter.assertAllowed(user.lowerName, client.address)
+  limiter.assertAllowed(accountKey(user, user.name), client.address)
   if (!(await verifyPassword(input.old_password, user.passwordHash))) {
-    limiter.recordFailure(user.lowerName, client.address)
+    limiter.recordFailure(accountKey(user, user.name), client.address)
     throw invalid('old_password', Messages.oldPasswordWrong)
   }
   if (input.password.length < MIN_PASSWORD_LENGTH) throw invalid('password', Messages.passwordTooShort)
@@ -126,9 +126,9 @@ export async function changePassword(
  */
 export async function deleteAccount(deps: Deps, user: store.UserRow, password: string, address: string): Promise<void> {
   const limiter = signInLimiter(deps)
-  limiter.assertAllowed(user.lowerName, address)
+  limiter.assertAllowed(accountKey(user, user.name), address)
   if (!(await verifyPassword(password, user.passwordHash))) {
-    limiter.recordFailure(user.lowerName, address)
+    limiter.recordFailure(accountKey(user, user.name), address)
     throw new AppError('forbidden', Messages.accountPasswordWrong)
   }
   await deps.db.write(async (tx) => {

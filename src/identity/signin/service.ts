@@ -3,7 +3,7 @@ import { AppError } from '../../http/errors'
 import { bindPrimaryEmail } from '../emails/service'
 import { verifyPassword } from '../passwords'
 import { endSession, startSession, type NewSessionCookies } from '../sessions/service'
-import { signInLimiter } from '../sign-in-limiter'
+import { accountKey, signInLimiter } from '../sign-in-limiter'
 import * as store from '../store'
 
 export const Messages = {
@@ -23,25 +23,26 @@ export interface SignInInput {
 
 /**
  * Checks a login (name or any of the account's email addresses) and password and starts a
- * session. Order: rate limit (429, before any hashing), unknown user (404, after a decoy hash so
+ * session. Order: rate limit (429, after a cheap lookup, before any hashing), unknown user (404, after a decoy hash so
  * it costs what a real check costs), wrong password (422), prohibited / inactive / TOTP-enrolled
  * (405, only told to someone who knows the password), email bound elsewhere (409).
  */
 export async function signIn(deps: Deps, input: SignInInput, client: { address: string; userAgent: string }): Promise<NewSessionCookies> {
   const limiter = signInLimiter(deps)
   const login = input.username.trim()
-  limiter.assertAllowed(login, client.address)
   const user = login.includes('@') ? await store.findUserByAnyEmail(deps.db.read, login) : await store.findUserByName(deps.db.read, login)
+  const account = accountKey(user, login)
+  limiter.assertAllowed(account, client.address)
   const ok = await verifyPassword(input.password, user?.passwordHash ?? '')
   if (!user) {
-    limiter.recordFailure(login, client.address)
+    limiter.recordFailure(account, client.address)
     throw new AppError('notFound', Messages.userNotFound)
   }
   if (!ok) {
-    limiter.recordFailure(login, client.address)
+    limiter.recordFailure(account, client.address)
     throw new AppError('invalid', Messages.wrongPassword, [{ field: 'password', message: Messages.wrongPassword }])
   }
-  limiter.recordSuccess(login)
+  limiter.recordSuccess(account)
   if (user.prohibitLogin) throw new AppError('methodNotAllowed', Messages.prohibited)
   if (!user.isActive) throw new AppError('methodNotAllowed', Messages.inactive)
   if (await store.hasTwoFactor(deps.db.read, user.id)) throw new AppError('methodNotAllowed', Messages.twoFactor)

@@ -4,23 +4,17 @@ import { guard } from '../../http/guard'
 import { pageOf, setPaginationHeaders } from '../../http/pagination'
 import { ApiResponseMessage, ErrorBody } from '../../http/schemas'
 import { PageQuery, UsernameParams } from '../users/schemas'
-import { findVisibleUser } from '../users/service'
 import {
   AccessToken, AccessTokenIdList, CreateAccessTokenOption, NewAccessTokenParam, SettingsAccessToken, SettingsTokenParams, TokenParams,
 } from './schemas'
 import * as tokens from './service'
 
 /** Personal access tokens: Gitea's Basic-only `/users/{u}/tokens*` and the settings pages. */
-export const tokenRoutes = (deps: Deps) => {
-  const owner = async (me: { user: Parameters<typeof tokens.assertSelfOrAdmin>[0] }, username: string) => {
-    const user = await findVisibleUser(deps.db, { user: me.user, publicUrl: deps.config.publicUrl }, username)
-    tokens.assertSelfOrAdmin(me.user, user)
-    return user
-  }
-  return new Elysia({ name: 'identity.tokens', prefix: '/api/v1' })
+export const tokenRoutes = (deps: Deps) =>
+  new Elysia({ name: 'identity.tokens', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/users/:username/tokens', async ({ me, params, query, set }) => {
-      const user = await owner(me, params.username)
+      const user = await tokens.tokenOwner(deps.db, me.user, params.username)
       const page = pageOf(query, me.user)
       const list = await tokens.listTokens(deps.db, user.id, page)
       setPaginationHeaders(set, list.total, page)
@@ -33,7 +27,7 @@ export const tokenRoutes = (deps: Deps) => {
       detail: { summary: 'List a user\'s access tokens (Basic with password), newest first', tags: ['user'] },
     })
     .post('/users/:username/tokens', async ({ me, params, body, status }) => {
-      const user = await owner(me, params.username)
+      const user = await tokens.tokenOwner(deps.db, me.user, params.username)
       const { row, plaintext } = await tokens.createToken(deps.db, user.id, body, me.scopes)
       return status(201, tokens.presentAccessToken(row, plaintext))
     }, {
@@ -44,7 +38,7 @@ export const tokenRoutes = (deps: Deps) => {
       detail: { summary: 'Create an access token (Basic with password); the plaintext is in sha1, once', tags: ['user'] },
     })
     .delete('/users/:username/tokens/:token', async ({ me, params, status }) => {
-      const user = await owner(me, params.username)
+      const user = await tokens.tokenOwner(deps.db, me.user, params.username)
       await tokens.deleteTokenByIdOrName(deps.db, user.id, params.token)
       return status(204, undefined)
     }, {
@@ -94,4 +88,3 @@ export const tokenRoutes = (deps: Deps) => {
       response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Delete one of my access tokens', tags: ['settings'] },
     })
-}

@@ -2,6 +2,7 @@ import { scopesAllow, TOKEN_SCOPES, type ScopeCategory } from '../../authz/actor
 import { AppError } from '../../http/errors'
 import type { Database } from '../../storage/database'
 import { findUserById, type UserRow } from '../store'
+import { findVisibleUser } from '../users/service'
 import { newAccessToken, sameDigest, sha256Hex } from './secrets'
 import * as store from './store'
 
@@ -94,9 +95,14 @@ function checkName(name: string): string {
   return trimmed
 }
 
-/** Throws forbidden unless `me` is `owner` or a site admin (Gitea's reqSelfOrAdmin). */
-export function assertSelfOrAdmin(me: UserRow, owner: UserRow): void {
+/**
+ * The user whose tokens `/users/{username}/tokens*` manages: `me` or, for a site admin, anyone
+ * (Gitea's reqSelfOrAdmin). Throws notFound (unknown or hidden user), forbidden.
+ */
+export async function tokenOwner(db: Database, me: UserRow, username: string): Promise<UserRow> {
+  const owner = await findVisibleUser(db, { user: me, publicUrl: '' }, username)
   if (me.id !== owner.id && !me.isAdmin) throw new AppError('forbidden', Messages.notSelfOrAdmin)
+  return owner
 }
 
 export async function listTokens(db: Database, uid: number, page: { limit: number; offset: number }): Promise<{ rows: store.AccessTokenRow[]; total: number }> {

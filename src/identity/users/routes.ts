@@ -20,8 +20,7 @@ export const userRoutes = (deps: Deps) => {
     .use(guard(deps))
     .get('/users/search', async ({ actor, query, set, request }) => {
       const page = pageOf(query, actor?.user)
-      const uid = query.uid !== undefined && /^-?\d{1,15}$/.test(query.uid) ? Number(query.uid) : undefined
-      const found = await users.searchUsers(deps.db, reader(actor?.user), { q: query.q, uid }, page)
+      const found = await users.searchUsers(deps.db, reader(actor?.user), query, page)
       setPaginationHeaders(set, found.total, page, { url: new URL(request.url), publicUrl })
       return { ok: true, data: found.users }
     }, {

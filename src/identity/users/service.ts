@@ -55,10 +55,14 @@ export async function findVisibleUser(db: Database, reader: Reader, name: string
   return user
 }
 
-/** Individual users matching `q` (name or full name substring) and/or `uid`, as `reader` may see them. */
-export async function searchUsers(db: Database, reader: Reader, query: { q?: string; uid?: number }, page: Page): Promise<{ users: User[]; total: number }> {
+/**
+ * Individual users matching `q` (name or full name substring) and/or `uid`, as `reader` may see
+ * them; a `uid` that is not an integer is ignored, like Gitea's lenient query parsing.
+ */
+export async function searchUsers(db: Database, reader: Reader, query: { q?: string; uid?: string }, page: Page): Promise<{ users: User[]; total: number }> {
   const visible = visibleTo(reader)
-  const { rows, total } = await store.searchUsers(db.read, { q: (query.q ?? '').trim(), uid: query.uid, ...visible }, page.limit, page.offset)
+  const uid = query.uid !== undefined && /^-?\d{1,15}$/.test(query.uid) ? Number(query.uid) : undefined
+  const { rows, total } = await store.searchUsers(db.read, { q: (query.q ?? '').trim(), uid, ...visible }, page.limit, page.offset)
   return { users: await presentUsers(db, rows, reader), total }
 }
 
