@@ -1,12 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { join, resolve } from 'node:path'
-import { makeTestApp, tempDir } from '../support/app'
+import { tempDir } from '../support/app'
+import { makeHttpTestApp } from './http'
 
 const newUser = { username: 'dave', email: 'dave@example.com', password: 'password123' }
 
 describe('POST /api/v1/admin/users', () => {
   test('site admin → 201; the new user signs in and owns the email address', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const admin = await t.admin()
     const res = await t.as(admin).send('POST', '/api/v1/admin/users', newUser)
     expect(res.status).toBe(201)
@@ -16,7 +17,7 @@ describe('POST /api/v1/admin/users', () => {
   })
 
   test("an email another user holds (even as a secondary address) → 422 and no user", async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const admin = await t.admin()
     const [alice] = await t.users('alice')
     await t.as(alice).send('POST', '/api/v1/user/emails', { emails: ['dave@example.com'] })
@@ -29,13 +30,13 @@ describe('POST /api/v1/admin/users', () => {
     [{ ...newUser, username: 'api' }], [{ ...newUser, username: 'x.keys' }], [{ ...newUser, password: 'short' }],
     [{ ...newUser, email: 'nope' }], [{ ...newUser, username: 'root' }],
   ])('invalid or taken input %p → 422', async (body) => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const admin = await t.admin()
     expect((await t.as(admin).send('POST', '/api/v1/admin/users', body)).status).toBe(422)
   })
 
   test('a plain user → 403; anonymous → 401', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     expect((await t.as(alice).send('POST', '/api/v1/admin/users', newUser)).status).toBe(403)
     expect((await t.request('POST', '/api/v1/admin/users', { body: newUser })).status).toBe(401)
@@ -53,7 +54,7 @@ describe('admin create-user (command line)', () => {
     expect(first.stdout.toString()).toContain('created user erin')
     expect(first.stdout.toString()).not.toContain('password123')
     expect(run(['--username', 'erin', '--email', 'other@example.com', '--password', 'password123']).exitCode).not.toBe(0)
-    const t = await makeTestApp({ PLATFORM_DATA_DIR: dataDir, DATABASE_URL: `file:${join(dataDir, 'platform.db')}` })
+    const t = await makeHttpTestApp({ PLATFORM_DATA_DIR: dataDir, DATABASE_URL: `file:${join(dataDir, 'platform.db')}` })
     expect((await t.request('POST', '/api/v1/user/signin', { body: { username: 'erin', password: 'password123' } })).status).toBe(200)
   })
 })

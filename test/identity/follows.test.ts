@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { updateUser } from '../../src/identity/store'
 import { Messages } from '../../src/identity/users/service'
-import { makeTestApp } from '../support/app'
+import { makeHttpTestApp } from './http'
 
 const logins = async (res: Response) => ((await res.json()) as { login: string }[]).map((u) => u.login)
 
 describe('follow relations', () => {
   test('alice follows bob → 204; her following lists bob; bob\'s followers (read by carol) list alice', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice, , carol] = await t.users('alice', 'bob', 'carol')
     expect((await t.as(alice).send('PUT', '/api/v1/user/following/bob')).status).toBe(204)
     expect(await logins(await t.as(alice).get('/api/v1/user/following'))).toEqual(['bob'])
@@ -18,7 +18,7 @@ describe('follow relations', () => {
   })
 
   test('bob lists his own followers → [alice] with the counters updated on the profile', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     await t.as(alice).send('PUT', '/api/v1/user/following/bob')
     expect(await logins(await t.as(bob).get('/api/v1/user/followers'))).toEqual(['alice'])
@@ -26,7 +26,7 @@ describe('follow relations', () => {
   })
 
   test('check: alice follows bob → 204; bob does not follow alice → 404', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     await t.as(alice).send('PUT', '/api/v1/user/following/bob')
     expect((await t.as(alice).get('/api/v1/user/following/bob')).status).toBe(204)
@@ -38,14 +38,14 @@ describe('follow relations', () => {
   })
 
   test('following oneself → 204 and no self-follow recorded', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     expect((await t.as(alice).send('PUT', '/api/v1/user/following/alice')).status).toBe(204)
     expect(await logins(await t.as(alice).get('/api/v1/user/followers'))).toEqual([])
   })
 
   test('following twice → 204 both times and one follower', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice', 'bob')
     await t.as(alice).send('PUT', '/api/v1/user/following/bob')
     expect((await t.as(alice).send('PUT', '/api/v1/user/following/bob')).status).toBe(204)
@@ -53,7 +53,7 @@ describe('follow relations', () => {
   })
 
   test('following an unknown user → 404; a private user (not visible) → 404', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice, priv] = await t.users('alice', 'priv')
     await t.deps.db.write((tx) => updateUser(tx, priv.user.id, { visibility: 2 }))
     expect((await t.as(alice).send('PUT', '/api/v1/user/following/nosuchuser')).status).toBe(404)
@@ -62,7 +62,7 @@ describe('follow relations', () => {
   })
 
   test('unfollow → 204; again → 204; the list is empty; unknown user → 404', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice', 'bob')
     await t.as(alice).send('PUT', '/api/v1/user/following/bob')
     expect((await t.as(alice).delete('/api/v1/user/following/bob')).status).toBe(204)
@@ -72,7 +72,7 @@ describe('follow relations', () => {
   })
 
   test('lists of an unknown user → 404', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     expect((await t.as(alice).get('/api/v1/users/nosuchuser/followers')).status).toBe(404)
     expect((await t.as(alice).get('/api/v1/users/nosuchuser/following')).status).toBe(404)
@@ -80,7 +80,7 @@ describe('follow relations', () => {
   })
 
   test('a private follower is left out of lists other users read', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice, priv, carol] = await t.users('alice', 'priv', 'carol')
     await t.as(alice).send('PUT', '/api/v1/user/following/carol')
     await t.as(priv).send('PUT', '/api/v1/user/following/carol')
@@ -92,7 +92,7 @@ describe('follow relations', () => {
   })
 
   test('page and limit paginate follower lists', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [target, ...fans] = await t.users('target', 'f1', 'f2', 'f3')
     for (const fan of fans) await t.as(fan).send('PUT', '/api/v1/user/following/target')
     const res = await t.as(target).get('/api/v1/user/followers?limit=2&page=2')
@@ -104,13 +104,13 @@ describe('follow relations', () => {
     ['GET', '/api/v1/users/bob/followers'], ['GET', '/api/v1/users/bob/following'], ['GET', '/api/v1/users/bob/following/alice'],
     ['GET', '/api/v1/user/followers'], ['GET', '/api/v1/user/following'], ['PUT', '/api/v1/user/following/bob'],
   ])('anonymous %s %s → 401', async (method, path) => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice', 'bob')
     expect((await t.request(method, path)).status).toBe(401)
   })
 
   test('a read:user token cannot follow (write:user needed) → 403', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice', 'bob')
     const { mintToken } = await import('../../src/identity/tokens/service')
     const { plaintext } = await mintToken(t.deps.db, alice.user.id, { name: 'ro', scopes: ['read:user'] })

@@ -1,11 +1,12 @@
 import { describe, expect, test } from 'bun:test'
-import { basic, makeTestApp, PASSWORD } from '../support/app'
+import { basic, PASSWORD } from '../support/app'
+import { makeHttpTestApp } from './http'
 
 const SECRET_PASSWORD = 'Sup3r-Secret-Pa55phrase'
 
 describe('no secret leaks', () => {
   test('a failed sign-in: the password is in no response and no log line', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     const bodies: string[] = []
     for (const body of [
@@ -24,7 +25,7 @@ describe('no secret leaks', () => {
   })
 
   test('a wrong Basic password is in no response or log line', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     const res = await t.request('GET', '/api/v1/user', { headers: { authorization: basic('alice', SECRET_PASSWORD), 'x-request-id': 'basic-leak' } })
     expect(res.status).toBe(401)
@@ -34,7 +35,7 @@ describe('no secret leaks', () => {
   })
 
   test('a created token appears once in its creation response, then in no list and no log line', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const created = await (await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'once' })).json()
     const viaBasic = await (await t.request('POST', '/api/v1/users/alice/tokens', { headers: { authorization: basic('alice', PASSWORD) }, body: { name: 'twice' } })).json()
@@ -51,7 +52,7 @@ describe('no secret leaks', () => {
   })
 
   test('the password given to account deletion is redacted from the request log', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     await t.as(alice).send('POST', `/api/v1/user/settings/account/delete?password=${SECRET_PASSWORD}`, undefined, { 'x-request-id': 'delete-leak' })
     await t.logFor('delete-leak')
@@ -59,7 +60,7 @@ describe('no secret leaks', () => {
   })
 
   test('a password change with a wrong old password echoes neither password', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const res = await t.as(alice).send('POST', '/api/v1/user/settings/account/password', { old_password: SECRET_PASSWORD, password: `${SECRET_PASSWORD}2`, retype: 'x' })
     expect(await res.text()).not.toContain(SECRET_PASSWORD)
@@ -68,7 +69,7 @@ describe('no secret leaks', () => {
 
 describe('the OpenAPI document', () => {
   test('lists every identity route', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const doc = await (await t.request('GET', '/api/v1/swagger.json')).json() as { paths: Record<string, Record<string, unknown>> }
     const expected: [string, string][] = [
       ['get', '/api/v1/users/search'], ['get', '/api/v1/users/{username}'], ['get', '/api/v1/users/{username}/tokens'],

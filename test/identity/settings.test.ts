@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { MAX_AVATAR_BYTES, Messages as AvatarMessages } from '../../src/identity/avatars/store'
 import { Messages } from '../../src/identity/settings/service'
 import { findUserById } from '../../src/identity/store'
-import { basic, makeTestApp, PASSWORD, type TestApp } from '../support/app'
+import { basic, PASSWORD, type TestApp } from '../support/app'
+import { makeHttpTestApp } from './http'
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0])
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0])
@@ -29,7 +30,7 @@ async function signInCookie(t: TestApp, username: string, password = PASSWORD) {
 
 describe('/api/v1/user/settings/profile', () => {
   test('get → the Profile', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const res = await t.as(alice).get('/api/v1/user/settings/profile')
     expect(res.status).toBe(200)
@@ -39,7 +40,7 @@ describe('/api/v1/user/settings/profile', () => {
   })
 
   test('update → 200 with the new values, visible on the public profile', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const res = await t.as(alice).send('POST', '/api/v1/user/settings/profile', {
       full_name: 'Alice A.', website: 'https://alice.test', location: 'Lyon', description: 'hi', language: 'fr-FR', keep_email_private: true,
@@ -50,7 +51,7 @@ describe('/api/v1/user/settings/profile', () => {
   })
 
   test('is_admin, id, active and friends in the body change nothing', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const res = await t.as(alice).send('POST', '/api/v1/user/settings/profile', {
       full_name: 'A', is_admin: true, isAdmin: true, id: 999, prohibit_login: true, active: false, type: 1, allow_create_organization: false, visibility: 'private',
@@ -61,7 +62,7 @@ describe('/api/v1/user/settings/profile', () => {
   })
 
   test('rename → 200 and the user answers under the new name; a taken or reserved name → 422', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice', 'bob')
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/profile', { name: 'bob' })).status).toBe(422)
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/profile', { name: 'BOB' })).status).toBe(422)
@@ -73,7 +74,7 @@ describe('/api/v1/user/settings/profile', () => {
   })
 
   test('a bad website or over-long field → 422 and nothing changes', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/profile', { website: 'javascript:alert(1)', full_name: 'X' })).status).toBe(422)
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/profile', { location: 'x'.repeat(51) })).status).toBe(422)
@@ -81,7 +82,7 @@ describe('/api/v1/user/settings/profile', () => {
   })
 
   test('email: one of my addresses → becomes primary; an address I do not own → 422', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice', 'bob')
     await t.as(alice).send('POST', '/api/v1/user/emails', { emails: ['alt@x.test'] })
     const taken = await t.as(alice).send('POST', '/api/v1/user/settings/profile', { email: 'bob@example.com' })
@@ -93,7 +94,7 @@ describe('/api/v1/user/settings/profile', () => {
   })
 
   test('anonymous → 401', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     expect((await t.request('GET', '/api/v1/user/settings/profile')).status).toBe(401)
     expect((await t.request('POST', '/api/v1/user/settings/profile', { body: {} })).status).toBe(401)
   })
@@ -101,7 +102,7 @@ describe('/api/v1/user/settings/profile', () => {
 
 describe('/api/v1/user/settings/account/password', () => {
   test('right old password → 200; the new one works, the old one not; other sessions end, mine stays', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     const mine = await signInCookie(t, 'alice')
     const other = await signInCookie(t, 'alice')
@@ -117,7 +118,7 @@ describe('/api/v1/user/settings/account/password', () => {
   })
 
   test('changed with a token → every session ends', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const session = await signInCookie(t, 'alice')
     await t.as(alice).send('POST', '/api/v1/user/settings/account/password', { old_password: PASSWORD, password: 'another password', retype: 'another password' })
@@ -125,7 +126,7 @@ describe('/api/v1/user/settings/account/password', () => {
   })
 
   test('wrong old password → 422; too short → 422; retype mismatch → 422; missing field → 422', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const send = (body: unknown) => t.as(alice).send('POST', '/api/v1/user/settings/account/password', body)
     const wrong = await send({ old_password: 'nope', password: 'long enough', retype: 'long enough' })
@@ -138,14 +139,14 @@ describe('/api/v1/user/settings/account/password', () => {
   })
 
   test('anonymous → 401', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     expect((await t.request('POST', '/api/v1/user/settings/account/password', { body: {} })).status).toBe(401)
   })
 })
 
 describe('/api/v1/user/settings/account/delete', () => {
   test('right password → 200, cookies cleared, the account and everything hanging off it are gone', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     await t.as(alice).send('PUT', '/api/v1/user/following/bob')
     await t.as(bob).send('PUT', '/api/v1/user/following/alice')
@@ -167,7 +168,7 @@ describe('/api/v1/user/settings/account/delete', () => {
   })
 
   test('wrong or missing password → 403 and the account stays', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const res = await t.as(alice).send('POST', '/api/v1/user/settings/account/delete?password=nope')
     expect(res.status).toBe(403)
@@ -177,7 +178,7 @@ describe('/api/v1/user/settings/account/delete', () => {
   })
 
   test('the last site admin → 403', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const admin = await t.admin()
     const res = await t.as(admin).send('POST', `/api/v1/user/settings/account/delete?password=${encodeURIComponent(PASSWORD)}`)
     expect(res.status).toBe(403)
@@ -185,14 +186,14 @@ describe('/api/v1/user/settings/account/delete', () => {
   })
 
   test('anonymous → 401', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     expect((await t.request('POST', '/api/v1/user/settings/account/delete?password=x')).status).toBe(401)
   })
 })
 
 describe('/api/v1/user/settings/pagination', () => {
   test('default → 30; set 10 → 200 and read back', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     expect(await (await t.as(alice).get('/api/v1/user/settings/pagination')).json()).toEqual({ pageSize: 30 })
     const res = await t.as(alice).send('POST', '/api/v1/user/settings/pagination', { pageSize: 10 })
@@ -202,7 +203,7 @@ describe('/api/v1/user/settings/pagination', () => {
   })
 
   test.each([0, 51, -1, 'ten'])('pageSize %p → 422', async (pageSize) => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/pagination', { pageSize })).status).toBe(422)
   })
@@ -211,7 +212,7 @@ describe('/api/v1/user/settings/pagination', () => {
 describe('avatars', () => {
   test.each([['png', PNG, 'image/png'], ['jpeg', JPEG, 'image/jpeg'], ['gif', GIF, 'image/gif'], ['webp', WEBP, 'image/webp']] as const)(
     'upload a %s → 200; /avatars/<name> serves it with its type and an ETag; If-None-Match → 304', async (_, bytes, type) => {
-      const t = await makeTestApp()
+      const t = await makeHttpTestApp()
       const [alice] = await t.users('alice')
       // The declared type is wrong on purpose: only the bytes count.
       const res = await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar: new Blob([bytes], { type: 'text/plain' }) }))
@@ -227,7 +228,7 @@ describe('avatars', () => {
     })
 
   test('a file that is not an image (even named .png) → 422 and nothing stored', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const res = await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar: new File(['<svg onload=alert(1)>'], 'x.png', { type: 'image/png' }) }))
     expect(res.status).toBe(422)
@@ -236,7 +237,7 @@ describe('avatars', () => {
   })
 
   test('an image over 1 MiB → 422', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const big = new Uint8Array(MAX_AVATAR_BYTES + 1)
     big.set(PNG)
@@ -246,7 +247,7 @@ describe('avatars', () => {
   })
 
   test('avatar_link URL → 200; /avatars/<name> redirects to it; an email link → Gravatar; junk → 422; nothing → 422', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar_link: 'https://img.test/a.png' }))).status).toBe(200)
     const redirect = await t.request('GET', '/avatars/alice')
@@ -259,7 +260,7 @@ describe('avatars', () => {
   })
 
   test('delete → 200; the stored file goes and the generated identicon is served', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar: new Blob([PNG]) }))
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar/delete')).status).toBe(200)
@@ -272,7 +273,7 @@ describe('avatars', () => {
   })
 
   test('a new upload replaces the old file', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar: new Blob([PNG]) }))
     await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar: new Blob([GIF]) }))
@@ -280,7 +281,7 @@ describe('avatars', () => {
   })
 
   test('/avatars/<unknown> → 404; anonymous settings → 401', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     expect((await t.request('GET', '/avatars/nobody')).status).toBe(404)
     expect((await t.request('GET', '/api/v1/user/settings/avatar')).status).toBe(401)
     expect((await t.request('POST', '/api/v1/user/settings/avatar/delete')).status).toBe(401)

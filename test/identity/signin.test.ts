@@ -3,7 +3,8 @@ import { twoFactors } from '../../db/schema'
 import { Messages } from '../../src/identity/signin/service'
 import { MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ADDRESS, Messages as LimiterMessages } from '../../src/identity/sign-in-limiter'
 import { updateUser } from '../../src/identity/store'
-import { basic, makeTestApp, PASSWORD, type TestApp } from '../support/app'
+import { basic, PASSWORD, type TestApp } from '../support/app'
+import { makeHttpTestApp } from './http'
 
 const signIn = (t: TestApp, username: string, password = PASSWORD, extra: Record<string, unknown> = {}) =>
   t.request('POST', '/api/v1/user/signin', { body: { username, password, ...extra } })
@@ -22,7 +23,7 @@ function cookiesOf(res: Response): { values: Record<string, string>; raw: string
 
 describe('POST /api/v1/user/signin', () => {
   test('right password → 200, empty body, HttpOnly session cookie and readable _csrf cookie; the session works', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     const res = await signIn(t, 'alice')
     expect(res.status).toBe(200)
@@ -40,7 +41,7 @@ describe('POST /api/v1/user/signin', () => {
   })
 
   test('sign-in by email, any case → 200; by a secondary address → 200', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     expect((await signIn(t, 'ALICE@example.com')).status).toBe(200)
     await t.as(alice).send('POST', '/api/v1/user/emails', { emails: ['second@x.test'] })
@@ -48,14 +49,14 @@ describe('POST /api/v1/user/signin', () => {
   })
 
   test('remember → the cookie lives 30 days; otherwise 24 hours', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     expect(cookiesOf(await signIn(t, 'alice', PASSWORD, { remember: true })).raw.join('\n')).toContain(`Max-Age=${30 * 24 * 3600}`)
     expect(cookiesOf(await signIn(t, 'alice')).raw.join('\n')).toContain(`Max-Age=${24 * 3600}`)
   })
 
   test('sign-in records last_login', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     await signIn(t, 'alice')
     const body = await (await t.as(alice).get('/api/v1/user')).json()
@@ -63,14 +64,14 @@ describe('POST /api/v1/user/signin', () => {
   })
 
   test('unknown user → 404', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const res = await signIn(t, 'nobody')
     expect(res.status).toBe(404)
     expect((await res.json()).message).toBe(Messages.userNotFound)
   })
 
   test('wrong password → 422 and no cookie', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     const res = await signIn(t, 'alice', 'wrong password')
     expect(res.status).toBe(422)
@@ -79,7 +80,7 @@ describe('POST /api/v1/user/signin', () => {
   })
 
   test('prohibited, inactive, and TOTP-enrolled accounts → 405 without a session', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [p, i, z] = await t.users('prohibited', 'inactive', 'twofa')
     await t.deps.db.write(async (tx) => {
       await updateUser(tx, p.user.id, { prohibitLogin: true })
@@ -95,14 +96,14 @@ describe('POST /api/v1/user/signin', () => {
   })
 
   test('a prohibited account with a wrong password → 422, never revealing the state', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [p] = await t.users('prohibited')
     await t.deps.db.write((tx) => updateUser(tx, p.user.id, { prohibitLogin: true }))
     expect((await signIn(t, 'prohibited', 'nope')).status).toBe(422)
   })
 
   test('an account whose primary email another account already holds → 409 and no session', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     await t.as(bob).send('POST', '/api/v1/user/emails', { emails: ['legacy@x.test'] })
     // A row written around insertUser (as data from before the email table) claims bob's address.
@@ -113,7 +114,7 @@ describe('POST /api/v1/user/signin', () => {
   })
 
   test('an account without an address row gets its primary address bound at sign-in', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     await t.deps.db.write((tx) => updateUser(tx, alice.user.id, { email: 'unbound@x.test' }))
     expect((await signIn(t, 'alice')).status).toBe(200)
@@ -122,7 +123,7 @@ describe('POST /api/v1/user/signin', () => {
   })
 
   test('missing fields or malformed JSON → 422', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     expect((await t.request('POST', '/api/v1/user/signin', { body: { username: 'alice' } })).status).toBe(422)
     expect((await t.request('POST', '/api/v1/user/signin', { body: '{', headers: { 'content-type': 'application/json' } })).status).toBe(422)
   })
@@ -130,7 +131,7 @@ describe('POST /api/v1/user/signin', () => {
 
 describe('brute-force protection', () => {
   test(`after ${MAX_FAILURES_PER_ACCOUNT} wrong passwords the account is locked → 429 with Retry-After, even with the right password`, async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++) expect((await signIn(t, 'alice', `wrong${i}`)).status).toBe(422)
     const res = await signIn(t, 'alice')
@@ -140,7 +141,7 @@ describe('brute-force protection', () => {
   })
 
   test('the lock is checked before hashing: a locked request answers fast', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++) await signIn(t, 'alice', `wrong${i}`)
     const started = performance.now()
@@ -149,7 +150,7 @@ describe('brute-force protection', () => {
   })
 
   test('Basic password guesses count too: locked → 429 on any route', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++)
       expect((await t.request('GET', '/api/v1/user', { headers: { authorization: basic('alice', `wrong${i}`) } })).status).toBe(401)
@@ -160,7 +161,7 @@ describe('brute-force protection', () => {
   })
 
   test('failures by name, by email and by Basic count against one account', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     await signIn(t, 'alice', 'wrong1')
     await signIn(t, 'ALICE@example.com', 'wrong2')
@@ -171,7 +172,7 @@ describe('brute-force protection', () => {
   })
 
   test('a success resets the account count', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT - 1; i++) await signIn(t, 'alice', `wrong${i}`)
     expect((await signIn(t, 'alice')).status).toBe(200)
@@ -180,7 +181,7 @@ describe('brute-force protection', () => {
   })
 
   test(`one client address guessing across many accounts is locked after ${MAX_FAILURES_PER_ADDRESS} failures (real socket)`, async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     const base = await t.listen()
     const attempt = (username: string, password: string) => fetch(`${base}/api/v1/user/signin`, {
@@ -193,7 +194,7 @@ describe('brute-force protection', () => {
   })
 
   test('unknown user and wrong password cost a password hash alike (timing within a factor of 3)', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     await signIn(t, 'warmup-unknown')
     const time = async (run: () => Promise<unknown>) => { const s = performance.now(); await run(); return performance.now() - s }
@@ -205,7 +206,7 @@ describe('brute-force protection', () => {
 
 describe('GET /api/v1/user/signout', () => {
   test('with the session cookie → 200, cookies cleared, the session no longer works', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     const { values } = cookiesOf(await signIn(t, 'alice'))
     const cookie = `platform_session=${values.platform_session}; _csrf=${values._csrf}`
@@ -218,21 +219,21 @@ describe('GET /api/v1/user/signout', () => {
   })
 
   test('with a token → 200 and the token keeps working', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     expect((await t.as(alice).get('/api/v1/user/signout')).status).toBe(200)
     expect((await t.as(alice).get('/api/v1/user')).status).toBe(200)
   })
 
   test('anonymous → 401', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     expect((await t.request('GET', '/api/v1/user/signout')).status).toBe(401)
   })
 })
 
 describe('GET /api/v1/user/login-method', () => {
   test.each(['?username=alice', '?orgname=acme', '?username=alice@example.com&orgname=acme'])('%s → 200 method password', async (query) => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     const res = await t.request('GET', `/api/v1/user/login-method${query}`)
     expect(res.status).toBe(200)
@@ -240,7 +241,7 @@ describe('GET /api/v1/user/login-method', () => {
   })
 
   test.each(['', '?username=', '?orgname=%20'])('neither given (%p) → 400', async (query) => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const res = await t.request('GET', `/api/v1/user/login-method${query}`)
     expect(res.status).toBe(400)
     expect((await res.json()).message).toBe(Messages.loginMethodInput)

@@ -2,14 +2,15 @@ import { describe, expect, test } from 'bun:test'
 import { Messages as AuthzMessages } from '../../src/authz/authorize'
 import { Messages } from '../../src/identity/tokens/service'
 import { mintToken } from '../../src/identity/tokens/service'
-import { basic, makeTestApp, PASSWORD, type TestApp } from '../support/app'
+import { basic, PASSWORD, type TestApp } from '../support/app'
+import { makeHttpTestApp } from './http'
 
 const asBasic = (t: TestApp, user: string, method: string, path: string, body?: unknown) =>
   t.request(method, path, { headers: { authorization: basic(user, PASSWORD) }, body })
 
 describe('/api/v1/users/:username/tokens (Basic with password)', () => {
   test('create → 201 with id, name, 40-hex sha1 and its last eight; the token then authenticates', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     const res = await asBasic(t, 'alice', 'POST', '/api/v1/users/alice/tokens', { name: 't1', scopes: ['all'] })
     expect(res.status).toBe(201)
@@ -21,14 +22,14 @@ describe('/api/v1/users/:username/tokens (Basic with password)', () => {
   })
 
   test('scopes default to ["all"]', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     const body = await (await asBasic(t, 'alice', 'POST', '/api/v1/users/alice/tokens', { name: 'd' })).json()
     expect(body.scopes).toEqual(['all'])
   })
 
   test('the same name again → 422', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     await asBasic(t, 'alice', 'POST', '/api/v1/users/alice/tokens', { name: 't1' })
     const res = await asBasic(t, 'alice', 'POST', '/api/v1/users/alice/tokens', { name: 't1' })
@@ -37,7 +38,7 @@ describe('/api/v1/users/:username/tokens (Basic with password)', () => {
   })
 
   test('no name → 422; unknown scope → 422; empty scopes → 422', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     expect((await asBasic(t, 'alice', 'POST', '/api/v1/users/alice/tokens', {})).status).toBe(422)
     const unknown = await asBasic(t, 'alice', 'POST', '/api/v1/users/alice/tokens', { name: 'x', scopes: ['write:repository'] })
@@ -48,7 +49,7 @@ describe('/api/v1/users/:username/tokens (Basic with password)', () => {
   })
 
   test('list → newest first, sha1 always empty, X-Total-Count', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     await asBasic(t, 'alice', 'POST', '/api/v1/users/alice/tokens', { name: 't1' })
     const res = await asBasic(t, 'alice', 'GET', '/api/v1/users/alice/tokens')
@@ -60,7 +61,7 @@ describe('/api/v1/users/:username/tokens (Basic with password)', () => {
   })
 
   test('with a token instead of a password (header, or Basic token) → 401', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const res = await t.as(alice).get('/api/v1/users/alice/tokens')
     expect(res.status).toBe(401)
@@ -70,13 +71,13 @@ describe('/api/v1/users/:username/tokens (Basic with password)', () => {
   })
 
   test('anonymous → 401', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     expect((await t.request('GET', '/api/v1/users/alice/tokens')).status).toBe(401)
   })
 
   test("bob with his password on alice's tokens → 403; a site admin → 200", async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice', 'bob')
     await t.admin()
     const res = await asBasic(t, 'bob', 'GET', '/api/v1/users/alice/tokens')
@@ -87,13 +88,13 @@ describe('/api/v1/users/:username/tokens (Basic with password)', () => {
   })
 
   test('delete a missing id → 404', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     expect((await asBasic(t, 'alice', 'DELETE', '/api/v1/users/alice/tokens/999999')).status).toBe(404)
   })
 
   test("delete by id: bob → 403; alice → 204 and the token no longer authenticates", async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice', 'bob')
     const created = await (await asBasic(t, 'alice', 'POST', '/api/v1/users/alice/tokens', { name: 't1' })).json()
     expect((await asBasic(t, 'bob', 'DELETE', `/api/v1/users/alice/tokens/${created.id}`)).status).toBe(403)
@@ -102,7 +103,7 @@ describe('/api/v1/users/:username/tokens (Basic with password)', () => {
   })
 
   test("delete by name → 204; another user's token id through one's own path → 404", async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [, bob] = await t.users('alice', 'bob')
     await asBasic(t, 'alice', 'POST', '/api/v1/users/alice/tokens', { name: 'byname' })
     expect((await asBasic(t, 'alice', 'DELETE', '/api/v1/users/alice/tokens/byname')).status).toBe(204)
@@ -112,7 +113,7 @@ describe('/api/v1/users/:username/tokens (Basic with password)', () => {
   })
 
   test('an unknown user in the path → 404', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     await t.users('alice')
     expect((await asBasic(t, 'alice', 'GET', '/api/v1/users/nosuchuser/tokens')).status).toBe(404)
   })
@@ -120,7 +121,7 @@ describe('/api/v1/users/:username/tokens (Basic with password)', () => {
 
 describe('/api/v1/user/settings/tokens/access-tokens/', () => {
   test('create → 201 SettingsAccessToken with the plaintext once; the list then shows it without the token', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const res = await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'ci', scopes: ['read:user'] })
     expect(res.status).toBe(201)
@@ -133,7 +134,7 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
   })
 
   test('after use, hasUsed and hasRecentActivity are true', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const created = await (await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'ci' })).json()
     expect((await t.request('GET', '/api/v1/user', { token: created.token })).status).toBe(200)
@@ -146,7 +147,7 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
   })
 
   test('expDate in the past → 422; in the future → kept; the token dies after it', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const now = Math.floor(Date.now() / 1000)
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'old', expDate: now - 10 })).status).toBe(422)
@@ -159,7 +160,7 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
   })
 
   test('duplicate name → 422; missing name → 422; unknown scope → 422', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'test' })).status).toBe(422)
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', {})).status).toBe(422)
@@ -167,7 +168,7 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
   })
 
   test('a read:user token cannot mint tokens (write:user needed) → 403; a write:user token cannot mint an "all" token → 403', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const ro = (await mintToken(t.deps.db, alice.user.id, { name: 'ro', scopes: ['read:user'] })).plaintext
     expect((await t.request('POST', '/api/v1/user/settings/tokens/access-tokens/', { token: ro, body: { name: 'x' } })).status).toBe(403)
@@ -179,14 +180,14 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
   })
 
   test('a read:organization token on a user route → 403', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const orgOnly = (await mintToken(t.deps.db, alice.user.id, { name: 'org', scopes: ['read:organization'] })).plaintext
     expect((await t.request('GET', '/api/v1/user/emails', { token: orgOnly })).status).toBe(403)
   })
 
   test('delete one → 200; again → 404; someone else\'s → 404', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     const created = await (await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'x' })).json()
     expect((await t.as(bob).delete(`/api/v1/user/settings/tokens/access-tokens/${created.id}`)).status).toBe(404)
@@ -195,7 +196,7 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
   })
 
   test('delete-records → 200 counting only the caller\'s tokens; empty ids → 422', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     const a1 = await (await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'a1' })).json()
     const a2 = await (await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'a2' })).json()
@@ -208,7 +209,7 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
   })
 
   test('anonymous → 401', async () => {
-    const t = await makeTestApp()
+    const t = await makeHttpTestApp()
     expect((await t.request('GET', '/api/v1/user/settings/tokens/access-tokens/')).status).toBe(401)
   })
 })
