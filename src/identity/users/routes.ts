@@ -27,7 +27,7 @@ export const userRoutes = (deps: Deps) => {
       permission: 'public',
       scope: 'user',
       query: UserSearchQuery,
-      response: { 200: UserSearchResult },
+      response: { 200: UserSearchResult, 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Search users', tags: ['user'] },
     })
     .get('/users/:username', async ({ actor, params }) =>
@@ -35,7 +35,7 @@ export const userRoutes = (deps: Deps) => {
       permission: 'public',
       scope: 'user',
       params: UsernameParams,
-      response: { 200: User, 404: ErrorBody },
+      response: { 200: User, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Get a user', tags: ['user'] },
     })
     .get('/users/:username/followers', async ({ me, params, query, set }) => {
