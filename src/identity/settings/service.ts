@@ -3,7 +3,7 @@ import { AppError } from '../../http/errors'
 import { DEFAULT_PAGE_SIZE } from '../../http/pagination'
 import { removeAvatar } from '../avatars/store'
 import { findOwnEmail } from '../emails/service'
-import { setPrimaryEmail } from '../emails/store'
+import { setPrimaryEmail, type EmailRow } from '../emails/store'
 import { hashPassword, verifyPassword } from '../passwords'
 import { deleteOtherSessions } from '../sessions/store'
 import { assertUsableName, MIN_PASSWORD_LENGTH } from '../service'
@@ -78,11 +78,11 @@ export async function updateProfile(deps: Deps, user: store.UserRow, input: Part
   if (input.language !== undefined) changes.language = input.language.trim()
   if (input.description !== undefined) changes.description = input.description
   if (input.keep_email_private !== undefined) changes.keepEmailPrivate = input.keep_email_private
-  const newPrimary = input.email !== undefined && input.email.trim().toLowerCase() !== user.email.toLowerCase()
-    ? await findOwnEmail(deps.db, user, input.email)
-    : undefined
-  if (input.email !== undefined && input.email.trim().toLowerCase() !== user.email.toLowerCase() && !newPrimary?.isActivated)
-    throw invalid('email', Messages.emailNotOwned)
+  let newPrimary: EmailRow | undefined
+  if (input.email !== undefined && input.email.trim().toLowerCase() !== user.email.toLowerCase()) {
+    newPrimary = await findOwnEmail(deps.db, user, input.email)
+    if (!newPrimary?.isActivated) throw invalid('email', Messages.emailNotOwned)
+  }
   const updated = await deps.db.write(async (tx) => {
     if (newPrimary) await setPrimaryEmail(tx, user.id, newPrimary)
     try {
