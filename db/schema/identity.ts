@@ -80,3 +80,25 @@ export const sessions = sqliteTable('sessions', {
   /** Unix seconds after which the session is dead whatever its activity. */
   expiresAt: integer('expires_at').notNull(),
 }, (t) => [uniqueIndex('sessions_sid').on(t.sid), uniqueIndex('sessions_secret').on(t.secretHash), index('sessions_uid').on(t.uid)])
+
+/**
+ * Email addresses of individual users, the primary one included (`users.email` mirrors the
+ * primary row). `lower_email` makes an address belong to at most one account.
+ */
+export const emailAddresses = sqliteTable('email_addresses', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  uid: integer('uid').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  lowerEmail: text('lower_email').notNull(),
+  isActivated: integer('is_activated', { mode: 'boolean' }).notNull().default(true),
+  isPrimary: integer('is_primary', { mode: 'boolean' }).notNull().default(false),
+  createdAt: createdAt(),
+}, (t) => [uniqueIndex('email_addresses_lower_email').on(t.lowerEmail), index('email_addresses_uid').on(t.uid)])
+
+/** `user_id` follows `follow_id`; both are individual users. */
+export const follows = sqliteTable('follows', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  followId: integer('follow_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  createdAt: createdAt(),
+}, (t) => [uniqueIndex('follows_pair').on(t.userId, t.followId), index('follows_follow_id').on(t.followId)])

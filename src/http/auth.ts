@@ -7,6 +7,7 @@ import { authenticateOAuthAccessToken, OAUTH_ACCESS_PREFIX } from '../identity/o
 import { authenticateSession } from '../identity/sessions/service'
 import { authenticateToken, scopesOf } from '../identity/tokens/service'
 import { looksLikeAccessToken } from '../identity/tokens/secrets'
+import { accountKey, clientAddress, signInLimiter } from '../identity/sign-in-limiter'
 import type { Deps } from '../deps'
 import { AppError } from './errors'
 
@@ -89,7 +90,7 @@ async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
  * user's real password. Only the last counts as a password sign-in for the Basic-only routes, and
  * only it needs the second factor (`otp`) from users enrolled in TOTP.
  */
-async function signInWithBasic(deps: Deps, username: string, password: string, otp: string | null): Promise<Actor> {
+async function signInWithBasic(deps: Deps, username: string, password: string, otp: string | null, address: string): Promise<Actor> {
   if (password === '' && looksLikeAccessToken(username)) {
     const found = await authenticateToken(deps.db, username)
     if (found) return { user: found.user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
@@ -101,9 +102,14 @@ async function signInWithBasic(deps: Deps, username: string, password: string, o
     if (found && found.user.id === user.id)
       return { user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
   }
+  const limiter = signInLimiter(deps)
+  const account = accountKey(user, username)
+  limiter.assertAllowed(account, address)
   const ok = await verifyPassword(password, user?.passwordHash ?? '')
+  if (!user || !ok) limiter.recordFailure(account, address)
   if (!user || !ok || !user.isActive || user.prohibitLogin) throw new AppError('unauthenticated', Messages.invalidBasic)
   await checkSecondFactor(deps, user.id, otp)
+  limiter.recordSuccess(account)
   return { user, credential: 'basic-password', scopes: undefined }
 }
 
@@ -126,7 +132,7 @@ async function applySudo(deps: Deps, actor: Actor | undefined, target: string): 
 }
 
 /** Resolves who the request acts as; a credential that is present but invalid is 401 everywhere. */
-export async function resolveActor(deps: Deps, request: Request): Promise<Actor | undefined> {
+export async function resolveActor(deps: Deps, request: Request, address = ''): Promise<Actor | undefined> {
   const queryStart = request.url.indexOf('?')
   const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2)
   if (CLIENT_AUTHENTICATED_PATHS.has(request.url.slice(pathStart, queryStart < 0 ? undefined : queryStart))) return undefined
@@ -136,7 +142,7 @@ export async function resolveActor(deps: Deps, request: Request): Promise<Actor 
   let actor: Actor | undefined
   if (presented.kind === 'bearer') actor = await signInWithBearer(deps, presented.value)
   else if (presented.kind === 'basic') actor = await signInWithBasic(deps, presented.username, presented.password,
-    request.headers.get(OTP_HEADERS[0]) ?? request.headers.get(OTP_HEADERS[1]))
+    request.headers.get(OTP_HEADERS[0]) ?? request.headers.get(OTP_HEADERS[1]), address)
   else if (presented.kind === 'session') actor = await signInWithSession(deps, request, presented.value, cookies)
   const sudo = query.get('sudo') ?? request.headers.get('sudo')
   return sudo ? applySudo(deps, actor, sudo) : actor
@@ -145,6 +151,6 @@ export async function resolveActor(deps: Deps, request: Request): Promise<Actor 
 /** Adds `actor` (undefined for anonymous callers) to every request's context. */
 export const authenticate = (deps: Deps) =>
   // derive, not resolve: it runs before body validation, so a bad credential is 401 before any 422.
-  new Elysia({ name: 'authenticate' }).derive({ as: 'global' }, async ({ request }) => ({
-    actor: await resolveActor(deps, request),
+  new Elysia({ name: 'authenticate' }).derive({ as: 'global' }, async ({ request, server }) => ({
+    actor: await resolveActor(deps, request, clientAddress(server, request)),
   }))

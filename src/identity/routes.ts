@@ -4,11 +4,31 @@ import { guard } from '../http/guard'
 import { ErrorBody } from '../http/schemas'
 import { CreateUserOption, User, UserQuery } from './schemas'
 import { createUser, presentUser } from './service'
+import { avatarRoutes } from './avatars/routes'
+import { emailRoutes } from './emails/routes'
+import { settingsRoutes } from './settings/routes'
+import { signInRoutes } from './signin/routes'
+import { tokenRoutes } from './tokens/routes'
+import { userRoutes } from './users/routes'
+import { presentOne } from './users/service'
 
+/** The identity area: each sub-area's plugin carries its own `/api/v1` prefix. */
 export const identityRoutes = (deps: Deps) =>
-  new Elysia({ name: 'identity.routes', prefix: '/api/v1' })
+  new Elysia({ name: 'identity' })
+    .use(userRoutes(deps))
+    .use(tokenRoutes(deps))
+    .use(signInRoutes(deps))
+    .use(emailRoutes(deps))
+    .use(settingsRoutes(deps))
+    .use(avatarRoutes(deps))
+    .use(accountRoutes(deps))
+
+const accountRoutes = (deps: Deps) =>
+  new Elysia({ name: 'identity.account', prefix: '/api/v1' })
     .use(guard(deps))
-    .get('/user', ({ me }) => presentUser(me.user, { user: me.user, publicUrl: deps.config.publicUrl }), {
+    .get('/user', ({ me, query }) => presentOne(deps.db, me.user, { user: me.user, publicUrl: deps.config.publicUrl },
+      // No client organizations exist on this platform, so the honest answer is false.
+      query.check_client_org === 'true' ? { clientOrgUser: false } : {}), {
       permission: 'signed-in',
       scope: 'user',
       query: UserQuery,

@@ -1,5 +1,5 @@
-import { and, asc, eq, sql } from 'drizzle-orm'
-import { twoFactors, users } from '../../db/schema'
+import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
+import { accessTokens, emailAddresses, follows, sessions, twoFactors, users } from '../../db/schema'
 import type { Executor } from '../storage/database'
 import { isUniqueViolation } from '../storage/database'
 import { AppError } from '../http/errors'
@@ -35,14 +35,89 @@ export async function countUsers(db: Executor): Promise<number> {
   return row?.n ?? 0
 }
 
-/** Inserts an account; a taken name is `duplicate`. */
+export async function countAdmins(db: Executor): Promise<number> {
+  const row = await db.select({ n: sql<number>`count(*)` }).from(users)
+    .where(and(eq(users.isAdmin, true), eq(users.type, USER_TYPE.individual))).get()
+  return row?.n ?? 0
+}
+
+export const StoreMessages = {
+  nameTaken: 'user already exists',
+  emailTaken: 'Email address has been used',
+} as const
+
+/**
+ * Inserts an account; an individual's primary email gets its email_addresses row in the same
+ * unit. A taken name or email is `duplicate`.
+ */
 export async function insertUser(db: Executor, user: NewUser): Promise<UserRow> {
+  let row: UserRow
   try {
-    const [row] = await db.insert(users).values(user).returning()
-    return row
+    ;[row] = await db.insert(users).values(user).returning()
   } catch (e) {
-    throw isUniqueViolation(e) ? new AppError('duplicate', 'user already exists', [{ field: 'username', message: 'is already taken' }]) : e
+    throw isUniqueViolation(e) ? new AppError('duplicate', StoreMessages.nameTaken, [{ field: 'username', message: 'is already taken' }]) : e
   }
+  if (row.type === USER_TYPE.individual && row.email !== '') {
+    try {
+      await db.insert(emailAddresses).values({ uid: row.id, email: row.email, lowerEmail: row.email.toLowerCase(), isPrimary: true })
+    } catch (e) {
+      throw isUniqueViolation(e) ? new AppError('duplicate', StoreMessages.emailTaken, [{ field: 'email', message: 'is already used by another account' }]) : e
+    }
+  }
+  return row
+}
+
+/** An individual user owning `email` (any of their addresses, case-insensitively). */
+export async function findUserByAnyEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  const owner = await db.select({ uid: emailAddresses.uid }).from(emailAddresses)
+    .where(eq(emailAddresses.lowerEmail, email.toLowerCase())).get()
+  return owner ? findUserById(db, owner.uid) : findUserByEmail(db, email)
+}
+
+/** Which users a search may return: visibility levels allowed, plus the viewer's own row. */
+export interface SearchFilter {
+  q: string
+  uid?: number
+  visibilities: number[] | 'all'
+  selfId?: number
+}
+
+function searchCondition(filter: SearchFilter): SQL | undefined {
+  const parts: (SQL | undefined)[] = [eq(users.type, USER_TYPE.individual)]
+  if (filter.uid !== undefined) parts.push(eq(users.id, filter.uid))
+  if (filter.q !== '') {
+    const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    parts.push(or(
+      sql`${users.lowerName} like ${pattern} escape '\\'`,
+      sql`lower(${users.fullName}) like ${pattern} escape '\\'`,
+    ))
+  }
+  if (filter.visibilities !== 'all') {
+    const visible = inArray(users.visibility, filter.visibilities)
+    parts.push(filter.selfId === undefined ? visible : or(visible, eq(users.id, filter.selfId)))
+  }
+  return and(...parts)
+}
+
+/** A page of individual users matching `filter`, by name, and the total count. */
+export async function searchUsers(db: Executor, filter: SearchFilter, limit: number, offset: number): Promise<{ rows: UserRow[]; total: number }> {
+  const where = searchCondition(filter)
+  const rows = await db.select().from(users).where(where).orderBy(asc(users.lowerName)).limit(limit).offset(offset).all()
+  const count = await db.select({ n: sql<number>`count(*)` }).from(users).where(where).get()
+  return { rows, total: count?.n ?? 0 }
+}
+
+/**
+ * Deletes the account and the identity rows hanging off it. They also cascade by foreign key, but
+ * the deletes are spelled out so a connection without `PRAGMA foreign_keys` leaves no orphans
+ * (an orphaned address would stay taken forever). Other areas' tables rely on their cascades.
+ */
+export async function deleteUser(db: Executor, id: number): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.uid, id))
+  await db.delete(accessTokens).where(eq(accessTokens.uid, id))
+  await db.delete(emailAddresses).where(eq(emailAddresses.uid, id))
+  await db.delete(follows).where(or(eq(follows.userId, id), eq(follows.followId, id)))
+  await db.delete(users).where(eq(users.id, id))
 }
 
 export async function updateUser(db: Executor, id: number, changes: Partial<NewUser>): Promise<UserRow | undefined> {

@@ -1,5 +1,8 @@
+import { scopesAllow, TOKEN_SCOPES, type ScopeCategory } from '../../authz/actor'
+import { AppError } from '../../http/errors'
 import type { Database } from '../../storage/database'
 import { findUserById, type UserRow } from '../store'
+import { findVisibleUser } from '../users/service'
 import { newAccessToken, sameDigest, sha256Hex } from './secrets'
 import * as store from './store'
 
@@ -76,3 +79,118 @@ async function lookUpToken(db: Database, plaintext: string, digest: string): Pro
 }
 
 export const scopesOf = (token: store.AccessTokenRow): string[] => token.scopes.split(',').filter(Boolean)
+
+export const Messages = {
+  tokenNotFound: 'access token does not exist',
+  scopeUnknown: 'invalid access token scope provided',
+  scopeMissing: 'access token must have a scope',
+  scopeBeyondCaller: 'a token cannot create a token with scopes it does not have',
+  expiryInPast: 'expDate must be in the future',
+  nameMissing: 'access token name is required',
+  notSelfOrAdmin: 'doer should be the site admin or be same as the contextUser',
+} as const
+
+/** Used within this many seconds counts as recent activity (decisions §2). */
+export const RECENT_ACTIVITY_SECONDS = 7 * 24 * 3600
+
+/**
+ * Checks requested scopes: known names only, at least one, and — when the caller is itself a
+ * scoped token — none beyond what that token may do (no minting broader tokens).
+ * Throws invalid or forbidden.
+ */
+export function checkRequestedScopes(requested: readonly string[] | undefined, callerScopes: readonly string[] | undefined): string[] {
+  const scopes = [...new Set((requested ?? ['all']).map((s) => s.trim()).filter(Boolean))]
+  if (scopes.length === 0) throw new AppError('invalid', Messages.scopeMissing, [{ field: 'scopes', message: Messages.scopeMissing }])
+  const unknown = scopes.filter((s) => !(TOKEN_SCOPES as readonly string[]).includes(s))
+  if (unknown.length > 0)
+    throw new AppError('invalid', `${Messages.scopeUnknown}: ${unknown.join(', ')}`, [{ field: 'scopes', message: Messages.scopeUnknown }])
+  if (callerScopes !== undefined && !callerScopes.includes('all')) {
+    const allowed = (scope: string) => {
+      if (scope === 'all') return false
+      const [level, category] = scope.split(':') as ['read' | 'write', ScopeCategory]
+      return scopesAllow(callerScopes, level, category)
+    }
+    if (!scopes.every(allowed)) throw new AppError('forbidden', Messages.scopeBeyondCaller)
+  }
+  return scopes
+}
+
+function checkName(name: string): string {
+  const trimmed = name.trim()
+  if (trimmed === '') throw new AppError('invalid', Messages.nameMissing, [{ field: 'name', message: Messages.nameMissing }])
+  return trimmed
+}
+
+/**
+ * The user whose tokens `/users/{username}/tokens*` manages: `me` or, for a site admin, anyone
+ * (Gitea's reqSelfOrAdmin). Throws notFound (unknown or hidden user), forbidden.
+ */
+export async function tokenOwner(db: Database, me: UserRow, username: string): Promise<UserRow> {
+  const owner = await findVisibleUser(db, { user: me, publicUrl: '' }, username)
+  if (me.id !== owner.id && !me.isAdmin) throw new AppError('forbidden', Messages.notSelfOrAdmin)
+  return owner
+}
+
+export async function listTokens(db: Database, uid: number, page: { limit: number; offset: number }): Promise<{ rows: store.AccessTokenRow[]; total: number }> {
+  return store.listTokensPage(db.read, uid, page.limit, page.offset)
+}
+
+/**
+ * Creates a token for `uid` and returns it with its plaintext (shown once). Throws invalid (name,
+ * scopes, expiry), duplicate (name in use by this user) or forbidden (scopes beyond the caller's).
+ */
+export async function createToken(
+  db: Database,
+  uid: number,
+  input: { name: string; scopes?: readonly string[]; expDate?: number },
+  callerScopes: readonly string[] | undefined,
+): Promise<{ row: store.AccessTokenRow; plaintext: string }> {
+  const name = checkName(input.name)
+  const scopes = checkRequestedScopes(input.scopes, callerScopes)
+  if (input.expDate !== undefined && input.expDate !== 0 && input.expDate <= nowSeconds())
+    throw new AppError('invalid', Messages.expiryInPast, [{ field: 'expDate', message: Messages.expiryInPast }])
+  return mintToken(db, uid, { name, scopes, expiresAt: input.expDate ? input.expDate : null })
+}
+
+/** Deletes `uid`'s token named by a positive integer id or else by its name. Throws notFound. */
+export async function deleteTokenByIdOrName(db: Database, uid: number, idOrName: string): Promise<void> {
+  const token = /^[1-9]\d{0,15}$/.test(idOrName)
+    ? await store.findTokenOfUser(db.read, uid, Number(idOrName))
+    : await store.findTokenOfUserByName(db.read, uid, idOrName)
+  if (!token) throw new AppError('notFound', Messages.tokenNotFound)
+  await db.write((tx) => store.deleteTokensOfUser(tx, uid, [token.id]))
+}
+
+/** Deletes `uid`'s token `id`. Throws notFound when it is not theirs. */
+export async function deleteToken(db: Database, uid: number, id: number): Promise<void> {
+  const gone = await db.write((tx) => store.deleteTokensOfUser(tx, uid, [id]))
+  if (gone === 0) throw new AppError('notFound', Messages.tokenNotFound)
+}
+
+/** Deletes those of `ids` that are `uid`'s tokens; others are ignored. Returns how many went. */
+export async function deleteTokenRecords(db: Database, uid: number, ids: number[]): Promise<number> {
+  return db.write((tx) => store.deleteTokensOfUser(tx, uid, [...new Set(ids)]))
+}
+
+/** Gitea's AccessToken: `sha1` carries the plaintext on creation only. */
+export function presentAccessToken(row: store.AccessTokenRow, plaintext = '') {
+  return { id: row.id, name: row.name, sha1: plaintext, token_last_eight: row.tokenLastEight, scopes: scopesOf(row) }
+}
+
+/** The settings view (decisions §2): Unix times, activity flags, `token` only on creation. */
+export function presentSettingsToken(row: store.AccessTokenRow, plaintext = '') {
+  const created = Math.floor(row.createdAt.getTime() / 1000)
+  return {
+    id: row.id,
+    uid: row.uid,
+    name: row.name,
+    token: plaintext,
+    tokenLastEight: row.tokenLastEight,
+    scopes: scopesOf(row),
+    createdAt: created,
+    updatedAt: row.lastUsedAt ?? created,
+    expDate: row.expiresAt ?? 0,
+    hasRecentActivity: row.lastUsedAt !== null && row.lastUsedAt > nowSeconds() - RECENT_ACTIVITY_SECONDS,
+    hasUsed: row.lastUsedAt !== null,
+  }
+}

@@ -15,6 +15,13 @@ export async function listTokensOfUser(db: Executor, uid: number): Promise<Acces
   return db.select().from(accessTokens).where(eq(accessTokens.uid, uid)).orderBy(desc(accessTokens.id)).all()
 }
 
+/** A page of the user's tokens, newest first, and how many they have. */
+export async function listTokensPage(db: Executor, uid: number, limit: number, offset: number): Promise<{ rows: AccessTokenRow[]; total: number }> {
+  const rows = await db.select().from(accessTokens).where(eq(accessTokens.uid, uid)).orderBy(desc(accessTokens.id)).limit(limit).offset(offset).all()
+  const count = await db.select({ n: sql<number>`count(*)` }).from(accessTokens).where(eq(accessTokens.uid, uid)).get()
+  return { rows, total: count?.n ?? 0 }
+}
+
 export async function findTokenOfUser(db: Executor, uid: number, id: number): Promise<AccessTokenRow | undefined> {
   return db.select().from(accessTokens).where(and(eq(accessTokens.uid, uid), eq(accessTokens.id, id))).get()
 }

@@ -1,0 +1,51 @@
+import { Elysia, t, type Cookie } from 'elysia'
+import type { Deps } from '../../deps'
+import { CSRF_COOKIE, SESSION_COOKIE } from '../../http/auth'
+import { guard } from '../../http/guard'
+import { ErrorBody } from '../../http/schemas'
+import { clientAddress } from '../sign-in-limiter'
+import { LoginMethodQuery, LoginMethodResponse, SignInParams } from './schemas'
+import * as signin from './service'
+
+type Jar = Record<string, Cookie<unknown>>
+
+/** Session cookie HttpOnly; CSRF cookie readable by the page; both Secure when served over TLS. */
+export function setSessionCookies(deps: Deps, cookie: Jar, values: { secret: string; csrfToken: string; maxAgeSeconds: number }): void {
+  const secure = deps.config.publicUrl.startsWith('https:')
+  cookie[SESSION_COOKIE].set({ value: values.secret, httpOnly: true, sameSite: 'lax', path: '/', maxAge: values.maxAgeSeconds, secure })
+  cookie[CSRF_COOKIE].set({ value: values.csrfToken, httpOnly: false, sameSite: 'lax', path: '/', maxAge: values.maxAgeSeconds, secure })
+}
+
+export function clearSessionCookies(deps: Deps, cookie: Jar): void {
+  const secure = deps.config.publicUrl.startsWith('https:')
+  for (const name of [SESSION_COOKIE, CSRF_COOKIE])
+    cookie[name].set({ value: '', httpOnly: name === SESSION_COOKIE, sameSite: 'lax', path: '/', maxAge: 0, secure })
+}
+
+/** Sign-in, sign-out and the sign-in method lookup. */
+export const signInRoutes = (deps: Deps) =>
+  new Elysia({ name: 'identity.signin', prefix: '/api/v1' })
+    .use(guard(deps))
+    .post('/user/signin', async ({ body, request, server, cookie }) => {
+      const session = await signin.signIn(deps, body, { address: clientAddress(server, request), userAgent: request.headers.get('user-agent') ?? '' })
+      setSessionCookies(deps, cookie, session)
+    }, {
+      permission: 'public',
+      body: SignInParams,
+      response: { 200: t.Void(), 404: ErrorBody, 405: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody },
+      detail: { summary: 'Sign in with a password; sets the session and _csrf cookies', tags: ['user'] },
+    })
+    .get('/user/signout', async ({ me, cookie }) => {
+      await signin.signOut(deps, me.sessionId)
+      clearSessionCookies(deps, cookie)
+    }, {
+      permission: 'signed-in',
+      response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody },
+      detail: { summary: 'Sign out: end the session and clear its cookies', tags: ['user'] },
+    })
+    .get('/user/login-method', ({ query }) => signin.loginMethod(query), {
+      permission: 'public',
+      query: LoginMethodQuery,
+      response: { 200: LoginMethodResponse, 400: ErrorBody },
+      detail: { summary: 'How a user or an organization\'s members sign in', tags: ['user'] },
+    })

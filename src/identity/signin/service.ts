@@ -1,0 +1,76 @@
+import type { Deps } from '../../deps'
+import { AppError } from '../../http/errors'
+import { bindPrimaryEmail } from '../emails/service'
+import { verifyPassword } from '../passwords'
+import { endSession, startSession, type NewSessionCookies } from '../sessions/service'
+import { accountKey, signInLimiter } from '../sign-in-limiter'
+import * as store from '../store'
+
+export const Messages = {
+  userNotFound: 'user does not exist',
+  wrongPassword: 'username or password is incorrect',
+  prohibited: 'This account is prohibited from signing in, please contact your site administrator.',
+  inactive: 'This account is not activated.',
+  twoFactor: 'This account uses two-factor authentication and cannot sign in here',
+  loginMethodInput: 'orgname or username is required',
+} as const
+
+export interface SignInInput {
+  username: string
+  password: string
+  remember?: boolean
+}
+
+/**
+ * Checks a login (name or any of the account's email addresses) and password and starts a
+ * session. Order: rate limit (429, after a cheap lookup, before any hashing), unknown user (404, after a decoy hash so
+ * it costs what a real check costs), wrong password (422), prohibited / inactive / TOTP-enrolled
+ * (405, only told to someone who knows the password), email bound elsewhere (409).
+ */
+export async function signIn(deps: Deps, input: SignInInput, client: { address: string; userAgent: string }): Promise<NewSessionCookies> {
+  const limiter = signInLimiter(deps)
+  const login = input.username.trim()
+  const user = login.includes('@') ? await store.findUserByAnyEmail(deps.db.read, login) : await store.findUserByName(deps.db.read, login)
+  const account = accountKey(user, login)
+  limiter.assertAllowed(account, client.address)
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? '')
+  if (!user) {
+    limiter.recordFailure(account, client.address)
+    throw new AppError('notFound', Messages.userNotFound)
+  }
+  if (!ok) {
+    limiter.recordFailure(account, client.address)
+    throw new AppError('invalid', Messages.wrongPassword, [{ field: 'password', message: Messages.wrongPassword }])
+  }
+  limiter.recordSuccess(account)
+  if (user.prohibitLogin) throw new AppError('methodNotAllowed', Messages.prohibited)
+  if (!user.isActive) throw new AppError('methodNotAllowed', Messages.inactive)
+  if (await store.hasTwoFactor(deps.db.read, user.id)) throw new AppError('methodNotAllowed', Messages.twoFactor)
+  await bindPrimaryEmail(deps.db, user)
+  const session = await startSession(deps.db, user, { ip: client.address, userAgent: client.userAgent, remember: input.remember ?? false })
+  await deps.db.write((tx) => store.updateUser(tx, user.id, { lastLoginAt: new Date() }))
+  return session
+}
+
+/** Ends the caller's session when they used one; token callers only get their cookies cleared. */
+export async function signOut(deps: Deps, sessionId: number | undefined): Promise<void> {
+  if (sessionId !== undefined) await endSession(deps.db, sessionId)
+}
+
+export interface LoginMethod {
+  method: 'password' | 'sso'
+  orgAuthSourceID?: number
+  providerName?: string
+  oauthCallbackPath?: string
+  displayName?: string
+}
+
+/**
+ * How `username` (or members of `orgname`) sign in. Organization SSO sources do not exist yet,
+ * so every answer is `password`; the SSO lookup joins here with the organizations' auth sources.
+ * Throws badRequest when neither is given.
+ */
+export function loginMethod(query: { orgname?: string; username?: string }): LoginMethod {
+  if (!query.orgname?.trim() && !query.username?.trim()) throw new AppError('badRequest', Messages.loginMethodInput)
+  return { method: 'password' }
+}

@@ -1,0 +1,75 @@
+import { describe, expect, test } from 'bun:test'
+import { giteaApi } from 'gitea-js'
+import { basic, makeTestApp, PASSWORD } from '../support/app'
+
+/** gitea-js 1.23.0, unchanged, as a third-party client against a real port. */
+describe('gitea-js against our server', () => {
+  test('search, get user, current user', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice', 'bob')
+    const base = await t.listen()
+    const api = giteaApi(base, { token: alice.token })
+    const search = await api.users.userSearch({ q: 'bo', limit: 10 })
+    expect(search.data.ok).toBe(true)
+    expect(search.data.data?.map((u) => u.login)).toEqual(['bob'])
+    const bob = await api.users.userGet('bob')
+    expect(bob.data).toMatchObject({ login: 'bob', email: 'bob@example.com' })
+    const me = await api.user.userGetCurrent()
+    expect(me.data).toMatchObject({ login: 'alice', is_admin: false })
+  })
+
+  test('tokens via Basic: create, list, delete by id and by name', async () => {
+    const t = await makeTestApp()
+    await t.users('alice')
+    const base = await t.listen()
+    const api = giteaApi(base)
+    const auth = { headers: { Authorization: basic('alice', PASSWORD) } }
+    const created = await api.users.userCreateToken('alice', { name: 'from-gitea-js', scopes: ['all'] }, auth)
+    expect(created.status).toBe(201)
+    expect(created.data.sha1).toMatch(/^[0-9a-f]{40}$/)
+    const list = await api.users.userGetTokens('alice', {}, auth)
+    expect(list.data.map((x) => x.name)).toContain('from-gitea-js')
+    expect(list.data.every((x) => x.sha1 === '')).toBe(true)
+    const second = await api.users.userCreateToken('alice', { name: 'second', scopes: ['read:user'] }, auth)
+    expect((await api.users.userDeleteAccessToken('alice', String(created.data.id), auth)).status).toBe(204)
+    expect((await api.users.userDeleteAccessToken('alice', 'second', auth)).status).toBe(204)
+    const after = await api.users.userGetTokens('alice', {}, auth)
+    expect(after.data.map((x) => x.name)).toEqual(['test'])
+    expect(second.data.scopes).toEqual(['read:user'])
+    const withToken = giteaApi(base, { token: created.data.sha1 })
+    const refused = await withToken.user.userGetCurrent().catch((e: Response) => e)
+    expect((refused as Response).status).toBe(401)
+  })
+
+  test('emails: list, add, delete', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const api = giteaApi(await t.listen(), { token: alice.token })
+    expect((await api.user.userListEmails()).data).toEqual([{ email: 'alice@example.com', verified: true, primary: true }])
+    const added = await api.user.userAddEmail({ emails: ['alice2@x.test'] })
+    expect(added.status).toBe(201)
+    expect(added.data.map((e) => e.email)).toEqual(['alice@example.com', 'alice2@x.test'])
+    expect((await api.user.userDeleteEmail({ emails: ['alice2@x.test'] })).status).toBe(204)
+    const again = await api.user.userDeleteEmail({ emails: ['alice2@x.test'] }).catch((e: Response) => e)
+    expect((again as Response).status).toBe(404)
+  })
+
+  test('follow: put, check, list, delete', async () => {
+    const t = await makeTestApp()
+    const [alice, bob] = await t.users('alice', 'bob')
+    const base = await t.listen()
+    const api = giteaApi(base, { token: alice.token })
+    expect((await api.user.userCurrentPutFollow('bob')).status).toBe(204)
+    expect((await api.user.userCurrentCheckFollowing('bob')).status).toBe(204)
+    expect((await api.user.userCurrentListFollowing()).data.map((u) => u.login)).toEqual(['bob'])
+    const asBob = giteaApi(base, { token: bob.token })
+    expect((await asBob.user.userCurrentListFollowers()).data.map((u) => u.login)).toEqual(['alice'])
+    expect((await asBob.users.userListFollowers('bob')).data.map((u) => u.login)).toEqual(['alice'])
+    expect((await asBob.users.userListFollowing('alice')).data.map((u) => u.login)).toEqual(['bob'])
+    expect((await asBob.users.userCheckFollowing('alice', 'bob')).status).toBe(204)
+    const notFollowing = await asBob.user.userCurrentCheckFollowing('alice').catch((e: Response) => e)
+    expect((notFollowing as Response).status).toBe(404)
+    expect((await api.user.userCurrentDeleteFollow('bob')).status).toBe(204)
+    expect((await api.user.userCurrentListFollowing()).data).toEqual([])
+  })
+})
