@@ -12,6 +12,10 @@ import { loadOrCreateKey, secretBox } from './storage/secret-box'
 import { buildInfo } from './system/service'
 import { systemRoutes } from './system/routes'
 import { identityRoutes } from './identity/routes'
+import { avatarRoutes } from './avatars/routes'
+import { orgRoutes } from './orgs/routes'
+import { memberRoutes } from './orgs/members/routes'
+import { teamRoutes } from './orgs/teams/routes'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
@@ -37,6 +41,10 @@ export function createApp(deps: Deps) {
     .use(openapiDocs(buildInfo(deps.config).version))
     .use(systemRoutes(deps))
     .use(identityRoutes(deps))
+    .use(avatarRoutes(deps))
+    .use(orgRoutes(deps))
+    .use(memberRoutes(deps))
+    .use(teamRoutes(deps))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -1,3 +1,5 @@
 // Every table of the platform; drizzle-kit reads this file to generate migrations.
 export * from './identity'
 export * from './security'
+export * from './orgs'
+export * from './inbox'
