@@ -52,6 +52,9 @@ export const Messages = {
   permissionRequired: (permission: string) => `this needs the "${permission}" permission in the organization`,
 } as const
 
+/** Permissions that anonymous callers may pass (public routes, and org routes open to all who may see the org). */
+export const ANONYMOUS_PERMISSIONS: readonly Permission[] = ['public', 'org-visible']
+
 export type RouteParams = Record<string, string | undefined>
 
 /**
