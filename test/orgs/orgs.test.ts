@@ -5,7 +5,7 @@ import { Messages as IdentityMessages } from '../../src/identity/service'
 import { updateUser } from '../../src/identity/store'
 import { Messages } from '../../src/orgs/service'
 import { makeTestApp } from '../support/app'
-import { makeOrg } from './support'
+import { makeOrg, PNG } from './support'
 
 const API = '/api/v1'
 
@@ -320,5 +320,3 @@ describe('/user/settings/organizations/create', () => {
   })
 })
 
-/** A 1×1 PNG. */
-export const PNG = Uint8Array.from(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'))

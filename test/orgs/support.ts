@@ -42,3 +42,6 @@ export async function makeOrg(t: TestApp, name: string, setup: OrgSetup): Promis
   await db.write(async (tx) => { for (const p of setup.publicMembers ?? []) await store.setMembershipPublic(tx, org.id, p.user.id, true) })
   return { org, ownersTeam, adminsTeam, membersTeam }
 }
+
+/** A 1×1 PNG. */
+export const PNG = Uint8Array.from(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'))
