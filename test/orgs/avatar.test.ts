@@ -4,7 +4,7 @@ import { makeTestApp } from '../support/app'
 import { makeOrg, PNG } from './support'
 
 const API = '/api/v1'
-const upload = (bytes: Uint8Array | string, type = 'image/png') => {
+const upload = (bytes: Uint8Array<ArrayBuffer> | string, type = 'image/png') => {
   const form = new FormData()
   form.set('avatar', new File([bytes], 'avatar.png', { type }))
   return form
