@@ -118,8 +118,8 @@ async function loadOrgScope(deps: Deps, actor: Actor | undefined, permission: Or
       return scope
     case 'team-member':
       // Gitea: a team is not shown to outsiders at all; an org member outside the team is refused.
-      if (!isMember) throw new AppError('notFound', Messages.teamNotFound)
-      if (!scope.permissions.has('admin:org') && !(await orgStore.isTeamMember(db, team!.id, uid!)))
+      if (!team || !isMember) throw new AppError('notFound', Messages.teamNotFound)
+      if (!scope.permissions.has('admin:org') && !(uid !== undefined && (await orgStore.isTeamMember(db, team.id, uid))))
         throw new AppError('forbidden', Messages.teamMemberRequired)
       return scope
   }

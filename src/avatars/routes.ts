@@ -5,6 +5,9 @@ import { guard } from '../http/guard'
 import { findAccountByName } from '../identity/store'
 import { readAvatar } from './store'
 
+// Short caching keeps the stable URL fresh after an upload; nosniff keeps browsers to the declared type.
+const CACHE = { 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' }
+
 /** A neutral placeholder for accounts without an uploaded avatar: the first letter on a grey square. */
 function defaultAvatar(name: string): string {
   const letter = (name[0] ?? '?').toUpperCase().replace(/[^A-Z0-9]/, '?')
@@ -22,8 +25,8 @@ export const avatarRoutes = (deps: Deps) =>
       const account = await findAccountByName(deps.db.read, params.name)
       if (!account) throw new AppError('notFound', 'no such user or organization')
       const stored = account.avatar ? readAvatar(deps.config.dataDir, account.avatar) : undefined
-      if (stored) return new Response(stored.bytes, { headers: { 'content-type': stored.type, 'cache-control': 'public, max-age=300' } })
-      return new Response(defaultAvatar(account.name), { headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=300' } })
+      if (stored) return new Response(stored.bytes, { headers: { 'content-type': stored.type, ...CACHE } })
+      return new Response(defaultAvatar(account.name), { headers: { 'content-type': 'image/svg+xml', ...CACHE } })
     }, {
       permission: 'public',
       params: t.Object({ name: t.String({ description: 'User or organization name' }) }),

@@ -15,11 +15,14 @@ export interface Page {
   offset: number
 }
 
-/** Reads `page` and `limit` leniently, as Gitea does: junk or ≤0 falls back to the defaults. */
-export function pageOf(query: { page?: string; limit?: string }, defaultLimit = DEFAULT_PAGE_SIZE): Page {
+/**
+ * Reads `page` and `limit` leniently, as Gitea does: junk or ≤0 falls back to the defaults. The
+ * caller's saved page size (the Pagination setting; 0 = none) replaces the default limit.
+ */
+export function pageOf(query: { page?: string; limit?: string }, savedPageSize = 0): Page {
   const page = Math.max(1, Math.trunc(Number(query.page)) || 1)
   const asked = Math.trunc(Number(query.limit)) || 0
-  const limit = Math.min(MAX_PAGE_SIZE, asked > 0 ? asked : defaultLimit)
+  const limit = Math.min(MAX_PAGE_SIZE, asked > 0 ? asked : savedPageSize > 0 ? savedPageSize : DEFAULT_PAGE_SIZE)
   return { page, limit, offset: (page - 1) * limit }
 }
 

@@ -66,7 +66,7 @@ export const orgRoutes = (deps: Deps) =>
       detail: { summary: 'Answers 200 when the caller is an owner of the organization, 403 otherwise', tags: TAGS },
     })
     .get('/user/orgs', async ({ me, query, request, set }) => {
-      const page = pageOf(query)
+      const page = pageOf(query, me.user.pageSize)
       const { orgs: list, total } = await orgs.listMyOrgs(deps, me, page)
       Object.assign(set.headers, pageHeaders(request, deps.config.publicUrl, page, total, true))
       return list
@@ -78,7 +78,7 @@ export const orgRoutes = (deps: Deps) =>
       detail: { summary: 'Organizations of the caller, private memberships included', tags: TAGS },
     })
     .get('/user/settings/organizations', async ({ me, query, request, set }) => {
-      const page = pageOf(query)
+      const page = pageOf(query, me.user.pageSize)
       const { orgs: list, total } = await orgs.listMyOrgs(deps, me, page)
       Object.assign(set.headers, pageHeaders(request, deps.config.publicUrl, page, total, true))
       return list
@@ -107,7 +107,7 @@ export const orgRoutes = (deps: Deps) =>
       detail: { summary: 'Create an organization from the console form (multipart)', tags: TAGS },
     })
     .get('/users/:username/orgs', async ({ me, params, query, request, set }) => {
-      const page = pageOf(query)
+      const page = pageOf(query, me.user.pageSize)
       const { orgs: list, total } = await orgs.listOrgsOfUser(deps, me, params.username, page)
       Object.assign(set.headers, pageHeaders(request, deps.config.publicUrl, page, total, true))
       return list

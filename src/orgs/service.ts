@@ -20,6 +20,7 @@ export const Messages = {
 
 const VISIBILITY = { public: 0, limited: 1, private: 2 } as const
 const VISIBILITY_NAMES = ['public', 'limited', 'private'] as const
+const PRIVATE = VISIBILITY.private
 type VisibilityName = keyof typeof VISIBILITY
 
 /** The stable avatar URL of an account (served by avatars/routes.ts). */
@@ -137,12 +138,13 @@ export async function listMyOrgs(deps: Deps, actor: Actor, page: Page) {
 
 /**
  * Orgs of `username`: everything for the user themself and site admins; for others only public
- * memberships of public orgs. Throws notFound (no such individual user).
+ * memberships of public orgs. Throws notFound (no such individual user, or a private one seen by
+ * someone else: Gitea hides private profiles behind 404).
  */
 export async function listOrgsOfUser(deps: Deps, actor: Actor, username: string, page: Page) {
   const user = await findUserByName(deps.db.read, username)
-  if (!user) throw new AppError('notFound', Messages.userNotFound)
-  const seesAll = actor.user.id === user.id || actor.user.isAdmin
+  const seesAll = user !== undefined && (actor.user.id === user.id || actor.user.isAdmin)
+  if (!user || (user.visibility === PRIVATE && !seesAll)) throw new AppError('notFound', Messages.userNotFound)
   const { rows, total } = await store.listOrgsOfUser(deps.db.read, user.id, seesAll ? 'all' : 'public', page)
   return { orgs: await presentOrgs(deps, rows), total }
 }

@@ -114,10 +114,10 @@ export async function setMembershipPublic(tx: Executor, orgId: number, uid: numb
   await tx.update(orgUsers).set({ isPublic }).where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid)))
 }
 
-/** Drops `uid` from the org: the membership and every team of the org, one write unit. */
+/** Drops `uid` from the org: the membership, every team of the org and the org subscription, one write unit. */
 export async function deleteMembership(tx: Executor, orgId: number, uid: number): Promise<void> {
   await tx.delete(teamUsers).where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid)))
-  await tx.delete(orgUsers).where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid)))
+  await dropMembershipWithoutTeams(tx, orgId, uid)
 }
 
 /**
@@ -193,9 +193,12 @@ export async function deleteTeam(tx: Executor, team: TeamRow): Promise<void> {
   for (const uid of memberIds) await dropMembershipWithoutTeams(tx, team.orgId, uid)
 }
 
+/** A user in no team of the org is no member of it: membership and org subscription go. */
 async function dropMembershipWithoutTeams(tx: Executor, orgId: number, uid: number): Promise<void> {
   const left = await tx.select({ teamId: teamUsers.teamId }).from(teamUsers).where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid))).get()
-  if (!left) await tx.delete(orgUsers).where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid)))
+  if (left) return
+  await tx.delete(orgUsers).where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid)))
+  await tx.delete(inboxSubscriptions).where(and(eq(inboxSubscriptions.subscriberId, uid), eq(inboxSubscriptions.scope, 'org'), eq(inboxSubscriptions.orgId, String(orgId))))
 }
 
 export async function roleIdsOfTeams(db: Executor, teamIds: readonly number[]): Promise<Map<number, number[]>> {

@@ -32,6 +32,15 @@ describe('organization subscription', () => {
     expect((await gone.json()).message).toBe(Messages.notSubscribed)
   })
 
+  test('leaving the org ends the org subscription', async () => {
+    const t = await makeTestApp()
+    const [alice, bob] = await t.users('alice', 'bob')
+    await makeOrg(t, 'acme', { owner: alice, members: [bob] })
+    await t.as(bob).send('POST', `${API}/orgs/acme/subscription`)
+    await t.as(bob).send('POST', `${API}/orgs/acme/members/action/leave`)
+    expect(await (await t.as(bob).get(`${API}/user/inbox/subscriptions`)).json()).toEqual([])
+  })
+
   test('a user\'s name instead of an org, or an unknown name → 400', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')

@@ -3,6 +3,7 @@ import { Messages as AuthzMessages } from '../../src/authz/authorize'
 import { Messages as ConditionMessages } from '../../src/authz/conditions'
 import { Messages as IdentityMessages } from '../../src/identity/service'
 import { updateUser } from '../../src/identity/store'
+import { mintToken } from '../../src/identity/tokens/service'
 import { Messages } from '../../src/orgs/service'
 import { makeTestApp } from '../support/app'
 import { makeOrg, PNG } from './support'
@@ -191,6 +192,19 @@ describe('DELETE /orgs/{org}', () => {
   })
 })
 
+describe('token scopes', () => {
+  test('a read:organization token may read an org route but not PATCH it → 403 naming the scope', async () => {
+    const t = await makeTestApp()
+    const [olga] = await t.users('olga')
+    await makeOrg(t, 'acme', { owner: olga })
+    const { plaintext } = await mintToken(t.deps.db, olga.user.id, { name: 'ro', scopes: ['read:organization'] })
+    expect((await t.request('GET', `${API}/orgs/acme/teams`, { token: plaintext })).status).toBe(200)
+    const res = await t.request('PATCH', `${API}/orgs/acme`, { token: plaintext, body: { description: 'x' } })
+    expect(res.status).toBe(403)
+    expect((await res.json()).message).toContain('write:organization')
+  })
+})
+
 describe('GET /orgs/{org}/user/{username}', () => {
   test('a member asks for an active user → 200 Profile', async () => {
     const t = await makeTestApp()
@@ -254,6 +268,24 @@ describe('the caller\'s organizations', () => {
     expect(await names(await t.as(carol).get(`${API}/users/bob/orgs`))).toEqual(['open'])
     expect(await names(await t.as(bob).get(`${API}/users/bob/orgs`))).toEqual(['acme', 'ltd', 'open'])
     expect(await names(await t.as(await t.admin()).get(`${API}/users/bob/orgs`))).toEqual(['acme', 'ltd', 'open'])
+  })
+
+  test('GET /users/{u}/orgs of a private user by someone else → 404; by herself → 200', async () => {
+    const t = await makeTestApp()
+    const [olga, carol] = await t.users('olga', 'carol')
+    await t.deps.db.write((tx) => updateUser(tx, olga.user.id, { visibility: 2 }))
+    expect((await t.as(carol).get(`${API}/users/olga/orgs`)).status).toBe(404)
+    expect((await t.as(olga).get(`${API}/users/olga/orgs`)).status).toBe(200)
+  })
+
+  test('a saved page size replaces the default limit', async () => {
+    const t = await makeTestApp()
+    const [olga] = await t.users('olga')
+    await makeOrg(t, 'one', { owner: olga })
+    await makeOrg(t, 'two', { owner: olga })
+    await t.deps.db.write((tx) => updateUser(tx, olga.user.id, { pageSize: 1 }))
+    expect((await (await t.as(olga).get(`${API}/user/orgs`)).json()).length).toBe(1)
+    expect((await (await t.as(olga).get(`${API}/user/orgs?limit=5`)).json()).length).toBe(2)
   })
 
   test('GET /users/{u}/orgs of an unknown user → 404; anonymously → 401', async () => {

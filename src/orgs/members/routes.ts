@@ -17,7 +17,7 @@ export const memberRoutes = (deps: Deps) =>
   new Elysia({ name: 'orgs.members.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/orgs/:org/members', async ({ actor, scope, query, request, set }) => {
-      const page = pageOf(query)
+      const page = pageOf(query, actor?.user.pageSize)
       const { users, total } = await members.listMembers(deps, scope, actor, page, false)
       Object.assign(set.headers, pageHeaders(request, deps.config.publicUrl, page, total, true))
       return users
@@ -62,7 +62,7 @@ export const memberRoutes = (deps: Deps) =>
       detail: { summary: 'Member action of the console: private, public, remove or leave (?uid=)', tags: TAGS },
     })
     .get('/orgs/:org/public_members', async ({ actor, scope, query, request, set }) => {
-      const page = pageOf(query)
+      const page = pageOf(query, actor?.user.pageSize)
       const { users, total } = await members.listMembers(deps, scope, actor, page, true)
       Object.assign(set.headers, pageHeaders(request, deps.config.publicUrl, page, total, true))
       return users

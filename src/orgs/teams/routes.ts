@@ -15,7 +15,7 @@ export const teamRoutes = (deps: Deps) =>
   new Elysia({ name: 'orgs.teams.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/user/teams', async ({ me, query, request, set }) => {
-      const page = pageOf(query)
+      const page = pageOf(query, me.user.pageSize)
       const { teams: list, total } = await teams.listMyTeams(deps, me, page)
       Object.assign(set.headers, pageHeaders(request, deps.config.publicUrl, page, total, false))
       return list
@@ -26,8 +26,8 @@ export const teamRoutes = (deps: Deps) =>
       response: { 200: t.Array(Team), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Teams of the caller across organizations, each with its organization', tags: TAGS },
     })
-    .get('/orgs/:org/teams', async ({ scope, query, request, set }) => {
-      const page = pageOf(query)
+    .get('/orgs/:org/teams', async ({ me, scope, query, request, set }) => {
+      const page = pageOf(query, me.user.pageSize)
       const { teams: list, total } = await teams.listTeams(deps, scope, page)
       Object.assign(set.headers, pageHeaders(request, deps.config.publicUrl, page, total, false))
       return list
@@ -73,7 +73,7 @@ export const teamRoutes = (deps: Deps) =>
       detail: { summary: 'Delete a team (never the Owners team)', tags: TAGS },
     })
     .get('/teams/:teamId/members', async ({ me, scope, query, request, set }) => {
-      const page = pageOf(query)
+      const page = pageOf(query, me.user.pageSize)
       const { users, total } = await teams.listTeamMembers(deps, scope, me, page)
       Object.assign(set.headers, pageHeaders(request, deps.config.publicUrl, page, total, false))
       return users
