@@ -14,8 +14,6 @@ export const Messages = {
   websiteInvalid: 'website must be an http(s) URL',
   userNotUsable: 'the user does not exist or is not active',
   userNotFound: 'user does not exist',
-  claimNotFound: 'claim id does not exist',
-  alreadyClaimed: 'the organization has already been claimed',
 } as const
 
 const VISIBILITY = { public: 0, limited: 1, private: 2 } as const
