@@ -52,9 +52,6 @@ export function roleFromTeams(teamPermissions: readonly string[]): OrgRole | und
   return 'member'
 }
 
-export const isPermissionString = (value: string): value is PermissionString =>
-  (PERMISSION_STRINGS as readonly string[]).includes(value)
-
 /**
  * Everything a caller may do in an org: their role's strings, the strings of custom roles on
  * their teams (only org permissions: a custom role cannot grant site-wide ones), and all of the

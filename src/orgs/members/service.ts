@@ -23,7 +23,6 @@ export const Messages = {
 } as const
 
 export const MEMBER_ACTIONS = ['private', 'public', 'remove', 'leave'] as const
-export type MemberAction = (typeof MEMBER_ACTIONS)[number]
 
 /**
  * Members as `actor` may see them: all members for members and site admins, public
