@@ -283,3 +283,11 @@ export async function oldestOrgOfSiteAdmin(db: Executor): Promise<number | undef
     .where(eq(orgDetails.createdBySiteAdmin, true)).orderBy(asc(orgDetails.createdAt), asc(orgDetails.orgId)).get()
   return row?.orgId
 }
+
+/** Ids of the orgs where `uid` is on an `owner` or `admin` team. */
+export async function orgIdsAdministeredBy(db: Executor, uid: number): Promise<number[]> {
+  const rows = await db.selectDistinct({ orgId: teamUsers.orgId }).from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .where(and(eq(teamUsers.uid, uid), inArray(teams.permission, ['owner', 'admin']))).all()
+  return rows.map((r) => r.orgId)
+}

@@ -8,6 +8,7 @@ import { startSandbox } from '../../src/clusters/sandbox'
 import { AppError } from '../../src/http/errors'
 import { startEmulator } from '../../src/kube-emulator'
 import { makeTestApp } from '../support/app'
+import { makeOrg } from '../orgs/support'
 
 const emulator = await startEmulator({ tls: true, seed: true })
 afterAll(() => emulator.stop())
@@ -38,6 +39,19 @@ describe('GET /api/v1/user/clusters', () => {
     expect(cluster.status.phase).toBe('Unreachable')
     expect(cluster.status.message).toContain('cluster "gone"')
     expect(cluster.nodeCount).toBe(0)
+  })
+
+  test('all=true adds the clusters of orgs the caller owns or administers, not of orgs where they are a plain member', async () => {
+    const t = await makeTestApp()
+    const [olga, adam, mia] = await t.users('olga', 'adam', 'mia')
+    const { org } = await makeOrg(t, 'acme', { owner: olga, admins: [adam], members: [mia] })
+    await registerSandbox(t.deps, org, sandboxConnection())
+    await registerCluster(t.deps, olga.user, { name: 'own', connection: sandboxConnection() })
+    const names = async (who: typeof olga, query: string) => (await (await t.as(who).get(`/api/v1/user/clusters${query}`)).json()).map((c: { ownerName: string; name: string }) => `${c.ownerName}/${c.name}`)
+    expect(await names(olga, '')).toEqual(['olga/own'])
+    expect(await names(olga, '?all=true')).toEqual(['acme/sandbox', 'olga/own'])
+    expect(await names(adam, '?all=true')).toEqual(['acme/sandbox'])
+    expect(await names(mia, '?all=true')).toEqual([])
   })
 
   test("another user's clusters are not listed", async () => {
