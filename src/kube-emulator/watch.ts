@@ -51,8 +51,10 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
   return new ReadableStream<Uint8Array>({
     start(controller) {
       let closed = false
+      let sent = false
       const send = (type: WatchEventType, object: unknown) => {
         if (closed) return
+        sent = true
         try { controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`)) } catch { finish() }
       }
       const bookmark = (annotations?: Record<string, string>) => send('BOOKMARK', {
@@ -86,6 +88,9 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
         }
         past.forEach(deliver)
       }
+      // Bun sends response headers with the first chunk; a bare newline (which JSON stream
+      // decoders skip) lets clients see the 200 before any event exists.
+      if (!sent) controller.enqueue(encoder.encode('\n'))
       if (o.allowBookmarks) timers.push(setInterval(() => bookmark(), o.bookmarkIntervalMs))
       if (o.timeoutSeconds && o.timeoutSeconds > 0) timers.push(setTimeout(finish, o.timeoutSeconds * 1000))
     },
