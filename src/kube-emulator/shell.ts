@@ -211,8 +211,19 @@ function bufferedStdin(text: string): Io['stdin'] {
   }
 }
 
-async function runSimple(text: string, io: Io, status: number): Promise<{ code: number; exited: boolean }> {
-  const argv = words(text, io.env, status)
+/** `>&2` / `1>&2` send stdout to stderr and `2>&1` the reverse; other redirections are not supported. */
+function redirect(argv: string[], io: Io): [string[], Io] {
+  let out = io.out, err = io.err
+  const rest = argv.filter((a) => {
+    if (a === '>&2' || a === '1>&2') { out = io.err; return false }
+    if (a === '2>&1') { err = io.out; return false }
+    return true
+  })
+  return [rest, { ...io, out, err }]
+}
+
+async function runSimple(text: string, outer: Io, status: number): Promise<{ code: number; exited: boolean }> {
+  const [argv, io] = redirect(words(text, outer.env, status), outer)
   if (!argv.length) return { code: status, exited: false }
   if (argv[0] === 'exit') {
     const n = argv[1] === undefined ? status : Number(argv[1])
