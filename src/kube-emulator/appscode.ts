@@ -242,8 +242,10 @@ export function appscodeHandlers(reg: Registry): [string, VirtualHandler][] {
     }],
     [`${META}/renderdashboards`, (req) => {
       const request = requestOf(req.body)
-      const found = resolve(reg, request.sourceLocator) ?? (isObject(request.source) ? { object: request.source as unknown as KubeObject } : undefined)
-      const title = found ? `${String(found.object.kind ?? '')} ${found.object.metadata?.name ?? ''}`.trim() : String(request.name ?? 'Dashboard')
+      const found = resolve(reg, request.sourceLocator)
+      const raw = isObject(request.source) ? request.source : undefined
+      const title = found ? `${found.resource.strategy.kind} ${found.object.metadata.name}`
+        : raw ? `${String(raw.kind ?? '')} ${String(fieldAt(raw, ['metadata', 'name']) ?? '')}`.trim() : String(request.name ?? 'Dashboard')
       const uid = Bun.hash(title).toString(16)
       const url = `https://grafana.example.com/d/${uid}/${encodeURIComponent(title.toLowerCase().replaceAll(' ', '-'))}`
       return answer(req, { dashboards: [{ title, url, panels: ['CPU Usage', 'Memory Usage', 'Network I/O'].map((p, i) => ({ title: p, url: `${url}?viewPanel=${i + 1}` })) }] })
