@@ -236,7 +236,7 @@ async function serveResource(ctx: EmulatorContext, req: Request, url: URL, info:
       if (table) return json(toTable(r, items, metadata, includeObject(q)))
       return json({ kind: `${r.strategy.kind}List`, apiVersion: r.group ? `${r.group}/${info.version}` : info.version, metadata, items })
     }
-    case 'watch': return serveWatch(ctx, url, info, r)
+    case 'watch': return serveWatch(ctx, url, info, r, table ? (obj) => toTable(r, [out(obj)], { resourceVersion: obj.metadata.resourceVersion }, includeObject(q)) : out)
     case 'create': {
       if (info.name) throw kubeStatus.methodNotSupported(groupResource(r), 'create')
       const created = reg.create(r, ns, await readObject(req), { dryRun })
@@ -333,16 +333,17 @@ async function serveScale(ctx: EmulatorContext, req: Request, info: RequestInfo,
   return json(scaleOf(r, reg.update(r, info.namespace, info.name, next)))
 }
 
-function serveWatch(ctx: EmulatorContext, url: URL, info: RequestInfo, r: Resource): Response {
+function serveWatch(ctx: EmulatorContext, url: URL, info: RequestInfo, r: Resource, render: (obj: KubeObject) => unknown): Response {
   const q = url.searchParams
   const opts = listOptions(q, r)
+  includeObject(q)
   const timeout = q.get('timeoutSeconds')
   const body = watchStream(ctx.registry, r, {
     ...opts, limit: undefined, continueToken: undefined, namespace: info.namespace,
     resourceVersion: q.get('resourceVersion') ?? undefined,
     allowBookmarks: queryFlag(q, 'allowWatchBookmarks'), sendInitialEvents: queryFlag(q, 'sendInitialEvents'),
     timeoutSeconds: timeout ? Number(timeout) : undefined, bookmarkIntervalMs: ctx.bookmarkIntervalMs,
-    present: (obj) => present(r, info.version, obj), apiVersion: r.group ? `${r.group}/${info.version}` : info.version,
+    present: render, apiVersion: r.group ? `${r.group}/${info.version}` : info.version,
   })
   return new Response(body, { headers: { ...JSON_HEADERS, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' } })
 }

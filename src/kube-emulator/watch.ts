@@ -15,8 +15,8 @@ export interface WatchOptions extends ListOptions {
   sendInitialEvents?: boolean
   timeoutSeconds?: number
   bookmarkIntervalMs: number
-  /** Renders a stored object for the requested version (apiVersion, kind). */
-  present: (obj: KubeObject) => KubeObject
+  /** Renders a stored object for the client: its version's apiVersion and kind, or a one-row Table. */
+  present: (obj: KubeObject) => unknown
   apiVersion: string
 }
 

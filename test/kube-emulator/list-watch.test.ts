@@ -198,4 +198,16 @@ describe('watch', () => {
     expect(Date.now() - started).toBeLessThan(500)
     await res.body!.cancel()
   })
+
+  test('kubectl-style watch asking for Tables → each event carries a one-row Table', async () => {
+    const k = await emulator()
+    const { body: l } = await list(k, '')
+    const res = await k.request('GET', `${CM}?watch=1&resourceVersion=${l.metadata.resourceVersion}`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } })
+    const events = readEvents(res, 1)
+    await k.json('POST', CM, { metadata: { name: 'tabled' } })
+    const [event] = await events
+    expect(event.type).toBe('ADDED')
+    expect(event.object).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' })
+    expect(event.object.rows[0].cells[0]).toBe('tabled')
+  })
 })
