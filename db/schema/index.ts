@@ -1,0 +1,4 @@
+// Every table of the platform; drizzle-kit reads this file to generate migrations.
+export * from './identity'
+export * from './security'
+export * from './clusters'

@@ -1,0 +1,44 @@
+import { Elysia } from 'elysia'
+import { mkdirSync } from 'node:fs'
+import type { Config } from './config'
+import type { Deps } from './deps'
+import { errorHandler } from './http/errors'
+import { jsonBody } from './http/body'
+import { jsonLogger, type Logger } from './http/logger'
+import { DOCS_PATH, openapiDocs } from './http/openapi'
+import { requestIdOfRequest, requestLog } from './http/request-log'
+import { openDatabase } from './storage/database'
+import { loadOrCreateKey, secretBox } from './storage/secret-box'
+import { buildInfo } from './system/service'
+import { systemRoutes } from './system/routes'
+import { identityRoutes } from './identity/routes'
+import { clusterRoutes } from './clusters/routes'
+
+/** Opens what the app needs from the outside world: the database, the secret key, the logger. */
+export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
+  mkdirSync(config.dataDir, { recursive: true })
+  const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken })
+  const secrets = await secretBox(loadOrCreateKey(config.secretKey, config.dataDir))
+  return { config, db, log, secrets }
+}
+
+/** Builds the HTTP app from the area plugins; `serve` and every test use this. */
+export function createApp(deps: Deps) {
+  const docsUrl = `${deps.config.publicUrl}${DOCS_PATH}`
+  return new Elysia({ strictPath: true })
+    .use(errorHandler(docsUrl, (request, error) => deps.log.error('unexpected error', {
+      requestId: requestIdOfRequest(request),
+      method: request.method,
+      path: new URL(request.url).pathname,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : 'non-Error thrown',
+      stack: error instanceof Error ? error.stack : undefined,
+    })))
+    .use(requestLog(deps.log, deps.config.requestLog))
+    .use(jsonBody(deps.config.maxBodyBytes))
+    .use(openapiDocs(buildInfo(deps.config).version))
+    .use(systemRoutes(deps))
+    .use(identityRoutes(deps))
+    .use(clusterRoutes(deps))
+}
+
+export type App = ReturnType<typeof createApp>

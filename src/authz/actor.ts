@@ -1,0 +1,34 @@
+import type { UserRow } from '../identity/store'
+
+/** How the caller proved who they are; decides CSRF, scopes and the Basic-only routes. */
+export type CredentialKind = 'token' | 'basic-password' | 'basic-token' | 'session' | 'oauth'
+
+/** Token scope categories (decisions §1); `read:X` is implied by `write:X`. */
+export type ScopeCategory = 'user' | 'organization' | 'cluster' | 'admin'
+export const TOKEN_SCOPES = [
+  'all', 'read:user', 'write:user', 'read:organization', 'write:organization',
+  'read:cluster', 'write:cluster', 'read:admin', 'write:admin',
+] as const
+export type TokenScope = (typeof TOKEN_SCOPES)[number]
+
+/** The signed-in caller a request acts as. */
+export interface Actor {
+  /** The effective user: the sudo target when an admin impersonates. */
+  user: UserRow
+  credential: CredentialKind
+  /** Scopes of the token used; undefined for password and session sign-ins (unrestricted). */
+  scopes: readonly string[] | undefined
+  /** Set on session sign-ins: the session row id, for "current" flags and sign-out. */
+  sessionId?: number
+  /** Set on token sign-ins: the token row id. */
+  tokenId?: number
+  /** The admin behind a sudo request. */
+  sudoBy?: UserRow
+}
+
+/** True when `scopes` allow `level` access to `category` (write implies read, `all` implies everything). */
+export function scopesAllow(scopes: readonly string[] | undefined, level: 'read' | 'write', category: ScopeCategory): boolean {
+  if (scopes === undefined || scopes.includes('all')) return true
+  if (scopes.includes(`write:${category}`)) return true
+  return level === 'read' && scopes.includes(`read:${category}`)
+}

@@ -1,0 +1,83 @@
+import YAML from 'yaml'
+import { AppError, type FieldError } from '../http/errors'
+
+/** How to reach a member cluster's API server: the kubeconfig fields decisions §3 allows. */
+export interface ClusterConnection {
+  server: string
+  /** PEM; '' = the system roots. */
+  caData: string
+  tlsServerName: string
+  insecureSkipTlsVerify: boolean
+  credential: ClusterCredential
+}
+
+export type ClusterCredential = { token: string } | { clientCertificate: string; clientKey: string }
+
+/** Fields of a kubeconfig that would make the server run programs or read its own files. */
+const FORBIDDEN_USER_FIELDS = ['exec', 'auth-provider', 'tokenFile', 'client-certificate', 'client-key', 'username', 'password']
+const FORBIDDEN_CLUSTER_FIELDS = ['certificate-authority', 'proxy-url']
+
+const invalid = (field: string, message: string): never => {
+  throw new AppError('invalid', `kubeconfig: ${message}`, [{ field, message }])
+}
+
+interface NamedEntry { name?: unknown; cluster?: Record<string, unknown>; user?: Record<string, unknown>; context?: Record<string, unknown> }
+
+const decodeBase64Pem = (field: string, value: unknown): string => {
+  if (typeof value !== 'string' || value === '') return invalid(field, `${field} must be base64 data`)
+  const text = Buffer.from(value, 'base64').toString('utf8')
+  if (!text.includes('-----BEGIN')) invalid(field, `${field} is not base64 of a PEM block`)
+  return text
+}
+
+/**
+ * Reads a kubeconfig (YAML or JSON) and returns the connection of `contextName` (default: the
+ * current context). Throws `invalid` naming the field for exec plugins, auth providers, file
+ * paths, basic auth, or anything missing.
+ */
+export function connectionFromKubeconfig(text: string, contextName?: string): ClusterConnection {
+  let doc: unknown
+  try {
+    doc = YAML.parse(text, { maxAliasCount: 10 })
+  } catch {
+    return invalid('kubeconfig', 'not valid YAML or JSON')
+  }
+  if (!doc || typeof doc !== 'object') return invalid('kubeconfig', 'expected a kubeconfig object')
+  const config = doc as { contexts?: NamedEntry[]; clusters?: NamedEntry[]; users?: NamedEntry[]; 'current-context'?: unknown }
+  const wanted = contextName ?? config['current-context']
+  const context = (config.contexts ?? []).find((c) => c?.name === wanted)?.context
+  if (!context) return invalid('current-context', `context "${String(wanted ?? '')}" not found`)
+  const cluster = (config.clusters ?? []).find((c) => c?.name === context.cluster)?.cluster
+  if (!cluster) return invalid('clusters', `cluster "${String(context.cluster)}" not found`)
+  const user = (config.users ?? []).find((u) => u?.name === context.user)?.user ?? {}
+  for (const field of FORBIDDEN_CLUSTER_FIELDS) if (field in cluster) invalid(`clusters.${field}`, `${field} is not accepted; embed the data instead`)
+  for (const field of FORBIDDEN_USER_FIELDS) if (field in user) invalid(`users.${field}`, `${field} is not accepted; use a bearer token or embedded client certificate`)
+  let credential: ClusterCredential
+  if (typeof user.token === 'string' && user.token !== '') credential = { token: user.token }
+  else if ('client-certificate-data' in user || 'client-key-data' in user)
+    credential = {
+      clientCertificate: decodeBase64Pem('users.client-certificate-data', user['client-certificate-data']),
+      clientKey: decodeBase64Pem('users.client-key-data', user['client-key-data']),
+    }
+  else return invalid('users', 'the user needs a token or client-certificate-data and client-key-data')
+  return checkConnection({
+    server: String(cluster.server ?? ''),
+    caData: 'certificate-authority-data' in cluster ? decodeBase64Pem('clusters.certificate-authority-data', cluster['certificate-authority-data']) : '',
+    tlsServerName: typeof cluster['tls-server-name'] === 'string' ? cluster['tls-server-name'] : '',
+    insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true,
+    credential,
+  })
+}
+
+/** Throws `invalid` unless the server is an absolute http(s) URL and TLS settings agree. */
+export function checkConnection(connection: ClusterConnection): ClusterConnection {
+  const problems: FieldError[] = []
+  let url: URL | undefined
+  try { url = new URL(connection.server) } catch { /* reported below */ }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.search || url.hash)
+    problems.push({ field: 'server', message: 'must be an http(s) URL without credentials, query or fragment' })
+  if (connection.insecureSkipTlsVerify && connection.caData)
+    problems.push({ field: 'insecure-skip-tls-verify', message: 'cannot be combined with a certificate authority' })
+  if (problems.length > 0) throw new AppError('invalid', `cluster connection: ${problems[0].field} ${problems[0].message}`, problems)
+  return { ...connection, server: connection.server.replace(/\/+$/, '') }
+}

@@ -1,0 +1,26 @@
+import { join } from 'node:path'
+import type { Deps } from '../deps'
+import { findUserByName, findFirstSiteAdmin } from '../identity/store'
+import { startEmulator, type Emulator } from '../kube-emulator'
+import { registerSandbox } from './service'
+
+/**
+ * Starts the built-in Kubernetes emulator on a loopback port with TLS and registers it as the
+ * first admin's cluster `sandbox`, so every proxy route can be tried right after `npm start`.
+ * Its kubeconfig is written to `<data dir>/sandbox.kubeconfig` (mode 0600) for kubectl.
+ */
+export async function startSandbox(deps: Deps): Promise<Emulator> {
+  const owner = (await findUserByName(deps.db.read, deps.config.admin.username)) ?? (await findFirstSiteAdmin(deps.db.read))
+  if (!owner) throw new Error('no site admin to own the sandbox cluster')
+  const emulator = await startEmulator({ tls: true, seed: true, port: 0, hostname: '127.0.0.1' })
+  await registerSandbox(deps, owner, {
+    server: emulator.url,
+    caData: emulator.caCertPem ?? '',
+    tlsServerName: '',
+    insecureSkipTlsVerify: false,
+    credential: { token: emulator.token },
+  })
+  await Bun.write(join(deps.config.dataDir, 'sandbox.kubeconfig'), emulator.kubeconfig(), { mode: 0o600 })
+  deps.log.info('sandbox cluster ready', { cluster: `${owner.name}/sandbox`, server: emulator.url, kubeconfig: join(deps.config.dataDir, 'sandbox.kubeconfig') })
+  return emulator
+}

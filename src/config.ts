@@ -1,0 +1,151 @@
+import { join, resolve } from 'node:path'
+
+/** Deployment modes register or omit whole route groups (decisions §1). */
+export type DeploymentMode = 'hosted' | 'marketplace' | 'billing'
+export type RunMode = 'dev' | 'prod'
+
+export interface AdminSeed {
+  username: string
+  /** Undefined: generate one and print it once on first start. */
+  password: string | undefined
+  email: string
+}
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  databaseUrl: string
+  /** Auth token of a remote libSQL server. */
+  databaseAuthToken: string | undefined
+  /** Hex or base64 32-byte key; undefined: generated into the data dir on first start. */
+  secretKey: string | undefined
+  publicUrl: string
+  admin: AdminSeed
+  modes: ReadonlySet<DeploymentMode>
+  runMode: RunMode
+  sandboxCluster: boolean
+  msgbusUrls: string[]
+  chromiumPath: string
+  helmPath: string
+  kubectlPath: string
+  /** Largest accepted request body, in bytes. */
+  maxBodyBytes: number
+  /** Seconds an in-flight request may take to finish after SIGTERM. */
+  shutdownGraceSeconds: number
+  /** Regular users may create organizations (site admins always may). */
+  allowRegularOrgCreation: boolean
+  /** Write one JSON line per request to stdout. */
+  requestLog: boolean
+  /** Stamped by a build: the source commit and build time. */
+  buildCommit: string | undefined
+  buildDate: string | undefined
+}
+
+export class ConfigError extends Error {}
+
+const MODES: readonly DeploymentMode[] = ['hosted', 'marketplace', 'billing']
+const projectRoot = resolve(import.meta.dir, '..')
+
+/** Flags of `serve` that override the environment. */
+export interface ServeFlags {
+  port?: string
+  host?: string
+  dataDir?: string
+  dev?: boolean
+}
+
+/**
+ * Builds the one typed Config from the environment (and `serve` flags). This is the only
+ * module that reads process.env. Throws ConfigError with a message naming the bad variable.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, flags: ServeFlags = {}): Config {
+  const port = parsePort(flags.port ?? env.PORT ?? '3000', flags.port !== undefined ? '--port' : 'PORT')
+  const host = flags.host ?? env.HOST ?? '0.0.0.0'
+  const dataDir = resolve(flags.dataDir ?? env.PLATFORM_DATA_DIR ?? './data')
+  const databaseUrl = env.DATABASE_URL ?? `file:${join(dataDir, 'platform.db')}`
+  if (!/^(file:|libsql:\/\/|https?:\/\/|wss?:\/\/)/.test(databaseUrl))
+    throw new ConfigError(`DATABASE_URL must start with file:, libsql://, http(s):// or ws(s)://, got "${databaseUrl}"`)
+  const publicUrl = (env.PLATFORM_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '')
+  if (!isHttpUrl(publicUrl)) throw new ConfigError(`PLATFORM_PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`)
+  const secretKey = env.PLATFORM_SECRET_KEY
+  if (secretKey !== undefined && decodeKey(secretKey) === undefined)
+    throw new ConfigError('PLATFORM_SECRET_KEY must be 32 bytes, as 64 hex characters or base64')
+  const runMode = flags.dev ? 'dev' : (env.PLATFORM_RUN_MODE ?? 'prod')
+  if (runMode !== 'dev' && runMode !== 'prod') throw new ConfigError(`PLATFORM_RUN_MODE must be dev or prod, got "${runMode}"`)
+  return {
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    databaseAuthToken: env.DATABASE_AUTH_TOKEN || undefined,
+    secretKey,
+    publicUrl,
+    admin: {
+      username: env.PLATFORM_ADMIN_USERNAME ?? 'admin',
+      password: env.PLATFORM_ADMIN_PASSWORD || undefined,
+      email: env.PLATFORM_ADMIN_EMAIL ?? 'admin@localhost',
+    },
+    modes: parseModes(env.PLATFORM_MODES ?? ''),
+    runMode,
+    sandboxCluster: parseBool(env.PLATFORM_SANDBOX_CLUSTER ?? 'true', 'PLATFORM_SANDBOX_CLUSTER'),
+    msgbusUrls: (env.MSGBUS_URLS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    chromiumPath: env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    helmPath: env.HELM_PATH ?? join(projectRoot, '.tools', 'bin', 'helm'),
+    kubectlPath: env.KUBECTL_PATH ?? join(projectRoot, '.tools', 'bin', 'kubectl'),
+    maxBodyBytes: parsePositiveInt(env.PLATFORM_MAX_BODY_BYTES ?? String(10 * 1024 * 1024), 'PLATFORM_MAX_BODY_BYTES'),
+    shutdownGraceSeconds: parsePositiveInt(env.PLATFORM_SHUTDOWN_GRACE_SECONDS ?? '10', 'PLATFORM_SHUTDOWN_GRACE_SECONDS'),
+    allowRegularOrgCreation: !parseBool(env.PLATFORM_DISABLE_REGULAR_ORG_CREATION ?? 'false', 'PLATFORM_DISABLE_REGULAR_ORG_CREATION'),
+    requestLog: parseBool(env.PLATFORM_REQUEST_LOG ?? 'true', 'PLATFORM_REQUEST_LOG'),
+    buildCommit: env.PLATFORM_BUILD_COMMIT || undefined,
+    buildDate: env.PLATFORM_BUILD_DATE || undefined,
+  }
+}
+
+/** Decodes a 32-byte key given as 64 hex characters or base64; undefined when it is neither. */
+export function decodeKey(text: string): Uint8Array | undefined {
+  const trimmed = text.trim()
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Uint8Array.from(Buffer.from(trimmed, 'hex'))
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)) {
+    const bytes = Buffer.from(trimmed, 'base64')
+    if (bytes.length === 32) return Uint8Array.from(bytes)
+  }
+  return undefined
+}
+
+function parsePort(text: string, name: string): number {
+  const port = Number(text)
+  if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`${name} must be a port number 0-65535, got "${text}"`)
+  return port
+}
+
+function parsePositiveInt(text: string, name: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new ConfigError(`${name} must be a positive integer, got "${text}"`)
+  return Number(text)
+}
+
+function parseBool(text: string, name: string): boolean {
+  const value = text.trim().toLowerCase()
+  if (['true', '1', 'yes', 'on'].includes(value)) return true
+  if (['false', '0', 'no', 'off', ''].includes(value)) return false
+  throw new ConfigError(`${name} must be true or false, got "${text}"`)
+}
+
+function parseModes(text: string): Set<DeploymentMode> {
+  const modes = new Set<DeploymentMode>()
+  for (const word of text.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
+    if (!MODES.includes(word as DeploymentMode))
+      throw new ConfigError(`PLATFORM_MODES accepts ${MODES.join(', ')}; "${word}" is not one of them`)
+    modes.add(word as DeploymentMode)
+  }
+  return modes
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text)
+    return url.protocol === 'http:' || url.protocol === 'https:'
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,134 @@
+import { Elysia } from 'elysia'
+import type { Actor } from '../authz/actor'
+import { findAccountByName, findUserByEmail, findUserByName, USER_TYPE, type UserRow } from '../identity/store'
+import { verifyPassword } from '../identity/passwords'
+import { authenticateSession } from '../identity/sessions/service'
+import { authenticateToken, scopesOf } from '../identity/tokens/service'
+import { looksLikeAccessToken } from '../identity/tokens/secrets'
+import type { Deps } from '../deps'
+import { AppError } from './errors'
+
+export const SESSION_COOKIE = 'platform_session'
+export const CSRF_COOKIE = '_csrf'
+export const CSRF_HEADER = 'x-csrf-token'
+export const Messages = {
+  invalidToken: 'invalid or expired access token',
+  invalidBasic: 'invalid username, password or token',
+  invalidSession: 'the session has ended, sign in again',
+  csrf: 'missing or wrong X-Csrf-Token header for a cookie-authenticated request',
+  sudoNotAdmin: 'Only administrators allowed to sudo.',
+  sudoUnknown: 'sudo target user does not exist',
+} as const
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** The request's credential as sent, before it is checked. */
+type Presented =
+  | { kind: 'bearer'; value: string }
+  | { kind: 'basic'; username: string; password: string }
+  | { kind: 'session'; value: string }
+  | { kind: 'none' }
+
+/** First match wins (decisions §1): query token, Authorization token/bearer, Basic, session cookie. */
+export function presentedCredential(request: Request, query: URLSearchParams, cookies: Record<string, string>): Presented {
+  const queryToken = query.get('token') || query.get('access_token')
+  if (queryToken) return { kind: 'bearer', value: queryToken }
+  const header = request.headers.get('authorization')
+  if (header) {
+    const space = header.indexOf(' ')
+    const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase()
+    const value = space < 0 ? '' : header.slice(space + 1).trim()
+    if (scheme === 'token' || scheme === 'bearer') return { kind: 'bearer', value }
+    if (scheme === 'basic') {
+      const decoded = Buffer.from(value, 'base64').toString('utf8')
+      const colon = decoded.indexOf(':')
+      return colon < 0
+        ? { kind: 'basic', username: decoded, password: '' }
+        : { kind: 'basic', username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+    }
+    return { kind: 'bearer', value: '' }
+  }
+  const session = cookies[SESSION_COOKIE]
+  if (session) return { kind: 'session', value: session }
+  return { kind: 'none' }
+}
+
+/** Parses the Cookie header; malformed pairs are skipped. */
+export function parseCookies(header: string | null): Record<string, string> {
+  const cookies: Record<string, string> = {}
+  if (!header) return cookies
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=')
+    if (eq < 0) continue
+    const name = pair.slice(0, eq).trim()
+    if (!name || name in cookies) continue
+    try { cookies[name] = decodeURIComponent(pair.slice(eq + 1).trim()) } catch { cookies[name] = pair.slice(eq + 1).trim() }
+  }
+  return cookies
+}
+
+async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
+  const found = value ? await authenticateToken(deps.db, value) : undefined
+  if (!found) throw new AppError('unauthenticated', Messages.invalidToken)
+  return { user: found.user, credential: 'token', scopes: scopesOf(found.token), tokenId: found.token.id }
+}
+
+/**
+ * Basic: a token as username with an empty password, a token as password (of that user), or the
+ * user's real password. Only the last counts as a password sign-in for the Basic-only routes.
+ */
+async function signInWithBasic(deps: Deps, username: string, password: string): Promise<Actor> {
+  if (password === '' && looksLikeAccessToken(username)) {
+    const found = await authenticateToken(deps.db, username)
+    if (found) return { user: found.user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
+    throw new AppError('unauthenticated', Messages.invalidBasic)
+  }
+  const user = username.includes('@') ? await findUserByEmail(deps.db.read, username) : await findUserByName(deps.db.read, username)
+  if (user && looksLikeAccessToken(password)) {
+    const found = await authenticateToken(deps.db, password)
+    if (found && found.user.id === user.id)
+      return { user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
+  }
+  const ok = await verifyPassword(password, user?.passwordHash ?? '')
+  if (!user || !ok || !user.isActive || user.prohibitLogin) throw new AppError('unauthenticated', Messages.invalidBasic)
+  return { user, credential: 'basic-password', scopes: undefined }
+}
+
+async function signInWithSession(deps: Deps, request: Request, secret: string, cookies: Record<string, string>): Promise<Actor> {
+  const found = await authenticateSession(deps.db, secret)
+  if (!found) throw new AppError('unauthenticated', Messages.invalidSession)
+  if (!SAFE_METHODS.has(request.method)) {
+    const header = request.headers.get(CSRF_HEADER) ?? ''
+    if (header === '' || header !== cookies[CSRF_COOKIE] || header !== found.session.csrfToken)
+      throw new AppError('forbidden', Messages.csrf)
+  }
+  return { user: found.user, credential: 'session', scopes: undefined, sessionId: found.session.id }
+}
+
+async function applySudo(deps: Deps, actor: Actor | undefined, target: string): Promise<Actor> {
+  if (!actor || !actor.user.isAdmin) throw new AppError('forbidden', Messages.sudoNotAdmin)
+  const user: UserRow | undefined = await findAccountByName(deps.db.read, target)
+  if (!user || user.type !== USER_TYPE.individual) throw new AppError('notFound', Messages.sudoUnknown)
+  return { ...actor, user, sudoBy: actor.user }
+}
+
+/** Resolves who the request acts as; a credential that is present but invalid is 401 everywhere. */
+export async function resolveActor(deps: Deps, request: Request): Promise<Actor | undefined> {
+  const queryStart = request.url.indexOf('?')
+  const query = new URLSearchParams(queryStart < 0 ? '' : request.url.slice(queryStart + 1))
+  const cookies = parseCookies(request.headers.get('cookie'))
+  const presented = presentedCredential(request, query, cookies)
+  let actor: Actor | undefined
+  if (presented.kind === 'bearer') actor = await signInWithBearer(deps, presented.value)
+  else if (presented.kind === 'basic') actor = await signInWithBasic(deps, presented.username, presented.password)
+  else if (presented.kind === 'session') actor = await signInWithSession(deps, request, presented.value, cookies)
+  const sudo = query.get('sudo') ?? request.headers.get('sudo')
+  return sudo ? applySudo(deps, actor, sudo) : actor
+}
+
+/** Adds `actor` (undefined for anonymous callers) to every request's context. */
+export const authenticate = (deps: Deps) =>
+  // derive, not resolve: it runs before body validation, so a bad credential is 401 before any 422.
+  new Elysia({ name: 'authenticate' }).derive({ as: 'global' }, async ({ request }) => ({
+    actor: await resolveActor(deps, request),
+  }))

@@ -1,0 +1,98 @@
+import { Elysia, ValidationError } from 'elysia'
+
+/** The closed set of failure kinds services throw; only this module knows their statuses. */
+export type ErrorKind =
+  | 'badRequest' | 'invalid' | 'duplicate' | 'unauthenticated' | 'forbidden' | 'notFound'
+  | 'methodNotAllowed' | 'conflict' | 'payloadTooLarge' | 'unsupportedMediaType' | 'tooManyRequests'
+  | 'internal' | 'upstream' | 'unavailable'
+
+const STATUS: Record<ErrorKind, number> = {
+  badRequest: 400, invalid: 422, duplicate: 422, unauthenticated: 401, forbidden: 403, notFound: 404,
+  methodNotAllowed: 405, conflict: 409, payloadTooLarge: 413, unsupportedMediaType: 415, tooManyRequests: 429,
+  internal: 500, upstream: 502, unavailable: 503,
+}
+
+export interface FieldError {
+  field: string
+  message: string
+}
+
+/** A failure a client can act on. `headers` carry e.g. Retry-After. */
+export class AppError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    readonly fields: FieldError[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+  }
+
+  get status(): number {
+    return STATUS[this.kind]
+  }
+}
+
+export const statusOf = (kind: ErrorKind) => STATUS[kind]
+
+/** The body every non-2xx answer carries (decisions §1). */
+export interface ErrorBody {
+  message: string
+  url: string
+  errors?: FieldError[]
+}
+
+/** The error body; `docsUrl` points at the OpenAPI document. */
+export function errorBody(message: string, docsUrl: string, fields: FieldError[] = []): ErrorBody {
+  const body: ErrorBody = { message, url: docsUrl }
+  if (fields.length > 0) body.errors = fields
+  return body
+}
+
+/** A ready Response with the error body, for code outside Elysia's handlers (upgrades, streams). */
+export function errorResponse(status: number, message: string, docsUrl: string, fields: FieldError[] = [], headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(errorBody(message, docsUrl, fields)), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  })
+}
+
+/** Field errors of an Elysia validation failure, without the schema it would otherwise echo. */
+export function fieldsOf(error: Readonly<ValidationError>): FieldError[] {
+  const seen = new Set<string>()
+  const fields: FieldError[] = []
+  for (const issue of error.all) {
+    const path = 'path' in issue && typeof issue.path === 'string' ? issue.path : ''
+    const field = path.replace(/^\//, '').replace(/\//g, '.') || error.type
+    const message = 'summary' in issue && issue.summary ? String(issue.summary) : String(issue.message ?? 'invalid')
+    const key = `${field}\u0000${message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    fields.push({ field, message })
+  }
+  return fields
+}
+
+/**
+ * Translates every failure into the one error body: AppError by kind, validation to 422,
+ * unknown routes to 404, anything else logged with the request id and answered as a bare 500.
+ */
+export const errorHandler = (docsUrl: string, logUnexpected: (request: Request, error: unknown) => void) =>
+  new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
+    const reply = (status: number, message: string, fields: FieldError[] = [], headers: Record<string, string> = {}) => {
+      set.status = status
+      Object.assign(set.headers, headers)
+      set.headers['content-type'] = 'application/json; charset=utf-8'
+      return errorBody(message, docsUrl, fields)
+    }
+    // Elysia wraps what a body parser throws; our parser throws AppError for size and depth.
+    const cause = code === 'PARSE' ? error.cause : undefined
+    const known = error instanceof AppError ? error : cause instanceof AppError ? cause : undefined
+    if (known) return reply(known.status, known.message, known.fields, known.headers)
+    if (code === 'VALIDATION') return reply(422, 'Validation Failed', fieldsOf(error))
+    if (code === 'PARSE') return reply(422, 'The request body is not valid JSON')
+    if (code === 'NOT_FOUND') return reply(404, 'Not Found')
+    if (code === 'INVALID_COOKIE_SIGNATURE') return reply(401, 'Invalid cookie')
+    logUnexpected(request, error)
+    return reply(500, 'Internal Server Error')
+  })

@@ -1,0 +1,35 @@
+import { Elysia } from 'elysia'
+import { scopesAllow, type Actor, type ScopeCategory } from '../authz/actor'
+import { authorize, type Permission } from '../authz/authorize'
+import type { Deps } from '../deps'
+import { authenticate } from './auth'
+import { AppError } from './errors'
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/**
+ * Route-level requirements, declared beside each path:
+ * - `permission`: who may call (authz/); on every route but `public` ones the handler gets `me`,
+ *   the signed-in caller (public handlers read the optional `actor` instead);
+ * - `scope`: the token scope category the route touches; GET needs read, other methods write.
+ */
+export const guard = (deps: Deps) =>
+  new Elysia({ name: 'guard' })
+    .use(authenticate(deps))
+    .macro({
+      permission: (needed: Permission) => ({
+        // Recorded in the OpenAPI operation so readers and the route sweep tests see the rule.
+        detail: { 'x-permission': needed } as Record<string, string>,
+        // transform runs before validation: who may call is settled before what they sent.
+        transform: async ({ actor }: { actor: Actor | undefined }) => { await authorize(deps, actor, needed) },
+        resolve: ({ actor }: { actor: Actor | undefined }) => ({ me: actor as Actor }),
+      }),
+      scope: (category: ScopeCategory) => ({
+        detail: { 'x-token-scope': category } as Record<string, string>,
+        transform: ({ actor, request }: { actor: Actor | undefined; request: Request }) => {
+          const level = READ_METHODS.has(request.method) ? 'read' : 'write'
+          if (actor && !scopesAllow(actor.scopes, level, category))
+            throw new AppError('forbidden', `token does not have at least one of required scope(s): [${level}:${category}]`)
+        },
+      }),
+    })

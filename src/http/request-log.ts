@@ -1,0 +1,43 @@
+import { Elysia } from 'elysia'
+import type { Logger } from './logger'
+
+/** Query parameters whose values never reach a log line. */
+const SECRET_QUERY = new Set(['token', 'access_token', 'password', 'sudo', 'code', 'client_secret', 'refresh_token', 'code_verifier', 'state'])
+const started = new WeakMap<Request, { at: number; id: string }>()
+
+/** The path with secret query values replaced by `[redacted]`. */
+export function loggablePath(url: URL): string {
+  if (!url.search) return url.pathname
+  const params = new URLSearchParams(url.search)
+  for (const key of [...params.keys()]) if (SECRET_QUERY.has(key.toLowerCase())) params.set(key, '[redacted]')
+  return `${url.pathname}?${params.toString()}`
+}
+
+/** A client-sent request id is kept when it is short and plain; otherwise one is made. */
+function requestIdOf(request: Request): string {
+  const sent = request.headers.get('x-request-id')
+  return sent && /^[\w.:-]{1,128}$/.test(sent) ? sent : crypto.randomUUID()
+}
+
+export const requestIdOfRequest = (request: Request): string | undefined => started.get(request)?.id
+
+/** Echoes `X-Request-Id` and writes one JSON line per request: method, path, status, duration, id. */
+export const requestLog = (log: Logger, enabled: boolean) =>
+  new Elysia({ name: 'request-log' })
+    .onRequest(({ request, set }) => {
+      const id = requestIdOf(request)
+      started.set(request, { at: performance.now(), id })
+      set.headers['x-request-id'] = id
+    })
+    .onAfterResponse({ as: 'global' }, ({ request, set, responseValue }) => {
+      if (!enabled) return
+      const start = started.get(request)
+      const status = responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200)
+      log.info('request', {
+        method: request.method,
+        path: loggablePath(new URL(request.url)),
+        status,
+        durationMs: start ? Math.round((performance.now() - start.at) * 100) / 100 : undefined,
+        requestId: start?.id,
+      })
+    })

@@ -1,0 +1,48 @@
+import { AppError } from '../http/errors'
+
+/**
+ * OWASP's argon2id floor (19 MiB, 2 passes) rather than Bun's 64 MiB default: every password
+ * check costs memory and CPU, and a 2-core box must survive a flood of them.
+ */
+const ARGON2 = { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 } as const
+const MAX_CONCURRENT_HASHES = 2
+const MAX_WAITING_HASHES = 64
+/** A hash of a random password: verifying against it costs the same as against a real one. */
+let decoyHash: Promise<string> | undefined
+
+let running = 0
+const waiting: (() => void)[] = []
+
+/** Runs `work` when a hashing slot is free; too many waiting → unavailable (503, Retry-After). */
+async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT_HASHES) {
+    if (waiting.length >= MAX_WAITING_HASHES)
+      throw new AppError('unavailable', 'too many password checks in progress, retry shortly', [], { 'retry-after': '1' })
+    await new Promise<void>((wake) => waiting.push(wake))
+  }
+  running++
+  try {
+    return await work()
+  } finally {
+    running--
+    waiting.shift()?.()
+  }
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return withHashSlot(() => Bun.password.hash(password, ARGON2))
+}
+
+/**
+ * Checks `password` against `hash`. An empty hash (no password set, unknown user) is checked
+ * against a decoy so that the answer takes the same time and is always false.
+ */
+export async function verifyPassword(password: string, hash: string): Promise<boolean> {
+  if (hash === '') {
+    decoyHash ??= Bun.password.hash(crypto.randomUUID(), ARGON2)
+    const decoy = await decoyHash
+    await withHashSlot(() => Bun.password.verify(password, decoy))
+    return false
+  }
+  return withHashSlot(() => Bun.password.verify(password, hash))
+}

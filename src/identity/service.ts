@@ -1,0 +1,121 @@
+import type { User } from './schemas'
+import type { Database } from '../storage/database'
+import { AppError } from '../http/errors'
+import { checkName } from './names'
+import { hashPassword } from './passwords'
+import * as store from './store'
+
+export const Messages = {
+  nameInvalid: 'name is invalid: letters, digits, "-", "_" and "." only, starting with a letter or digit, at most 40 characters',
+  nameReserved: 'name is reserved',
+  nameNotAllowed: 'name pattern is not allowed',
+  emailInvalid: 'email address is invalid',
+  passwordTooShort: 'password must be at least 8 characters',
+} as const
+
+export const MIN_PASSWORD_LENGTH = 8
+const VISIBILITY = { public: 0, limited: 1, private: 2 } as const
+export type VisibilityName = keyof typeof VISIBILITY
+
+export interface NewUserInput {
+  username: string
+  email: string
+  password: string
+  fullName?: string
+  isAdmin?: boolean
+  mustChangePassword?: boolean
+  visibility?: VisibilityName
+  /** Operator-chosen names (the first admin, default "admin") may be reserved words. */
+  allowReservedName?: boolean
+}
+
+/** Throws `invalid` naming `field` unless `name` is a usable user or organization name. */
+export function assertUsableName(name: string, field: string, allowReserved = false): void {
+  const verdict = checkName(name)
+  if (verdict === 'RESERVED' && allowReserved) return
+  if (verdict === 'INVALID') throw new AppError('invalid', Messages.nameInvalid, [{ field, message: Messages.nameInvalid }])
+  if (verdict === 'RESERVED') throw new AppError('invalid', Messages.nameReserved, [{ field, message: Messages.nameReserved }])
+  if (verdict === 'NOT_ALLOWED') throw new AppError('invalid', Messages.nameNotAllowed, [{ field, message: Messages.nameNotAllowed }])
+}
+
+export const isEmailAddress = (email: string) => email.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(email)
+
+/** Creates an individual account. Throws invalid (name, email, password) or duplicate (name taken). */
+export async function createUser(db: Database, input: NewUserInput): Promise<store.UserRow> {
+  assertUsableName(input.username, 'username', input.allowReservedName)
+  if (!isEmailAddress(input.email)) throw new AppError('invalid', Messages.emailInvalid, [{ field: 'email', message: Messages.emailInvalid }])
+  if (input.password.length < MIN_PASSWORD_LENGTH)
+    throw new AppError('invalid', Messages.passwordTooShort, [{ field: 'password', message: Messages.passwordTooShort }])
+  const passwordHash = await hashPassword(input.password)
+  return db.write((tx) => store.insertUser(tx, {
+    name: input.username,
+    lowerName: input.username.toLowerCase(),
+    email: input.email,
+    fullName: input.fullName ?? '',
+    passwordHash,
+    isAdmin: input.isAdmin ?? false,
+    mustChangePassword: input.mustChangePassword ?? false,
+    visibility: VISIBILITY[input.visibility ?? 'public'],
+  }))
+}
+
+/**
+ * Creates the first site admin when the database has no user yet. Returns the generated
+ * password when none was configured (to be printed once), or undefined.
+ */
+export async function ensureFirstAdmin(db: Database, seed: { username: string; password: string | undefined; email: string }): Promise<{ created: boolean; generatedPassword?: string }> {
+  if ((await store.countUsers(db.read)) > 0) return { created: false }
+  const generatedPassword = seed.password === undefined ? Buffer.from(crypto.getRandomValues(new Uint8Array(15))).toString('base64url') : undefined
+  await createUser(db, { username: seed.username, email: seed.email, password: seed.password ?? generatedPassword!, isAdmin: true, allowReservedName: true })
+  return { created: true, generatedPassword }
+}
+
+const VISIBILITY_NAMES = ['public', 'limited', 'private'] as const
+const ZERO_TIME = '1970-01-01T00:00:00Z'
+const iso = (date: Date | null) => (date ? date.toISOString().replace(/\.\d{3}Z$/, 'Z') : ZERO_TIME)
+
+const hosts = new Map<string, string>()
+const hostOf = (url: string) => hosts.get(url) ?? hosts.set(url, new URL(url).hostname).get(url)!
+
+/** Who is looking at a user, for Gitea's disclosure rules. */
+export interface Viewer {
+  user: store.UserRow | undefined
+  publicUrl: string
+}
+
+/**
+ * The User as `viewer` may see it: email, admin flag, last login, language, active and
+ * prohibit-login are real only for the user and site admins; anonymous callers and, when the
+ * user hides it, other users get a noreply placeholder email.
+ */
+export function presentUser(user: store.UserRow, viewer: Viewer, extra: { orgAdmin?: boolean; clientOrgUser?: boolean; followers?: number; following?: number } = {}): User {
+  const authed = viewer.user !== undefined && (viewer.user.id === user.id || viewer.user.isAdmin)
+  const emailVisible = authed || (viewer.user !== undefined && !user.keepEmailPrivate)
+  const host = hostOf(viewer.publicUrl)
+  return {
+    id: user.id,
+    login: user.name,
+    username: user.name,
+    login_name: '',
+    full_name: user.fullName,
+    email: emailVisible ? user.email : `${user.lowerName}@noreply.${host}`,
+    avatar_url: `${viewer.publicUrl}/avatars/${encodeURIComponent(user.lowerName)}`,
+    language: authed ? user.language : '',
+    is_admin: authed ? user.isAdmin : false,
+    last_login: authed ? iso(user.lastLoginAt) : ZERO_TIME,
+    created: iso(user.createdAt),
+    restricted: false,
+    type: user.type,
+    active: authed ? user.isActive : false,
+    prohibit_login: authed ? user.prohibitLogin : false,
+    location: user.location,
+    website: user.website,
+    description: user.description,
+    visibility: VISIBILITY_NAMES[user.visibility] ?? 'public',
+    followers_count: extra.followers ?? 0,
+    following_count: extra.following ?? 0,
+    starred_repos_count: 0,
+    orgAdmin: extra.orgAdmin ?? false,
+    ...(extra.clientOrgUser === undefined ? {} : { clientOrgUser: extra.clientOrgUser }),
+  }
+}

@@ -1,0 +1,17 @@
+import { timingSafeEqual } from 'node:crypto'
+
+/** 40 lowercase hex characters from 20 random bytes (decisions §1). */
+export function newAccessToken(): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(20))).toString('hex')
+}
+
+export function sha256Hex(text: string): string {
+  return new Bun.CryptoHasher('sha256').update(text).digest('hex')
+}
+
+/** Compares two hex digests in constant time. */
+export function sameDigest(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
+}
+
+export const looksLikeAccessToken = (text: string) => /^[0-9a-f]{40}$/.test(text)

@@ -1,0 +1,47 @@
+import { and, desc, eq, inArray, sql } from 'drizzle-orm'
+import { accessTokens } from '../../../db/schema'
+import { AppError } from '../../http/errors'
+import { isUniqueViolation, type Executor } from '../../storage/database'
+
+export type AccessTokenRow = typeof accessTokens.$inferSelect
+export type NewAccessToken = typeof accessTokens.$inferInsert
+
+export async function findTokensByLastEight(db: Executor, lastEight: string): Promise<AccessTokenRow[]> {
+  return db.select().from(accessTokens).where(eq(accessTokens.tokenLastEight, lastEight)).all()
+}
+
+/** The user's tokens, newest first. */
+export async function listTokensOfUser(db: Executor, uid: number): Promise<AccessTokenRow[]> {
+  return db.select().from(accessTokens).where(eq(accessTokens.uid, uid)).orderBy(desc(accessTokens.id)).all()
+}
+
+export async function findTokenOfUser(db: Executor, uid: number, id: number): Promise<AccessTokenRow | undefined> {
+  return db.select().from(accessTokens).where(and(eq(accessTokens.uid, uid), eq(accessTokens.id, id))).get()
+}
+
+export async function findTokenOfUserByName(db: Executor, uid: number, name: string): Promise<AccessTokenRow | undefined> {
+  return db.select().from(accessTokens).where(and(eq(accessTokens.uid, uid), eq(accessTokens.name, name))).get()
+}
+
+/** Inserts a token; a name the user already uses is `duplicate`. */
+export async function insertToken(db: Executor, token: NewAccessToken): Promise<AccessTokenRow> {
+  try {
+    const [row] = await db.insert(accessTokens).values(token).returning()
+    return row
+  } catch (e) {
+    throw isUniqueViolation(e)
+      ? new AppError('duplicate', 'access token name has been used already', [{ field: 'name', message: 'is already used by another token' }])
+      : e
+  }
+}
+
+/** Deletes the user's tokens among `ids`; returns how many went. */
+export async function deleteTokensOfUser(db: Executor, uid: number, ids: number[]): Promise<number> {
+  if (ids.length === 0) return 0
+  const gone = await db.delete(accessTokens).where(and(eq(accessTokens.uid, uid), inArray(accessTokens.id, ids))).returning({ id: accessTokens.id })
+  return gone.length
+}
+
+export async function markTokenUsed(db: Executor, id: number, at: number): Promise<void> {
+  await db.update(accessTokens).set({ lastUsedAt: at }).where(and(eq(accessTokens.id, id), sql`coalesce(${accessTokens.lastUsedAt}, 0) < ${at - 60}`))
+}

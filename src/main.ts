@@ -1,0 +1,188 @@
+#!/usr/bin/env bun
+import { parseArgs } from 'node:util'
+import { createApp, openDeps } from './app'
+import { ConfigError, loadConfig, type Config, type ServeFlags } from './config'
+import type { Deps } from './deps'
+import { AppError } from './http/errors'
+import { createUser, ensureFirstAdmin } from './identity/service'
+import { findUserByName } from './identity/store'
+import { mintToken } from './identity/tokens/service'
+import { TOKEN_SCOPES } from './authz/actor'
+import { openDatabase } from './storage/database'
+import { startSandbox } from './clusters/sandbox'
+
+const HELP: Record<string, string> = {
+  main: `platform-api: a self-hosted multi-cluster platform API
+
+Usage: bun src/main.ts <command> [options]
+
+Commands:
+  serve                 start the HTTP server (default)
+  migrate               apply database migrations and exit
+  admin create-user     create a user
+  admin create-token    create an access token for a user (printed once)
+
+Run "<command> --help" for a command's options. Configuration comes from the environment
+(PORT, HOST, PLATFORM_DATA_DIR, DATABASE_URL, PLATFORM_SECRET_KEY, PLATFORM_PUBLIC_URL,
+PLATFORM_ADMIN_USERNAME/PASSWORD/EMAIL, PLATFORM_MODES, PLATFORM_RUN_MODE, ...); see README.md.`,
+  serve: `Usage: bun src/main.ts serve [--port N] [--host H] [--data-dir DIR] [--dev]
+
+Starts the server. On first start it creates the site admin from PLATFORM_ADMIN_* and prints a
+generated password once when PLATFORM_ADMIN_PASSWORD is not set.
+  --port N        listen port (PORT, default 3000)
+  --host H        listen address (HOST, default 0.0.0.0)
+  --data-dir DIR  database, secret key and caches (PLATFORM_DATA_DIR, default ./data)
+  --dev           run mode dev (PLATFORM_RUN_MODE=dev): enables dev-only routes`,
+  migrate: `Usage: bun src/main.ts migrate
+
+Applies pending database migrations to DATABASE_URL (or the data dir's database) and exits.`,
+  'create-user': `Usage: bun src/main.ts admin create-user --username NAME --email EMAIL [--password PW] [--admin] [--must-change-password]
+
+Creates a user. Without --password a random one is generated and printed once.`,
+  'create-token': `Usage: bun src/main.ts admin create-token --username NAME [--name TOKEN_NAME] [--scopes all,read:user,...]
+
+Creates an access token for the user and prints it once; it cannot be shown again.
+Scopes: ${TOKEN_SCOPES.join(', ')} (default all).`,
+}
+
+/** Exit codes: 0 ok, 1 the command failed, 2 bad usage or configuration. */
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'serve', ...rest] = argv
+  if (command === '--help' || command === '-h' || command === 'help') return print(HELP.main)
+  if (command === 'serve') return serve(rest)
+  if (command === 'migrate') return migrate(rest)
+  if (command === 'admin') {
+    const [sub, ...args] = rest
+    if (sub === 'create-user') return adminCreateUser(args)
+    if (sub === 'create-token') return adminCreateToken(args)
+    throw new UsageError(`unknown admin command "${sub ?? ''}"; try create-user or create-token`)
+  }
+  throw new UsageError(`unknown command "${command}"; run --help`)
+}
+
+function print(text: string): number {
+  console.log(text)
+  return 0
+}
+
+function parse<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false }).values
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e))
+  }
+}
+
+async function withDeps<T>(config: Config, work: (deps: Deps) => Promise<T>): Promise<T> {
+  const deps = await openDeps(config)
+  try {
+    return await work(deps)
+  } finally {
+    await deps.db.close()
+  }
+}
+
+async function migrate(args: string[]): Promise<number> {
+  const values = parse(args, {})
+  if (values.help) return print(HELP.migrate)
+  const config = loadConfig()
+  const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken })
+  await db.close()
+  console.log(`migrations applied to ${config.databaseUrl.replace(/\?.*$/, '')}`)
+  return 0
+}
+
+async function adminCreateUser(args: string[]): Promise<number> {
+  const values = parse(args, {
+    username: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' },
+    admin: { type: 'boolean' }, 'must-change-password': { type: 'boolean' },
+  })
+  if (values.help) return print(HELP['create-user'])
+  if (!values.username || !values.email) throw new UsageError('--username and --email are required')
+  const generated = values.password ? undefined : Buffer.from(crypto.getRandomValues(new Uint8Array(15))).toString('base64url')
+  const user = await withDeps(loadConfig(), (deps) => createUser(deps.db, {
+    username: values.username!, email: values.email!, password: values.password ?? generated!,
+    isAdmin: values.admin ?? false, mustChangePassword: values['must-change-password'] ?? false,
+  }))
+  console.log(`created user ${user.name} (id ${user.id})${user.isAdmin ? ' as site admin' : ''}`)
+  if (generated) console.log(`generated password (shown once): ${generated}`)
+  return 0
+}
+
+async function adminCreateToken(args: string[]): Promise<number> {
+  const values = parse(args, { username: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' } })
+  if (values.help) return print(HELP['create-token'])
+  if (!values.username) throw new UsageError('--username is required')
+  const scopes = (values.scopes ?? 'all').split(',').map((s) => s.trim()).filter(Boolean)
+  const unknown = scopes.filter((s) => !(TOKEN_SCOPES as readonly string[]).includes(s))
+  if (unknown.length > 0) throw new UsageError(`unknown scope(s) ${unknown.join(', ')}; known: ${TOKEN_SCOPES.join(', ')}`)
+  const plaintext = await withDeps(loadConfig(), async (deps) => {
+    const user = await findUserByName(deps.db.read, values.username!)
+    if (!user) throw new AppError('notFound', `user "${values.username}" does not exist`)
+    const name = values.name ?? `cli-${new Date().toISOString().replace(/[:.]/g, '-')}`
+    return (await mintToken(deps.db, user.id, { name, scopes })).plaintext
+  })
+  console.log(plaintext)
+  return 0
+}
+
+async function serve(args: string[]): Promise<number> {
+  const values = parse(args, { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' }, dev: { type: 'boolean' } })
+  if (values.help) return print(HELP.serve)
+  const flags: ServeFlags = { port: values.port, host: values.host, dataDir: values['data-dir'], dev: values.dev }
+  const config = loadConfig(process.env, flags)
+  const deps = await openDeps(config)
+  const admin = await ensureFirstAdmin(deps.db, config.admin)
+  if (admin.created) {
+    deps.log.info('first site admin created', { username: config.admin.username })
+    // The one place a password is printed: to the operator's terminal, once, not to the log.
+    if (admin.generatedPassword) process.stderr.write(`\n  site admin "${config.admin.username}" password (shown once): ${admin.generatedPassword}\n\n`)
+  }
+  const sandbox = config.sandboxCluster ? await startSandbox(deps) : undefined
+  const app = createApp(deps).listen({
+    port: config.port,
+    hostname: config.host,
+    reusePort: false,
+    maxRequestBodySize: config.maxBodyBytes,
+    // Streams (watch, logs -f, exec) opt out per request; plain requests idle out after a minute.
+    idleTimeout: 60,
+  })
+  // Handlers first, then the "listening" line: whoever waits for that line may signal at once.
+  const stopped = new Promise<number>((resolveExit) => {
+    let stopping = false
+    const stop = async (signal: string) => {
+      if (stopping) process.exit(1)
+      stopping = true
+      deps.log.info('shutting down', { signal })
+      const grace = setTimeout(() => { void app.server?.stop(true) }, config.shutdownGraceSeconds * 1000)
+      await app.server?.stop(false)
+      clearTimeout(grace)
+      await sandbox?.stop()
+      await deps.db.close()
+      deps.log.info('stopped')
+      resolveExit(0)
+    }
+    process.on('SIGTERM', () => void stop('SIGTERM'))
+    process.on('SIGINT', () => void stop('SIGINT'))
+  })
+  deps.log.info('listening', { url: `http://${config.host}:${app.server?.port}`, publicUrl: config.publicUrl, database: deps.db.driver })
+  return stopped
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      console.error(`error: ${error.message}`)
+      process.exit(2)
+    }
+    if (error instanceof AppError) {
+      console.error(`error: ${error.message}${error.fields.length ? ` (${error.fields.map((f) => `${f.field}: ${f.message}`).join('; ')})` : ''}`)
+      process.exit(1)
+    }
+    console.error(error)
+    process.exit(1)
+  },
+)

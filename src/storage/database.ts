@@ -1,0 +1,142 @@
+import { Database as BunSqlite } from 'bun:sqlite'
+import { createClient, type Client as LibsqlClient } from '@libsql/client'
+import { sql } from 'drizzle-orm'
+import { drizzle as drizzleBun } from 'drizzle-orm/bun-sqlite'
+import { migrate as migrateBun } from 'drizzle-orm/bun-sqlite/migrator'
+import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql'
+import { migrate as migrateLibsql } from 'drizzle-orm/libsql/migrator'
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import { mkdirSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import * as schema from '../../db/schema'
+
+/**
+ * What store functions query through: the shared read handle or the transaction handed to a
+ * `write` callback. Both drivers' query builders are awaited the same way, so stores are written
+ * once against this type.
+ */
+export type Executor = BaseSQLiteDatabase<'async', unknown, typeof schema>
+
+export interface Database {
+  /** Reads see only committed data (a separate connection for bun:sqlite, the pool for libSQL). */
+  readonly read: Executor
+  /**
+   * The one write path: callbacks run one at a time, each inside `BEGIN IMMEDIATE … COMMIT`,
+   * rolled back when the callback throws. Keep network I/O out of the callback.
+   */
+  write<T>(work: (tx: Executor) => Promise<T>): Promise<T>
+  /**
+   * A number that changes whenever a write has been committed since the last call, by this
+   * process or any other; lets caches of rows stay exact without a TTL.
+   */
+  changeCounter(): string
+  /** Throws when the database cannot answer a trivial query. */
+  ping(): Promise<void>
+  close(): Promise<void>
+  readonly driver: 'bun:sqlite' | 'libsql'
+}
+
+const migrationsFolder = resolve(import.meta.dir, '../../db/migrations')
+
+/** Opens the database named by `url` (`file:` → bun:sqlite, otherwise libSQL) and applies migrations. */
+export async function openDatabase(url: string, opts: { driver?: 'bun:sqlite' | 'libsql'; authToken?: string } = {}): Promise<Database> {
+  const driver = opts.driver ?? (url.startsWith('file:') ? 'bun:sqlite' : 'libsql')
+  return driver === 'bun:sqlite' ? openBunSqlite(filePath(url)) : openLibsql(url, opts.authToken)
+}
+
+function filePath(url: string): string {
+  if (!url.startsWith('file:')) throw new Error('bun:sqlite needs a file: URL')
+  return url.slice('file:'.length).replace(/^\/\/(?=\/)/, '')
+}
+
+/** Runs queued async work strictly one after another. */
+function serialQueue() {
+  let tail: Promise<unknown> = Promise.resolve()
+  return <T>(work: () => Promise<T>): Promise<T> => {
+    const run = tail.then(work, work)
+    tail = run.catch(() => undefined)
+    return run
+  }
+}
+
+function openBunSqlite(path: string): Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const writer = new BunSqlite(path, { create: true, readwrite: true, strict: true })
+  // FULL: every commit is fsynced, so an acknowledged write survives a power cut, not only a kill.
+  writer.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;')
+  const writeDb = drizzleBun({ client: writer, schema })
+  migrateBun(writeDb, { migrationsFolder })
+  // A second, read-only connection: readers never see the writer's uncommitted rows, and a
+  // write through the read handle fails loudly instead of slipping past the queue.
+  const reader = path === ':memory:' ? writer : new BunSqlite(path, { readonly: true, strict: true })
+  if (reader !== writer) reader.exec('PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;')
+  const readDb = drizzleBun({ client: reader, schema })
+  const enqueue = serialQueue()
+  let closed = false
+  // data_version on the reader moves with every commit of another connection: our writer or another process.
+  const dataVersion = reader.query<{ data_version: number }, []>('PRAGMA data_version')
+  let localWrites = 0
+  return {
+    driver: 'bun:sqlite',
+    changeCounter: () => String(reader === writer ? localWrites : dataVersion.get()!.data_version),
+    read: readDb as unknown as Executor,
+    write: (work) => enqueue(async () => {
+      writer.run('BEGIN IMMEDIATE')
+      try {
+        const result = await work(writeDb as unknown as Executor)
+        writer.run('COMMIT')
+        localWrites++
+        return result
+      } catch (error) {
+        if (writer.inTransaction) writer.run('ROLLBACK')
+        throw error
+      }
+    }),
+    ping: async () => { reader.query('SELECT 1').get() },
+    close: async () => {
+      await enqueue(async () => {
+        if (closed) return
+        closed = true
+        writer.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+        if (reader !== writer) reader.close()
+        writer.close()
+      })
+    },
+  }
+}
+
+async function openLibsql(url: string, authToken: string | undefined): Promise<Database> {
+  if (url.startsWith('file:')) mkdirSync(dirname(filePath(url)), { recursive: true })
+  // `timeout` applies to every pooled connection (a PRAGMA would reach only one of them).
+  const client: LibsqlClient = createClient({ url, timeout: 5000, authToken })
+  if (url.startsWith('file:')) await client.execute('PRAGMA journal_mode = WAL')
+  const db = drizzleLibsql({ client, schema })
+  await migrateLibsql(db, { migrationsFolder })
+  const enqueue = serialQueue()
+  // A remote server gives no cheap commit signal: count our own commits, and let other writers'
+  // changes show within a second by moving the counter with the clock too.
+  let localWrites = 0
+  return {
+    driver: 'libsql',
+    changeCounter: () => `${localWrites}:${Math.floor(Date.now() / 1000)}`,
+    read: db as unknown as Executor,
+    // libSQL fails concurrent interactive transactions with SQLITE_BUSY: the queue keeps one open at a time.
+    write: (work) => enqueue(async () => {
+      const result = await db.transaction((tx) => work(tx as unknown as Executor), { behavior: 'immediate' })
+      localWrites++
+      return result
+    }),
+    ping: async () => { await db.run(sql`SELECT 1`) },
+    close: async () => { await enqueue(async () => { if (!client.closed) client.close() }) },
+  }
+}
+
+/** True when `error` (or its cause) is a SQLite UNIQUE constraint failure, on either driver. */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return true
+    if (/UNIQUE constraint failed/.test(e.message)) return true
+  }
+  return false
+}

@@ -1,0 +1,26 @@
+import { Elysia } from 'elysia'
+import type { Deps } from '../deps'
+import { guard } from '../http/guard'
+import { ErrorBody } from '../http/schemas'
+import { Health, Readiness, ServerVersion } from './schemas'
+import { buildInfo, isReady } from './service'
+
+export const systemRoutes = (deps: Deps) =>
+  new Elysia({ name: 'system.routes' })
+    .use(guard(deps))
+    .get('/api/v1/version', () => buildInfo(deps.config), {
+      permission: 'signed-in',
+      response: { 200: ServerVersion, 401: ErrorBody },
+      detail: { summary: 'Version of the running build', tags: ['miscellaneous'] },
+    })
+    .get('/healthz', () => ({ status: 'ok' as const }), {
+      permission: 'public',
+      response: { 200: Health },
+      detail: { summary: 'Liveness: the process answers', tags: ['miscellaneous'] },
+    })
+    .get('/readyz', async ({ status }) =>
+      (await isReady(deps.db)) ? { status: 'ok' as const } : status(503, { status: 'unavailable' as const }), {
+      permission: 'public',
+      response: { 200: Readiness, 503: Readiness },
+      detail: { summary: 'Readiness: the database answers', tags: ['miscellaneous'] },
+    })

@@ -1,0 +1,114 @@
+import { describe, expect, test } from 'bun:test'
+import { makeTestApp } from '../support/app'
+
+const validUser = { username: 'bob', email: 'bob@example.com', password: 'password123' }
+
+describe('the error model', () => {
+  test('an unknown route → 404 JSON with message and docs url', async () => {
+    const t = await makeTestApp()
+    const res = await t.request('GET', '/api/v1/no/such/route')
+    expect(res.status).toBe(404)
+    expect(res.headers.get('content-type')).toContain('application/json')
+    expect(await res.json()).toEqual({ message: 'Not Found', url: `${t.config.publicUrl}/api/v1/swagger` })
+  })
+
+  test('a route registered with a trailing slash does not answer without it (strict paths) → 404', async () => {
+    const t = await makeTestApp()
+    expect((await t.request('GET', '/healthz/')).status).toBe(404)
+  })
+
+  test('a malformed JSON body → 422 and nothing is created', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    const res = await t.request('POST', '/api/v1/admin/users', { token: admin.token, body: '{"username": "bob",', headers: { 'content-type': 'application/json' } })
+    expect(res.status).toBe(422)
+    expect((await res.json()).message).toMatch(/not valid JSON/)
+    expect((await t.request('GET', '/api/v1/user?sudo=bob', { token: admin.token })).status).toBe(404)
+  })
+
+  test('a missing required field → 422 with a field error naming it', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    const res = await t.as(admin).send('POST', '/api/v1/admin/users', { username: 'bob', password: 'password123' })
+    expect(res.status).toBe(422)
+    const body = await res.json()
+    expect(body.message).toBe('Validation Failed')
+    expect(body.errors.map((e: { field: string }) => e.field)).toContain('email')
+    expect(JSON.stringify(body)).not.toContain('schema')
+  })
+
+  test('a duplicate name → 422 (never 409), case-insensitively', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    expect((await t.as(admin).send('POST', '/api/v1/admin/users', validUser)).status).toBe(201)
+    const res = await t.as(admin).send('POST', '/api/v1/admin/users', { ...validUser, username: 'BOB' })
+    expect(res.status).toBe(422)
+    expect((await res.json()).message).toBe('user already exists')
+  })
+
+  test('an invalid or reserved name → 422 with the reason', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    const invalid = await t.as(admin).send('POST', '/api/v1/admin/users', { ...validUser, username: '-bob' })
+    expect(invalid.status).toBe(422)
+    const reserved = await t.as(admin).send('POST', '/api/v1/admin/users', { ...validUser, username: 'explore' })
+    expect(reserved.status).toBe(422)
+    expect((await reserved.json()).message).toBe('name is reserved')
+  })
+
+  test('a 100k-deep JSON body over real HTTP → 4xx, and the server keeps serving', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    const base = await t.listen()
+    const res = await fetch(`${base}/api/v1/admin/users`, {
+      method: 'POST', headers: { authorization: `token ${admin.token}`, 'content-type': 'application/json' }, body: '['.repeat(100_000),
+    })
+    expect(res.status).toBeGreaterThanOrEqual(400)
+    expect(res.status).toBeLessThan(500)
+    expect((await res.json()).message).toMatch(/nesting deeper/)
+    expect((await fetch(`${base}/healthz`)).status).toBe(200)
+  })
+
+  test('a body over the configured limit → 413', async () => {
+    const t = await makeTestApp({ PLATFORM_MAX_BODY_BYTES: '1024' })
+    const admin = await t.admin()
+    const res = await t.as(admin).send('POST', '/api/v1/admin/users', { ...validUser, full_name: 'x'.repeat(4096) })
+    expect(res.status).toBe(413)
+  })
+
+  test('an unexpected failure → bare 500 without a stack trace; the log carries the request id', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    await t.deps.db.close() // the database going away mid-flight is not the client's fault
+    const res = await t.request('GET', '/api/v1/user', { token: admin.token, headers: { 'x-request-id': 'trace-me-1' } })
+    expect(res.status).toBe(500)
+    const text = await res.text()
+    expect(JSON.parse(text).message).toBe('Internal Server Error')
+    expect(text).not.toMatch(/at |\.ts|SQLITE/)
+    expect(res.headers.get('x-request-id')).toBe('trace-me-1')
+    expect(t.logs.some((line) => line.includes('unexpected error') && line.includes('trace-me-1'))).toBe(true)
+  })
+})
+
+describe('request log', () => {
+  test('one JSON line per request with method, path, status, duration and id; query secrets redacted', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    const res = await t.request('GET', `/api/v1/user?token=${admin.token}&x=1`)
+    expect(res.status).toBe(200)
+    const id = res.headers.get('x-request-id')
+    expect(id).toBeTruthy()
+    const line = (await t.logFor(id)).find((l) => l.event === 'request' && l.requestId === id)
+    expect(line).toMatchObject({ method: 'GET', status: 200, path: '/api/v1/user?token=%5Bredacted%5D&x=1' })
+    expect(typeof line?.durationMs).toBe('number')
+    expect(t.logs.join('\n')).not.toContain(admin.token)
+  })
+
+  test('error statuses are logged as sent', async () => {
+    const t = await makeTestApp()
+    const res = await t.request('GET', '/nowhere')
+    const id = res.headers.get('x-request-id')
+    const line = (await t.logFor(id)).find((l) => l.requestId === id)
+    expect(line?.status).toBe(404)
+  })
+})

@@ -1,0 +1,118 @@
+import { afterAll } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp, openDeps, type App } from '../../src/app'
+import { loadConfig, type Config } from '../../src/config'
+import type { Deps } from '../../src/deps'
+import { memoryLogger } from '../../src/http/logger'
+import { hashPassword } from '../../src/identity/passwords'
+import { insertUser, type UserRow } from '../../src/identity/store'
+import { mintToken } from '../../src/identity/tokens/service'
+
+/** Every test user's password; its argon2 hash is computed once per test process. */
+export const PASSWORD = 'correct horse battery'
+let passwordHash: Promise<string> | undefined
+
+const dirs: string[] = []
+afterAll(() => { for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true }) })
+
+/** A fresh temporary data dir, removed when the test file ends. */
+export function tempDir(prefix = 'platform-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  dirs.push(dir)
+  return dir
+}
+
+export interface TestUser {
+  user: UserRow
+  /** An access token with scope `all`. */
+  token: string
+  name: string
+}
+
+export interface RequestOptions {
+  body?: unknown
+  headers?: Record<string, string>
+  /** Send as `Authorization: token <value>`. */
+  token?: string
+}
+
+export interface TestApp {
+  app: App
+  deps: Deps
+  config: Config
+  logs: string[]
+  /** Sends a request to the app in process (`http://localhost` + path). */
+  request(method: string, path: string, opts?: RequestOptions): Promise<Response>
+  /** Creates individual users with password PASSWORD and an `all` token each. */
+  users(...names: string[]): Promise<TestUser[]>
+  /** The first site admin (created with the app), with a token. */
+  admin(): Promise<TestUser>
+  /** Requests authenticated with the given user's token. */
+  as(who: TestUser): {
+    get(path: string, headers?: Record<string, string>): Promise<Response>
+    delete(path: string, body?: unknown): Promise<Response>
+    send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>
+  }
+  /** The parsed log lines, once the line for `requestId` has been written (logging follows the response). */
+  logFor(requestId: string | null): Promise<Record<string, unknown>[]>
+  /** Starts the app on a random loopback port; stopped when the test file ends. */
+  listen(): Promise<string>
+}
+
+/** Builds an app on a fresh data dir with its own database, as `serve` would. */
+export async function makeTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = tempDir()
+  const config = loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_SANDBOX_CLUSTER: 'false', ...env })
+  const log = memoryLogger()
+  const deps = await openDeps(config, log)
+  const app = createApp(deps)
+  passwordHash ??= hashPassword(PASSWORD)
+  let adminUser: TestUser | undefined
+
+  const request = (method: string, path: string, opts: RequestOptions = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) }
+    if (opts.token) headers.authorization = `token ${opts.token}`
+    let body: BodyInit | undefined
+    if (opts.body instanceof FormData || typeof opts.body === 'string') body = opts.body
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    return app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+  }
+
+  const makeUser = async (name: string, isAdmin: boolean): Promise<TestUser> => {
+    const user = await deps.db.write(async (tx) => insertUser(tx, {
+      name, lowerName: name.toLowerCase(), email: `${name.toLowerCase()}@example.com`, passwordHash: await passwordHash!, isAdmin,
+    }))
+    const { plaintext } = await mintToken(deps.db, user.id, { name: 'test', scopes: ['all'] })
+    return { user, token: plaintext, name }
+  }
+
+  const t: TestApp = {
+    app, deps, config, logs: log.lines, request,
+    users: (...names) => Promise.all(names.map((name) => makeUser(name, false))),
+    admin: async () => (adminUser ??= await makeUser('root', true)),
+    as: (who) => ({
+      get: (path, headers) => request('GET', path, { token: who.token, headers }),
+      delete: (path, body) => request('DELETE', path, { token: who.token, body }),
+      send: (method, path, body, headers) => request(method, path, { token: who.token, body, headers }),
+    }),
+    async logFor(requestId) {
+      const parsed = () => log.lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+      for (let i = 0; i < 100 && !parsed().some((l) => l.requestId === requestId); i++) await Bun.sleep(2)
+      return parsed()
+    },
+    async listen() {
+      const server = app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
+      afterAll(() => server.stop())
+      return `http://127.0.0.1:${server.server!.port}`
+    },
+  }
+  afterAll(() => deps.db.close())
+  return t
+}
+
+export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`

@@ -1,0 +1,39 @@
+import { resolve } from 'node:path'
+
+export const MAIN = resolve(import.meta.dir, '../../src/main.ts')
+
+export interface RunningServer {
+  child: Bun.Subprocess<'ignore', 'pipe', 'pipe'>
+  base: string
+  /** Everything the server wrote to stderr so far is collected here once it exits. */
+  stderr: () => Promise<string>
+}
+
+/** Starts `serve` as a separate process on a random port over `dataDir`; resolves once it listens. */
+export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<RunningServer> {
+  const child = Bun.spawn([process.execPath, MAIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+    env: { ...process.env, PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', ...env },
+    stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
+  })
+  const reader = child.stdout.getReader()
+  let seen = ''
+  while (!/"event":"listening"/.test(seen)) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`server exited before listening: ${seen} ${await new Response(child.stderr).text()}`)
+    seen += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  void child.stdout.pipeTo(new WritableStream()).catch(() => undefined)
+  const port = /"url":"http:\/\/[^:]+:(\d+)"/.exec(seen)![1]
+  const stderr = new Response(child.stderr).text()
+  return { child, base: `http://127.0.0.1:${port}`, stderr: () => stderr }
+}
+
+/** Runs `admin create-token` for `username` on `dataDir` and returns the printed token. */
+export function createTokenOnCommandLine(dataDir: string, username: string): string {
+  const run = Bun.spawnSync([process.execPath, MAIN, 'admin', 'create-token', '--username', username], {
+    env: { ...process.env, PLATFORM_DATA_DIR: dataDir },
+  })
+  if (run.exitCode !== 0) throw new Error(run.stderr.toString())
+  return run.stdout.toString().trim()
+}
