@@ -169,12 +169,16 @@ export class Registry {
     this.validate(r, obj)
     if (table.has(objectKey(ns, meta.name!))) throw kubeStatus.alreadyExists(groupResource(r), meta.name!)
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'generation'] as const) delete meta[k]
-    meta.uid = crypto.randomUUID()
-    meta.creationTimestamp = now()
-    if (r.strategy.tracksGeneration) meta.generation = 1
-    if (opts.dryRun) return { ...obj, metadata: { ...meta, resourceVersion: String(this.rv) } }
-    meta.resourceVersion = String(++this.rv)
-    table.set(objectKey(ns, meta.name!), obj)
+    // Server-filled fields in the order a real server writes them, name first.
+    const { name, generateName, namespace, ...rest } = meta
+    obj.metadata = {
+      name, ...(generateName ? { generateName } : {}), ...(namespace ? { namespace } : {}),
+      uid: crypto.randomUUID(), resourceVersion: String(opts.dryRun ? this.rv : this.rv + 1),
+      ...(r.strategy.tracksGeneration ? { generation: 1 } : {}), creationTimestamp: now(), ...rest,
+    }
+    if (opts.dryRun) return obj
+    this.rv++
+    table.set(objectKey(ns, name!), obj)
     this.emit('ADDED', r, obj)
     return clone(obj)
   }

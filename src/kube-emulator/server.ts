@@ -110,7 +110,8 @@ const VERBS: Record<string, [collection: string, item: string]> = {
 
 /** `/api/v1/...` or `/apis/{g}/{v}/...` into a RequestInfo; undefined when it is no resource path. */
 export function parsePath(method: string, url: URL): RequestInfo | undefined {
-  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent)
+  let parts: string[]
+  try { parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent) } catch { throw kubeStatus.badRequest('malformed percent-encoding in the request path') }
   let group: string, version: string, rest: string[]
   if (parts[0] === 'api' && parts.length >= 3) [group, version, rest] = ['', parts[1], parts.slice(2)]
   else if (parts[0] === 'apis' && parts.length >= 4) [group, version, rest] = [parts[1], parts[2], parts.slice(3)]

@@ -265,4 +265,22 @@ describe('bad input never crashes', () => {
     expect(res.status).toBe(400)
     expect((await res.json()).message).toContain('ObjectMeta.metadata.labels')
   })
+
+  test('a path with broken percent-encoding → 400, not 500', async () => {
+    const k = await emulator()
+    const res = await k.request('GET', '/api/v1/namespaces/demo/configmaps/%E0%A4%A')
+    expect(res.status).toBe(400)
+  })
+
+  test('a merge patch with a __proto__ key → 400 and no object gains a prototype field', async () => {
+    const k = await emulator()
+    const res = await k.request('PATCH', `${CM}/cm1`, { body: '{"data":{"__proto__":{"polluted":"yes"}}}', headers: { 'Content-Type': 'application/merge-patch+json' } })
+    expect(res.status).toBe(400)
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  test('a watch with a non-numeric resourceVersion → 400 before any stream', async () => {
+    const k = await emulator()
+    expect((await k.get(`${CM}?watch=1&resourceVersion=abc`)).status).toBe(400)
+  })
 })
