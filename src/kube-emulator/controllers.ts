@@ -161,58 +161,69 @@ export class Controllers {
     }
   }
 
+  /** One ReplicaSet per pod template: the current one scaled to spec.replicas, older ones to 0. */
   private reconcileDeployment(ns: string, name: string): void {
     const dr = this.res('apps', 'deployments')
     const rsr = this.res('apps', 'replicasets')
     const d = this.reg.get(dr, ns, name)
     if (d.metadata.deletionTimestamp) return
     const spec = d.spec as JsonObject
-    const template = clone(spec.template as JsonObject)
-    const hash = templateHash(template)
+    const hash = templateHash(spec.template)
     const desired = Number(spec.replicas ?? 1)
     const sets = owned(this.reg, rsr, ns, d)
-    let current = sets.find((s) => s.metadata.labels?.['pod-template-hash'] === hash)
-    const scale = (rs: KubeObject, to: number) => {
-      const from = Number(fieldAt(rs, ['spec', 'replicas']) ?? 0)
-      if (from === to) return
-      this.reg.update(rsr, ns, rs.metadata.name!, { ...rs, spec: { ...(rs.spec as JsonObject), replicas: to } })
-      recordEvent(this.reg, dr, d, 'Normal', 'ScalingReplicaSet', `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`, 'deployment-controller')
-    }
-    if (!current) {
-      const meta = isObject(template.metadata) ? template.metadata : (template.metadata = {})
-      meta.labels = { ...(isObject(meta.labels) ? meta.labels : {}), 'pod-template-hash': hash }
-      const selector = isObject(spec.selector) ? spec.selector : {}
-      const revision = sets.length + 1
-      current = this.reg.create(rsr, ns, {
-        metadata: { name: `${name}-${hash}`, namespace: ns, labels: meta.labels as Record<string, string>,
-          annotations: { 'deployment.kubernetes.io/desired-replicas': String(desired), 'deployment.kubernetes.io/revision': String(revision) },
-          ownerReferences: [ownerRef(dr, d)] },
-        spec: { replicas: desired, selector: { ...selector, matchLabels: { ...(isObject(selector.matchLabels) ? selector.matchLabels : {}), 'pod-template-hash': hash } }, template },
-      })
-      recordEvent(this.reg, dr, d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${current.metadata.name} from 0 to ${desired}`, 'deployment-controller')
-    } else scale(current, desired)
-    for (const old of sets) if (old.metadata.uid !== current.metadata.uid) scale(old, 0)
-    const all = owned(this.reg, rsr, ns, d)
+    const current = sets.find((s) => s.metadata.labels?.['pod-template-hash'] === hash) ?? this.createReplicaSet(d, hash, sets.length + 1)
+    this.scaleReplicaSet(d, current, desired)
+    for (const old of sets) if (old.metadata.uid !== current.metadata.uid) this.scaleReplicaSet(d, old, 0)
+    this.reg.update(dr, ns, name, { ...d, status: this.deploymentStatus(d, current.metadata.uid!, desired) }, { subresource: 'status' })
+  }
+
+  private createReplicaSet(d: KubeObject, hash: string, revision: number): KubeObject {
+    const spec = d.spec as JsonObject
+    const template = clone(spec.template as JsonObject)
+    const meta = isObject(template.metadata) ? template.metadata : (template.metadata = {})
+    meta.labels = { ...(isObject(meta.labels) ? meta.labels : {}), 'pod-template-hash': hash }
+    const selector = isObject(spec.selector) ? spec.selector : {}
+    const matchLabels = { ...(isObject(selector.matchLabels) ? selector.matchLabels : {}), 'pod-template-hash': hash }
+    return this.reg.create(this.res('apps', 'replicasets'), d.metadata.namespace!, {
+      metadata: { name: `${d.metadata.name}-${hash}`, labels: meta.labels as Record<string, string>,
+        annotations: { 'deployment.kubernetes.io/revision': String(revision) },
+        ownerReferences: [ownerRef(this.res('apps', 'deployments'), d)] },
+      spec: { replicas: 0, selector: { ...selector, matchLabels }, template },
+    })
+  }
+
+  private scaleReplicaSet(d: KubeObject, rs: KubeObject, to: number): void {
+    const from = Number(fieldAt(rs, ['spec', 'replicas']) ?? 0)
+    if (from === to) return
+    this.reg.update(this.res('apps', 'replicasets'), rs.metadata.namespace!, rs.metadata.name!, { ...rs, spec: { ...(rs.spec as JsonObject), replicas: to } })
+    recordEvent(this.reg, this.res('apps', 'deployments'), d, 'Normal', 'ScalingReplicaSet',
+      `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`, 'deployment-controller')
+  }
+
+  /** Sums the replica sets' counts; conditions keep their transition times while unchanged. */
+  private deploymentStatus(d: KubeObject, currentUid: string, desired: number): JsonObject {
+    const all = owned(this.reg, this.res('apps', 'replicasets'), d.metadata.namespace!, d)
     const sum = (f: string) => all.reduce((n, s) => n + Number(fieldAt(s, ['status', f]) ?? 0), 0)
-    const cur = all.find((s) => s.metadata.uid === current!.metadata.uid)
-    const available = sum('availableReplicas')
+    const current = all.find((s) => s.metadata.uid === currentUid)
+    const [replicas, available] = [sum('replicas'), sum('availableReplicas')]
     const time = nowIso()
     const previous = isObject(d.status) && Array.isArray(d.status.conditions) ? d.status.conditions.filter(isObject) : []
-    const condition = (type: string, status: boolean, reason: string, message: string) => {
+    const condition = (type: string, ok: boolean, reason: string, message: string) => {
       const before = previous.find((c) => c.type === type)
-      const same = before?.status === (status ? 'True' : 'False') && before.reason === reason
-      return { type, status: status ? 'True' : 'False', lastUpdateTime: same ? before.lastUpdateTime : time, lastTransitionTime: same ? before.lastTransitionTime : time, reason, message }
+      const same = before?.status === (ok ? 'True' : 'False') && before.reason === reason
+      const since = same ? String(before.lastTransitionTime) : time
+      return { type, status: ok ? 'True' : 'False', lastUpdateTime: same ? String(before.lastUpdateTime) : time, lastTransitionTime: since, reason, message }
     }
-    const status = {
-      observedGeneration: d.metadata.generation, replicas: sum('replicas'), updatedReplicas: Number(fieldAt(cur, ['status', 'replicas']) ?? 0),
-      readyReplicas: sum('readyReplicas'), availableReplicas: available, ...(sum('replicas') - available > 0 ? { unavailableReplicas: sum('replicas') - available } : {}),
+    const ready = available >= desired
+    return {
+      observedGeneration: d.metadata.generation ?? 1, replicas, updatedReplicas: Number(fieldAt(current, ['status', 'replicas']) ?? 0),
+      readyReplicas: sum('readyReplicas'), availableReplicas: available, ...(replicas > available ? { unavailableReplicas: replicas - available } : {}),
       conditions: [
-        condition('Available', available >= desired, available >= desired ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
-          available >= desired ? 'Deployment has minimum availability.' : 'Deployment does not have minimum availability.'),
-        condition('Progressing', true, 'NewReplicaSetAvailable', `ReplicaSet "${current.metadata.name}" has successfully progressed.`),
+        condition('Available', ready, ready ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
+          ready ? 'Deployment has minimum availability.' : 'Deployment does not have minimum availability.'),
+        condition('Progressing', true, 'NewReplicaSetAvailable', `ReplicaSet "${current?.metadata.name ?? ''}" has successfully progressed.`),
       ],
     }
-    this.reg.update(dr, ns, name, { ...d, status }, { subresource: 'status' })
   }
 
   private newPod(owner: KubeObject, ownerResource: Resource, name: { name?: string; generateName?: string }, extraLabels: Record<string, string> = {}): KubeObject {

@@ -57,7 +57,7 @@ export class Stdin {
 
   /** The next chunk, or null at end of input. */
   async read(): Promise<Uint8Array | null> {
-    while (!this.chunks.length && !this.ended) await new Promise<void>((resolve) => { this.wake = resolve })
+    while (!this.pending && !this.chunks.length && !this.ended) await new Promise<void>((resolve) => { this.wake = resolve })
     this.wake = undefined
     if (this.pending) { const p = new TextEncoder().encode(this.pending); this.pending = ''; return p }
     return this.chunks.shift() ?? null

@@ -62,6 +62,8 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
         metadata: { resourceVersion: registry.currentResourceVersion(), ...(annotations ? { annotations } : {}) },
       })
       const deliver = (e: StoreEvent) => {
+        // A watch from a future resourceVersion starts once the store has caught up with it.
+        if (from !== undefined && e.rv <= from) return
         const t = translate(registry, r, e, o)
         if (t) send(t.type, o.present(t.object))
       }
