@@ -63,7 +63,7 @@ export async function handle(ctx: EmulatorContext, req: Request, server: Server<
     if (UNAUTHENTICATED_PATHS.has(url.pathname)) return url.pathname === '/version' ? json(SERVER_VERSION) : new Response('ok')
     const user = authenticate(ctx.users, req.headers.get('authorization'))
     if (!user) throw kubeStatus.unauthorized()
-    const discovery = serveDiscovery(ctx, url.pathname)
+    const discovery = req.method === 'GET' ? serveDiscovery(ctx, url.pathname) : undefined
     if (discovery) return discovery
     const info = parsePath(req.method, url)
     if (!info) throw kubeStatus.pathNotFound()
@@ -72,6 +72,8 @@ export async function handle(ctx: EmulatorContext, req: Request, server: Server<
     if (info.namespace && !resource.strategy.namespaced) throw kubeStatus.pathNotFound()
     checkAccess(user, info, resource)
     if (resource.virtual) return await serveVirtual(ctx, req, url, info, resource, user)
+    const isPod = resource.group === '' && resource.resource === 'pods'
+    if ((info.subresource === 'exec' || info.subresource === 'log') && !isPod) throw kubeStatus.pathNotFound()
     if (info.subresource === 'exec') return serveExec(ctx, req, url, info, resource, server)
     if (info.subresource === 'log') { server.timeout(req, 0); return podLogs(ctx.registry, resource, info, url.searchParams, ctx.logIntervalMs, req.signal) }
     if (info.verb === 'watch') server.timeout(req, 0)
