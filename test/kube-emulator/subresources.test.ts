@@ -174,6 +174,13 @@ describe('pod logs', () => {
     expect(text).toContain('container=api')
   })
 
+  test('an admin follows logs with limitBytes=10 → exactly ten bytes, then the stream ends', async () => {
+    const k = await emulator({ logIntervalMs: 50 })
+    const pod = await podOf(k, 'api')
+    const text = await (await k.get(`${PODS}/${pod.metadata.name}/log?follow=true&limitBytes=10`)).text()
+    expect(text).toBe('level=info')
+  })
+
   test('an admin asks for sinceSeconds=1 on a pod that logged for longer → only recent lines', async () => {
     const k = await emulator({ logIntervalMs: 100 })
     const pod = await podOf(k, 'api')
