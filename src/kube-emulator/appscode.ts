@@ -19,6 +19,7 @@ const V = 'v1alpha1'
 const virtual = (group: string, resource: string, kind: string, verbs: string[], namespaced = false): Resource =>
   ({ group, versions: [V], resource, virtual: true, strategy: { kind, singular: kind.toLowerCase(), namespaced, verbs } })
 
+/** The AppsCode kinds: cluster-scoped and create-only, except the menu and database getters. */
 export const appscodeResources: Resource[] = [
   virtual(META, 'renders', 'Render', ['create']),
   virtual(META, 'renderdashboards', 'RenderDashboard', ['create']),

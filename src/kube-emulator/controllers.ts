@@ -50,6 +50,7 @@ function owned(reg: Registry, r: Resource, ns: string, owner: KubeObject): KubeO
 
 const ready = (pod: KubeObject) => fieldAt(pod, ['status', 'phase']) === 'Running' && !pod.metadata.deletionTimestamp
 
+/** The controllers of one emulator, fed by the registry's change events. */
 export class Controllers {
   private readonly queue = new Map<string, Reconcile>()
   private scheduled = false

@@ -17,7 +17,7 @@ const PATHS = ['/', '/healthz', '/api/items', '/api/items/42', '/static/app.js',
 const STATUSES = [200, 200, 200, 200, 201, 304, 404, 200, 500]
 
 /** The container names of a pod (regular, then init). */
-export function containerNames(pod: KubeObject, field: 'containers' | 'initContainers' = 'containers'): string[] {
+function containerNames(pod: KubeObject, field: 'containers' | 'initContainers' = 'containers'): string[] {
   const list = fieldAt(pod, ['spec', field])
   return Array.isArray(list) ? list.filter(isObject).map((c) => String(c.name)) : []
 }

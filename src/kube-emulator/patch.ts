@@ -119,6 +119,7 @@ function requireValue(op: Record<string, unknown>): unknown {
   return op.value
 }
 
+/** Structural equality of JSON values (key order ignored). */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]))
@@ -130,7 +131,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /** RFC 7386: objects merge recursively, `null` deletes, everything else (lists too) replaces. */
-export function mergePatch(doc: unknown, patch: unknown): unknown {
+function mergePatch(doc: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return clone(patch)
   const out: Record<string, unknown> = isObject(doc) ? clone(doc) : {}
   for (const [k, v] of Object.entries(patch)) {
@@ -161,7 +162,7 @@ function mergeKeyFor(field: string, items: unknown[]): string | undefined {
 const DIRECTIVE_PREFIXES = ['$setElementOrder/', '$deleteFromPrimitiveList/', '$retainKeys']
 
 /** Kubernetes strategic merge: keyed lists merge item by item, `$patch` directives honoured. */
-export function strategicMerge(doc: unknown, patch: Record<string, unknown>): unknown {
+function strategicMerge(doc: unknown, patch: Record<string, unknown>): unknown {
   if (patch.$patch === 'replace') { const { $patch: _, ...rest } = patch; return clone(rest) }
   if (patch.$patch === 'delete') return undefined
   const out: Record<string, unknown> = isObject(doc) ? clone(doc) : {}

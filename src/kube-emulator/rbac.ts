@@ -50,6 +50,7 @@ export function authorize(user: UserSpec, a: ResourceAttributes): Decision {
   return { allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin"' }
 }
 
+/** SelfSubjectAccessReview: create-only, answered by `reviewHandler`. */
 export const reviewResource: Resource = {
   group: 'authorization.k8s.io', versions: ['v1'], resource: 'selfsubjectaccessreviews', virtual: true,
   strategy: { kind: 'SelfSubjectAccessReview', singular: 'selfsubjectaccessreview', namespaced: false, verbs: ['create'] },

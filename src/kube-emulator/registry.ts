@@ -48,6 +48,7 @@ export function randomSuffix(length = 5): string {
   return s
 }
 
+/** The group and plural resource that Status messages name. */
 export const groupResource = (r: Resource): GroupResource => ({ group: r.group, resource: r.resource })
 const resourceKey = (group: string, resource: string) => `${group}/${resource}`
 const objectKey = (ns: string, name: string) => `${ns}/${name}`
@@ -71,6 +72,7 @@ function decodeContinue(token: string): { rv: number; start: string } {
   throw kubeStatus.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version emulator.k8s/v1)')
 }
 
+/** All resources and their objects, one global resourceVersion counter and a bounded change history. */
 export class Registry {
   private rv = 0
   private readonly resources = new Map<string, Resource>()
@@ -338,7 +340,7 @@ export class Registry {
 }
 
 /** A field-selector label's value; unsupported labels are a 400 like on a real server. */
-export function fieldValue(r: Resource, obj: KubeObject, field: string): string {
+function fieldValue(r: Resource, obj: KubeObject, field: string): string {
   if (field === 'metadata.name') return obj.metadata.name ?? ''
   if (field === 'metadata.namespace') return obj.metadata.namespace ?? ''
   const getter = r.strategy.fields?.[field]
@@ -353,6 +355,7 @@ export function checkFieldLabels(r: Resource, fields: FieldRequirement[]): void 
       throw kubeStatus.badRequest(`field label not supported: ${f.field}`)
 }
 
+/** The verbs a resource serves, as discovery lists them. */
 export const verbsOf = (r: Resource): string[] => r.strategy.verbs ?? ALL_VERBS
 
 /** Reads replicas and selector for `/scale` from the paths the strategy names. */

@@ -52,7 +52,7 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
 const statusResponse = (s: KubeStatus) => json(s, s.code)
 
 /** Kubernetes booleans: absent, 'false' and '0' are false; anything else, even '', is true. */
-export const queryFlag = (q: URLSearchParams, key: string) => q.has(key) && q.get(key) !== 'false' && q.get(key) !== '0'
+const queryFlag = (q: URLSearchParams, key: string) => q.has(key) && q.get(key) !== 'false' && q.get(key) !== '0'
 
 const UNAUTHENTICATED_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz'])
 
@@ -111,7 +111,7 @@ const VERBS: Record<string, [collection: string, item: string]> = {
 }
 
 /** `/api/v1/...` or `/apis/{g}/{v}/...` into a RequestInfo; undefined when it is no resource path. */
-export function parsePath(method: string, url: URL): RequestInfo | undefined {
+function parsePath(method: string, url: URL): RequestInfo | undefined {
   let parts: string[]
   try { parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent) } catch { throw kubeStatus.badRequest('malformed percent-encoding in the request path') }
   let group: string, version: string, rest: string[]
@@ -146,7 +146,7 @@ export function present(r: Resource, version: string, obj: KubeObject): KubeObje
 }
 
 /** Reads and parses a JSON body; oversized, too deep or malformed bodies are 4xx Status errors. */
-export async function readJson(req: Request): Promise<unknown> {
+async function readJson(req: Request): Promise<unknown> {
   const declared = Number(req.headers.get('content-length') ?? 0)
   if (declared > MAX_BODY_BYTES) throw kubeStatus.tooLarge()
   const text = await req.text()

@@ -146,7 +146,7 @@ type Op = ';' | '&&' | '||' | '|'
 interface Segment { text: string; op: Op }
 
 /** Splits a script at unquoted `;`, `&&`, `||`, `|` and newlines, one linear pass. */
-export function splitScript(script: string): Segment[] {
+function splitScript(script: string): Segment[] {
   const out: Segment[] = []
   let cur = '', quote = ''
   for (let i = 0; i < script.length; i++) {
@@ -165,7 +165,7 @@ export function splitScript(script: string): Segment[] {
 }
 
 /** Splits one command into words, expanding `$VAR`, `${VAR}` and `$?` outside single quotes. */
-export function words(text: string, env: Record<string, string>, status: number): string[] {
+function words(text: string, env: Record<string, string>, status: number): string[] {
   const out: string[] = []
   let cur = '', inWord = false, quote = ''
   const expand = (i: number): [string, number] => {
@@ -240,7 +240,7 @@ async function runSimple(text: string, outer: Io, status: number): Promise<{ cod
 }
 
 /** Runs a script; `exit` stops it. `state.status` carries `$?` across interactive lines. */
-export async function runScript(script: string, io: Io, state: { status: number }): Promise<{ code: number; exited: boolean }> {
+async function runScript(script: string, io: Io, state: { status: number }): Promise<{ code: number; exited: boolean }> {
   let skip = false
   const segments = splitScript(script)
   for (let i = 0; i < segments.length; i++) {

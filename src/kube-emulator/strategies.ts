@@ -41,6 +41,7 @@ export interface Strategy {
   validate?(obj: KubeObject): StatusCause[]
 }
 
+/** What a stored resource serves unless its strategy narrows it. */
 export const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']
 
 /** Reads a dotted path of plain keys, answering '' when absent, as field selectors compare strings. */
@@ -63,7 +64,9 @@ function isDnsLabel(s: string): boolean {
 }
 const isDnsSubdomain = (s: string) => s.length <= 253 && s.split('.').every(isDnsLabel)
 
+/** A FieldValueRequired cause. */
 export const required = (field: string): StatusCause => ({ reason: 'FieldValueRequired', message: 'Required value', field })
+/** A FieldValueInvalid cause quoting the offending value. */
 export const invalidValue = (field: string, value: unknown, why: string): StatusCause =>
   ({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${why}`, field })
 
@@ -250,7 +253,7 @@ export function strategyFromCrd(crd: KubeObject): { group: string; resource: str
 }
 
 /** `.spec.replicas` → ['spec', 'replicas']; CRD paths are simple dotted paths. */
-export function jsonPathKeys(path: string): string[] {
+function jsonPathKeys(path: string): string[] {
   return path.split('.').filter(Boolean)
 }
 

@@ -12,7 +12,7 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object'
 interface Column { name: string; type: string; format?: string; description: string; priority: number; cell: (o: KubeObject) => string | number | boolean }
 
 /** kubectl's `HumanDuration`: 45s, 5m3s, 17m, 5h2m, 3d4h, 120d, 3y. */
-export function humanDuration(ms: number): string {
+function humanDuration(ms: number): string {
   const s = Math.floor(ms / 1000)
   if (s < 0) return '0s'
   if (s < 120) return `${s}s`

@@ -23,7 +23,7 @@ export interface WatchOptions extends ListOptions {
 type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
 
 /** Validates the resourceVersion before the 200 goes out; throws badRequest. */
-export function parseWatchVersion(rv: string | undefined): number | undefined {
+function parseWatchVersion(rv: string | undefined): number | undefined {
   if (rv === undefined || rv === '' || rv === '0') return undefined
   const n = Number(rv)
   if (!Number.isInteger(n) || n < 0) throw kubeStatus.badRequest(`invalid resource version: ${rv}`)
