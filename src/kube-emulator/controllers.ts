@@ -310,11 +310,12 @@ export class Controllers {
       recordEvent(this.reg, pr, pod, 'Normal', 'Created', `Created container: ${String(c.name)}`, 'kubelet')
       recordEvent(this.reg, pr, pod, 'Normal', 'Started', `Started container ${String(c.name)}`, 'kubelet')
     }
+    const qosClass = fieldAt(pod, ['status', 'qosClass']) ?? 'BestEffort'
     const ip = this.podIp++
     const podIP = `10.244.${(ip >> 8) & 0xff}.${ip & 0xff}`
     const condition = (type: string) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: time })
     this.reg.update(pr, ns, name, { ...pod, status: {
-      phase: 'Running', hostIP, hostIPs: [{ ip: hostIP }], podIP, podIPs: [{ ip: podIP }], startTime: time, qosClass: 'BestEffort',
+      phase: 'Running', hostIP, hostIPs: [{ ip: hostIP }], podIP, podIPs: [{ ip: podIP }], startTime: time, qosClass,
       conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(condition),
       containerStatuses: containers.map((c) => ({
         name: c.name, image: c.image, imageID: `${String(c.image).includes('/') ? '' : 'docker.io/library/'}${String(c.image).split(':')[0]}@sha256:${Bun.hash(String(c.image)).toString(16).padStart(16, '0').repeat(4)}`,

@@ -100,6 +100,19 @@ function validateWorkload(obj: KubeObject): StatusCause[] {
   return [...causes, ...validateContainers(fieldAt(obj, ['spec', 'template', 'spec']), 'spec.template.spec')]
 }
 
+/** Guaranteed when every container's limits equal its requests, BestEffort when none set any, else Burstable. */
+function qosOf(containers: unknown): string {
+  const resources = (Array.isArray(containers) ? containers : []).map((c) => fieldAt(c, ['resources'])).map((r) => (isObject(r) ? r : {}))
+  const set = (r: Record<string, unknown>, k: string) => isObject(r[k]) && Object.keys(r[k]).length > 0
+  if (resources.every((r) => !set(r, 'requests') && !set(r, 'limits'))) return 'BestEffort'
+  const guaranteed = resources.every((r) => {
+    const limits = isObject(r.limits) ? r.limits : {}
+    const requests = isObject(r.requests) ? r.requests : limits
+    return ['cpu', 'memory'].every((k) => limits[k] !== undefined && (requests[k] ?? limits[k]) === limits[k])
+  })
+  return guaranteed ? 'Guaranteed' : 'Burstable'
+}
+
 function defaultWorkload(obj: KubeObject): void {
   const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
   if (spec.replicas === undefined) spec.replicas = 1
@@ -131,7 +144,7 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
       spec.restartPolicy ??= 'Always'
       spec.serviceAccountName ??= 'default'
       spec.schedulerName ??= 'default-scheduler'
-      obj.status = { phase: 'Pending', qosClass: 'BestEffort' }
+      obj.status = { phase: 'Pending', qosClass: qosOf(fieldAt(spec, ['containers'])) }
     },
     validate: (obj) => validateContainers(obj.spec, 'spec'),
   } },

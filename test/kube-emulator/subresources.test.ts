@@ -280,11 +280,29 @@ describe('Table output', () => {
     expect(node.rows[0].cells.slice(0, 3)).toEqual(['node-1', 'Ready', 'control-plane'])
   })
 
-  test('an admin gets a configmap as a Table → default Name and Age columns; includeObject=None omits objects', async () => {
+  test('an admin lists configmaps as a Table → Name, Data, Age; includeObject=None omits objects', async () => {
     const k = await emulator()
     const body = await (await k.request('GET', '/api/v1/namespaces/demo/configmaps?includeObject=None', { headers: TABLE })).json()
-    expect(body.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Age'])
+    expect(body.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Data', 'Age'])
+    expect(body.rows.find((r: any) => r.cells[0] === 'cm1').cells[1]).toBe(1)
     expect(body.rows[0].object).toBeUndefined()
+  })
+
+  test('an admin lists custom resources of a CRD without printer columns as a Table → Name and Age', async () => {
+    const k = await emulator()
+    await k.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { metadata: { name: 'gizmos.toys.io' }, spec: { group: 'toys.io', scope: 'Namespaced',
+      names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' }, versions: [{ name: 'v1', served: true, storage: true }] } })
+    await k.json('POST', '/apis/toys.io/v1/namespaces/demo/gizmos', { metadata: { name: 'g1' } })
+    const body = await (await k.request('GET', '/apis/toys.io/v1/namespaces/demo/gizmos', { headers: TABLE })).json()
+    expect(body.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Age'])
+    expect(body.rows[0].cells[0]).toBe('g1')
+  })
+
+  test('an admin lists HPAs as a Table → the kubectl columns with the scale target', async () => {
+    const k = await emulator()
+    const body = await (await k.request('GET', '/apis/autoscaling/v2/namespaces/demo/horizontalpodautoscalers', { headers: TABLE })).json()
+    expect(body.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Reference', 'Targets', 'MinPods', 'MaxPods', 'Replicas', 'Age'])
+    expect(body.rows[0].cells.slice(0, 2)).toEqual(['web', 'Deployment/web'])
   })
 })
 
