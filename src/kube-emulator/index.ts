@@ -30,7 +30,7 @@ export interface EmulatorOptions {
   users?: Record<string, UserSpec>
   /** How often containers print a log line; 2000 ms by default. */
   logIntervalMs?: number
-  /** How often watches with allowWatchBookmarks get a BOOKMARK; 10 s by default. */
+  /** How often an idle watch gets a keep-alive (a BOOKMARK under allowWatchBookmarks); 5 s by default. */
   bookmarkIntervalMs?: number
   /** How many changes watches can resume from; older resourceVersions are 410 Expired. */
   watchHistory?: number
@@ -78,7 +78,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   let url = ''
   const ctx: EmulatorContext = {
     registry, users, virtual, log: opts.log,
-    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, logIntervalMs: opts.logIntervalMs ?? 2000,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000, logIntervalMs: opts.logIntervalMs ?? 2000,
     serverAddress: () => new URL(url).host,
   }
   const server = Bun.serve({

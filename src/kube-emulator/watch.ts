@@ -57,6 +57,10 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
         sent = true
         try { controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`)) } catch { finish() }
       }
+      const heartbeat = () => {
+        if (closed) return
+        try { controller.enqueue(encoder.encode('\n')) } catch { finish() }
+      }
       const bookmark = (annotations?: Record<string, string>) => send('BOOKMARK', {
         kind: r.strategy.kind, apiVersion: o.apiVersion,
         metadata: { resourceVersion: registry.currentResourceVersion(), ...(annotations ? { annotations } : {}) },
@@ -92,8 +96,10 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
       }
       // Bun sends response headers with the first chunk; a bare newline (which JSON stream
       // decoders skip) lets clients see the 200 before any event exists.
-      if (!sent) controller.enqueue(encoder.encode('\n'))
-      if (o.allowBookmarks) timers.push(setInterval(() => bookmark(), o.bookmarkIntervalMs))
+      if (!sent) heartbeat()
+      // Keep-alive: a BOOKMARK when the client allows them, otherwise a bare newline that every
+      // JSON stream decoder skips, so idle timers of proxies in between never see a silent stream.
+      timers.push(setInterval(() => (o.allowBookmarks ? bookmark() : heartbeat()), o.bookmarkIntervalMs))
       if (o.timeoutSeconds && o.timeoutSeconds > 0) timers.push(setTimeout(finish, o.timeoutSeconds * 1000))
     },
     cancel() { cleanup() },

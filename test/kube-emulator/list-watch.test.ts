@@ -210,4 +210,12 @@ describe('watch', () => {
     expect(event.object).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' })
     expect(event.object.rows[0].cells[0]).toBe('tabled')
   })
+
+  test('an idle watch without bookmarks → bare-newline keep-alives only, no events', async () => {
+    const k = await emulator({ bookmarkIntervalMs: 100 })
+    const { body: l } = await list(k, '')
+    const text = await (await k.get(`${CM}?watch=1&timeoutSeconds=1&resourceVersion=${l.metadata.resourceVersion}`)).text()
+    expect(text.length).toBeGreaterThanOrEqual(5)
+    expect(text.trim()).toBe('')
+  })
 })
