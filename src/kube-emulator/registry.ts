@@ -147,7 +147,8 @@ export class Registry {
 
   /** Creates `obj` under `ns` ('' when cluster-scoped). Throws alreadyExists, invalid, notFound (namespace), badRequest. */
   create(r: Resource, ns: string, input: KubeObject, opts: WriteOptions & { keepStatus?: boolean } = {}): KubeObject {
-    const obj = clone(input)
+    // Stored objects carry no apiVersion or kind: `present` adds those of the version asked for.
+    const { apiVersion: _a, kind: _k, ...obj } = clone(input)
     const meta = obj.metadata
     const decodeError = metadataDecodeError(meta)
     if (decodeError) throw kubeStatus.badRequest(decodeError)
@@ -272,8 +273,8 @@ export class Registry {
       if (v === undefined) delete next.metadata[k]
       else next.metadata[k] = v
     }
-    next.apiVersion = old.apiVersion
-    next.kind = old.kind
+    delete next.apiVersion
+    delete next.kind
     if (r.strategy.tracksGeneration && !deepEqual(specPart(next), specPart(old))) next.metadata.generation = (old.metadata.generation ?? 0) + 1
     return next
   }

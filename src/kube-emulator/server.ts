@@ -173,9 +173,15 @@ function nestingDepth(text: string): number {
   return max
 }
 
-async function readObject(req: Request): Promise<KubeObject> {
+/** The request body as an object of `r` in `version`; a different apiVersion or kind is a 400 as on a real server. */
+async function readObject(req: Request, r: Resource, version: string): Promise<KubeObject> {
   const body = await readJson(req)
   if (!isObject(body)) throw kubeStatus.badRequest('the body of the request must be a JSON object')
+  const expected = r.group ? `${r.group}/${version}` : version
+  if (body.apiVersion !== undefined && body.apiVersion !== expected)
+    throw kubeStatus.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${expected})`)
+  if (body.kind !== undefined && body.kind !== r.strategy.kind)
+    throw kubeStatus.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.strategy.kind})`)
   if (body.metadata !== undefined && !isObject(body.metadata)) throw kubeStatus.badRequest('metadata must be an object')
   return { ...body, metadata: (body.metadata ?? {}) as KubeObject['metadata'] }
 }
@@ -242,10 +248,10 @@ async function serveResource(ctx: EmulatorContext, req: Request, url: URL, info:
     case 'watch': return serveWatch(ctx, url, info, r, table ? (obj) => toTable(r, [out(obj)], { resourceVersion: obj.metadata.resourceVersion }, includeObject(q)) : out)
     case 'create': {
       if (info.name) throw kubeStatus.methodNotSupported(groupResource(r), 'create')
-      const created = reg.create(r, ns, await readObject(req), { dryRun })
+      const created = reg.create(r, ns, await readObject(req, r, info.version), { dryRun })
       return json(out(created), 201)
     }
-    case 'update': return json(out(reg.update(r, ns, info.name, await readObject(req), { dryRun })))
+    case 'update': return json(out(reg.update(r, ns, info.name, await readObject(req, r, info.version), { dryRun })))
     case 'patch': return json(out(patchObject(reg, r, info, await req.text(), req.headers.get('content-type') ?? '', dryRun)))
     case 'delete': {
       const { object, gone } = reg.delete(r, ns, info.name, deleteOptions(q, await readJson(req)))
@@ -290,7 +296,7 @@ async function serveStatus(ctx: EmulatorContext, req: Request, info: RequestInfo
   const reg = ctx.registry
   const out = (obj: KubeObject) => present(r, info.version, obj)
   if (info.verb === 'get') return json(out(reg.get(r, info.namespace, info.name)))
-  if (info.verb === 'update') return json(out(reg.update(r, info.namespace, info.name, await readObject(req), { subresource: 'status' })))
+  if (info.verb === 'update') return json(out(reg.update(r, info.namespace, info.name, await readObject(req, r, info.version), { subresource: 'status' })))
   if (info.verb === 'patch') return json(out(patchObject(reg, r, info, await req.text(), req.headers.get('content-type') ?? '', false, 'status')))
   throw kubeStatus.methodNotSupported({ group: r.group, resource: `${r.resource}/status` }, info.verb)
 }

@@ -61,6 +61,13 @@ describe('create', () => {
     expect(body.reason).toBe('BadRequest')
   })
 
+  test('an admin posts a Secret to the configmaps collection → 400 naming both kinds', async () => {
+    const k = await emulator()
+    const { status, body } = await k.json('POST', CM, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } })
+    expect(status).toBe(400)
+    expect(body.message).toBe('the kind in the data (Secret) does not match the expected kind (ConfigMap)')
+  })
+
   test('an admin creates a deployment whose selector misses the template labels → 422 Deployment.apps', async () => {
     const k = await emulator()
     const { status, body } = await k.json('POST', '/apis/apps/v1/namespaces/demo/deployments', {
