@@ -17,6 +17,10 @@ const ownerRef = (r: Resource, obj: KubeObject): OwnerReference => ({
 const controllerOf = (obj: KubeObject) => obj.metadata.ownerReferences?.find((o) => o.controller === true)
 const nowIso = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z')
 
+let eventSequence = 0n
+/** Event names end in a hex timestamp, as the apiserver's recorder makes them, so name order is time order. */
+const eventSuffix = () => (BigInt(Date.now()) * 1_000_000n + (eventSequence++ % 1_000_000n)).toString(16)
+
 /** Records a core/v1 Event about `obj` (cluster-scoped objects get theirs in `default`). */
 export function recordEvent(reg: Registry, r: Resource, obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, component: string): void {
   const events = reg.lookup('', 'v1', 'events')
@@ -25,7 +29,7 @@ export function recordEvent(reg: Registry, r: Resource, obj: KubeObject, type: '
   const time = nowIso()
   try {
     reg.create(events, ns, {
-      metadata: { name: `${obj.metadata.name}.${Bun.hash(`${Math.random()}${time}`).toString(16).slice(0, 16)}`, namespace: ns },
+      metadata: { name: `${obj.metadata.name}.${eventSuffix()}`, namespace: ns },
       involvedObject: { apiVersion: r.group ? `${r.group}/${r.versions[0]}` : r.versions[0], kind: r.strategy.kind, name: obj.metadata.name,
         ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}), uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion },
       reason, message, type, count: 1, firstTimestamp: time, lastTimestamp: time, eventTime: null,
