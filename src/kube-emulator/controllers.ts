@@ -120,13 +120,15 @@ export class Controllers {
 
   /** CRDs are served from the moment they are stored, so a create followed by a use works at once. */
   private observeCrd(e: StoreEvent): void {
-    if (e.type === 'DELETED') {
-      const spec = e.object.spec as JsonObject
+    const unregister = (crd: KubeObject) => {
+      const spec = crd.spec as JsonObject
       this.reg.unregister(String(spec.group), String((spec.names as JsonObject).plural))
-      return
     }
+    if (e.type === 'DELETED') return unregister(e.object)
     const crd = strategyFromCrd(e.object)
-    this.reg.register({ ...crd })
+    // A renamed plural leaves the old path behind unless it is dropped here.
+    if (e.previous && fieldAt(e.previous, ['spec', 'names', 'plural']) !== crd.resource) unregister(e.previous)
+    this.reg.register(crd)
     const name = e.object.metadata.name!
     this.enqueue(`crd/${name}`, () => this.establishCrd(name))
   }
