@@ -4,11 +4,11 @@
  * Errors leave as `Status` bodies; an unexpected exception is logged and answered as a bare 500.
  */
 import type { Server, ServerWebSocket } from 'bun'
-import { kubeStatus, KubeStatusError, successStatus, type KubeStatus } from '../clusters/kube-status'
+import { kubeStatus, KubeStatusError, successStatus, type KubeStatus, type StatusCause } from '../clusters/kube-status'
 import { coreVersions, groupDocument, groupList, openApiV2, openApiV3Document, openApiV3Index, resourceList, SERVER_VERSION } from './discovery'
 import { ExecSession, prepareExec } from './exec'
 import { podLogs } from './logs'
-import { applyPatch, PATCH_CONTENT_TYPES } from './patch'
+import { applyPatch, PATCH_CONTENT_TYPES, type PatchType } from './patch'
 import { authenticate, authorize, type UserSpec } from './rbac'
 import { checkFieldLabels, groupResource, readScale, verbsOf, type DeleteOptions, type ListOptions, type Registry, type Resource } from './registry'
 import { formatLabels, parseFieldSelector, parseLabelSelector } from './selectors'
@@ -267,16 +267,19 @@ async function serveResource(ctx: EmulatorContext, req: Request, url: URL, info:
   throw kubeStatus.methodNotSupported(groupResource(r), info.verb)
 }
 
-/** Parses a patch body by its Content-Type and applies it to the current object, conditionally on any resourceVersion it carries. */
-function patchTarget(r: Resource, info: RequestInfo, current: KubeObject, text: string, contentType: string): KubeObject {
-  const mediaType = contentType.split(';')[0].trim().toLowerCase()
-  const type = PATCH_CONTENT_TYPES[mediaType]
-  const accepted = Object.keys(PATCH_CONTENT_TYPES).filter((t) => r.strategy.strategicMerge || PATCH_CONTENT_TYPES[t] !== 'strategic')
-  if (!type || (type === 'strategic' && !r.strategy.strategicMerge)) throw kubeStatus.unsupportedMediaType(accepted)
+/** A patch body's type (from its Content-Type) and parsed JSON; 415, 413 and 400 as a real server answers. */
+function parsePatch(contentType: string, text: string, strategicMerge: boolean): { type: PatchType; patch: unknown } {
+  const type = PATCH_CONTENT_TYPES[contentType.split(';')[0].trim().toLowerCase()]
+  const accepted = Object.keys(PATCH_CONTENT_TYPES).filter((t) => strategicMerge || PATCH_CONTENT_TYPES[t] !== 'strategic')
+  if (!type || (type === 'strategic' && !strategicMerge)) throw kubeStatus.unsupportedMediaType(accepted)
   if (text.length > MAX_BODY_BYTES) throw kubeStatus.tooLarge()
   if (nestingDepth(text) > MAX_JSON_DEPTH) throw kubeStatus.badRequest(`the patch nests deeper than ${MAX_JSON_DEPTH} levels`)
-  let patch: unknown
-  try { patch = JSON.parse(text) } catch { throw kubeStatus.badRequest('error decoding patch: invalid JSON') }
+  try { return { type, patch: JSON.parse(text) } } catch { throw kubeStatus.badRequest('error decoding patch: invalid JSON') }
+}
+
+/** Applies a patch to the current object; a resourceVersion inside the patch makes the write conditional. */
+function patchTarget(r: Resource, info: RequestInfo, current: KubeObject, text: string, contentType: string): KubeObject {
+  const { type, patch } = parsePatch(contentType, text, r.strategy.strategicMerge === true)
   const invalid = (message: string) => kubeStatus.invalid({ group: r.group, kind: r.strategy.kind }, info.name,
     [{ reason: 'FieldValueInvalid', message, field: 'patch' }])
   const result = applyPatch(type, present(r, info.version, current), patch, invalid)
@@ -314,24 +317,24 @@ function scaleOf(r: Resource, obj: KubeObject) {
   }
 }
 
-/** `/scale` as an autoscaling/v1 Scale over the parent's replicas; writes bump the parent. */
+/**
+ * `/scale` as an autoscaling/v1 Scale over the parent's replicas; writes bump the parent. The body
+ * is read before the parent, so the read-modify-write below cannot interleave with another write.
+ */
 async function serveScale(ctx: EmulatorContext, req: Request, info: RequestInfo, r: Resource): Promise<Response> {
   const reg = ctx.registry
+  if (info.verb === 'get') return json(scaleOf(r, reg.get(r, info.namespace, info.name)))
+  if (info.verb !== 'update' && info.verb !== 'patch') throw kubeStatus.methodNotSupported({ group: r.group, resource: `${r.resource}/scale` }, info.verb)
+  const replacement = info.verb === 'update' ? await readJson(req) : undefined
+  const patch = info.verb === 'patch' ? parsePatch(req.headers.get('content-type') ?? '', await req.text(), true) : undefined
   const current = reg.get(r, info.namespace, info.name)
-  const scale = scaleOf(r, current)
-  if (info.verb === 'get') return json(scale)
-  let desired: unknown
-  if (info.verb === 'update') desired = await readJson(req)
-  else if (info.verb === 'patch') {
-    const type = PATCH_CONTENT_TYPES[(req.headers.get('content-type') ?? '').split(';')[0].trim()]
-    if (!type) throw kubeStatus.unsupportedMediaType(Object.keys(PATCH_CONTENT_TYPES))
-    let patch: unknown
-    try { patch = JSON.parse(await req.text()) } catch { throw kubeStatus.badRequest('error decoding patch: invalid JSON') }
-    desired = applyPatch(type, scale, patch, (m) => kubeStatus.invalid({ group: 'autoscaling', kind: 'Scale' }, info.name, [{ reason: 'FieldValueInvalid', message: m, field: 'patch' }]))
-  } else throw kubeStatus.methodNotSupported({ group: r.group, resource: `${r.resource}/scale` }, info.verb)
+  const invalid = (causes: StatusCause[]) => kubeStatus.invalid({ group: 'autoscaling', kind: 'Scale' }, info.name, causes)
+  const desired = patch
+    ? applyPatch(patch.type, scaleOf(r, current), patch.patch, (m) => invalid([{ reason: 'FieldValueInvalid', message: m, field: 'patch' }]))
+    : replacement
   const replicas = fieldAt(desired, ['spec', 'replicas'])
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
-    throw kubeStatus.invalid({ group: 'autoscaling', kind: 'Scale' }, info.name, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`, field: 'spec.replicas' }])
+    throw invalid([{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`, field: 'spec.replicas' }])
   const rv = fieldAt(desired, ['metadata', 'resourceVersion'])
   const next = structuredClone(current)
   let cursor: Record<string, unknown> = next

@@ -30,3 +30,12 @@ test('50 parallel creates of one name → one 201, 49 × 409 AlreadyExists', asy
   expect(statuses.filter((s) => s === 201)).toHaveLength(1)
   expect(statuses.filter((s) => s === 409)).toHaveLength(49)
 })
+
+test('20 parallel scale PUTs without a resourceVersion → all 200 (unconditional), the last one wins', async () => {
+  const k = await emulator()
+  const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+    k.request('PUT', '/apis/apps/v1/namespaces/demo/deployments/web/scale', { body: { spec: { replicas: i % 3 } } }).then((r) => r.status)))
+  expect(statuses.every((s) => s === 200)).toBe(true)
+  const { body } = await k.json('GET', '/apis/apps/v1/namespaces/demo/deployments/web/scale')
+  expect([0, 1, 2]).toContain(body.spec.replicas)
+})
