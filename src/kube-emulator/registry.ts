@@ -38,6 +38,9 @@ export interface DeleteOptions {
 }
 export interface WriteOptions { dryRun?: boolean; subresource?: 'status' }
 
+/** The apiserver's words when a continue token outlived the history its list was cut from. */
+const CONTINUE_EXPIRED = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.'
+
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'
 const GENERATE_ATTEMPTS = 8
 
@@ -207,6 +210,7 @@ export class Registry {
   /** Objects in `ns` (all namespaces when ''), filtered and paged; every page carries the first page's resourceVersion. */
   list(r: Resource, ns: string, opts: ListOptions = {}): ListResult {
     const start = opts.continueToken ? decodeContinue(opts.continueToken) : undefined
+    if (start && start.rv < this.compactedRv) throw kubeStatus.expired(CONTINUE_EXPIRED)
     const listRv = start ? start.rv : this.rv
     const keys = [...this.table(r).keys()].sort()
     const selected = keys

@@ -97,6 +97,23 @@ describe('limit and continue', () => {
     expect(body.metadata.remainingItemCount).toBeUndefined()
   })
 
+  test('an admin continues a list after the history moved past it → 410 Expired', async () => {
+    const k = await emulator({ watchHistory: 5 })
+    const first = (await list(k, 'limit=1')).body
+    for (let i = 0; i < 10; i++) await k.json('POST', CM, { metadata: { name: `churn-${i}` } })
+    const { status, body } = await list(k, `limit=1&continue=${first.metadata.continue}`)
+    expect(status).toBe(410)
+    expect(body.reason).toBe('Expired')
+    expect(body.message).toStartWith('The provided continue parameter is too old')
+  })
+
+  test('an admin selects pods by a prefixed label key with spaces around the set → the web pods', async () => {
+    const k = await emulator()
+    const { body } = await k.json('GET', `/api/v1/namespaces/demo/pods?labelSelector=${encodeURIComponent('app.kubernetes.io/name in ( web , db ),app!=db')}`)
+    expect(body.items.length).toBe(2)
+    expect(body.items.every((p: any) => p.metadata.labels.app === 'web')).toBe(true)
+  })
+
   test('an admin sends a tampered continue token → 400', async () => {
     const k = await emulator()
     const { status } = await list(k, 'limit=1&continue=garbage!!')
