@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Writable } from 'node:stream'
-import { AppsV1Api, CoreV1Api, Exec, KubeConfig, Watch, type V1Status } from '@kubernetes/client-node'
-import { emulator, stopAll } from './helpers'
+import { AppsV1Api, CoreV1Api, Exec, KubeConfig, makeInformer, Watch, type V1ConfigMap, type V1Status } from '@kubernetes/client-node'
+import { emulator, eventually, stopAll } from './helpers'
 
 afterEach(stopAll)
 
@@ -52,6 +52,23 @@ describe('@kubernetes/client-node against the emulator over HTTPS', () => {
     await done
     watch.abort()
     expect(events).toEqual(['ADDED watched', 'DELETED watched'])
+  })
+
+  test('a client-node informer follows add, update and delete of a configmap → its cache ends as it began', async () => {
+    const { kc } = await connect()
+    const core = kc.makeApiClient(CoreV1Api)
+    const informer = makeInformer<V1ConfigMap>(kc, '/api/v1/namespaces/demo/configmaps', () => core.listNamespacedConfigMap({ namespace: 'demo' }))
+    const seen: string[] = []
+    for (const verb of ['add', 'update', 'delete'] as const) informer.on(verb, (o) => { if (o.metadata?.name === 'inf') seen.push(verb) })
+    informer.on('error', () => {}) // stop() aborts the watch, which the informer reports as an error
+    await informer.start()
+    await core.createNamespacedConfigMap({ namespace: 'demo', body: { metadata: { name: 'inf' } } })
+    await core.patchNamespacedConfigMap({ name: 'inf', namespace: 'demo', body: [{ op: 'add', path: '/data', value: { a: '1' } }] })
+    await core.deleteNamespacedConfigMap({ name: 'inf', namespace: 'demo' })
+    await eventually(() => seen.length === 3)
+    expect(seen).toEqual(['add', 'update', 'delete'])
+    expect(informer.list().map((o) => o.metadata?.name).sort()).toEqual(['cm1', 'cm2'])
+    await informer.stop()
   })
 
   test('client-node exec echo and a failing command → stdout and the exit-code status', async () => {
