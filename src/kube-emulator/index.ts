@@ -6,7 +6,7 @@ import YAML from 'yaml'
 import { appscodeHandlers, appscodeResources } from './appscode'
 import { Controllers } from './controllers'
 import { metricsHandlers, metricsResources } from './metrics'
-import { reviewHandler, reviewResource, type UserSpec } from './rbac'
+import { reviewHandler, reviewResource, whoamiHandler, whoamiResource, type UserSpec } from './rbac'
 import { Registry } from './registry'
 import { seed } from './seed'
 import { execWebSocket, handle, type EmulatorContext, type VirtualHandler } from './server'
@@ -54,9 +54,10 @@ function buildRegistry(watchHistory?: number): { registry: Registry; virtual: Ma
     const [group, resource] = key.split('/')
     registry.register({ group, resource, versions, strategy })
   }
-  for (const r of [...metricsResources, reviewResource, ...appscodeResources]) registry.register(r)
+  for (const r of [...metricsResources, reviewResource, whoamiResource, ...appscodeResources]) registry.register(r)
   const virtual = new Map<string, VirtualHandler>([
-    ...metricsHandlers(registry), ['authorization.k8s.io/selfsubjectaccessreviews', reviewHandler], ...appscodeHandlers(registry),
+    ...metricsHandlers(registry), ['authorization.k8s.io/selfsubjectaccessreviews', reviewHandler],
+    ['authentication.k8s.io/selfsubjectreviews', whoamiHandler], ...appscodeHandlers(registry),
   ])
   return { registry, virtual }
 }

@@ -9,7 +9,7 @@ import { coreVersions, groupDocument, groupList, openApiV2, openApiV3Document, o
 import { ExecSession, prepareExec } from './exec'
 import { podLogs } from './logs'
 import { applyPatch, PATCH_CONTENT_TYPES, type PatchType } from './patch'
-import { authenticate, authorize, type UserSpec } from './rbac'
+import { authenticate, authorize, impersonate, type UserSpec } from './rbac'
 import { checkFieldLabels, groupResource, readScale, verbsOf, type DeleteOptions, type ListOptions, type Registry, type Resource } from './registry'
 import { formatLabels, parseFieldSelector, parseLabelSelector } from './selectors'
 import { fieldAt } from './strategies'
@@ -61,8 +61,9 @@ export async function handle(ctx: EmulatorContext, req: Request, server: Server<
   const url = new URL(req.url)
   try {
     if (UNAUTHENTICATED_PATHS.has(url.pathname)) return url.pathname === '/version' ? json(SERVER_VERSION) : new Response('ok')
-    const user = authenticate(ctx.users, req.headers.get('authorization'))
-    if (!user) throw kubeStatus.unauthorized()
+    const requester = authenticate(ctx.users, req.headers.get('authorization'))
+    if (!requester) throw kubeStatus.unauthorized()
+    const user = impersonate(requester, req.headers, ctx.users)
     const discovery = req.method === 'GET' ? serveDiscovery(ctx, url.pathname) : undefined
     if (discovery) return discovery
     const info = parsePath(req.method, url)

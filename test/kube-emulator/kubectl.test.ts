@@ -161,4 +161,13 @@ spec:
     const r = await kubectl.run(['auth', 'can-i', 'delete', 'pods', '-n', 'demo'])
     expect(r.stdout).toBe('yes\n')
   })
+
+  test('kubectl auth whoami --as olga → the impersonated user; get pods as olga → Forbidden', async () => {
+    const { kubectl } = await withKubectl()
+    const who = await kubectl.run(['auth', 'whoami', '--as', 'olga', '-o', 'jsonpath={.status.userInfo.username}'])
+    expect(who.stdout).toBe('olga')
+    const denied = await kubectl.run(['get', 'pods', '-n', 'demo', '--as', 'olga'])
+    expect(denied.code).toBe(1)
+    expect(denied.stderr).toContain('pods is forbidden: User "olga" cannot list resource "pods" in API group "" in the namespace "demo"')
+  })
 })
