@@ -84,6 +84,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   }
   const server = Bun.serve({
     port: opts.port ?? 0, hostname,
+    // Bodies up to this size reach the handler, which answers 413 above 3 MiB as a Status; beyond
+    // it Bun refuses them itself, so a huge upload never sits in memory.
+    maxRequestBodySize: 8 * 1024 * 1024,
     ...(tls ? { tls: { cert: tls.certPem, key: tls.keyPem } } : {}),
     async fetch(req, srv) {
       const started = performance.now()
