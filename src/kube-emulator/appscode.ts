@@ -178,7 +178,7 @@ function menu(reg: Registry, name: string, mode: string) {
     name: section,
     items: list.map(([g, res]) => reg.all().find((r) => r.group === g && r.resource === res)).filter((r): r is Resource => !!r).map(item),
   }))
-  const custom = reg.all().filter((r) => !r.virtual && !r.strategy.strategicMerge && r.group !== 'apiextensions.k8s.io')
+  const custom = reg.all().filter((r) => r.strategy.custom)
   if (custom.length) sections.push({ name: 'Custom Resources', items: custom.map(item) })
   return { apiVersion: `${META}/${V}`, kind: 'Menu', metadata: { name }, spec: { mode, home: { name: 'Home', path: '/' }, sections } }
 }

@@ -244,7 +244,8 @@ async function serveResource(ctx: EmulatorContext, req: Request, url: URL, info:
       const metadata = { resourceVersion: res.resourceVersion, ...(res.continueToken ? { continue: res.continueToken } : {}),
         ...(res.remainingItemCount !== undefined ? { remainingItemCount: res.remainingItemCount } : {}) }
       if (table) return json(toTable(r, items, metadata, includeObject(q)))
-      return json({ kind: `${r.strategy.kind}List`, apiVersion: r.group ? `${r.group}/${info.version}` : info.version, metadata, items })
+      return json({ kind: `${r.strategy.kind}List`, apiVersion: r.group ? `${r.group}/${info.version}` : info.version, metadata,
+        items: r.strategy.custom ? items : res.items })
     }
     case 'watch': return serveWatch(ctx, url, info, r, table ? (obj) => toTable(r, [out(obj)], { resourceVersion: obj.metadata.resourceVersion }, includeObject(q)) : out)
     case 'create': {

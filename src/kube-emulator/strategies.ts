@@ -26,6 +26,8 @@ export interface Strategy {
   /** Main-resource writes ignore `.status`; `/status` writes change only `.status`. */
   status?: boolean
   scale?: ScaleSpec
+  /** A custom resource: list items keep apiVersion and kind, as unstructured objects do (built-in lists drop them). */
+  custom?: boolean
   /** Built-in Go types accept strategic merge patch; custom resources answer 415. */
   strategicMerge?: boolean
   /** `metadata.generation` bumps when anything outside metadata and status changes. */
@@ -245,6 +247,7 @@ export function strategyFromCrd(crd: KubeObject): { group: string; resource: str
       kind: String(names.kind),
       singular: String(names.singular ?? String(names.kind).toLowerCase()),
       namespaced: spec.scope === 'Namespaced',
+      custom: true,
       shortNames: strings(names.shortNames),
       categories: strings(names.categories),
       status: isObject(subresources.status),

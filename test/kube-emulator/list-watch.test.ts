@@ -39,6 +39,20 @@ describe('label selectors', () => {
     })
 })
 
+describe('list shape', () => {
+  test('a built-in list → items without apiVersion and kind; a custom resource list → items with them', async () => {
+    const k = await emulator()
+    const { body } = await list(k, '')
+    expect(body).toMatchObject({ kind: 'ConfigMapList', apiVersion: 'v1' })
+    expect(body.items[0].kind).toBeUndefined()
+    await k.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { metadata: { name: 'gizmos.toys.io' }, spec: { group: 'toys.io', scope: 'Namespaced',
+      names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' }, versions: [{ name: 'v1', served: true, storage: true }] } })
+    await k.json('POST', '/apis/toys.io/v1/namespaces/demo/gizmos', { metadata: { name: 'g1' } })
+    const { body: gizmos } = await k.json('GET', '/apis/toys.io/v1/namespaces/demo/gizmos')
+    expect(gizmos.items[0]).toMatchObject({ apiVersion: 'toys.io/v1', kind: 'Gizmo', metadata: { name: 'g1' } })
+  })
+})
+
 describe('field selectors', () => {
   test('an admin selects metadata.name=cm1 → exactly cm1; != → the rest', async () => {
     const k = await emulator()
