@@ -84,15 +84,13 @@ export class Controllers {
     setTimeout(() => this.drain(), 0)
   }
 
+  /** Runs one batch; work the batch enqueues runs on a later tick, so requests are served in between. */
   private drain(): void {
     this.scheduled = false
-    // Reconciles may enqueue more work; a bounded number of rounds keeps a bug from spinning forever.
-    for (let round = 0; round < 50 && this.queue.size; round++) {
-      const batch = [...this.queue.values()]
-      this.queue.clear()
-      for (const fn of batch) {
-        try { fn() } catch { /* the object changed or went away meanwhile; its next event reconciles again */ }
-      }
+    const batch = [...this.queue.values()]
+    this.queue.clear()
+    for (const fn of batch) {
+      try { fn() } catch { /* the object changed or went away meanwhile; its next event reconciles again */ }
     }
   }
 
