@@ -106,14 +106,6 @@ export class Registry {
     return r && r.versions.includes(version) ? r : undefined
   }
 
-  /** The resource of a Kind in `apiVersion`, as ownerReferences name it. */
-  lookupKind(apiVersion: string, kind: string): Resource | undefined {
-    const slash = apiVersion.indexOf('/')
-    const group = slash >= 0 ? apiVersion.slice(0, slash) : ''
-    const version = slash >= 0 ? apiVersion.slice(slash + 1) : apiVersion
-    return this.all().find((r) => r.group === group && r.strategy.kind === kind && r.versions.includes(version))
-  }
-
   currentResourceVersion(): string { return String(this.rv) }
 
   subscribe(fn: (e: StoreEvent) => void): () => void {
@@ -162,10 +154,7 @@ export class Registry {
     } else delete meta.namespace
     this.requireNamespace(r, ns)
     const table = this.table(r)
-    if (!meta.name && meta.generateName) {
-      const prefix = meta.generateName.slice(0, 58)
-      for (let i = 0; i < GENERATE_ATTEMPTS && (!meta.name || table.has(objectKey(ns, meta.name))); i++) meta.name = prefix + randomSuffix()
-    }
+    if (!meta.name && meta.generateName) meta.name = this.generateName(table, ns, meta.generateName)
     // Clients cannot set status on create when the type has a status subresource; internal
     // writers (seed, controllers) pass keepStatus to create objects as a kubelet would report them.
     const status = obj.status
@@ -174,26 +163,36 @@ export class Registry {
     if (opts.keepStatus && status !== undefined) obj.status = status
     this.validate(r, obj)
     if (table.has(objectKey(ns, meta.name!))) throw kubeStatus.alreadyExists(groupResource(r), meta.name!)
-    for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'generation'] as const) delete meta[k]
-    // Server-filled fields in the order a real server writes them, name first.
-    const { name, generateName, namespace, ...rest } = meta
-    obj.metadata = {
-      name, ...(generateName ? { generateName } : {}), ...(namespace ? { namespace } : {}),
-      uid: crypto.randomUUID(), resourceVersion: String(opts.dryRun ? this.rv : this.rv + 1),
-      ...(r.strategy.tracksGeneration ? { generation: 1 } : {}), creationTimestamp: now(), ...rest,
-    }
+    obj.metadata = this.stamp(r, meta, opts.dryRun ? this.rv : this.rv + 1)
     if (opts.dryRun) return obj
     this.rv++
-    table.set(objectKey(ns, name!), obj)
+    table.set(objectKey(ns, meta.name!), obj)
     this.emit('ADDED', r, obj)
     return clone(obj)
+  }
+
+  /** `generateName` plus a random suffix, retried a few times on collision as the apiserver does. */
+  private generateName(table: Map<string, KubeObject>, ns: string, prefix: string): string {
+    let name = ''
+    for (let i = 0; i < GENERATE_ATTEMPTS && (!name || table.has(objectKey(ns, name))); i++) name = prefix.slice(0, 58) + randomSuffix()
+    return name
+  }
+
+  /** Server-filled metadata (uid, resourceVersion, generation, creationTimestamp), written name first as a real server does. */
+  private stamp(r: Resource, meta: KubeObject['metadata'], rv: number): KubeObject['metadata'] {
+    const { name, generateName, namespace, uid: _u, resourceVersion: _r, creationTimestamp: _c, deletionTimestamp: _d, generation: _g, ...rest } = meta
+    return {
+      name, ...(generateName ? { generateName } : {}), ...(namespace ? { namespace } : {}),
+      uid: crypto.randomUUID(), resourceVersion: String(rv),
+      ...(r.strategy.tracksGeneration ? { generation: 1 } : {}), creationTimestamp: now(), ...rest,
+    }
   }
 
   private validate(r: Resource, obj: KubeObject): void {
     const meta = obj.metadata
     const decodeError = metadataDecodeError(meta)
     if (decodeError) throw kubeStatus.badRequest(decodeError)
-    const causes = [...validateName(meta.name, r.resource === 'namespaces'), ...(r.strategy.validate?.(obj) ?? [])]
+    const causes = [...validateName(meta.name, r.strategy.dnsLabelName === true), ...(r.strategy.validate?.(obj) ?? [])]
     const controllers = (meta.ownerReferences ?? []).filter((o) => o.controller === true)
     if (controllers.length > 1)
       causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: "[]": Only one reference can have Controller set to true', field: 'metadata.ownerReferences' })

@@ -26,6 +26,8 @@ export interface Strategy {
   /** Main-resource writes ignore `.status`; `/status` writes change only `.status`. */
   status?: boolean
   scale?: ScaleSpec
+  /** Names must be RFC 1123 labels (no dots), not subdomains: namespaces and services. */
+  dnsLabelName?: boolean
   /** A custom resource: list items keep apiVersion and kind, as unstructured objects do (built-in lists drop them). */
   custom?: boolean
   /** Built-in Go types accept strategic merge patch; custom resources answer 415. */
@@ -130,11 +132,10 @@ const eventFields = Object.fromEntries(
 /** Built-in resources, keyed `group/resource` (core group ''), with their served versions. */
 export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }> = {
   '/namespaces': { versions: ['v1'], strategy: {
-    kind: 'Namespace', singular: 'namespace', namespaced: false, shortNames: ['ns'], status: true,
+    kind: 'Namespace', singular: 'namespace', namespaced: false, shortNames: ['ns'], status: true, dnsLabelName: true,
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     fields: { 'status.phase': at('status.phase') },
     prepareForCreate: (obj) => { obj.status = { phase: 'Active' }; obj.spec = { finalizers: ['kubernetes'] } },
-    validate: (obj) => validateName(obj.metadata.name, true),
   } },
   '/pods': { versions: ['v1'], strategy: {
     kind: 'Pod', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], status: true,
@@ -151,7 +152,7 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
     validate: (obj) => validateContainers(obj.spec, 'spec'),
   } },
   '/services': { versions: ['v1'], strategy: {
-    kind: 'Service', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], status: true, strategicMerge: true,
+    kind: 'Service', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], status: true, strategicMerge: true, dnsLabelName: true,
     prepareForCreate: (obj) => {
       const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
       spec.type ??= 'ClusterIP'

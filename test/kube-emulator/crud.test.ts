@@ -47,6 +47,14 @@ describe('create', () => {
     expect(body.message).toStartWith('ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain')
   })
 
+  test('an admin creates a namespace with a dot in its name → 422 with one RFC 1123 label cause', async () => {
+    const k = await emulator()
+    const { status, body } = await k.json('POST', '/api/v1/namespaces', { metadata: { name: 'a.b' } })
+    expect(status).toBe(422)
+    expect(body.details.causes).toHaveLength(1)
+    expect(body.message).toContain('a lowercase RFC 1123 label must consist of')
+  })
+
   test('an admin creates in a missing namespace → 404 namespaces "nope" not found', async () => {
     const k = await emulator()
     const { status, body } = await k.json('POST', '/api/v1/namespaces/nope/configmaps', { metadata: { name: 'x' } })
