@@ -47,7 +47,8 @@ function resolvePath(p: string): string {
 }
 
 const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  const t = setTimeout(resolve, ms)
+  // Timers overflow past 2^31-1 ms; a longer sleep waits that long (about 24 days) instead of not at all.
+  const t = setTimeout(resolve, Math.min(ms, 2 ** 31 - 1))
   signal.addEventListener('abort', () => { clearTimeout(t); resolve() }, { once: true })
 })
 

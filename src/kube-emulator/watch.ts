@@ -20,6 +20,8 @@ export interface WatchOptions extends ListOptions {
   apiVersion: string
 }
 
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
 
 /** Validates the resourceVersion before the 200 goes out; throws badRequest. */
@@ -100,7 +102,8 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
       // Keep-alive: a BOOKMARK when the client allows them, otherwise a bare newline that every
       // JSON stream decoder skips, so idle timers of proxies in between never see a silent stream.
       timers.push(setInterval(() => (o.allowBookmarks ? bookmark() : heartbeat()), o.bookmarkIntervalMs))
-      if (o.timeoutSeconds && o.timeoutSeconds > 0) timers.push(setTimeout(finish, o.timeoutSeconds * 1000))
+      // Timers overflow past 2^31-1 ms and would fire at once; longer timeouts are as good as none.
+      if (o.timeoutSeconds && o.timeoutSeconds > 0) timers.push(setTimeout(finish, Math.min(o.timeoutSeconds * 1000, MAX_TIMER_MS)))
     },
     cancel() { cleanup() },
   })
