@@ -45,7 +45,7 @@ function containerEnv(pod: KubeObject, container: string): Record<string, string
 }
 
 /** Bytes arriving on channel 0, read by commands as chunks or lines until the client closes stdin. */
-export class Stdin {
+class Stdin {
   private chunks: Uint8Array[] = []
   private ended = false
   private wake: (() => void) | undefined
@@ -66,7 +66,9 @@ export class Stdin {
   /** The next line without its terminator (`\n` or a terminal's `\r`), or null at end of input. */
   async readLine(): Promise<string | null> {
     for (;;) {
-      const cut = [...this.pending].findIndex((c) => c === '\n' || c === '\r')
+      const lf = this.pending.indexOf('\n')
+      const cr = this.pending.indexOf('\r')
+      const cut = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr)
       if (cut >= 0) {
         const line = this.pending.slice(0, cut)
         this.pending = this.pending.slice(cut + 1)
