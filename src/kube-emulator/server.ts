@@ -4,6 +4,7 @@
  * Errors leave as `Status` bodies; an unexpected exception is logged and answered as a bare 500.
  */
 import type { Server, ServerWebSocket } from 'bun'
+import YAML from 'yaml'
 import { kubeStatus, KubeStatusError, successStatus, type KubeStatus, type StatusCause } from '../clusters/kube-status'
 import { coreVersions, groupDocument, groupList, openApiV2, openApiV3Document, openApiV3Index, resourceList, SERVER_VERSION } from './discovery'
 import { ExecSession, prepareExec } from './exec'
@@ -254,7 +255,12 @@ async function serveResource(ctx: EmulatorContext, req: Request, url: URL, info:
       return json(out(created), 201)
     }
     case 'update': return json(out(reg.update(r, ns, info.name, await readObject(req, r, info.version), { dryRun })))
-    case 'patch': return json(out(patchObject(reg, r, info, await req.text(), req.headers.get('content-type') ?? '', dryRun)))
+    case 'patch': {
+      const contentType = req.headers.get('content-type') ?? ''
+      const text = await req.text()
+      if (contentType.split(';')[0].trim().toLowerCase() === APPLY_PATCH) return serveApply(reg, r, info, q, text, dryRun)
+      return json(out(patchObject(reg, r, info, text, contentType, dryRun)))
+    }
     case 'delete': {
       const { object, gone } = reg.delete(r, ns, info.name, deleteOptions(q, await readJson(req)))
       if (!gone || r.strategy.returnsDeletedObject) return json(out(object))
@@ -272,7 +278,7 @@ async function serveResource(ctx: EmulatorContext, req: Request, url: URL, info:
 /** A patch body's type (from its Content-Type) and parsed JSON; 415, 413 and 400 as a real server answers. */
 function parsePatch(contentType: string, text: string, strategicMerge: boolean): { type: PatchType; patch: unknown } {
   const type = PATCH_CONTENT_TYPES[contentType.split(';')[0].trim().toLowerCase()]
-  const accepted = Object.keys(PATCH_CONTENT_TYPES).filter((t) => strategicMerge || PATCH_CONTENT_TYPES[t] !== 'strategic')
+  const accepted = [...Object.keys(PATCH_CONTENT_TYPES).filter((t) => strategicMerge || PATCH_CONTENT_TYPES[t] !== 'strategic'), APPLY_PATCH]
   if (!type || (type === 'strategic' && !strategicMerge)) throw kubeStatus.unsupportedMediaType(accepted)
   if (text.length > MAX_BODY_BYTES) throw kubeStatus.tooLarge()
   if (nestingDepth(text) > MAX_JSON_DEPTH) throw kubeStatus.badRequest(`the patch nests deeper than ${MAX_JSON_DEPTH} levels`)
@@ -289,6 +295,45 @@ function patchTarget(r: Resource, info: RequestInfo, current: KubeObject, text: 
   const patched = result as KubeObject
   patched.metadata.resourceVersion ??= current.metadata.resourceVersion
   return patched
+}
+
+const APPLY_PATCH = 'application/apply-patch+yaml'
+
+/** An apply configuration: YAML (JSON being YAML) holding one object of `r`; 400 when it is not. */
+function parseApplyConfiguration(r: Resource, info: RequestInfo, text: string): KubeObject {
+  if (text.length > MAX_BODY_BYTES) throw kubeStatus.tooLarge()
+  let body: unknown
+  try { body = YAML.parse(text, { maxAliasCount: 100 }) } catch (e) {
+    throw kubeStatus.badRequest(`error decoding YAML: ${e instanceof Error ? e.message.split('\n')[0] : 'invalid document'}`)
+  }
+  if (!isObject(body) || !isObject(body.metadata)) throw kubeStatus.badRequest('the apply configuration must be an object with metadata')
+  const expected = r.group ? `${r.group}/${info.version}` : info.version
+  if (body.apiVersion !== expected || body.kind !== r.strategy.kind)
+    throw kubeStatus.badRequest(`the apply configuration must name apiVersion ${expected} and kind ${r.strategy.kind}`)
+  if (body.metadata.name !== undefined && body.metadata.name !== info.name)
+    throw kubeStatus.badRequest(`the name of the object (${String(body.metadata.name)}) does not match the name on the URL (${info.name})`)
+  return { ...body, metadata: { ...body.metadata, name: info.name } } as KubeObject
+}
+
+/**
+ * Server-side apply, approximated: a missing object is created (201); an existing one gets the
+ * configuration merged in (strategic merge for built-in kinds, merge patch for custom resources).
+ * There are no managed fields, so no apply conflicts, and fields dropped from a configuration stay.
+ */
+function serveApply(reg: Registry, r: Resource, info: RequestInfo, q: URLSearchParams, text: string, dryRun: boolean): Response {
+  if (!q.get('fieldManager'))
+    throw kubeStatus.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }])
+  const applied = parseApplyConfiguration(r, info, text)
+  const out = (obj: KubeObject) => present(r, info.version, obj)
+  let current: KubeObject
+  try { current = reg.get(r, info.namespace, info.name) } catch (e) {
+    if (e instanceof KubeStatusError && e.code === 404) return json(out(reg.create(r, info.namespace, applied, { dryRun })), 201)
+    throw e
+  }
+  const invalid = (message: string) => kubeStatus.invalid({ group: r.group, kind: r.strategy.kind }, info.name, [{ reason: 'FieldValueInvalid', message, field: 'patch' }])
+  const merged = applyPatch(r.strategy.strategicMerge ? 'strategic' : 'merge', present(r, info.version, current), applied, invalid) as KubeObject
+  merged.metadata.resourceVersion = applied.metadata.resourceVersion ?? current.metadata.resourceVersion
+  return json(out(reg.update(r, info.namespace, info.name, merged, { dryRun })))
 }
 
 function patchObject(reg: Registry, r: Resource, info: RequestInfo, text: string, contentType: string, dryRun: boolean, subresource?: 'status'): KubeObject {

@@ -76,6 +76,15 @@ describe('kubectl against the emulator over HTTPS', () => {
     expect((await kubectl.run(['get', 'deploy', 'shop', '-n', 'demo', '-o', 'jsonpath={.spec.template.spec.containers[0].env[0].value}'])).stdout).toBe('2')
   })
 
+  test('kubectl apply --server-side → created, then configured', async () => {
+    const { kubectl } = await withKubectl()
+    const first = await kubectl.run(['apply', '--server-side', '-f', '-'], MANIFEST)
+    expect(first.stderr).toBe('')
+    expect(first.stdout).toBe('configmap/applied serverside-applied\ndeployment.apps/shop serverside-applied\n')
+    await kubectl.run(['apply', '--server-side', '-f', '-'], MANIFEST.replace('a: "1"', 'a: "3"'))
+    expect((await kubectl.run(['get', 'cm', 'applied', '-n', 'demo', '-o', 'jsonpath={.data.a}'])).stdout).toBe('3')
+  })
+
   test('kubectl patch (strategic, merge, json) → each applied', async () => {
     const { kubectl } = await withKubectl()
     expect((await kubectl.run(['patch', 'deploy', 'web', '-n', 'demo', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}'])).stdout).toBe('deployment.apps/web patched\n')

@@ -91,11 +91,35 @@ describe('PATCH', () => {
     expect(body.reason).toBe('UnsupportedMediaType')
   })
 
-  test('an apply patch → 415 listing the patch types the server takes', async () => {
+  test('an apply patch without fieldManager → 422 on PatchOptions', async () => {
     const k = await emulator()
-    const res = await k.request('PATCH', `${CM}/cm1?fieldManager=t`, { body: 'data: {a: "1"}', headers: { 'Content-Type': 'application/apply-patch+yaml' } })
-    expect(res.status).toBe(415)
-    expect((await res.json()).message).toContain('application/merge-patch+json')
+    const res = await k.request('PATCH', `${CM}/cm1`, { body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm1}\n', headers: { 'Content-Type': 'application/apply-patch+yaml' } })
+    expect(res.status).toBe(422)
+    expect((await res.json()).message).toBe('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch')
+  })
+
+  test('an apply patch with fieldManager on a missing object → 201 created from the YAML', async () => {
+    const k = await emulator()
+    const res = await k.request('PATCH', `${CM}/fresh?fieldManager=t`, { body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fresh\ndata:\n  a: "1"\n', headers: { 'Content-Type': 'application/apply-patch+yaml' } })
+    expect(res.status).toBe(201)
+    expect((await res.json()).data).toEqual({ a: '1' })
+  })
+
+  test('an apply patch on an existing deployment → the configuration merged in, other containers intact', async () => {
+    const k = await emulator()
+    const body = JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:3' }] } } } })
+    const res = await k.request('PATCH', `${DEPLOY}?fieldManager=t`, { body, headers: { 'Content-Type': 'application/apply-patch+yaml' } })
+    expect(res.status).toBe(200)
+    const d = await res.json()
+    expect(d.spec.template.spec.containers.map((c: any) => c.image)).toEqual(['nginx:3', 'busybox:latest'])
+  })
+
+  test('an apply patch of another kind or broken YAML → 400', async () => {
+    const k = await emulator()
+    const headers = { 'Content-Type': 'application/apply-patch+yaml' }
+    expect((await k.request('PATCH', `${CM}/cm1?fieldManager=t`, { body: 'apiVersion: v1\nkind: Secret\nmetadata: {name: cm1}\n', headers })).status).toBe(400)
+    expect((await k.request('PATCH', `${CM}/cm1?fieldManager=t`, { body: 'a: [b', headers })).status).toBe(400)
+    expect((await k.request('PATCH', `${CM}/cm1?fieldManager=t`, { body: '['.repeat(50_000), headers })).status).toBe(400)
   })
 
   test('a text/plain patch → 415', async () => {
