@@ -64,6 +64,14 @@ function buildRegistry(watchHistory?: number): { registry: Registry; virtual: Ma
 
 const urlHost = (hostname: string) => (hostname === '0.0.0.0' || hostname === '::' ? 'localhost' : hostname.includes(':') ? `[${hostname}]` : hostname)
 
+/** Names the server certificate covers: loopback always, plus the listening host when it is a specific name or address. */
+function certificateHosts(hostname: string): string[] {
+  const hosts = ['localhost', '127.0.0.1', '::1']
+  const bare = hostname.replace(/^\[|\]$/g, '')
+  if (bare !== '0.0.0.0' && bare !== '::' && !hosts.includes(bare)) hosts.push(bare)
+  return hosts
+}
+
 /** Starts an emulator; resolves once it listens and the seeded workloads have their pods. */
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
   const hostname = opts.hostname ?? '127.0.0.1'
@@ -75,7 +83,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     seed(registry)
     await controllers.settled()
   }
-  const tls = opts.tls ? await generateServerTls(['localhost', '127.0.0.1', '::1', ...(hostname.startsWith('127.') || hostname === 'localhost' ? [] : [urlHost(hostname).replace(/^\[|\]$/g, '')])]) : undefined
+  const tls = opts.tls ? await generateServerTls(certificateHosts(hostname)) : undefined
   let url = ''
   const ctx: EmulatorContext = {
     registry, users, virtual, log: opts.log,
