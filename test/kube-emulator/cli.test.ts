@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import YAML from 'yaml'
-import { scratch } from './helpers'
+import { scratch } from './fixtures'
 
 const MAIN = join(import.meta.dir, '../../src/kube-emulator/main.ts')
 const started: ReturnType<typeof Bun.spawn>[] = []

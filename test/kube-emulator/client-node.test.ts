@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Writable } from 'node:stream'
 import { AppsV1Api, CoreV1Api, Exec, KubeConfig, makeInformer, Watch, type V1ConfigMap, type V1Status } from '@kubernetes/client-node'
-import { emulator, eventually, stopAll } from './helpers'
+import { emulator, eventually, stopAll } from './fixtures'
 
 afterEach(stopAll)
 

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from 'bun:test'
-import { emulator, stopAll } from './helpers'
+import { emulator, stopAll } from './fixtures'
 
 afterEach(stopAll)
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { BUILTIN } from '../../src/kube-emulator/strategies'
-import { emulator, stopAll } from './helpers'
+import { emulator, stopAll } from './fixtures'
 
 afterEach(stopAll)
 

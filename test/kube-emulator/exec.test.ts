@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { emulator, stopAll, type Client } from './helpers'
+import { emulator, stopAll, type Client } from './fixtures'
 
 afterEach(stopAll)
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { emulator, eventually, KUBECTL, scratch, stopAll, type Client } from './helpers'
+import { emulator, eventually, KUBECTL, scratch, stopAll, type Client } from './fixtures'
 
 afterEach(stopAll)
 
