@@ -61,10 +61,13 @@ const resourceId = (r: Resource) => ({ group: r.group, version: r.versions[0], n
 const objectInfo = (r: Resource, o: KubeObject): ObjectInfo =>
   ({ resource: resourceId(r), ref: { ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name! } })
 
-/** The object and everything it owns, transitively (deployment → replica sets → pods). */
+/** The object and everything it owns, transitively (deployment → replica sets → pods); ownership cycles end the walk. */
 function withDependents(reg: Registry, root: { resource: Resource; object: KubeObject }): { resource: Resource; object: KubeObject }[] {
   const out = [root]
-  for (let i = 0; i < out.length; i++) out.push(...reg.dependentsOf(out[i].object.metadata.uid!))
+  const seen = new Set([root.object.metadata.uid])
+  for (let i = 0; i < out.length; i++)
+    for (const d of reg.dependentsOf(out[i].object.metadata.uid!))
+      if (!seen.has(d.object.metadata.uid)) { seen.add(d.object.metadata.uid); out.push(d) }
   return out
 }
 

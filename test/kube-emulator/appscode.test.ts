@@ -112,3 +112,15 @@ describe('ui.kubedb.com', () => {
     expect(res.status).toBe(403)
   })
 })
+
+describe('ownership cycles', () => {
+  test('two configmaps owning each other → a ResourceGraph still answers', async () => {
+    const k = await emulator()
+    const { body: a } = await k.json('POST', '/api/v1/namespaces/demo/configmaps', { metadata: { name: 'a' } })
+    const { body: b } = await k.json('POST', '/api/v1/namespaces/demo/configmaps', { metadata: { name: 'b', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: a.metadata.uid }] } })
+    await k.json('PATCH', '/api/v1/namespaces/demo/configmaps/a', { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'b', uid: b.metadata.uid }] } }, { 'Content-Type': 'application/merge-patch+json' })
+    const { status, body } = await k.json('POST', `${META}/resourcegraphs`, { request: { source: { resource: { group: '', version: 'v1', name: 'configmaps' }, ref: { namespace: 'demo', name: 'a' } } } })
+    expect(status).toBe(201)
+    expect(body.response.connections).toHaveLength(1)
+  })
+})
