@@ -18,6 +18,8 @@ export interface Io {
 type Builtin = (args: string[], io: Io) => Promise<number>
 
 const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh'])
+/** Longer scripts are refused, which keeps the word splitter's work bounded. */
+const MAX_SCRIPT = 64 * 1024
 
 /** A tiny read-only filesystem so `ls` and `cat` have something to show. */
 function files(io: Io): Record<string, string | string[]> {
@@ -242,6 +244,7 @@ async function runSimple(text: string, outer: Io, status: number): Promise<{ cod
 
 /** Runs a script; `exit` stops it. `state.status` carries `$?` across interactive lines. */
 async function runScript(script: string, io: Io, state: { status: number }): Promise<{ code: number; exited: boolean }> {
+  if (script.length > MAX_SCRIPT) { io.err('sh: script too long\n'); state.status = 2; return { code: 2, exited: false } }
   let skip = false
   const segments = splitScript(script)
   for (let i = 0; i < segments.length; i++) {
