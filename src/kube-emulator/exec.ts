@@ -13,6 +13,7 @@ import { isObject, type KubeObject } from './types'
 const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v4.base64.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'] as const
 type Protocol = (typeof PROTOCOLS)[number] | ''
 
+const MAX_LINE = 1024 * 1024
 const STDIN = 0, STDOUT = 1, STDERR = 2, ERROR = 3, RESIZE = 4, CLOSE = 255
 
 const flag = (q: URLSearchParams, k: string) => q.has(k) && q.get(k) !== 'false' && q.get(k) !== '0'
@@ -68,7 +69,8 @@ class Stdin {
     for (;;) {
       const lf = this.pending.indexOf('\n')
       const cr = this.pending.indexOf('\r')
-      const cut = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr)
+      // An endless line is cut at MAX_LINE, so a client cannot make the buffer grow without bound.
+      const cut = lf < 0 ? (cr < 0 && this.pending.length > MAX_LINE ? MAX_LINE : cr) : cr < 0 ? lf : Math.min(lf, cr)
       if (cut >= 0) {
         const line = this.pending.slice(0, cut)
         this.pending = this.pending.slice(cut + 1)
