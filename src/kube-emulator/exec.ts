@@ -69,11 +69,16 @@ class Stdin {
     for (;;) {
       const lf = this.pending.indexOf('\n')
       const cr = this.pending.indexOf('\r')
-      // An endless line is cut at MAX_LINE, so a client cannot make the buffer grow without bound.
-      const cut = lf < 0 ? (cr < 0 && this.pending.length > MAX_LINE ? MAX_LINE : cr) : cr < 0 ? lf : Math.min(lf, cr)
+      const cut = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr)
       if (cut >= 0) {
         const line = this.pending.slice(0, cut)
         this.pending = this.pending.slice(cut + 1)
+        return line
+      }
+      // An endless line is cut at MAX_LINE, so a client cannot make the buffer grow without bound.
+      if (this.pending.length > MAX_LINE) {
+        const line = this.pending.slice(0, MAX_LINE)
+        this.pending = this.pending.slice(MAX_LINE)
         return line
       }
       while (!this.chunks.length && !this.ended) await new Promise<void>((resolve) => { this.wake = resolve })
