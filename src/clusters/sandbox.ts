@@ -1,3 +1,4 @@
+import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Deps } from '../deps'
 import { findUserByName, findFirstSiteAdmin } from '../identity/store'
@@ -20,7 +21,10 @@ export async function startSandbox(deps: Deps): Promise<Emulator> {
     insecureSkipTlsVerify: false,
     credential: { token: emulator.token },
   })
-  await Bun.write(join(deps.config.dataDir, 'sandbox.kubeconfig'), emulator.kubeconfig(), { mode: 0o600 })
-  deps.log.info('sandbox cluster ready', { cluster: `${owner.name}/sandbox`, server: emulator.url, kubeconfig: join(deps.config.dataDir, 'sandbox.kubeconfig') })
+  const kubeconfig = join(deps.config.dataDir, 'sandbox.kubeconfig')
+  // It carries the emulator's admin token: owner-only, also when an older file is overwritten.
+  writeFileSync(kubeconfig, emulator.kubeconfig(), { mode: 0o600 })
+  chmodSync(kubeconfig, 0o600)
+  deps.log.info('sandbox cluster ready', { cluster: `${owner.name}/sandbox`, server: emulator.url, kubeconfig })
   return emulator
 }

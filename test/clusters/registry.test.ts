@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Database as BunSqlite } from 'bun:sqlite'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import YAML from 'yaml'
 import { connectionFromKubeconfig } from '../../src/clusters/connection'
@@ -92,6 +93,7 @@ describe('the sandbox cluster', () => {
       const [cluster] = await (await t.as(admin).get('/api/v1/user/clusters')).json()
       expect(cluster).toMatchObject({ name: 'sandbox', ownerName: 'root', status: { phase: 'Active' } })
       const kubeconfig = join(t.config.dataDir, 'sandbox.kubeconfig')
+      expect(statSync(kubeconfig).mode & 0o777).toBe(0o600)
       // Asynchronously: the emulator answering kubectl lives in this process.
       const run = Bun.spawn([t.config.kubectlPath, 'get', 'namespaces', '-o', 'name'], { env: { ...process.env, KUBECONFIG: kubeconfig }, stdout: 'pipe' })
       expect(await new Response(run.stdout).text()).toContain('namespace/default')
