@@ -21,23 +21,25 @@ function requestIdOf(request: Request): string {
 
 export const requestIdOfRequest = (request: Request): string | undefined => started.get(request)?.id
 
-/** Echoes `X-Request-Id` and writes one JSON line per request: method, path, status, duration, id. */
-export const requestLog = (log: Logger, enabled: boolean) =>
-  new Elysia({ name: 'request-log' })
+/** Echoes `X-Request-Id` and, when enabled, writes one JSON line per request: method, path, status, duration, id. */
+export const requestLog = (log: Logger, enabled: boolean) => {
+  const plugin = new Elysia({ name: 'request-log' })
     .onRequest(({ request, set }) => {
       const id = requestIdOf(request)
       started.set(request, { at: performance.now(), id })
       set.headers['x-request-id'] = id
     })
-    .onAfterResponse({ as: 'global' }, ({ request, set, responseValue }) => {
-      if (!enabled) return
-      const start = started.get(request)
-      const status = responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200)
-      log.info('request', {
-        method: request.method,
-        path: loggablePath(new URL(request.url)),
-        status,
-        durationMs: start ? Math.round((performance.now() - start.at) * 100) / 100 : undefined,
-        requestId: start?.id,
-      })
+  // Not even registered when off: an after-response hook costs a deferred callback per request.
+  if (!enabled) return plugin
+  return plugin.onAfterResponse({ as: 'global' }, ({ request, set, responseValue }) => {
+    const start = started.get(request)
+    const status = responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200)
+    log.info('request', {
+      method: request.method,
+      path: loggablePath(new URL(request.url)),
+      status,
+      durationMs: start ? Math.round((performance.now() - start.at) * 100) / 100 : undefined,
+      requestId: start?.id,
     })
+  })
+}

@@ -10,7 +10,7 @@ import { settingsRoutes } from './settings/routes'
 import { signInRoutes } from './signin/routes'
 import { tokenRoutes } from './tokens/routes'
 import { userRoutes } from './users/routes'
-import { presentOne } from './users/service'
+import { presentSelf } from './users/service'
 
 /** The identity area: each sub-area's plugin carries its own `/api/v1` prefix. */
 export const identityRoutes = (deps: Deps) =>
@@ -26,7 +26,7 @@ export const identityRoutes = (deps: Deps) =>
 const accountRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.account', prefix: '/api/v1' })
     .use(guard(deps))
-    .get('/user', ({ me, query }) => presentOne(deps.db, me.user, { user: me.user, publicUrl: deps.config.publicUrl },
+    .get('/user', ({ me, query }) => presentSelf(deps.db, me.user, deps.config.publicUrl,
       // No client organizations exist on this platform, so the honest answer is false.
       query.check_client_org === 'true' ? { clientOrgUser: false } : {}), {
       permission: 'signed-in',

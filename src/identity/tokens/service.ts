@@ -1,6 +1,7 @@
 import { scopesAllow, TOKEN_SCOPES, type ScopeCategory } from '../../authz/actor'
 import { AppError } from '../../http/errors'
 import type { Database } from '../../storage/database'
+import { commitCache } from '../../storage/commit-cache'
 import { findUserById, type UserRow } from '../store'
 import { findVisibleUser } from '../users/service'
 import { newAccessToken, sameDigest, sha256Hex } from './secrets'
@@ -31,12 +32,8 @@ export async function mintToken(
   return { row, plaintext }
 }
 
-/**
- * Token sign-ins by token digest, valid while the database's change counter stands still:
- * any commit anywhere (a revoked token, a prohibited user) empties it, so it is never stale.
- */
-const signInCaches = new WeakMap<Database, Map<string, { counter: string; found: TokenSignIn }>>()
-const SIGN_IN_CACHE_LIMIT = 10_000
+/** Token sign-ins by token digest: a revoked token or prohibited user is a commit, which empties it. */
+const signInCache = commitCache<TokenSignIn | undefined>()
 
 /**
  * Finds the live token matching `plaintext` and its user. Candidates are narrowed by the last
@@ -46,17 +43,8 @@ const SIGN_IN_CACHE_LIMIT = 10_000
 export async function authenticateToken(db: Database, plaintext: string): Promise<TokenSignIn | undefined> {
   if (plaintext.length < 8 || plaintext.length > 256) return undefined
   const digest = sha256Hex(plaintext)
-  const counter = db.changeCounter() // read before the rows: a commit after this point misses next time
-  let cache = signInCaches.get(db)
-  if (!cache) signInCaches.set(db, (cache = new Map()))
-  const cached = cache.get(digest)
-  const found = cached && cached.counter === counter ? cached.found : await lookUpToken(db, plaintext, digest)
-  if (!found || isExpired(found.token)) {
-    cache.delete(digest)
-    return undefined
-  }
-  if (cache.size >= SIGN_IN_CACHE_LIMIT) cache.clear()
-  cache.set(digest, { counter, found })
+  const found = await signInCache(db, digest, () => lookUpToken(db, plaintext, digest))
+  if (!found || isExpired(found.token)) return undefined
   markUsed(db, found.token)
   return found
 }

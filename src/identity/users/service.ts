@@ -1,4 +1,5 @@
 import type { Database } from '../../storage/database'
+import { commitCache } from '../../storage/commit-cache'
 import { AppError } from '../../http/errors'
 import type { Page } from '../../http/pagination'
 import type { User } from '../schemas'
@@ -46,6 +47,13 @@ export async function presentUsers(db: Database, rows: store.UserRow[], reader: 
 export async function presentOne(db: Database, row: store.UserRow, reader: Reader, extra: { clientOrgUser?: boolean } = {}): Promise<User> {
   const counts = (await followStore.followCounts(db.read, [row.id])).get(row.id)
   return presentUser(row, reader, { ...counts, ...extra })
+}
+
+/** `GET /user`, what scripts ask most: the caller's own profile, recomputed only after a commit. */
+const ownProfiles = commitCache<User>()
+
+export function presentSelf(db: Database, me: store.UserRow, publicUrl: string, extra: { clientOrgUser?: boolean }): Promise<User> {
+  return ownProfiles(db, `${me.id}:${publicUrl}:${extra.clientOrgUser ?? ''}`, () => presentOne(db, me, { user: me, publicUrl }, extra))
 }
 
 /** The individual user `name` if `reader` may see it. Throws notFound otherwise. */
