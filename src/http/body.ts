@@ -1,6 +1,10 @@
 import { Elysia } from 'elysia'
 import { AppError } from './errors'
 
+export const Messages = {
+  textPlain: 'text/plain bodies are not accepted; send application/json',
+} as const
+
 /** Deeper than any Kubernetes object or API body; shallow enough that nothing recurses into a crash. */
 export const MAX_JSON_DEPTH = 128
 
@@ -32,15 +36,37 @@ export function parseJson(text: string): unknown {
 }
 
 /**
+ * A body that could not be read. Parsing runs before authentication in Elysia's lifecycle, so the
+ * failure is kept here and thrown by the guard once the caller is known: a bad credential is 401
+ * even when the body is bad too (decisions §1).
+ */
+export class UnreadableBody {
+  constructor(readonly error: AppError) {}
+}
+
+/** Throws the parse failure kept in `body`, if any. */
+export function rejectUnreadableBody(body: unknown): void {
+  if (body instanceof UnreadableBody) throw body.error
+}
+
+/**
  * JSON bodies are parsed here rather than by Elysia, to bound their size and depth (a 100k-deep
- * array would otherwise blow the stack in validation). Other content types fall through.
+ * array would otherwise blow the stack in validation). No route reads text/plain: it is refused
+ * (415) rather than handed to a JSON schema as a string, which is also what a cross-site form can
+ * send. Other content types (forms, multipart) fall through to Elysia.
  */
 export const jsonBody = (maxBytes: number) =>
   new Elysia({ name: 'json-body' }).onParse({ as: 'global' }, async ({ request, contentType }) => {
+    if (/^text\/plain\b/i.test(contentType)) return new UnreadableBody(new AppError('unsupportedMediaType', Messages.textPlain))
     if (!/^application\/([\w.+-]*\+)?json\b/i.test(contentType)) return
     const declared = Number(request.headers.get('content-length') ?? '0')
     if (declared > maxBytes) throw new AppError('payloadTooLarge', `request body larger than ${maxBytes} bytes`)
     const text = await request.text()
     if (text.length > maxBytes) throw new AppError('payloadTooLarge', `request body larger than ${maxBytes} bytes`)
-    return parseJson(text)
+    try {
+      return parseJson(text)
+    } catch (e) {
+      if (e instanceof AppError) return new UnreadableBody(e)
+      throw e
+    }
   })

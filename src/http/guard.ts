@@ -3,6 +3,7 @@ import { scopesAllow, type Actor, type ScopeCategory } from '../authz/actor'
 import { authorize, type Permission } from '../authz/authorize'
 import type { Deps } from '../deps'
 import { authenticate } from './auth'
+import { rejectUnreadableBody } from './body'
 import { AppError } from './errors'
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -21,7 +22,11 @@ export const guard = (deps: Deps) =>
         // Recorded in the OpenAPI operation so readers and the route sweep tests see the rule.
         detail: { 'x-permission': needed } as Record<string, string>,
         // transform runs before validation: who may call is settled before what they sent.
-        transform: async ({ actor }: { actor: Actor | undefined }) => { await authorize(deps, actor, needed) },
+        // An unreadable body (http/body.ts) is refused only now, once the caller passed.
+        transform: async ({ actor, body }: { actor: Actor | undefined; body: unknown }) => {
+          await authorize(deps, actor, needed)
+          rejectUnreadableBody(body)
+        },
         resolve: ({ actor }: { actor: Actor | undefined }) => ({ me: actor as Actor }),
       }),
       scope: (category: ScopeCategory) => ({
