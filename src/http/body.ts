@@ -3,6 +3,7 @@ import { AppError } from './errors'
 
 export const Messages = {
   textPlain: 'text/plain bodies are not accepted; send application/json',
+  jsonOnly: 'this route reads application/json bodies only',
 } as const
 
 /** Deeper than any Kubernetes object or API body; shallow enough that nothing recurses into a crash. */
@@ -49,6 +50,15 @@ export function rejectUnreadableBody(body: unknown): void {
   if (body instanceof UnreadableBody) throw body.error
 }
 
+const isJson = (contentType: string) => /^application\/([\w.+-]*\+)?json\b/i.test(contentType)
+
+/**
+ * Route parse hook for public routes that read JSON only (sign-in): a form or multipart body is
+ * 415, so a cross-site HTML form cannot post to them (login CSRF). JSON itself is parsed above.
+ */
+export const jsonOnly = ({ contentType }: { contentType: string }) =>
+  isJson(contentType) ? undefined : new UnreadableBody(new AppError('unsupportedMediaType', Messages.jsonOnly))
+
 /**
  * JSON bodies are parsed here rather than by Elysia, to bound their size and depth (a 100k-deep
  * array would otherwise blow the stack in validation). No route reads text/plain: it is refused
@@ -58,7 +68,7 @@ export function rejectUnreadableBody(body: unknown): void {
 export const jsonBody = (maxBytes: number) =>
   new Elysia({ name: 'json-body' }).onParse({ as: 'global' }, async ({ request, contentType }) => {
     if (/^text\/plain\b/i.test(contentType)) return new UnreadableBody(new AppError('unsupportedMediaType', Messages.textPlain))
-    if (!/^application\/([\w.+-]*\+)?json\b/i.test(contentType)) return
+    if (!isJson(contentType)) return
     const declared = Number(request.headers.get('content-length') ?? '0')
     if (declared > maxBytes) throw new AppError('payloadTooLarge', `request body larger than ${maxBytes} bytes`)
     const text = await request.text()

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { makeTestApp } from '../support/app'
+import { makeTestApp, PASSWORD } from '../support/app'
 
 /** Who asks is settled before what they sent: a bad credential or no credential wins over a bad body. */
 describe('credential before body', () => {
@@ -41,5 +41,24 @@ describe('credential before body', () => {
     const plain = await t.request('POST', '/api/v1/user/settings/profile', { token: alice.token, headers: { 'content-type': 'text/plain' }, body: '{"full_name":"X"}' })
     expect(plain.status).toBe(415)
     expect(await plain.json()).toMatchObject({ message: 'text/plain bodies are not accepted; send application/json' })
+  })
+})
+
+describe('login CSRF', () => {
+  test('a cross-site HTML form posts valid credentials to /user/signin → 4xx and no session cookie', async () => {
+    const t = await makeTestApp()
+    await t.users('alice')
+    for (const [contentType, body] of [
+      ['application/x-www-form-urlencoded', `username=alice&password=${encodeURIComponent(PASSWORD)}`],
+      ['text/plain', JSON.stringify({ username: 'alice', password: PASSWORD })],
+    ]) {
+      const form = await t.request('POST', '/api/v1/user/signin', { headers: { 'content-type': contentType, origin: 'https://evil.example' }, body })
+      expect({ contentType, status: form.status, cookies: form.headers.getSetCookie() }).toEqual({ contentType, status: 415, cookies: [] })
+    }
+    const multipart = new FormData()
+    multipart.append('username', 'alice')
+    multipart.append('password', PASSWORD)
+    const res = await t.request('POST', '/api/v1/user/signin', { body: multipart })
+    expect({ status: res.status, cookies: res.headers.getSetCookie() }).toEqual({ status: 415, cookies: [] })
   })
 })
