@@ -28,6 +28,12 @@ export const Messages = {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 /** Paths whose Authorization header names an OAuth2 client, not a user: the endpoint checks it itself. */
 const CLIENT_AUTHENTICATED_PATHS = new Set(['/login/oauth/access_token'])
+/**
+ * Paths that start a new session: a session cookie sent there is not read. It may be one that has
+ * ended (revoked, idle, password changed) and is HttpOnly, so the page cannot drop it; refusing it
+ * would lock the browser out of signing in again. A planted cookie gains nothing either (T11).
+ */
+const SESSION_STARTING_PATHS = new Set(['/api/v1/user/signin'])
 
 /** The request's credential as sent, before it is checked. */
 type Presented =
@@ -135,9 +141,10 @@ async function applySudo(deps: Deps, actor: Actor | undefined, target: string): 
 export async function resolveActor(deps: Deps, request: Request, address = ''): Promise<Actor | undefined> {
   const queryStart = request.url.indexOf('?')
   const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2)
-  if (CLIENT_AUTHENTICATED_PATHS.has(request.url.slice(pathStart, queryStart < 0 ? undefined : queryStart))) return undefined
+  const path = request.url.slice(pathStart, queryStart < 0 ? undefined : queryStart)
+  if (CLIENT_AUTHENTICATED_PATHS.has(path)) return undefined
   const query = new URLSearchParams(queryStart < 0 ? '' : request.url.slice(queryStart + 1))
-  const cookies = parseCookies(request.headers.get('cookie'))
+  const cookies = SESSION_STARTING_PATHS.has(path) ? {} : parseCookies(request.headers.get('cookie'))
   const presented = presentedCredential(request, query, cookies)
   let actor: Actor | undefined
   if (presented.kind === 'bearer') actor = await signInWithBearer(deps, presented.value)
