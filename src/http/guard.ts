@@ -12,7 +12,9 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
  * Route-level requirements, declared beside each path:
  * - `permission`: who may call (authz/); on every route but `public` ones the handler gets `me`,
  *   the signed-in caller (public handlers read the optional `actor` instead);
- * - `scope`: the token scope category the route touches; GET needs read, other methods write.
+ * - `scope`: the token scope category the route touches; GET needs read, other methods write;
+ * - `secret: true`: the answer carries a secret shown once (token, client secret, TOTP secret),
+ *   so no browser or shared cache may keep it (Cache-Control: no-store).
  */
 export const guard = (deps: Deps) =>
   new Elysia({ name: 'guard' })
@@ -28,6 +30,12 @@ export const guard = (deps: Deps) =>
           rejectUnreadableBody(body)
         },
         resolve: ({ actor }: { actor: Actor | undefined }) => ({ me: actor as Actor }),
+      }),
+      secret: (bearing: boolean) => ({
+        detail: { 'x-secret-bearing': bearing } as Record<string, boolean>,
+        beforeHandle: ({ set }: { set: { headers: Record<string, string | number> } }) => {
+          if (bearing) set.headers['cache-control'] = 'no-store'
+        },
       }),
       scope: (category: ScopeCategory) => ({
         detail: { 'x-token-scope': category } as Record<string, string>,
