@@ -6,7 +6,7 @@ import { checkSecondFactor } from '../identity/security/two-factor/service'
 import { authenticateOAuthAccessToken, OAUTH_ACCESS_PREFIX } from '../identity/oauth2/authorization'
 import { authenticateSession } from '../identity/sessions/service'
 import { authenticateToken, scopesOf } from '../identity/tokens/service'
-import { looksLikeAccessToken } from '../identity/tokens/secrets'
+import { looksLikeAccessToken, sameDigest, sha256Hex } from '../identity/tokens/secrets'
 import { accountKey, clientAddress, signInLimiter } from '../identity/sign-in-limiter'
 import type { Deps } from '../deps'
 import { AppError } from './errors'
@@ -124,7 +124,9 @@ async function signInWithSession(deps: Deps, request: Request, secret: string, c
   if (!found) throw new AppError('unauthenticated', Messages.invalidSession)
   if (!SAFE_METHODS.has(request.method)) {
     const header = request.headers.get(CSRF_HEADER) ?? ''
-    if (header === '' || header !== cookies[CSRF_COOKIE] || header !== found.session.csrfToken)
+    // Compared as digests: constant time, and any header text (even non-ASCII) has a comparable length.
+    const sent = sha256Hex(header)
+    if (header === '' || !sameDigest(sent, sha256Hex(cookies[CSRF_COOKIE] ?? '')) || !sameDigest(sent, sha256Hex(found.session.csrfToken)))
       throw new AppError('forbidden', Messages.csrf)
   }
   return { user: found.user, credential: 'session', scopes: undefined, sessionId: found.session.id }
