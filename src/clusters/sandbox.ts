@@ -1,3 +1,4 @@
+import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Deps } from '../deps'
 import { findUserByName, findFirstSiteAdmin } from '../identity/store'
@@ -20,7 +21,11 @@ export async function startSandbox(deps: Deps): Promise<Emulator> {
     insecureSkipTlsVerify: false,
     credential: { token: emulator.token },
   })
-  await Bun.write(join(deps.config.dataDir, 'sandbox.kubeconfig'), emulator.kubeconfig(), { mode: 0o600 })
-  deps.log.info('sandbox cluster ready', { cluster: `${owner.name}/sandbox`, server: emulator.url, kubeconfig: join(deps.config.dataDir, 'sandbox.kubeconfig') })
+  // It holds the emulator's admin token. Bun.write ignores `mode`, and writeFile applies it only
+  // when it creates the file: the old file (perhaps wider) goes first, so the token is never readable by others.
+  const kubeconfig = join(deps.config.dataDir, 'sandbox.kubeconfig')
+  await rm(kubeconfig, { force: true })
+  await writeFile(kubeconfig, emulator.kubeconfig(), { mode: 0o600, flag: 'wx' })
+  deps.log.info('sandbox cluster ready', { cluster: `${owner.name}/sandbox`, server: emulator.url, kubeconfig })
   return emulator
 }
