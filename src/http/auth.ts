@@ -121,7 +121,9 @@ async function signInWithBasic(deps: Deps, username: string, password: string, o
 
 async function signInWithSession(deps: Deps, request: Request, secret: string, cookies: Record<string, string>): Promise<Actor> {
   const found = await authenticateSession(deps.db, secret)
-  if (!found) throw new AppError('unauthenticated', Messages.invalidSession)
+  // The 401 also expires the dead cookie: it is HttpOnly, so the page could not drop it itself
+  // and would otherwise get 401 on every call, public ones included, until it expired.
+  if (!found) throw new AppError('unauthenticated', Messages.invalidSession, [], { 'set-cookie': expiredSessionCookie(deps) })
   if (!SAFE_METHODS.has(request.method)) {
     const header = request.headers.get(CSRF_HEADER) ?? ''
     // Compared as digests: constant time, and any header text (even non-ASCII) has a comparable length.
@@ -130,6 +132,10 @@ async function signInWithSession(deps: Deps, request: Request, secret: string, c
       throw new AppError('forbidden', Messages.csrf)
   }
   return { user: found.user, credential: 'session', scopes: undefined, sessionId: found.session.id }
+}
+
+function expiredSessionCookie(deps: Deps): string {
+  return `${SESSION_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax${deps.config.publicUrl.startsWith('https:') ? '; Secure' : ''}`
 }
 
 async function applySudo(deps: Deps, actor: Actor | undefined, target: string): Promise<Actor> {

@@ -43,3 +43,27 @@ describe('a browser holding a dead session cookie', () => {
     expect(res.status).toBe(401)
   })
 })
+
+describe('a dead session cookie elsewhere', () => {
+  test('a browser with a revoked session cookie calls a public route → 401 that also expires the cookie, so the next call works', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const old = await startSession(t.deps.db, alice.user, { ip: '', userAgent: 'laptop', remember: false })
+    await t.as(alice).delete(`/api/v1/user/settings/security/sessions/${old.session.sid}/revoke`)
+    const res = await t.request('GET', '/api/v1/user/login-method?username=alice', { headers: { cookie: `platform_session=${old.secret}` } })
+    expect(res.status).toBe(401)
+    const cleared = res.headers.getSetCookie().find((c) => c.startsWith('platform_session='))
+    expect(cleared).toBeDefined()
+    expect(cleared).toMatch(/^platform_session=;/)
+    expect(cleared).toMatch(/Max-Age=0/i)
+    expect(cleared).toMatch(/HttpOnly/i)
+    expect((await t.request('GET', '/api/v1/user/login-method?username=alice')).status).toBe(200)
+  })
+
+  test('an invalid token → 401 without touching cookies', async () => {
+    const t = await makeTestApp()
+    const res = await t.request('GET', '/api/v1/users/search', { token: '0'.repeat(40) })
+    expect(res.status).toBe(401)
+    expect(res.headers.getSetCookie()).toEqual([])
+  })
+})
