@@ -15,6 +15,11 @@ import { identityRoutes } from './identity/routes'
 import { clusterRoutes } from './clusters/routes'
 import { securityRoutes } from './identity/security/routes'
 import { oauth2ApplicationRoutes, oauth2FlowRoutes } from './identity/oauth2/routes'
+import { orgRoutes } from './orgs/routes'
+import { memberRoutes } from './orgs/members/routes'
+import { teamRoutes } from './orgs/teams/routes'
+import { claimCheckRoutes, hostedClaimRoutes } from './orgs/claims/routes'
+import { inboxRoutes } from './inbox/routes'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
@@ -28,7 +33,9 @@ export async function openDeps(config: Config, log: Logger = jsonLogger()): Prom
 /** Builds the HTTP app from the area plugins; `serve` and every test use this. */
 export function createApp(deps: Deps) {
   const docsUrl = `${deps.config.publicUrl}${DOCS_PATH}`
-  return new Elysia({ strictPath: true })
+  // strictPath: the contract's trailing slashes are distinct routes. encodeSchema off: no response
+  // schema has a transform to encode, and the pass over every response cost a fifth of GET /user.
+  const app = new Elysia({ strictPath: true, encodeSchema: false })
     .use(errorHandler(docsUrl, (request, error) => deps.log.error('unexpected error', {
       requestId: requestIdOfRequest(request),
       method: request.method,
@@ -45,6 +52,14 @@ export function createApp(deps: Deps) {
     .use(securityRoutes(deps))
     .use(oauth2ApplicationRoutes(deps))
     .use(oauth2FlowRoutes(deps))
+    .use(orgRoutes(deps))
+    .use(memberRoutes(deps))
+    .use(teamRoutes(deps))
+    .use(inboxRoutes(deps))
+  // Deployment modes add or omit whole plugins (decisions §1); an omitted route is a plain 404.
+  if (deps.config.modes.has('hosted')) app.use(hostedClaimRoutes(deps))
+  if (deps.config.modes.has('marketplace') || deps.config.runMode === 'dev') app.use(claimCheckRoutes(deps))
+  return app
 }
 
 export type App = ReturnType<typeof createApp>

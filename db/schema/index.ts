@@ -2,3 +2,5 @@
 export * from './identity'
 export * from './security'
 export * from './clusters'
+export * from './orgs'
+export * from './inbox'

@@ -49,6 +49,7 @@ function describeCause(c: StatusCause): string {
   return c.field ? `${c.field}: ${c.message}` : c.message
 }
 
+/** Named constructors, one per Status reason; each returns a KubeStatusError to throw. */
 export const kubeStatus = {
   /** 404 `<res> "<name>" not found`. */
   notFound: (gr: GroupResource, name: string) =>

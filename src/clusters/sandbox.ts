@@ -1,4 +1,4 @@
-import { rm, writeFile } from 'node:fs/promises'
+import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Deps } from '../deps'
 import { findUserByName, findFirstSiteAdmin } from '../identity/store'
@@ -21,11 +21,10 @@ export async function startSandbox(deps: Deps): Promise<Emulator> {
     insecureSkipTlsVerify: false,
     credential: { token: emulator.token },
   })
-  // It holds the emulator's admin token. Bun.write ignores `mode`, and writeFile applies it only
-  // when it creates the file: the old file (perhaps wider) goes first, so the token is never readable by others.
   const kubeconfig = join(deps.config.dataDir, 'sandbox.kubeconfig')
-  await rm(kubeconfig, { force: true })
-  await writeFile(kubeconfig, emulator.kubeconfig(), { mode: 0o600, flag: 'wx' })
+  // It carries the emulator's admin token: owner-only, also when an older file is overwritten.
+  writeFileSync(kubeconfig, emulator.kubeconfig(), { mode: 0o600 })
+  chmodSync(kubeconfig, 0o600)
   deps.log.info('sandbox cluster ready', { cluster: `${owner.name}/sandbox`, server: emulator.url, kubeconfig })
   return emulator
 }

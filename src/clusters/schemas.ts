@@ -26,5 +26,5 @@ export const ClusterInfo = t.Object({
 export type ClusterInfo = typeof ClusterInfo.static
 
 export const ClusterListQuery = t.Object({
-  all: t.Optional(t.String({ description: '"true": also clusters of organizations the caller belongs to' })),
+  all: t.Optional(t.String({ description: '"true": also clusters of organizations the caller owns or administers' })),
 })

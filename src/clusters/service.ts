@@ -1,6 +1,7 @@
 import type { Deps } from '../deps'
 import { AppError } from '../http/errors'
 import type { UserRow } from '../identity/store'
+import { orgIdsAdministeredBy } from '../orgs/store'
 import { memberJson } from './client'
 import { checkConnection, type ClusterConnection, type ClusterCredential } from './connection'
 import type { ClusterInfo } from './schemas'
@@ -69,9 +70,13 @@ export async function registerSandbox(deps: Deps, owner: UserRow, connection: Cl
   await deps.db.write((tx) => store.updateClusterConnection(tx, existing.id, columns))
 }
 
-/** The clusters `user` owns, oldest first, each with its live version, node count and status. */
-export async function listClusters(deps: Deps, user: UserRow): Promise<ClusterInfo[]> {
-  const rows = await store.listClustersOfOwners(deps.db.read, [user.id])
+/**
+ * The clusters `user` owns, oldest first, each with its live version, node count and status;
+ * with `includeOrgs`, also the clusters of organizations the user owns or administers.
+ */
+export async function listClusters(deps: Deps, user: UserRow, includeOrgs: boolean): Promise<ClusterInfo[]> {
+  const orgIds = includeOrgs ? await orgIdsAdministeredBy(deps.db.read, user.id) : []
+  const rows = await store.listClustersOfOwners(deps.db.read, [user.id, ...orgIds])
   return Promise.all(rows.map((row) => describeCluster(deps, row)))
 }
 

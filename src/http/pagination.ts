@@ -1,7 +1,14 @@
+import { t } from 'elysia'
+
 /** Page size when neither the request nor the user's saved setting names one (decisions §1). */
 export const DEFAULT_PAGE_SIZE = 30
 /** Largest page a client may ask for; larger requests are clamped. */
 export const MAX_PAGE_SIZE = 50
+
+export const PageQuery = t.Object({
+  page: t.Optional(t.String({ description: 'Page number, 1-based; values below 1 or not a number mean 1' })),
+  limit: t.Optional(t.String({ description: `Page size; default ${DEFAULT_PAGE_SIZE} (or your saved page size), at most ${MAX_PAGE_SIZE} (larger is clamped)` })),
+})
 
 export interface Page {
   page: number

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import { accessTokens, emailAddresses, follows, sessions, twoFactors, users } from '../../db/schema'
 import type { Executor } from '../storage/database'
+import { prepared } from '../storage/prepared'
 import { isUniqueViolation } from '../storage/database'
 import { AppError } from '../http/errors'
 
@@ -9,8 +10,10 @@ export type NewUser = typeof users.$inferInsert
 
 export const USER_TYPE = { individual: 0, organization: 1 } as const
 
+const userById = (db: Executor) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
+
 export async function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
-  return db.select().from(users).where(eq(users.id, id)).get()
+  return prepared(db, userById).get({ id })
 }
 
 /** Individual or organization by name, case-insensitively. */

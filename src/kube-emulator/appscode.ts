@@ -19,6 +19,7 @@ const V = 'v1alpha1'
 const virtual = (group: string, resource: string, kind: string, verbs: string[], namespaced = false): Resource =>
   ({ group, versions: [V], resource, virtual: true, strategy: { kind, singular: kind.toLowerCase(), namespaced, verbs } })
 
+/** The AppsCode kinds: cluster-scoped and create-only, except the menu and database getters. */
 export const appscodeResources: Resource[] = [
   virtual(META, 'renders', 'Render', ['create']),
   virtual(META, 'renderdashboards', 'RenderDashboard', ['create']),
@@ -60,10 +61,13 @@ const resourceId = (r: Resource) => ({ group: r.group, version: r.versions[0], n
 const objectInfo = (r: Resource, o: KubeObject): ObjectInfo =>
   ({ resource: resourceId(r), ref: { ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name! } })
 
-/** The object and everything it owns, transitively (deployment → replica sets → pods). */
+/** The object and everything it owns, transitively (deployment → replica sets → pods); ownership cycles end the walk. */
 function withDependents(reg: Registry, root: { resource: Resource; object: KubeObject }): { resource: Resource; object: KubeObject }[] {
   const out = [root]
-  for (let i = 0; i < out.length; i++) out.push(...reg.dependentsOf(out[i].object.metadata.uid!))
+  const seen = new Set([root.object.metadata.uid])
+  for (let i = 0; i < out.length; i++)
+    for (const d of reg.dependentsOf(out[i].object.metadata.uid!))
+      if (!seen.has(d.object.metadata.uid)) { seen.add(d.object.metadata.uid); out.push(d) }
   return out
 }
 
@@ -177,7 +181,7 @@ function menu(reg: Registry, name: string, mode: string) {
     name: section,
     items: list.map(([g, res]) => reg.all().find((r) => r.group === g && r.resource === res)).filter((r): r is Resource => !!r).map(item),
   }))
-  const custom = reg.all().filter((r) => !r.virtual && !r.strategy.strategicMerge && r.group !== 'apiextensions.k8s.io')
+  const custom = reg.all().filter((r) => r.strategy.custom)
   if (custom.length) sections.push({ name: 'Custom Resources', items: custom.map(item) })
   return { apiVersion: `${META}/${V}`, kind: 'Menu', metadata: { name }, spec: { mode, home: { name: 'Home', path: '/' }, sections } }
 }
@@ -242,8 +246,10 @@ export function appscodeHandlers(reg: Registry): [string, VirtualHandler][] {
     }],
     [`${META}/renderdashboards`, (req) => {
       const request = requestOf(req.body)
-      const found = resolve(reg, request.sourceLocator) ?? (isObject(request.source) ? { object: request.source as unknown as KubeObject } : undefined)
-      const title = found ? `${String(found.object.kind ?? '')} ${found.object.metadata?.name ?? ''}`.trim() : String(request.name ?? 'Dashboard')
+      const found = resolve(reg, request.sourceLocator)
+      const raw = isObject(request.source) ? request.source : undefined
+      const title = found ? `${found.resource.strategy.kind} ${found.object.metadata.name}`
+        : raw ? `${String(raw.kind ?? '')} ${String(fieldAt(raw, ['metadata', 'name']) ?? '')}`.trim() : String(request.name ?? 'Dashboard')
       const uid = Bun.hash(title).toString(16)
       const url = `https://grafana.example.com/d/${uid}/${encodeURIComponent(title.toLowerCase().replaceAll(' ', '-'))}`
       return answer(req, { dashboards: [{ title, url, panels: ['CPU Usage', 'Memory Usage', 'Network I/O'].map((p, i) => ({ title: p, url: `${url}?viewPanel=${i + 1}` })) }] })

@@ -17,6 +17,10 @@ const ownerRef = (r: Resource, obj: KubeObject): OwnerReference => ({
 const controllerOf = (obj: KubeObject) => obj.metadata.ownerReferences?.find((o) => o.controller === true)
 const nowIso = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z')
 
+let eventSequence = 0n
+/** Event names end in a hex timestamp, as the apiserver's recorder makes them, so name order is time order. */
+const eventSuffix = () => (BigInt(Date.now()) * 1_000_000n + (eventSequence++ % 1_000_000n)).toString(16)
+
 /** Records a core/v1 Event about `obj` (cluster-scoped objects get theirs in `default`). */
 export function recordEvent(reg: Registry, r: Resource, obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, component: string): void {
   const events = reg.lookup('', 'v1', 'events')
@@ -25,7 +29,7 @@ export function recordEvent(reg: Registry, r: Resource, obj: KubeObject, type: '
   const time = nowIso()
   try {
     reg.create(events, ns, {
-      metadata: { name: `${obj.metadata.name}.${Bun.hash(`${Math.random()}${time}`).toString(16).slice(0, 16)}`, namespace: ns },
+      metadata: { name: `${obj.metadata.name}.${eventSuffix()}`, namespace: ns },
       involvedObject: { apiVersion: r.group ? `${r.group}/${r.versions[0]}` : r.versions[0], kind: r.strategy.kind, name: obj.metadata.name,
         ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}), uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion },
       reason, message, type, count: 1, firstTimestamp: time, lastTimestamp: time, eventTime: null,
@@ -50,6 +54,7 @@ function owned(reg: Registry, r: Resource, ns: string, owner: KubeObject): KubeO
 
 const ready = (pod: KubeObject) => fieldAt(pod, ['status', 'phase']) === 'Running' && !pod.metadata.deletionTimestamp
 
+/** The controllers of one emulator, fed by the registry's change events. */
 export class Controllers {
   private readonly queue = new Map<string, Reconcile>()
   private scheduled = false
@@ -79,15 +84,13 @@ export class Controllers {
     setTimeout(() => this.drain(), 0)
   }
 
+  /** Runs one batch; work the batch enqueues runs on a later tick, so requests are served in between. */
   private drain(): void {
     this.scheduled = false
-    // Reconciles may enqueue more work; a bounded number of rounds keeps a bug from spinning forever.
-    for (let round = 0; round < 50 && this.queue.size; round++) {
-      const batch = [...this.queue.values()]
-      this.queue.clear()
-      for (const fn of batch) {
-        try { fn() } catch { /* the object changed or went away meanwhile; its next event reconciles again */ }
-      }
+    const batch = [...this.queue.values()]
+    this.queue.clear()
+    for (const fn of batch) {
+      try { fn() } catch { /* the object changed or went away meanwhile; its next event reconciles again */ }
     }
   }
 
@@ -115,13 +118,15 @@ export class Controllers {
 
   /** CRDs are served from the moment they are stored, so a create followed by a use works at once. */
   private observeCrd(e: StoreEvent): void {
-    if (e.type === 'DELETED') {
-      const spec = e.object.spec as JsonObject
+    const unregister = (crd: KubeObject) => {
+      const spec = crd.spec as JsonObject
       this.reg.unregister(String(spec.group), String((spec.names as JsonObject).plural))
-      return
     }
+    if (e.type === 'DELETED') return unregister(e.object)
     const crd = strategyFromCrd(e.object)
-    this.reg.register({ ...crd })
+    // A renamed plural leaves the old path behind unless it is dropped here.
+    if (e.previous && fieldAt(e.previous, ['spec', 'names', 'plural']) !== crd.resource) unregister(e.previous)
+    this.reg.register(crd)
     const name = e.object.metadata.name!
     this.enqueue(`crd/${name}`, () => this.establishCrd(name))
   }
@@ -161,58 +166,69 @@ export class Controllers {
     }
   }
 
+  /** One ReplicaSet per pod template: the current one scaled to spec.replicas, older ones to 0. */
   private reconcileDeployment(ns: string, name: string): void {
     const dr = this.res('apps', 'deployments')
     const rsr = this.res('apps', 'replicasets')
     const d = this.reg.get(dr, ns, name)
     if (d.metadata.deletionTimestamp) return
     const spec = d.spec as JsonObject
-    const template = clone(spec.template as JsonObject)
-    const hash = templateHash(template)
+    const hash = templateHash(spec.template)
     const desired = Number(spec.replicas ?? 1)
     const sets = owned(this.reg, rsr, ns, d)
-    let current = sets.find((s) => s.metadata.labels?.['pod-template-hash'] === hash)
-    const scale = (rs: KubeObject, to: number) => {
-      const from = Number(fieldAt(rs, ['spec', 'replicas']) ?? 0)
-      if (from === to) return
-      this.reg.update(rsr, ns, rs.metadata.name!, { ...rs, spec: { ...(rs.spec as JsonObject), replicas: to } })
-      recordEvent(this.reg, dr, d, 'Normal', 'ScalingReplicaSet', `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`, 'deployment-controller')
-    }
-    if (!current) {
-      const meta = isObject(template.metadata) ? template.metadata : (template.metadata = {})
-      meta.labels = { ...(isObject(meta.labels) ? meta.labels : {}), 'pod-template-hash': hash }
-      const selector = isObject(spec.selector) ? spec.selector : {}
-      const revision = sets.length + 1
-      current = this.reg.create(rsr, ns, {
-        metadata: { name: `${name}-${hash}`, namespace: ns, labels: meta.labels as Record<string, string>,
-          annotations: { 'deployment.kubernetes.io/desired-replicas': String(desired), 'deployment.kubernetes.io/revision': String(revision) },
-          ownerReferences: [ownerRef(dr, d)] },
-        spec: { replicas: desired, selector: { ...selector, matchLabels: { ...(isObject(selector.matchLabels) ? selector.matchLabels : {}), 'pod-template-hash': hash } }, template },
-      })
-      recordEvent(this.reg, dr, d, 'Normal', 'ScalingReplicaSet', `Scaled up replica set ${current.metadata.name} from 0 to ${desired}`, 'deployment-controller')
-    } else scale(current, desired)
-    for (const old of sets) if (old.metadata.uid !== current.metadata.uid) scale(old, 0)
-    const all = owned(this.reg, rsr, ns, d)
+    const current = sets.find((s) => s.metadata.labels?.['pod-template-hash'] === hash) ?? this.createReplicaSet(d, hash, sets.length + 1)
+    this.scaleReplicaSet(d, current, desired)
+    for (const old of sets) if (old.metadata.uid !== current.metadata.uid) this.scaleReplicaSet(d, old, 0)
+    this.reg.update(dr, ns, name, { ...d, status: this.deploymentStatus(d, current.metadata.uid!, desired) }, { subresource: 'status' })
+  }
+
+  private createReplicaSet(d: KubeObject, hash: string, revision: number): KubeObject {
+    const spec = d.spec as JsonObject
+    const template = clone(spec.template as JsonObject)
+    const meta = isObject(template.metadata) ? template.metadata : (template.metadata = {})
+    meta.labels = { ...(isObject(meta.labels) ? meta.labels : {}), 'pod-template-hash': hash }
+    const selector = isObject(spec.selector) ? spec.selector : {}
+    const matchLabels = { ...(isObject(selector.matchLabels) ? selector.matchLabels : {}), 'pod-template-hash': hash }
+    return this.reg.create(this.res('apps', 'replicasets'), d.metadata.namespace!, {
+      metadata: { name: `${d.metadata.name}-${hash}`, labels: meta.labels as Record<string, string>,
+        annotations: { 'deployment.kubernetes.io/revision': String(revision) },
+        ownerReferences: [ownerRef(this.res('apps', 'deployments'), d)] },
+      spec: { replicas: 0, selector: { ...selector, matchLabels }, template },
+    })
+  }
+
+  private scaleReplicaSet(d: KubeObject, rs: KubeObject, to: number): void {
+    const from = Number(fieldAt(rs, ['spec', 'replicas']) ?? 0)
+    if (from === to) return
+    this.reg.update(this.res('apps', 'replicasets'), rs.metadata.namespace!, rs.metadata.name!, { ...rs, spec: { ...(rs.spec as JsonObject), replicas: to } })
+    recordEvent(this.reg, this.res('apps', 'deployments'), d, 'Normal', 'ScalingReplicaSet',
+      `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`, 'deployment-controller')
+  }
+
+  /** Sums the replica sets' counts; conditions keep their transition times while unchanged. */
+  private deploymentStatus(d: KubeObject, currentUid: string, desired: number): JsonObject {
+    const all = owned(this.reg, this.res('apps', 'replicasets'), d.metadata.namespace!, d)
     const sum = (f: string) => all.reduce((n, s) => n + Number(fieldAt(s, ['status', f]) ?? 0), 0)
-    const cur = all.find((s) => s.metadata.uid === current!.metadata.uid)
-    const available = sum('availableReplicas')
+    const current = all.find((s) => s.metadata.uid === currentUid)
+    const [replicas, available] = [sum('replicas'), sum('availableReplicas')]
     const time = nowIso()
     const previous = isObject(d.status) && Array.isArray(d.status.conditions) ? d.status.conditions.filter(isObject) : []
-    const condition = (type: string, status: boolean, reason: string, message: string) => {
+    const condition = (type: string, ok: boolean, reason: string, message: string) => {
       const before = previous.find((c) => c.type === type)
-      const same = before?.status === (status ? 'True' : 'False') && before.reason === reason
-      return { type, status: status ? 'True' : 'False', lastUpdateTime: same ? before.lastUpdateTime : time, lastTransitionTime: same ? before.lastTransitionTime : time, reason, message }
+      const same = before?.status === (ok ? 'True' : 'False') && before.reason === reason
+      const since = same ? String(before.lastTransitionTime) : time
+      return { type, status: ok ? 'True' : 'False', lastUpdateTime: same ? String(before.lastUpdateTime) : time, lastTransitionTime: since, reason, message }
     }
-    const status = {
-      observedGeneration: d.metadata.generation, replicas: sum('replicas'), updatedReplicas: Number(fieldAt(cur, ['status', 'replicas']) ?? 0),
-      readyReplicas: sum('readyReplicas'), availableReplicas: available, ...(sum('replicas') - available > 0 ? { unavailableReplicas: sum('replicas') - available } : {}),
+    const ready = available >= desired
+    return {
+      observedGeneration: d.metadata.generation ?? 1, replicas, updatedReplicas: Number(fieldAt(current, ['status', 'replicas']) ?? 0),
+      readyReplicas: sum('readyReplicas'), availableReplicas: available, ...(replicas > available ? { unavailableReplicas: replicas - available } : {}),
       conditions: [
-        condition('Available', available >= desired, available >= desired ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
-          available >= desired ? 'Deployment has minimum availability.' : 'Deployment does not have minimum availability.'),
-        condition('Progressing', true, 'NewReplicaSetAvailable', `ReplicaSet "${current.metadata.name}" has successfully progressed.`),
+        condition('Available', ready, ready ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
+          ready ? 'Deployment has minimum availability.' : 'Deployment does not have minimum availability.'),
+        condition('Progressing', true, 'NewReplicaSetAvailable', `ReplicaSet "${current?.metadata.name ?? ''}" has successfully progressed.`),
       ],
     }
-    this.reg.update(dr, ns, name, { ...d, status }, { subresource: 'status' })
   }
 
   private newPod(owner: KubeObject, ownerResource: Resource, name: { name?: string; generateName?: string }, extraLabels: Record<string, string> = {}): KubeObject {
@@ -298,11 +314,12 @@ export class Controllers {
       recordEvent(this.reg, pr, pod, 'Normal', 'Created', `Created container: ${String(c.name)}`, 'kubelet')
       recordEvent(this.reg, pr, pod, 'Normal', 'Started', `Started container ${String(c.name)}`, 'kubelet')
     }
+    const qosClass = fieldAt(pod, ['status', 'qosClass']) ?? 'BestEffort'
     const ip = this.podIp++
     const podIP = `10.244.${(ip >> 8) & 0xff}.${ip & 0xff}`
     const condition = (type: string) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: time })
     this.reg.update(pr, ns, name, { ...pod, status: {
-      phase: 'Running', hostIP, hostIPs: [{ ip: hostIP }], podIP, podIPs: [{ ip: podIP }], startTime: time, qosClass: 'BestEffort',
+      phase: 'Running', hostIP, hostIPs: [{ ip: hostIP }], podIP, podIPs: [{ ip: podIP }], startTime: time, qosClass,
       conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(condition),
       containerStatuses: containers.map((c) => ({
         name: c.name, image: c.image, imageID: `${String(c.image).includes('/') ? '' : 'docker.io/library/'}${String(c.image).split(':')[0]}@sha256:${Bun.hash(String(c.image)).toString(16).padStart(16, '0').repeat(4)}`,

@@ -6,6 +6,7 @@
  */
 import { verbsOf, type Registry, type Resource } from './registry'
 
+/** `/version`: what kubectl reports as the server version. */
 export const SERVER_VERSION = {
   major: '1', minor: '31', gitVersion: 'v1.31.0-emulator', gitCommit: '0000000000000000000000000000000000000000',
   gitTreeState: 'clean', buildDate: '2026-01-01T00:00:00Z', goVersion: 'go1.22.5', compiler: 'gc', platform: 'linux/amd64',

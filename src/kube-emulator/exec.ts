@@ -13,6 +13,7 @@ import { isObject, type KubeObject } from './types'
 const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v4.base64.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'] as const
 type Protocol = (typeof PROTOCOLS)[number] | ''
 
+const MAX_LINE = 1024 * 1024
 const STDIN = 0, STDOUT = 1, STDERR = 2, ERROR = 3, RESIZE = 4, CLOSE = 255
 
 const flag = (q: URLSearchParams, k: string) => q.has(k) && q.get(k) !== 'false' && q.get(k) !== '0'
@@ -45,7 +46,7 @@ function containerEnv(pod: KubeObject, container: string): Record<string, string
 }
 
 /** Bytes arriving on channel 0, read by commands as chunks or lines until the client closes stdin. */
-export class Stdin {
+class Stdin {
   private chunks: Uint8Array[] = []
   private ended = false
   private wake: (() => void) | undefined
@@ -57,7 +58,7 @@ export class Stdin {
 
   /** The next chunk, or null at end of input. */
   async read(): Promise<Uint8Array | null> {
-    while (!this.chunks.length && !this.ended) await new Promise<void>((resolve) => { this.wake = resolve })
+    while (!this.pending && !this.chunks.length && !this.ended) await new Promise<void>((resolve) => { this.wake = resolve })
     this.wake = undefined
     if (this.pending) { const p = new TextEncoder().encode(this.pending); this.pending = ''; return p }
     return this.chunks.shift() ?? null
@@ -66,10 +67,18 @@ export class Stdin {
   /** The next line without its terminator (`\n` or a terminal's `\r`), or null at end of input. */
   async readLine(): Promise<string | null> {
     for (;;) {
-      const cut = [...this.pending].findIndex((c) => c === '\n' || c === '\r')
+      const lf = this.pending.indexOf('\n')
+      const cr = this.pending.indexOf('\r')
+      const cut = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr)
       if (cut >= 0) {
         const line = this.pending.slice(0, cut)
         this.pending = this.pending.slice(cut + 1)
+        return line
+      }
+      // An endless line is cut at MAX_LINE, so a client cannot make the buffer grow without bound.
+      if (this.pending.length > MAX_LINE) {
+        const line = this.pending.slice(0, MAX_LINE)
+        this.pending = this.pending.slice(MAX_LINE)
         return line
       }
       while (!this.chunks.length && !this.ended) await new Promise<void>((resolve) => { this.wake = resolve })

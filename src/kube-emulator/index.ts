@@ -6,7 +6,7 @@ import YAML from 'yaml'
 import { appscodeHandlers, appscodeResources } from './appscode'
 import { Controllers } from './controllers'
 import { metricsHandlers, metricsResources } from './metrics'
-import { reviewHandler, reviewResource, type UserSpec } from './rbac'
+import { reviewHandler, reviewResource, whoamiHandler, whoamiResource, type UserSpec } from './rbac'
 import { Registry } from './registry'
 import { seed } from './seed'
 import { execWebSocket, handle, type EmulatorContext, type VirtualHandler } from './server'
@@ -30,7 +30,7 @@ export interface EmulatorOptions {
   users?: Record<string, UserSpec>
   /** How often containers print a log line; 2000 ms by default. */
   logIntervalMs?: number
-  /** How often watches with allowWatchBookmarks get a BOOKMARK; 10 s by default. */
+  /** How often an idle watch gets a keep-alive (a BOOKMARK under allowWatchBookmarks); 5 s by default. */
   bookmarkIntervalMs?: number
   /** How many changes watches can resume from; older resourceVersions are 410 Expired. */
   watchHistory?: number
@@ -54,14 +54,23 @@ function buildRegistry(watchHistory?: number): { registry: Registry; virtual: Ma
     const [group, resource] = key.split('/')
     registry.register({ group, resource, versions, strategy })
   }
-  for (const r of [...metricsResources, reviewResource, ...appscodeResources]) registry.register(r)
+  for (const r of [...metricsResources, reviewResource, whoamiResource, ...appscodeResources]) registry.register(r)
   const virtual = new Map<string, VirtualHandler>([
-    ...metricsHandlers(registry), ['authorization.k8s.io/selfsubjectaccessreviews', reviewHandler], ...appscodeHandlers(registry),
+    ...metricsHandlers(registry), ['authorization.k8s.io/selfsubjectaccessreviews', reviewHandler],
+    ['authentication.k8s.io/selfsubjectreviews', whoamiHandler], ...appscodeHandlers(registry),
   ])
   return { registry, virtual }
 }
 
 const urlHost = (hostname: string) => (hostname === '0.0.0.0' || hostname === '::' ? 'localhost' : hostname.includes(':') ? `[${hostname}]` : hostname)
+
+/** Names the server certificate covers: loopback always, plus the listening host when it is a specific name or address. */
+function certificateHosts(hostname: string): string[] {
+  const hosts = ['localhost', '127.0.0.1', '::1']
+  const bare = hostname.replace(/^\[|\]$/g, '')
+  if (bare !== '0.0.0.0' && bare !== '::' && !hosts.includes(bare)) hosts.push(bare)
+  return hosts
+}
 
 /** Starts an emulator; resolves once it listens and the seeded workloads have their pods. */
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
@@ -74,15 +83,18 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     seed(registry)
     await controllers.settled()
   }
-  const tls = opts.tls ? await generateServerTls(['localhost', '127.0.0.1', '::1', ...(hostname.startsWith('127.') || hostname === 'localhost' ? [] : [urlHost(hostname).replace(/^\[|\]$/g, '')])]) : undefined
+  const tls = opts.tls ? await generateServerTls(certificateHosts(hostname)) : undefined
   let url = ''
   const ctx: EmulatorContext = {
     registry, users, virtual, log: opts.log,
-    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, logIntervalMs: opts.logIntervalMs ?? 2000,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000, logIntervalMs: opts.logIntervalMs ?? 2000,
     serverAddress: () => new URL(url).host,
   }
   const server = Bun.serve({
     port: opts.port ?? 0, hostname,
+    // Bodies up to this size reach the handler, which answers 413 above 3 MiB as a Status; beyond
+    // it Bun refuses them itself, so a huge upload never sits in memory.
+    maxRequestBodySize: 8 * 1024 * 1024,
     ...(tls ? { tls: { cert: tls.certPem, key: tls.keyPem } } : {}),
     async fetch(req, srv) {
       const started = performance.now()

@@ -17,7 +17,7 @@ const PATHS = ['/', '/healthz', '/api/items', '/api/items/42', '/static/app.js',
 const STATUSES = [200, 200, 200, 200, 201, 304, 404, 200, 500]
 
 /** The container names of a pod (regular, then init). */
-export function containerNames(pod: KubeObject, field: 'containers' | 'initContainers' = 'containers'): string[] {
+function containerNames(pod: KubeObject, field: 'containers' | 'initContainers' = 'containers'): string[] {
   const list = fieldAt(pod, ['spec', field])
   return Array.isArray(list) ? list.filter(isObject).map((c) => String(c.name)) : []
 }
@@ -115,11 +115,22 @@ export function podLogs(reg: Registry, r: Resource, info: RequestInfo, q: URLSea
   if (!opts.follow) return new Response(cut(initial), { headers })
   const encoder = new TextEncoder()
   let timer: ReturnType<typeof setInterval> | undefined
+  let closed = false
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const stop = () => { clearInterval(timer); try { controller.close() } catch { /* client already gone */ } }
-      const push = (text: string) => { if (text) controller.enqueue(encoder.encode(cut(text))); if (budget <= 0) stop() }
+      const stop = () => {
+        if (closed) return
+        closed = true
+        clearInterval(timer)
+        try { controller.close() } catch { /* client already gone */ }
+      }
+      const push = (text: string) => {
+        const out = cut(text)
+        if (out && !closed) controller.enqueue(encoder.encode(out))
+        if (budget <= 0) stop()
+      }
       push(initial)
+      if (closed) return
       signal.addEventListener('abort', stop)
       timer = setInterval(() => {
         try { reg.get(r, info.namespace, info.name) } catch { stop(); return }
@@ -129,7 +140,7 @@ export function podLogs(reg: Registry, r: Resource, info: RequestInfo, q: URLSea
         push(text)
       }, Math.min(intervalMs, 1000))
     },
-    cancel() { clearInterval(timer) },
+    cancel() { closed = true; clearInterval(timer) },
   })
   return new Response(body, { headers })
 }

@@ -3,7 +3,7 @@
  * Starts one emulator, writes its kubeconfig, prints where it listens, logs one line per request
  * (never the token) and stops cleanly on Ctrl-C.
  */
-import { mkdirSync } from 'node:fs'
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { startEmulator, type EmulatorOptions } from './index'
 
@@ -65,7 +65,9 @@ async function main(): Promise<void> {
   const emulator = await startEmulator({ ...cli.options, log })
   const path = resolve(cli.kubeconfigOut)
   mkdirSync(dirname(path), { recursive: true })
-  await Bun.write(path, emulator.kubeconfig(), { mode: 0o600 })
+  // Bun.write ignores `mode`: the kubeconfig carries the admin token, so owner-only it is.
+  writeFileSync(path, emulator.kubeconfig(), { mode: 0o600 })
+  chmodSync(path, 0o600)
   console.log(`Kubernetes emulator listening on ${emulator.url}`)
   console.log(`kubeconfig written to ${path}${emulator.url.startsWith('http:') ? ' (kubectl sends the token only over HTTPS: add --tls)' : ''}`)
   console.log(`try: KUBECONFIG=${path} .tools/bin/kubectl get pods -A`)

@@ -13,6 +13,7 @@ const GROUP = 'metrics.k8s.io'
 const VERSION = 'v1beta1'
 const WINDOW = '20.035s'
 
+/** Virtual resources of metrics.k8s.io; only get and list, as metrics-server serves. */
 export const metricsResources: Resource[] = [
   { group: GROUP, versions: [VERSION], resource: 'nodes', virtual: true, strategy: { kind: 'NodeMetrics', singular: '', namespaced: false, verbs: ['get', 'list'] } },
   { group: GROUP, versions: [VERSION], resource: 'pods', virtual: true, strategy: { kind: 'PodMetrics', singular: '', namespaced: true, verbs: ['get', 'list'] } },

@@ -14,6 +14,14 @@ export const PATCH_CONTENT_TYPES: Record<string, PatchType> = {
   'application/strategic-merge-patch+json': 'strategic',
 }
 
+/** Keys that would reach an object's prototype instead of creating a field. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+function checkKey(key: string): string {
+  if (FORBIDDEN_KEYS.has(key)) throw kubeStatus.badRequest(`the patch uses a reserved key: ${JSON.stringify(key)}`)
+  return key
+}
+
 /** More operations than this is a 413 on a real server too. */
 const MAX_JSON_PATCH_OPS = 10000
 
@@ -29,7 +37,7 @@ export function applyPatch(type: PatchType, doc: unknown, patch: unknown, invali
 function parsePointer(path: unknown): string[] {
   if (typeof path !== 'string' || (path !== '' && !path.startsWith('/')))
     throw kubeStatus.badRequest(`invalid JSON pointer: ${JSON.stringify(path)}`)
-  return path === '' ? [] : path.slice(1).split('/').map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))
+  return path === '' ? [] : path.slice(1).split('/').map((t) => checkKey(t.replaceAll('~1', '/').replaceAll('~0', '~')))
 }
 
 function arrayIndex(token: string, length: number, forAdd: boolean, invalid: Fail): number {
@@ -111,6 +119,7 @@ function requireValue(op: Record<string, unknown>): unknown {
   return op.value
 }
 
+/** Structural equality of JSON values (key order ignored). */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]))
@@ -122,10 +131,11 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /** RFC 7386: objects merge recursively, `null` deletes, everything else (lists too) replaces. */
-export function mergePatch(doc: unknown, patch: unknown): unknown {
+function mergePatch(doc: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return clone(patch)
   const out: Record<string, unknown> = isObject(doc) ? clone(doc) : {}
   for (const [k, v] of Object.entries(patch)) {
+    checkKey(k)
     if (v === null) delete out[k]
     else out[k] = mergePatch(out[k], v)
   }
@@ -152,12 +162,13 @@ function mergeKeyFor(field: string, items: unknown[]): string | undefined {
 const DIRECTIVE_PREFIXES = ['$setElementOrder/', '$deleteFromPrimitiveList/', '$retainKeys']
 
 /** Kubernetes strategic merge: keyed lists merge item by item, `$patch` directives honoured. */
-export function strategicMerge(doc: unknown, patch: Record<string, unknown>): unknown {
+function strategicMerge(doc: unknown, patch: Record<string, unknown>): unknown {
   if (patch.$patch === 'replace') { const { $patch: _, ...rest } = patch; return clone(rest) }
   if (patch.$patch === 'delete') return undefined
   const out: Record<string, unknown> = isObject(doc) ? clone(doc) : {}
   const retain = Array.isArray(patch.$retainKeys) ? new Set(patch.$retainKeys.map(String)) : undefined
   for (const [k, v] of Object.entries(patch)) {
+    checkKey(k)
     if (k === '$patch' || DIRECTIVE_PREFIXES.some((p) => k.startsWith(p))) continue
     if (v === null) { delete out[k]; continue }
     const merged = mergeField(out[k], v, k)

@@ -7,6 +7,7 @@ import { kubeStatus } from '../clusters/kube-status'
 import type { Resource } from './registry'
 import type { VirtualHandler } from './server'
 import { isObject } from './types'
+
 export interface UserSpec {
   name: string
   groups?: string[]
@@ -33,8 +34,31 @@ export function authenticate(users: ReadonlyMap<string, UserSpec>, authorization
   return users.get(authorization.slice(7).trim())
 }
 
+/**
+ * The user a request acts as. With `Impersonate-User` (and optional `Impersonate-Group` headers)
+ * the requester must be allowed to impersonate; the impersonated name gets the rules of the
+ * configured user of that name, or none at all when no user has it. Throws forbidden.
+ */
+export function impersonate(requester: UserSpec, headers: Headers, users: ReadonlyMap<string, UserSpec>): UserSpec {
+  const name = headers.get('impersonate-user')
+  const groups = headers.get('impersonate-group')
+  if (!name) {
+    if (groups) throw kubeStatus.badRequest('requested impersonation of groups without a user')
+    return requester
+  }
+  if (!authorize(requester, { verb: 'impersonate', group: '', resource: 'users', name }).allowed)
+    throw kubeStatus.forbidden({ group: '', resource: 'users' }, name, requester.name, 'impersonate', '')
+  const known = [...users.values()].find((u) => u.name === name)
+  const asked = groups ? groups.split(',').map((g) => g.trim()).filter(Boolean) : undefined
+  return { ...(known ?? { name, namespaces: [] }), groups: [...(asked ?? known?.groups ?? []), 'system:authenticated'] }
+}
+
 /** Whether `user` may perform the request; the reason reads like the RBAC authorizer's. */
 export function authorize(user: UserSpec, a: ResourceAttributes): Decision {
+  // system:basic-user lets every authenticated user ask what they may do and who they are.
+  if ((a.group === 'authorization.k8s.io' && a.resource === 'selfsubjectaccessreviews' && a.verb === 'create') ||
+    (a.group === 'authentication.k8s.io' && a.resource === 'selfsubjectreviews' && a.verb === 'create'))
+    return { allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "system:basic-user" of ClusterRole "system:basic-user"' }
   if (user.verbs && !user.verbs.includes(a.verb))
     return { allowed: false, reason: `RBAC: verb "${a.verb}" is not granted to user "${user.name}"` }
   if (user.namespaces) {
@@ -47,6 +71,7 @@ export function authorize(user: UserSpec, a: ResourceAttributes): Decision {
   return { allowed: true, reason: 'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin"' }
 }
 
+/** SelfSubjectAccessReview: create-only, answered by `reviewHandler`. */
 export const reviewResource: Resource = {
   group: 'authorization.k8s.io', versions: ['v1'], resource: 'selfsubjectaccessreviews', virtual: true,
   strategy: { kind: 'SelfSubjectAccessReview', singular: 'selfsubjectaccessreview', namespaced: false, verbs: ['create'] },
@@ -71,3 +96,15 @@ export const reviewHandler: VirtualHandler = ({ user, body }) => {
       status: { allowed: decision.allowed, ...(decision.allowed ? {} : { denied: false }), reason: decision.reason } },
   }
 }
+
+export const whoamiResource: Resource = {
+  group: 'authentication.k8s.io', versions: ['v1'], resource: 'selfsubjectreviews', virtual: true,
+  strategy: { kind: 'SelfSubjectReview', singular: 'selfsubjectreview', namespaced: false, verbs: ['create'] },
+}
+
+/** POST selfsubjectreviews (`kubectl auth whoami`): 201 with the user the request acted as. */
+export const whoamiHandler: VirtualHandler = ({ user }) => ({
+  code: 201,
+  body: { kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null },
+    status: { userInfo: { username: user.name, groups: user.groups ?? ['system:authenticated'] } } },
+})

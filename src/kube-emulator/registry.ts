@@ -38,6 +38,9 @@ export interface DeleteOptions {
 }
 export interface WriteOptions { dryRun?: boolean; subresource?: 'status' }
 
+/** The apiserver's words when a continue token outlived the history its list was cut from. */
+const CONTINUE_EXPIRED = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.'
+
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'
 const GENERATE_ATTEMPTS = 8
 
@@ -48,6 +51,7 @@ export function randomSuffix(length = 5): string {
   return s
 }
 
+/** The group and plural resource that Status messages name. */
 export const groupResource = (r: Resource): GroupResource => ({ group: r.group, resource: r.resource })
 const resourceKey = (group: string, resource: string) => `${group}/${resource}`
 const objectKey = (ns: string, name: string) => `${ns}/${name}`
@@ -71,6 +75,7 @@ function decodeContinue(token: string): { rv: number; start: string } {
   throw kubeStatus.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version emulator.k8s/v1)')
 }
 
+/** All resources and their objects, one global resourceVersion counter and a bounded change history. */
 export class Registry {
   private rv = 0
   private readonly resources = new Map<string, Resource>()
@@ -99,14 +104,6 @@ export class Registry {
   lookup(group: string, version: string, resource: string): Resource | undefined {
     const r = this.resources.get(resourceKey(group, resource))
     return r && r.versions.includes(version) ? r : undefined
-  }
-
-  /** The resource of a Kind in `apiVersion`, as ownerReferences name it. */
-  lookupKind(apiVersion: string, kind: string): Resource | undefined {
-    const slash = apiVersion.indexOf('/')
-    const group = slash >= 0 ? apiVersion.slice(0, slash) : ''
-    const version = slash >= 0 ? apiVersion.slice(slash + 1) : apiVersion
-    return this.all().find((r) => r.group === group && r.strategy.kind === kind && r.versions.includes(version))
   }
 
   currentResourceVersion(): string { return String(this.rv) }
@@ -145,7 +142,8 @@ export class Registry {
 
   /** Creates `obj` under `ns` ('' when cluster-scoped). Throws alreadyExists, invalid, notFound (namespace), badRequest. */
   create(r: Resource, ns: string, input: KubeObject, opts: WriteOptions & { keepStatus?: boolean } = {}): KubeObject {
-    const obj = clone(input)
+    // Stored objects carry no apiVersion or kind: `present` adds those of the version asked for.
+    const { apiVersion: _a, kind: _k, ...obj } = clone(input)
     const meta = obj.metadata
     const decodeError = metadataDecodeError(meta)
     if (decodeError) throw kubeStatus.badRequest(decodeError)
@@ -156,10 +154,7 @@ export class Registry {
     } else delete meta.namespace
     this.requireNamespace(r, ns)
     const table = this.table(r)
-    if (!meta.name && meta.generateName) {
-      const prefix = meta.generateName.slice(0, 58)
-      for (let i = 0; i < GENERATE_ATTEMPTS && (!meta.name || table.has(objectKey(ns, meta.name))); i++) meta.name = prefix + randomSuffix()
-    }
+    if (!meta.name && meta.generateName) meta.name = this.generateName(table, ns, meta.generateName)
     // Clients cannot set status on create when the type has a status subresource; internal
     // writers (seed, controllers) pass keepStatus to create objects as a kubelet would report them.
     const status = obj.status
@@ -168,22 +163,36 @@ export class Registry {
     if (opts.keepStatus && status !== undefined) obj.status = status
     this.validate(r, obj)
     if (table.has(objectKey(ns, meta.name!))) throw kubeStatus.alreadyExists(groupResource(r), meta.name!)
-    for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'generation'] as const) delete meta[k]
-    meta.uid = crypto.randomUUID()
-    meta.creationTimestamp = now()
-    if (r.strategy.tracksGeneration) meta.generation = 1
-    if (opts.dryRun) return { ...obj, metadata: { ...meta, resourceVersion: String(this.rv) } }
-    meta.resourceVersion = String(++this.rv)
+    obj.metadata = this.stamp(r, meta, opts.dryRun ? this.rv : this.rv + 1)
+    if (opts.dryRun) return obj
+    this.rv++
     table.set(objectKey(ns, meta.name!), obj)
     this.emit('ADDED', r, obj)
     return clone(obj)
+  }
+
+  /** `generateName` plus a random suffix, retried a few times on collision as the apiserver does. */
+  private generateName(table: Map<string, KubeObject>, ns: string, prefix: string): string {
+    let name = ''
+    for (let i = 0; i < GENERATE_ATTEMPTS && (!name || table.has(objectKey(ns, name))); i++) name = prefix.slice(0, 58) + randomSuffix()
+    return name
+  }
+
+  /** Server-filled metadata (uid, resourceVersion, generation, creationTimestamp), written name first as a real server does. */
+  private stamp(r: Resource, meta: KubeObject['metadata'], rv: number): KubeObject['metadata'] {
+    const { name, generateName, namespace, uid: _u, resourceVersion: _r, creationTimestamp: _c, deletionTimestamp: _d, generation: _g, ...rest } = meta
+    return {
+      name, ...(generateName ? { generateName } : {}), ...(namespace ? { namespace } : {}),
+      uid: crypto.randomUUID(), resourceVersion: String(rv),
+      ...(r.strategy.tracksGeneration ? { generation: 1 } : {}), creationTimestamp: now(), ...rest,
+    }
   }
 
   private validate(r: Resource, obj: KubeObject): void {
     const meta = obj.metadata
     const decodeError = metadataDecodeError(meta)
     if (decodeError) throw kubeStatus.badRequest(decodeError)
-    const causes = [...validateName(meta.name, r.resource === 'namespaces'), ...(r.strategy.validate?.(obj) ?? [])]
+    const causes = [...validateName(meta.name, r.strategy.dnsLabelName === true), ...(r.strategy.validate?.(obj) ?? [])]
     const controllers = (meta.ownerReferences ?? []).filter((o) => o.controller === true)
     if (controllers.length > 1)
       causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: "[]": Only one reference can have Controller set to true', field: 'metadata.ownerReferences' })
@@ -200,6 +209,7 @@ export class Registry {
   /** Objects in `ns` (all namespaces when ''), filtered and paged; every page carries the first page's resourceVersion. */
   list(r: Resource, ns: string, opts: ListOptions = {}): ListResult {
     const start = opts.continueToken ? decodeContinue(opts.continueToken) : undefined
+    if (start && start.rv < this.compactedRv) throw kubeStatus.expired(CONTINUE_EXPIRED)
     const listRv = start ? start.rv : this.rv
     const keys = [...this.table(r).keys()].sort()
     const selected = keys
@@ -266,8 +276,8 @@ export class Registry {
       if (v === undefined) delete next.metadata[k]
       else next.metadata[k] = v
     }
-    next.apiVersion = old.apiVersion
-    next.kind = old.kind
+    delete next.apiVersion
+    delete next.kind
     if (r.strategy.tracksGeneration && !deepEqual(specPart(next), specPart(old))) next.metadata.generation = (old.metadata.generation ?? 0) + 1
     return next
   }
@@ -334,7 +344,7 @@ export class Registry {
 }
 
 /** A field-selector label's value; unsupported labels are a 400 like on a real server. */
-export function fieldValue(r: Resource, obj: KubeObject, field: string): string {
+function fieldValue(r: Resource, obj: KubeObject, field: string): string {
   if (field === 'metadata.name') return obj.metadata.name ?? ''
   if (field === 'metadata.namespace') return obj.metadata.namespace ?? ''
   const getter = r.strategy.fields?.[field]
@@ -349,6 +359,7 @@ export function checkFieldLabels(r: Resource, fields: FieldRequirement[]): void 
       throw kubeStatus.badRequest(`field label not supported: ${f.field}`)
 }
 
+/** The verbs a resource serves, as discovery lists them. */
 export const verbsOf = (r: Resource): string[] => r.strategy.verbs ?? ALL_VERBS
 
 /** Reads replicas and selector for `/scale` from the paths the strategy names. */

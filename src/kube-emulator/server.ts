@@ -4,12 +4,13 @@
  * Errors leave as `Status` bodies; an unexpected exception is logged and answered as a bare 500.
  */
 import type { Server, ServerWebSocket } from 'bun'
-import { kubeStatus, KubeStatusError, successStatus, type KubeStatus } from '../clusters/kube-status'
+import YAML from 'yaml'
+import { kubeStatus, KubeStatusError, successStatus, type KubeStatus, type StatusCause } from '../clusters/kube-status'
 import { coreVersions, groupDocument, groupList, openApiV2, openApiV3Document, openApiV3Index, resourceList, SERVER_VERSION } from './discovery'
 import { ExecSession, prepareExec } from './exec'
 import { podLogs } from './logs'
-import { applyPatch, PATCH_CONTENT_TYPES } from './patch'
-import { authenticate, authorize, type UserSpec } from './rbac'
+import { applyPatch, PATCH_CONTENT_TYPES, type PatchType } from './patch'
+import { authenticate, authorize, impersonate, type UserSpec } from './rbac'
 import { checkFieldLabels, groupResource, readScale, verbsOf, type DeleteOptions, type ListOptions, type Registry, type Resource } from './registry'
 import { formatLabels, parseFieldSelector, parseLabelSelector } from './selectors'
 import { fieldAt } from './strategies'
@@ -52,7 +53,7 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
 const statusResponse = (s: KubeStatus) => json(s, s.code)
 
 /** Kubernetes booleans: absent, 'false' and '0' are false; anything else, even '', is true. */
-export const queryFlag = (q: URLSearchParams, key: string) => q.has(key) && q.get(key) !== 'false' && q.get(key) !== '0'
+const queryFlag = (q: URLSearchParams, key: string) => q.has(key) && q.get(key) !== 'false' && q.get(key) !== '0'
 
 const UNAUTHENTICATED_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz'])
 
@@ -61,9 +62,10 @@ export async function handle(ctx: EmulatorContext, req: Request, server: Server<
   const url = new URL(req.url)
   try {
     if (UNAUTHENTICATED_PATHS.has(url.pathname)) return url.pathname === '/version' ? json(SERVER_VERSION) : new Response('ok')
-    const user = authenticate(ctx.users, req.headers.get('authorization'))
-    if (!user) throw kubeStatus.unauthorized()
-    const discovery = serveDiscovery(ctx, url.pathname)
+    const requester = authenticate(ctx.users, req.headers.get('authorization'))
+    if (!requester) throw kubeStatus.unauthorized()
+    const user = impersonate(requester, req.headers, ctx.users)
+    const discovery = req.method === 'GET' ? serveDiscovery(ctx, url.pathname) : undefined
     if (discovery) return discovery
     const info = parsePath(req.method, url)
     if (!info) throw kubeStatus.pathNotFound()
@@ -72,6 +74,8 @@ export async function handle(ctx: EmulatorContext, req: Request, server: Server<
     if (info.namespace && !resource.strategy.namespaced) throw kubeStatus.pathNotFound()
     checkAccess(user, info, resource)
     if (resource.virtual) return await serveVirtual(ctx, req, url, info, resource, user)
+    const isPod = resource.group === '' && resource.resource === 'pods'
+    if ((info.subresource === 'exec' || info.subresource === 'log') && !isPod) throw kubeStatus.pathNotFound()
     if (info.subresource === 'exec') return serveExec(ctx, req, url, info, resource, server)
     if (info.subresource === 'log') { server.timeout(req, 0); return podLogs(ctx.registry, resource, info, url.searchParams, ctx.logIntervalMs, req.signal) }
     if (info.verb === 'watch') server.timeout(req, 0)
@@ -109,8 +113,9 @@ const VERBS: Record<string, [collection: string, item: string]> = {
 }
 
 /** `/api/v1/...` or `/apis/{g}/{v}/...` into a RequestInfo; undefined when it is no resource path. */
-export function parsePath(method: string, url: URL): RequestInfo | undefined {
-  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent)
+function parsePath(method: string, url: URL): RequestInfo | undefined {
+  let parts: string[]
+  try { parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent) } catch { throw kubeStatus.badRequest('malformed percent-encoding in the request path') }
   let group: string, version: string, rest: string[]
   if (parts[0] === 'api' && parts.length >= 3) [group, version, rest] = ['', parts[1], parts.slice(2)]
   else if (parts[0] === 'apis' && parts.length >= 4) [group, version, rest] = [parts[1], parts[2], parts.slice(3)]
@@ -143,7 +148,7 @@ export function present(r: Resource, version: string, obj: KubeObject): KubeObje
 }
 
 /** Reads and parses a JSON body; oversized, too deep or malformed bodies are 4xx Status errors. */
-export async function readJson(req: Request): Promise<unknown> {
+async function readJson(req: Request): Promise<unknown> {
   const declared = Number(req.headers.get('content-length') ?? 0)
   if (declared > MAX_BODY_BYTES) throw kubeStatus.tooLarge()
   const text = await req.text()
@@ -170,9 +175,15 @@ function nestingDepth(text: string): number {
   return max
 }
 
-async function readObject(req: Request): Promise<KubeObject> {
+/** The request body as an object of `r` in `version`; a different apiVersion or kind is a 400 as on a real server. */
+async function readObject(req: Request, r: Resource, version: string): Promise<KubeObject> {
   const body = await readJson(req)
   if (!isObject(body)) throw kubeStatus.badRequest('the body of the request must be a JSON object')
+  const expected = r.group ? `${r.group}/${version}` : version
+  if (body.apiVersion !== undefined && body.apiVersion !== expected)
+    throw kubeStatus.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${expected})`)
+  if (body.kind !== undefined && body.kind !== r.strategy.kind)
+    throw kubeStatus.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.strategy.kind})`)
   if (body.metadata !== undefined && !isObject(body.metadata)) throw kubeStatus.badRequest('metadata must be an object')
   return { ...body, metadata: (body.metadata ?? {}) as KubeObject['metadata'] }
 }
@@ -234,16 +245,22 @@ async function serveResource(ctx: EmulatorContext, req: Request, url: URL, info:
       const metadata = { resourceVersion: res.resourceVersion, ...(res.continueToken ? { continue: res.continueToken } : {}),
         ...(res.remainingItemCount !== undefined ? { remainingItemCount: res.remainingItemCount } : {}) }
       if (table) return json(toTable(r, items, metadata, includeObject(q)))
-      return json({ kind: `${r.strategy.kind}List`, apiVersion: r.group ? `${r.group}/${info.version}` : info.version, metadata, items })
+      return json({ kind: `${r.strategy.kind}List`, apiVersion: r.group ? `${r.group}/${info.version}` : info.version, metadata,
+        items: r.strategy.custom ? items : res.items })
     }
-    case 'watch': return serveWatch(ctx, url, info, r)
+    case 'watch': return serveWatch(ctx, url, info, r, table ? (obj) => toTable(r, [out(obj)], { resourceVersion: obj.metadata.resourceVersion }, includeObject(q)) : out)
     case 'create': {
       if (info.name) throw kubeStatus.methodNotSupported(groupResource(r), 'create')
-      const created = reg.create(r, ns, await readObject(req), { dryRun })
+      const created = reg.create(r, ns, await readObject(req, r, info.version), { dryRun })
       return json(out(created), 201)
     }
-    case 'update': return json(out(reg.update(r, ns, info.name, await readObject(req), { dryRun })))
-    case 'patch': return json(out(patchObject(reg, r, info, await req.text(), req.headers.get('content-type') ?? '', dryRun)))
+    case 'update': return json(out(reg.update(r, ns, info.name, await readObject(req, r, info.version), { dryRun })))
+    case 'patch': {
+      const contentType = req.headers.get('content-type') ?? ''
+      const text = await req.text()
+      if (contentType.split(';')[0].trim().toLowerCase() === APPLY_PATCH) return serveApply(reg, r, info, q, text, dryRun)
+      return json(out(patchObject(reg, r, info, text, contentType, dryRun)))
+    }
     case 'delete': {
       const { object, gone } = reg.delete(r, ns, info.name, deleteOptions(q, await readJson(req)))
       if (!gone || r.strategy.returnsDeletedObject) return json(out(object))
@@ -258,16 +275,19 @@ async function serveResource(ctx: EmulatorContext, req: Request, url: URL, info:
   throw kubeStatus.methodNotSupported(groupResource(r), info.verb)
 }
 
-/** Parses a patch body by its Content-Type and applies it to the current object, conditionally on any resourceVersion it carries. */
-function patchTarget(r: Resource, info: RequestInfo, current: KubeObject, text: string, contentType: string): KubeObject {
-  const mediaType = contentType.split(';')[0].trim().toLowerCase()
-  const type = PATCH_CONTENT_TYPES[mediaType]
-  const accepted = Object.keys(PATCH_CONTENT_TYPES).filter((t) => r.strategy.strategicMerge || PATCH_CONTENT_TYPES[t] !== 'strategic')
-  if (!type || (type === 'strategic' && !r.strategy.strategicMerge)) throw kubeStatus.unsupportedMediaType(accepted)
+/** A patch body's type (from its Content-Type) and parsed JSON; 415, 413 and 400 as a real server answers. */
+function parsePatch(contentType: string, text: string, strategicMerge: boolean): { type: PatchType; patch: unknown } {
+  const type = PATCH_CONTENT_TYPES[contentType.split(';')[0].trim().toLowerCase()]
+  const accepted = [...Object.keys(PATCH_CONTENT_TYPES).filter((t) => strategicMerge || PATCH_CONTENT_TYPES[t] !== 'strategic'), APPLY_PATCH]
+  if (!type || (type === 'strategic' && !strategicMerge)) throw kubeStatus.unsupportedMediaType(accepted)
   if (text.length > MAX_BODY_BYTES) throw kubeStatus.tooLarge()
   if (nestingDepth(text) > MAX_JSON_DEPTH) throw kubeStatus.badRequest(`the patch nests deeper than ${MAX_JSON_DEPTH} levels`)
-  let patch: unknown
-  try { patch = JSON.parse(text) } catch { throw kubeStatus.badRequest('error decoding patch: invalid JSON') }
+  try { return { type, patch: JSON.parse(text) } } catch { throw kubeStatus.badRequest('error decoding patch: invalid JSON') }
+}
+
+/** Applies a patch to the current object; a resourceVersion inside the patch makes the write conditional. */
+function patchTarget(r: Resource, info: RequestInfo, current: KubeObject, text: string, contentType: string): KubeObject {
+  const { type, patch } = parsePatch(contentType, text, r.strategy.strategicMerge === true)
   const invalid = (message: string) => kubeStatus.invalid({ group: r.group, kind: r.strategy.kind }, info.name,
     [{ reason: 'FieldValueInvalid', message, field: 'patch' }])
   const result = applyPatch(type, present(r, info.version, current), patch, invalid)
@@ -275,6 +295,45 @@ function patchTarget(r: Resource, info: RequestInfo, current: KubeObject, text: 
   const patched = result as KubeObject
   patched.metadata.resourceVersion ??= current.metadata.resourceVersion
   return patched
+}
+
+const APPLY_PATCH = 'application/apply-patch+yaml'
+
+/** An apply configuration: YAML (JSON being YAML) holding one object of `r`; 400 when it is not. */
+function parseApplyConfiguration(r: Resource, info: RequestInfo, text: string): KubeObject {
+  if (text.length > MAX_BODY_BYTES) throw kubeStatus.tooLarge()
+  let body: unknown
+  try { body = YAML.parse(text, { maxAliasCount: 100 }) } catch (e) {
+    throw kubeStatus.badRequest(`error decoding YAML: ${e instanceof Error ? e.message.split('\n')[0] : 'invalid document'}`)
+  }
+  if (!isObject(body) || !isObject(body.metadata)) throw kubeStatus.badRequest('the apply configuration must be an object with metadata')
+  const expected = r.group ? `${r.group}/${info.version}` : info.version
+  if (body.apiVersion !== expected || body.kind !== r.strategy.kind)
+    throw kubeStatus.badRequest(`the apply configuration must name apiVersion ${expected} and kind ${r.strategy.kind}`)
+  if (body.metadata.name !== undefined && body.metadata.name !== info.name)
+    throw kubeStatus.badRequest(`the name of the object (${String(body.metadata.name)}) does not match the name on the URL (${info.name})`)
+  return { ...body, metadata: { ...body.metadata, name: info.name } } as KubeObject
+}
+
+/**
+ * Server-side apply, approximated: a missing object is created (201); an existing one gets the
+ * configuration merged in (strategic merge for built-in kinds, merge patch for custom resources).
+ * There are no managed fields, so no apply conflicts, and fields dropped from a configuration stay.
+ */
+function serveApply(reg: Registry, r: Resource, info: RequestInfo, q: URLSearchParams, text: string, dryRun: boolean): Response {
+  if (!q.get('fieldManager'))
+    throw kubeStatus.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }])
+  const applied = parseApplyConfiguration(r, info, text)
+  const out = (obj: KubeObject) => present(r, info.version, obj)
+  let current: KubeObject
+  try { current = reg.get(r, info.namespace, info.name) } catch (e) {
+    if (e instanceof KubeStatusError && e.code === 404) return json(out(reg.create(r, info.namespace, applied, { dryRun })), 201)
+    throw e
+  }
+  const invalid = (message: string) => kubeStatus.invalid({ group: r.group, kind: r.strategy.kind }, info.name, [{ reason: 'FieldValueInvalid', message, field: 'patch' }])
+  const merged = applyPatch(r.strategy.strategicMerge ? 'strategic' : 'merge', present(r, info.version, current), applied, invalid) as KubeObject
+  merged.metadata.resourceVersion = applied.metadata.resourceVersion ?? current.metadata.resourceVersion
+  return json(out(reg.update(r, info.namespace, info.name, merged, { dryRun })))
 }
 
 function patchObject(reg: Registry, r: Resource, info: RequestInfo, text: string, contentType: string, dryRun: boolean, subresource?: 'status'): KubeObject {
@@ -287,7 +346,7 @@ async function serveStatus(ctx: EmulatorContext, req: Request, info: RequestInfo
   const reg = ctx.registry
   const out = (obj: KubeObject) => present(r, info.version, obj)
   if (info.verb === 'get') return json(out(reg.get(r, info.namespace, info.name)))
-  if (info.verb === 'update') return json(out(reg.update(r, info.namespace, info.name, await readObject(req), { subresource: 'status' })))
+  if (info.verb === 'update') return json(out(reg.update(r, info.namespace, info.name, await readObject(req, r, info.version), { subresource: 'status' })))
   if (info.verb === 'patch') return json(out(patchObject(reg, r, info, await req.text(), req.headers.get('content-type') ?? '', false, 'status')))
   throw kubeStatus.methodNotSupported({ group: r.group, resource: `${r.resource}/status` }, info.verb)
 }
@@ -305,24 +364,24 @@ function scaleOf(r: Resource, obj: KubeObject) {
   }
 }
 
-/** `/scale` as an autoscaling/v1 Scale over the parent's replicas; writes bump the parent. */
+/**
+ * `/scale` as an autoscaling/v1 Scale over the parent's replicas; writes bump the parent. The body
+ * is read before the parent, so the read-modify-write below cannot interleave with another write.
+ */
 async function serveScale(ctx: EmulatorContext, req: Request, info: RequestInfo, r: Resource): Promise<Response> {
   const reg = ctx.registry
+  if (info.verb === 'get') return json(scaleOf(r, reg.get(r, info.namespace, info.name)))
+  if (info.verb !== 'update' && info.verb !== 'patch') throw kubeStatus.methodNotSupported({ group: r.group, resource: `${r.resource}/scale` }, info.verb)
+  const replacement = info.verb === 'update' ? await readJson(req) : undefined
+  const patch = info.verb === 'patch' ? parsePatch(req.headers.get('content-type') ?? '', await req.text(), true) : undefined
   const current = reg.get(r, info.namespace, info.name)
-  const scale = scaleOf(r, current)
-  if (info.verb === 'get') return json(scale)
-  let desired: unknown
-  if (info.verb === 'update') desired = await readJson(req)
-  else if (info.verb === 'patch') {
-    const type = PATCH_CONTENT_TYPES[(req.headers.get('content-type') ?? '').split(';')[0].trim()]
-    if (!type) throw kubeStatus.unsupportedMediaType(Object.keys(PATCH_CONTENT_TYPES))
-    let patch: unknown
-    try { patch = JSON.parse(await req.text()) } catch { throw kubeStatus.badRequest('error decoding patch: invalid JSON') }
-    desired = applyPatch(type, scale, patch, (m) => kubeStatus.invalid({ group: 'autoscaling', kind: 'Scale' }, info.name, [{ reason: 'FieldValueInvalid', message: m, field: 'patch' }]))
-  } else throw kubeStatus.methodNotSupported({ group: r.group, resource: `${r.resource}/scale` }, info.verb)
+  const invalid = (causes: StatusCause[]) => kubeStatus.invalid({ group: 'autoscaling', kind: 'Scale' }, info.name, causes)
+  const desired = patch
+    ? applyPatch(patch.type, scaleOf(r, current), patch.patch, (m) => invalid([{ reason: 'FieldValueInvalid', message: m, field: 'patch' }]))
+    : replacement
   const replicas = fieldAt(desired, ['spec', 'replicas'])
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
-    throw kubeStatus.invalid({ group: 'autoscaling', kind: 'Scale' }, info.name, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`, field: 'spec.replicas' }])
+    throw invalid([{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`, field: 'spec.replicas' }])
   const rv = fieldAt(desired, ['metadata', 'resourceVersion'])
   const next = structuredClone(current)
   let cursor: Record<string, unknown> = next
@@ -333,16 +392,17 @@ async function serveScale(ctx: EmulatorContext, req: Request, info: RequestInfo,
   return json(scaleOf(r, reg.update(r, info.namespace, info.name, next)))
 }
 
-function serveWatch(ctx: EmulatorContext, url: URL, info: RequestInfo, r: Resource): Response {
+function serveWatch(ctx: EmulatorContext, url: URL, info: RequestInfo, r: Resource, render: (obj: KubeObject) => unknown): Response {
   const q = url.searchParams
   const opts = listOptions(q, r)
+  includeObject(q)
   const timeout = q.get('timeoutSeconds')
   const body = watchStream(ctx.registry, r, {
     ...opts, limit: undefined, continueToken: undefined, namespace: info.namespace,
     resourceVersion: q.get('resourceVersion') ?? undefined,
     allowBookmarks: queryFlag(q, 'allowWatchBookmarks'), sendInitialEvents: queryFlag(q, 'sendInitialEvents'),
     timeoutSeconds: timeout ? Number(timeout) : undefined, bookmarkIntervalMs: ctx.bookmarkIntervalMs,
-    present: (obj) => present(r, info.version, obj), apiVersion: r.group ? `${r.group}/${info.version}` : info.version,
+    present: render, apiVersion: r.group ? `${r.group}/${info.version}` : info.version,
   })
   return new Response(body, { headers: { ...JSON_HEADERS, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' } })
 }

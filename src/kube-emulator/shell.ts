@@ -18,6 +18,8 @@ export interface Io {
 type Builtin = (args: string[], io: Io) => Promise<number>
 
 const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh'])
+/** Longer scripts are refused, which keeps the word splitter's work bounded. */
+const MAX_SCRIPT = 64 * 1024
 
 /** A tiny read-only filesystem so `ls` and `cat` have something to show. */
 function files(io: Io): Record<string, string | string[]> {
@@ -47,7 +49,8 @@ function resolvePath(p: string): string {
 }
 
 const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  const t = setTimeout(resolve, ms)
+  // Timers overflow past 2^31-1 ms; a longer sleep waits that long (about 24 days) instead of not at all.
+  const t = setTimeout(resolve, Math.min(ms, 2 ** 31 - 1))
   signal.addEventListener('abort', () => { clearTimeout(t); resolve() }, { once: true })
 })
 
@@ -146,7 +149,7 @@ type Op = ';' | '&&' | '||' | '|'
 interface Segment { text: string; op: Op }
 
 /** Splits a script at unquoted `;`, `&&`, `||`, `|` and newlines, one linear pass. */
-export function splitScript(script: string): Segment[] {
+function splitScript(script: string): Segment[] {
   const out: Segment[] = []
   let cur = '', quote = ''
   for (let i = 0; i < script.length; i++) {
@@ -165,7 +168,7 @@ export function splitScript(script: string): Segment[] {
 }
 
 /** Splits one command into words, expanding `$VAR`, `${VAR}` and `$?` outside single quotes. */
-export function words(text: string, env: Record<string, string>, status: number): string[] {
+function words(text: string, env: Record<string, string>, status: number): string[] {
   const out: string[] = []
   let cur = '', inWord = false, quote = ''
   const expand = (i: number): [string, number] => {
@@ -211,8 +214,19 @@ function bufferedStdin(text: string): Io['stdin'] {
   }
 }
 
-async function runSimple(text: string, io: Io, status: number): Promise<{ code: number; exited: boolean }> {
-  const argv = words(text, io.env, status)
+/** `>&2` / `1>&2` send stdout to stderr and `2>&1` the reverse; other redirections are not supported. */
+function redirect(argv: string[], io: Io): [string[], Io] {
+  let out = io.out, err = io.err
+  const rest = argv.filter((a) => {
+    if (a === '>&2' || a === '1>&2') { out = io.err; return false }
+    if (a === '2>&1') { err = io.out; return false }
+    return true
+  })
+  return [rest, { ...io, out, err }]
+}
+
+async function runSimple(text: string, outer: Io, status: number): Promise<{ code: number; exited: boolean }> {
+  const [argv, io] = redirect(words(text, outer.env, status), outer)
   if (!argv.length) return { code: status, exited: false }
   if (argv[0] === 'exit') {
     const n = argv[1] === undefined ? status : Number(argv[1])
@@ -229,7 +243,8 @@ async function runSimple(text: string, io: Io, status: number): Promise<{ code: 
 }
 
 /** Runs a script; `exit` stops it. `state.status` carries `$?` across interactive lines. */
-export async function runScript(script: string, io: Io, state: { status: number }): Promise<{ code: number; exited: boolean }> {
+async function runScript(script: string, io: Io, state: { status: number }): Promise<{ code: number; exited: boolean }> {
+  if (script.length > MAX_SCRIPT) { io.err('sh: script too long\n'); state.status = 2; return { code: 2, exited: false } }
   let skip = false
   const segments = splitScript(script)
   for (let i = 0; i < segments.length; i++) {

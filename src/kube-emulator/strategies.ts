@@ -26,6 +26,10 @@ export interface Strategy {
   /** Main-resource writes ignore `.status`; `/status` writes change only `.status`. */
   status?: boolean
   scale?: ScaleSpec
+  /** Names must be RFC 1123 labels (no dots), not subdomains: namespaces and services. */
+  dnsLabelName?: boolean
+  /** A custom resource: list items keep apiVersion and kind, as unstructured objects do (built-in lists drop them). */
+  custom?: boolean
   /** Built-in Go types accept strategic merge patch; custom resources answer 415. */
   strategicMerge?: boolean
   /** `metadata.generation` bumps when anything outside metadata and status changes. */
@@ -41,6 +45,7 @@ export interface Strategy {
   validate?(obj: KubeObject): StatusCause[]
 }
 
+/** What a stored resource serves unless its strategy narrows it. */
 export const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']
 
 /** Reads a dotted path of plain keys, answering '' when absent, as field selectors compare strings. */
@@ -63,7 +68,9 @@ function isDnsLabel(s: string): boolean {
 }
 const isDnsSubdomain = (s: string) => s.length <= 253 && s.split('.').every(isDnsLabel)
 
+/** A FieldValueRequired cause. */
 export const required = (field: string): StatusCause => ({ reason: 'FieldValueRequired', message: 'Required value', field })
+/** A FieldValueInvalid cause quoting the offending value. */
 export const invalidValue = (field: string, value: unknown, why: string): StatusCause =>
   ({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${why}`, field })
 
@@ -97,6 +104,19 @@ function validateWorkload(obj: KubeObject): StatusCause[] {
   return [...causes, ...validateContainers(fieldAt(obj, ['spec', 'template', 'spec']), 'spec.template.spec')]
 }
 
+/** Guaranteed when every container's limits equal its requests, BestEffort when none set any, else Burstable. */
+function qosOf(containers: unknown): string {
+  const resources = (Array.isArray(containers) ? containers : []).map((c) => fieldAt(c, ['resources'])).map((r) => (isObject(r) ? r : {}))
+  const set = (r: Record<string, unknown>, k: string) => isObject(r[k]) && Object.keys(r[k]).length > 0
+  if (resources.every((r) => !set(r, 'requests') && !set(r, 'limits'))) return 'BestEffort'
+  const guaranteed = resources.every((r) => {
+    const limits = isObject(r.limits) ? r.limits : {}
+    const requests = isObject(r.requests) ? r.requests : limits
+    return ['cpu', 'memory'].every((k) => limits[k] !== undefined && (requests[k] ?? limits[k]) === limits[k])
+  })
+  return guaranteed ? 'Guaranteed' : 'Burstable'
+}
+
 function defaultWorkload(obj: KubeObject): void {
   const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
   if (spec.replicas === undefined) spec.replicas = 1
@@ -112,11 +132,10 @@ const eventFields = Object.fromEntries(
 /** Built-in resources, keyed `group/resource` (core group ''), with their served versions. */
 export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }> = {
   '/namespaces': { versions: ['v1'], strategy: {
-    kind: 'Namespace', singular: 'namespace', namespaced: false, shortNames: ['ns'], status: true,
+    kind: 'Namespace', singular: 'namespace', namespaced: false, shortNames: ['ns'], status: true, dnsLabelName: true,
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     fields: { 'status.phase': at('status.phase') },
     prepareForCreate: (obj) => { obj.status = { phase: 'Active' }; obj.spec = { finalizers: ['kubernetes'] } },
-    validate: (obj) => validateName(obj.metadata.name, true),
   } },
   '/pods': { versions: ['v1'], strategy: {
     kind: 'Pod', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], status: true,
@@ -128,12 +147,12 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
       spec.restartPolicy ??= 'Always'
       spec.serviceAccountName ??= 'default'
       spec.schedulerName ??= 'default-scheduler'
-      obj.status = { phase: 'Pending', qosClass: 'BestEffort' }
+      obj.status = { phase: 'Pending', qosClass: qosOf(fieldAt(spec, ['containers'])) }
     },
     validate: (obj) => validateContainers(obj.spec, 'spec'),
   } },
   '/services': { versions: ['v1'], strategy: {
-    kind: 'Service', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], status: true, strategicMerge: true,
+    kind: 'Service', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], status: true, strategicMerge: true, dnsLabelName: true,
     prepareForCreate: (obj) => {
       const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
       spec.type ??= 'ClusterIP'
@@ -229,6 +248,7 @@ export function strategyFromCrd(crd: KubeObject): { group: string; resource: str
       kind: String(names.kind),
       singular: String(names.singular ?? String(names.kind).toLowerCase()),
       namespaced: spec.scope === 'Namespaced',
+      custom: true,
       shortNames: strings(names.shortNames),
       categories: strings(names.categories),
       status: isObject(subresources.status),
@@ -250,7 +270,7 @@ export function strategyFromCrd(crd: KubeObject): { group: string; resource: str
 }
 
 /** `.spec.replicas` → ['spec', 'replicas']; CRD paths are simple dotted paths. */
-export function jsonPathKeys(path: string): string[] {
+function jsonPathKeys(path: string): string[] {
   return path.split('.').filter(Boolean)
 }
 

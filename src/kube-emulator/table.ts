@@ -12,7 +12,7 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object'
 interface Column { name: string; type: string; format?: string; description: string; priority: number; cell: (o: KubeObject) => string | number | boolean }
 
 /** kubectl's `HumanDuration`: 45s, 5m3s, 17m, 5h2m, 3d4h, 120d, 3y. */
-export function humanDuration(ms: number): string {
+function humanDuration(ms: number): string {
   const s = Math.floor(ms / 1000)
   if (s < 0) return '0s'
   if (s < 120) return `${s}s`
@@ -107,6 +107,20 @@ const PRINTERS: Record<string, Column[]> = {
     col('External-IP', () => '<none>'),
     col('Port(s)', (o) => list(fieldAt(o, ['spec', 'ports'])).map((p) => `${String(p.port)}/${String(p.protocol ?? 'TCP')}`).join(',') || '<none>'),
     AGE],
+  '/configmaps': [NAME, col('Data', (o) => Object.keys(isObject(o.data) ? o.data : {}).length + Object.keys(isObject(o.binaryData) ? o.binaryData : {}).length, 0, 'integer'), AGE],
+  '/secrets': [NAME, col('Type', (o) => String(o.type ?? 'Opaque')), col('Data', (o) => Object.keys(isObject(o.data) ? o.data : {}).length, 0, 'integer'), AGE],
+  '/serviceaccounts': [NAME, col('Secrets', (o) => list(o.secrets).length, 0, 'integer'), AGE],
+  'autoscaling/horizontalpodautoscalers': [NAME,
+    col('Reference', (o) => `${String(fieldAt(o, ['spec', 'scaleTargetRef', 'kind']) ?? '')}/${String(fieldAt(o, ['spec', 'scaleTargetRef', 'name']) ?? '')}`),
+    col('Targets', (o) => list(fieldAt(o, ['spec', 'metrics'])).map((m) => {
+      const target = fieldAt(m, ['resource', 'target', 'averageUtilization'])
+      return `${String(fieldAt(m, ['resource', 'name']) ?? m.type)}: <unknown>/${target === undefined ? '?' : `${String(target)}%`}`
+    }).join(', ') || '<none>'),
+    col('MinPods', (o) => num(fieldAt(o, ['spec', 'minReplicas']) ?? 1), 0, 'integer'),
+    col('MaxPods', (o) => num(fieldAt(o, ['spec', 'maxReplicas'])), 0, 'integer'),
+    col('Replicas', (o) => num(fieldAt(o, ['status', 'currentReplicas'])), 0, 'integer'),
+    AGE],
+  'apiextensions.k8s.io/customresourcedefinitions': [NAME, { ...AGE, name: 'Created At', type: 'date', cell: (o) => o.metadata.creationTimestamp ?? '' }],
   '/events': [
     col('Last Seen', (o) => { const t = fieldAt(o, ['lastTimestamp']); return typeof t === 'string' ? humanDuration(Date.now() - Date.parse(t)) : age(o) }),
     col('Type', (o) => String(fieldAt(o, ['type']) ?? '')),

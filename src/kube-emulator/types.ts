@@ -38,6 +38,7 @@ export interface KubeObject {
 /** Where a resource lives: the core group is ''. */
 export interface Gvr { group: string; version: string; resource: string }
 
+/** A JSON object (not null, not an array). */
 export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 

@@ -15,15 +15,17 @@ export interface WatchOptions extends ListOptions {
   sendInitialEvents?: boolean
   timeoutSeconds?: number
   bookmarkIntervalMs: number
-  /** Renders a stored object for the requested version (apiVersion, kind). */
-  present: (obj: KubeObject) => KubeObject
+  /** Renders a stored object for the client: its version's apiVersion and kind, or a one-row Table. */
+  present: (obj: KubeObject) => unknown
   apiVersion: string
 }
+
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
 
 /** Validates the resourceVersion before the 200 goes out; throws badRequest. */
-export function parseWatchVersion(rv: string | undefined): number | undefined {
+function parseWatchVersion(rv: string | undefined): number | undefined {
   if (rv === undefined || rv === '' || rv === '0') return undefined
   const n = Number(rv)
   if (!Number.isInteger(n) || n < 0) throw kubeStatus.badRequest(`invalid resource version: ${rv}`)
@@ -51,15 +53,23 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
   return new ReadableStream<Uint8Array>({
     start(controller) {
       let closed = false
+      let sent = false
       const send = (type: WatchEventType, object: unknown) => {
         if (closed) return
+        sent = true
         try { controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`)) } catch { finish() }
+      }
+      const heartbeat = () => {
+        if (closed) return
+        try { controller.enqueue(encoder.encode('\n')) } catch { finish() }
       }
       const bookmark = (annotations?: Record<string, string>) => send('BOOKMARK', {
         kind: r.strategy.kind, apiVersion: o.apiVersion,
         metadata: { resourceVersion: registry.currentResourceVersion(), ...(annotations ? { annotations } : {}) },
       })
       const deliver = (e: StoreEvent) => {
+        // A watch from a future resourceVersion starts once the store has caught up with it.
+        if (from !== undefined && e.rv <= from) return
         const t = translate(registry, r, e, o)
         if (t) send(t.type, o.present(t.object))
       }
@@ -86,8 +96,14 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
         }
         past.forEach(deliver)
       }
-      if (o.allowBookmarks) timers.push(setInterval(() => bookmark(), o.bookmarkIntervalMs))
-      if (o.timeoutSeconds && o.timeoutSeconds > 0) timers.push(setTimeout(finish, o.timeoutSeconds * 1000))
+      // Bun sends response headers with the first chunk; a bare newline (which JSON stream
+      // decoders skip) lets clients see the 200 before any event exists.
+      if (!sent) heartbeat()
+      // Keep-alive: a BOOKMARK when the client allows them, otherwise a bare newline that every
+      // JSON stream decoder skips, so idle timers of proxies in between never see a silent stream.
+      timers.push(setInterval(() => (o.allowBookmarks ? bookmark() : heartbeat()), o.bookmarkIntervalMs))
+      // Timers overflow past 2^31-1 ms and would fire at once; longer timeouts are as good as none.
+      if (o.timeoutSeconds && o.timeoutSeconds > 0) timers.push(setTimeout(finish, Math.min(o.timeoutSeconds * 1000, MAX_TIMER_MS)))
     },
     cancel() { cleanup() },
   })

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Database as BunSqlite } from 'bun:sqlite'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import YAML from 'yaml'
 import { connectionFromKubeconfig } from '../../src/clusters/connection'
@@ -8,6 +9,7 @@ import { startSandbox } from '../../src/clusters/sandbox'
 import { AppError } from '../../src/http/errors'
 import { startEmulator } from '../../src/kube-emulator'
 import { makeTestApp } from '../support/app'
+import { makeOrg } from '../orgs/support'
 
 const emulator = await startEmulator({ tls: true, seed: true })
 afterAll(() => emulator.stop())
@@ -38,6 +40,19 @@ describe('GET /api/v1/user/clusters', () => {
     expect(cluster.status.phase).toBe('Unreachable')
     expect(cluster.status.message).toContain('cluster "gone"')
     expect(cluster.nodeCount).toBe(0)
+  })
+
+  test('all=true adds the clusters of orgs the caller owns or administers, not of orgs where they are a plain member', async () => {
+    const t = await makeTestApp()
+    const [olga, adam, mia] = await t.users('olga', 'adam', 'mia')
+    const { org } = await makeOrg(t, 'acme', { owner: olga, admins: [adam], members: [mia] })
+    await registerSandbox(t.deps, org, sandboxConnection())
+    await registerCluster(t.deps, olga.user, { name: 'own', connection: sandboxConnection() })
+    const names = async (who: typeof olga, query: string) => (await (await t.as(who).get(`/api/v1/user/clusters${query}`)).json()).map((c: { ownerName: string; name: string }) => `${c.ownerName}/${c.name}`)
+    expect(await names(olga, '')).toEqual(['olga/own'])
+    expect(await names(olga, '?all=true')).toEqual(['acme/sandbox', 'olga/own'])
+    expect(await names(adam, '?all=true')).toEqual(['acme/sandbox'])
+    expect(await names(mia, '?all=true')).toEqual([])
   })
 
   test("another user's clusters are not listed", async () => {
@@ -78,6 +93,7 @@ describe('the sandbox cluster', () => {
       const [cluster] = await (await t.as(admin).get('/api/v1/user/clusters')).json()
       expect(cluster).toMatchObject({ name: 'sandbox', ownerName: 'root', status: { phase: 'Active' } })
       const kubeconfig = join(t.config.dataDir, 'sandbox.kubeconfig')
+      expect(statSync(kubeconfig).mode & 0o777).toBe(0o600)
       // Asynchronously: the emulator answering kubectl lives in this process.
       const run = Bun.spawn([t.config.kubectlPath, 'get', 'namespaces', '-o', 'name'], { env: { ...process.env, KUBECONFIG: kubeconfig }, stdout: 'pipe' })
       expect(await new Response(run.stdout).text()).toContain('namespace/default')

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { ANONYMOUS_PERMISSIONS } from '../../src/authz/authorize'
 import { Messages } from '../../src/http/auth'
 import { startSession } from '../../src/identity/sessions/service'
 import { mintToken } from '../../src/identity/tokens/service'
@@ -210,7 +211,7 @@ describe('sudo', () => {
 describe('anonymous callers', () => {
   test('every non-public route answers 401 to a caller without credentials', async () => {
     const t = await makeTestApp()
-    const guarded = t.app.routes.filter((r) => ![undefined, 'public'].includes(permissionOf(r)))
+    const guarded = t.app.routes.filter((r) => { const p = permissionOf(r); return p !== undefined && !(ANONYMOUS_PERMISSIONS as readonly string[]).includes(p) })
     expect(guarded.length).toBeGreaterThan(1)
     for (const route of guarded) {
       const path = route.path.replace(/:(\w+)/g, 'x1')

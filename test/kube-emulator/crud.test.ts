@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { emulator, stopAll } from './helpers'
+import { emulator, stopAll } from './fixtures'
 
 afterEach(stopAll)
 
@@ -47,6 +47,14 @@ describe('create', () => {
     expect(body.message).toStartWith('ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain')
   })
 
+  test('an admin creates a namespace with a dot in its name → 422 with one RFC 1123 label cause', async () => {
+    const k = await emulator()
+    const { status, body } = await k.json('POST', '/api/v1/namespaces', { metadata: { name: 'a.b' } })
+    expect(status).toBe(422)
+    expect(body.details.causes).toHaveLength(1)
+    expect(body.message).toContain('a lowercase RFC 1123 label must consist of')
+  })
+
   test('an admin creates in a missing namespace → 404 namespaces "nope" not found', async () => {
     const k = await emulator()
     const { status, body } = await k.json('POST', '/api/v1/namespaces/nope/configmaps', { metadata: { name: 'x' } })
@@ -59,6 +67,13 @@ describe('create', () => {
     const { status, body } = await k.json('POST', CM, { metadata: { name: 'x', namespace: 'other' } })
     expect(status).toBe(400)
     expect(body.reason).toBe('BadRequest')
+  })
+
+  test('an admin posts a Secret to the configmaps collection → 400 naming both kinds', async () => {
+    const k = await emulator()
+    const { status, body } = await k.json('POST', CM, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } })
+    expect(status).toBe(400)
+    expect(body.message).toBe('the kind in the data (Secret) does not match the expected kind (ConfigMap)')
   })
 
   test('an admin creates a deployment whose selector misses the template labels → 422 Deployment.apps', async () => {
@@ -264,5 +279,23 @@ describe('bad input never crashes', () => {
     const res = await k.request('POST', CM, { body: { metadata: { name: 'x', labels: 'oops' } } })
     expect(res.status).toBe(400)
     expect((await res.json()).message).toContain('ObjectMeta.metadata.labels')
+  })
+
+  test('a path with broken percent-encoding → 400, not 500', async () => {
+    const k = await emulator()
+    const res = await k.request('GET', '/api/v1/namespaces/demo/configmaps/%E0%A4%A')
+    expect(res.status).toBe(400)
+  })
+
+  test('a merge patch with a __proto__ key → 400 and no object gains a prototype field', async () => {
+    const k = await emulator()
+    const res = await k.request('PATCH', `${CM}/cm1`, { body: '{"data":{"__proto__":{"polluted":"yes"}}}', headers: { 'Content-Type': 'application/merge-patch+json' } })
+    expect(res.status).toBe(400)
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  test('a watch with a non-numeric resourceVersion → 400 before any stream', async () => {
+    const k = await emulator()
+    expect((await k.get(`${CM}?watch=1&resourceVersion=abc`)).status).toBe(400)
   })
 })

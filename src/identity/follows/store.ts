@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import { follows, users } from '../../../db/schema'
 import type { Executor } from '../../storage/database'
+import { prepared } from '../../storage/prepared'
 import type { UserRow } from '../store'
 
 /** Who may appear in a list the viewer reads: visibility levels, plus the viewer's own row. */
@@ -47,9 +48,20 @@ export async function deleteFollow(db: Executor, userId: number, followId: numbe
 }
 
 /** Follower and following counts of each of `ids`. */
+const countsOfOne = (db: Executor) => db.select({
+  followers: sql<number>`(select count(*) from ${follows} where ${follows.followId} = ${sql.placeholder('id')})`,
+  following: sql<number>`(select count(*) from ${follows} where ${follows.userId} = ${sql.placeholder('id')})`,
+}).from(sql`(select 1)`).prepare()
+
 export async function followCounts(db: Executor, ids: number[]): Promise<Map<number, { followers: number; following: number }>> {
   const counts = new Map(ids.map((id) => [id, { followers: 0, following: 0 }]))
   if (ids.length === 0) return counts
+  if (ids.length === 1) {
+    // The profile of one user (GET /user, /users/{u}) is a hot path: one prepared query.
+    const row = await prepared(db, countsOfOne).get({ id: ids[0] })
+    counts.set(ids[0], { followers: row?.followers ?? 0, following: row?.following ?? 0 })
+    return counts
+  }
   const followers = await db.select({ id: follows.followId, n: sql<number>`count(*)` }).from(follows)
     .where(inArray(follows.followId, ids)).groupBy(follows.followId).all()
   const following = await db.select({ id: follows.userId, n: sql<number>`count(*)` }).from(follows)

@@ -1,12 +1,16 @@
-import { and, desc, eq, ne } from 'drizzle-orm'
+import { and, desc, eq, ne, sql } from 'drizzle-orm'
 import { sessions } from '../../../db/schema'
 import type { Executor } from '../../storage/database'
+import { prepared } from '../../storage/prepared'
 
 export type SessionRow = typeof sessions.$inferSelect
 export type NewSession = typeof sessions.$inferInsert
 
+const sessionBySecretHash = (db: Executor) => db.select().from(sessions).where(eq(sessions.secretHash, sql.placeholder('hash'))).prepare()
+
+/** Every cookie-authenticated request asks this: a prepared query. */
 export async function findSessionBySecretHash(db: Executor, secretHash: string): Promise<SessionRow | undefined> {
-  return db.select().from(sessions).where(eq(sessions.secretHash, secretHash)).get()
+  return prepared(db, sessionBySecretHash).get({ hash: secretHash })
 }
 
 export async function insertSession(db: Executor, session: NewSession): Promise<SessionRow> {

@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
-import { pageOf, setPaginationHeaders } from '../../http/pagination'
+import { PageQuery, pageOf, setPaginationHeaders } from '../../http/pagination'
 import { ApiResponseMessage, ErrorBody } from '../../http/schemas'
-import { PageQuery, UsernameParams } from '../users/schemas'
+import { UsernameParams } from '../users/schemas'
 import {
   AccessToken, AccessTokenIdList, CreateAccessTokenOption, NewAccessTokenParam, SettingsAccessToken, SettingsTokenParams, TokenParams,
 } from './schemas'

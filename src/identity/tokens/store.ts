@@ -2,12 +2,15 @@ import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import { accessTokens } from '../../../db/schema'
 import { AppError } from '../../http/errors'
 import { isUniqueViolation, type Executor } from '../../storage/database'
+import { prepared } from '../../storage/prepared'
 
 export type AccessTokenRow = typeof accessTokens.$inferSelect
 export type NewAccessToken = typeof accessTokens.$inferInsert
 
+const tokensByLastEight = (db: Executor) => db.select().from(accessTokens).where(eq(accessTokens.tokenLastEight, sql.placeholder('lastEight'))).prepare()
+
 export async function findTokensByLastEight(db: Executor, lastEight: string): Promise<AccessTokenRow[]> {
-  return db.select().from(accessTokens).where(eq(accessTokens.tokenLastEight, lastEight)).all()
+  return prepared(db, tokensByLastEight).all({ lastEight })
 }
 
 /** The user's tokens, newest first. */

@@ -1,11 +1,11 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
-import { pageOf, setPaginationHeaders } from '../../http/pagination'
+import { PageQuery, pageOf, setPaginationHeaders } from '../../http/pagination'
 import { ErrorBody } from '../../http/schemas'
 import { User } from '../schemas'
 import {
-  FollowTargetParams, PageQuery, UserSearchQuery, UserSearchResult, UsernameParams, Validation,
+  FollowTargetParams, UserSearchQuery, UserSearchResult, UsernameParams, Validation,
   ValidateEmailQuery, ValidateOrgnameQuery, ValidateUsernameQuery,
 } from './schemas'
 import * as users from './service'

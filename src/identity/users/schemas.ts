@@ -7,12 +7,6 @@ export const FollowTargetParams = t.Object({
   target: t.String({ description: 'The user who may be followed, case-insensitive' }),
 })
 
-/** Page and size are read leniently (junk → defaults), so they are plain strings here. */
-export const PageQuery = t.Object({
-  page: t.Optional(t.String({ description: 'Page number, 1-based; ≤0 or junk means 1' })),
-  limit: t.Optional(t.String({ description: 'Page size; default 30 (or the saved Pagination setting), at most 50' })),
-})
-
 export const UserSearchQuery = t.Object({
   q: t.Optional(t.String({ description: 'Case-insensitive substring of the user name or full name' })),
   uid: t.Optional(t.String({ description: 'Exact user id' })),

@@ -1,4 +1,4 @@
-/** Test helpers: start an emulator per test and talk to it over real HTTP(S) with its token. */
+/** Test fixtures: an emulator per test on a random port, a client with its token and CA, polling, scratch dirs. */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

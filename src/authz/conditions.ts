@@ -1,0 +1,29 @@
+import { AppError } from '../http/errors'
+import type { Executor } from '../storage/database'
+import * as orgStore from '../orgs/store'
+import type { Actor } from './actor'
+import type { OrgScope } from './authorize'
+
+export const Messages = {
+  lastOwner: 'the last owner of an organization cannot leave it',
+  notLastAdmin: 'the organization still has other owners or admins; only its last admin may delete it',
+} as const
+
+/**
+ * `orgLastMember`: refuses (conflict) to take `uid` out of the org when they are the only
+ * member of its Owners team, so an org is never left without an owner.
+ */
+export async function orgLastMember(db: Executor, orgId: number, uid: number): Promise<void> {
+  const owners = await orgStore.ownerIds(db, orgId)
+  if (owners.length === 1 && owners[0] === uid) throw new AppError('conflict', Messages.lastOwner)
+}
+
+/**
+ * `orgLastAdmin`: only the last remaining owner or admin may delete an org (forbidden while
+ * others remain). Site admins act for the site and are not held to it.
+ */
+export async function orgLastAdmin(db: Executor, scope: OrgScope, actor: Actor): Promise<void> {
+  if (actor.user.isAdmin) return
+  const others = (await orgStore.ownerAndAdminIds(db, scope.org.id)).filter((uid) => uid !== actor.user.id)
+  if (others.length > 0) throw new AppError('forbidden', Messages.notLastAdmin)
+}

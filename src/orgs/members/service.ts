@@ -1,0 +1,117 @@
+import type { Actor } from '../../authz/actor'
+import { seesPrivateMembers, type OrgScope } from '../../authz/authorize'
+import { orgLastMember } from '../../authz/conditions'
+import type { Deps } from '../../deps'
+import { AppError } from '../../http/errors'
+import type { Page } from '../../http/pagination'
+import type { User } from '../../identity/schemas'
+import { presentUser } from '../../identity/service'
+import { findUserById, findUserByName, USER_TYPE, type UserRow } from '../../identity/store'
+import * as store from '../store'
+
+export const Messages = {
+  userNotFound: 'user does not exist',
+  notMember: 'the user is not a member of the organization',
+  notPublicMember: 'the user is not a public member of the organization',
+  uidRequired: 'query parameter uid must be the id of a user',
+  unknownAction: 'action must be one of private, public, remove, leave',
+  cannotPublicize: 'Cannot publicize another member',
+  cannotConceal: 'Cannot conceal another member',
+  changeOthersVisibility: 'only an organization owner may change the visibility of another member',
+  removeNeedsOwner: 'only an organization owner may remove a member',
+  siteAdminInAdminOrg: 'a site administrator cannot be removed from the administrative organization',
+} as const
+
+export const MEMBER_ACTIONS = ['private', 'public', 'remove', 'leave'] as const
+
+/**
+ * Members as `actor` may see them: all members for members and site admins, public
+ * memberships for everyone else (or always, with `publicOnly`). `orgAdmin` marks the org's
+ * owners and admins.
+ */
+export async function listMembers(deps: Deps, scope: OrgScope, actor: Actor | undefined, page: Page, publicOnly: boolean): Promise<{ users: User[]; total: number }> {
+  const onlyPublic = publicOnly || !seesPrivateMembers(scope, actor)
+  const { rows, total } = await store.listMembers(deps.db.read, scope.org.id, onlyPublic, page)
+  const admins = new Set(await store.ownerAndAdminIds(deps.db.read, scope.org.id))
+  const viewer = { user: actor?.user, publicUrl: deps.config.publicUrl }
+  return { users: rows.map((u) => presentUser(u, viewer, { orgAdmin: admins.has(u.id) })), total }
+}
+
+async function userNamed(deps: Deps, username: string): Promise<UserRow> {
+  const user = await findUserByName(deps.db.read, username)
+  if (!user) throw new AppError('notFound', Messages.userNotFound)
+  return user
+}
+
+/**
+ * Gitea's member check: members and site admins learn the truth (`member` / `not-member`); a
+ * signed-in outsider asking about themself gets `not-member`; anyone else is sent to the public
+ * check (`redirect`). Throws notFound (unknown user).
+ */
+export async function checkMember(deps: Deps, scope: OrgScope, actor: Actor | undefined, username: string): Promise<'member' | 'not-member' | 'redirect'> {
+  const user = await userNamed(deps, username)
+  const isMember = (await store.findMembership(deps.db.read, scope.org.id, user.id)) !== undefined
+  if (seesPrivateMembers(scope, actor)) return isMember ? 'member' : 'not-member'
+  if (actor && actor.user.id === user.id) return 'not-member'
+  return 'redirect'
+}
+
+/** True when `username` is a public member. Throws notFound (unknown user). */
+export async function isPublicMember(deps: Deps, scope: OrgScope, username: string): Promise<boolean> {
+  const user = await userNamed(deps, username)
+  return (await store.findMembership(deps.db.read, scope.org.id, user.id))?.isPublic ?? false
+}
+
+/**
+ * The administrative org: the oldest organization created by a site administrator (normally
+ * the first org the first admin sets up). Site admins cannot be removed from it.
+ */
+async function isAdministrativeOrg(deps: Deps, orgId: number): Promise<boolean> {
+  return (await store.oldestOrgOfSiteAdmin(deps.db.read)) === orgId
+}
+
+/**
+ * Takes `user` out of the org (all its teams). A non-member is a no-op. Throws forbidden (a
+ * site admin in the administrative org) or conflict (`orgLastMember`: the last owner).
+ */
+async function removeFromOrg(deps: Deps, scope: OrgScope, user: UserRow): Promise<void> {
+  if (!(await store.findMembership(deps.db.read, scope.org.id, user.id))) return
+  if (user.isAdmin && (await isAdministrativeOrg(deps, scope.org.id))) throw new AppError('forbidden', Messages.siteAdminInAdminOrg)
+  await orgLastMember(deps.db.read, scope.org.id, user.id)
+  await deps.db.write((tx) => store.deleteMembership(tx, scope.org.id, user.id))
+}
+
+/** `DELETE /orgs/{org}/members/{username}`. Throws notFound (unknown user), forbidden, conflict. */
+export async function removeMember(deps: Deps, scope: OrgScope, username: string): Promise<void> {
+  await removeFromOrg(deps, scope, await userNamed(deps, username))
+}
+
+/**
+ * Publicizes or conceals the caller's own membership; nobody may do it for another member.
+ * Throws forbidden (another user).
+ */
+export async function setOwnPublicity(deps: Deps, scope: OrgScope, actor: Actor, username: string, isPublic: boolean): Promise<void> {
+  if (username.toLowerCase() !== actor.user.lowerName)
+    throw new AppError('forbidden', isPublic ? Messages.cannotPublicize : Messages.cannotConceal)
+  await deps.db.write((tx) => store.setMembershipPublic(tx, scope.org.id, actor.user.id, isPublic))
+}
+
+/**
+ * The console's member actions (`?uid=`): `public`/`private` set a membership's visibility (one's
+ * own, or anyone's with `admin:org`), `remove` takes a member out (`admin:org`), `leave` takes
+ * the caller out (uid ignored). Throws badRequest (unknown action, uid missing or not a user),
+ * forbidden, conflict (last owner).
+ */
+export async function memberAction(deps: Deps, scope: OrgScope, actor: Actor, action: string, uid: string | undefined): Promise<void> {
+  if (!(MEMBER_ACTIONS as readonly string[]).includes(action)) throw new AppError('badRequest', Messages.unknownAction)
+  if (action === 'leave') return removeFromOrg(deps, scope, actor.user)
+  const target = uid !== undefined && /^\d+$/.test(uid) ? await findUserById(deps.db.read, Number(uid)) : undefined
+  if (!target || target.type !== USER_TYPE.individual) throw new AppError('badRequest', Messages.uidRequired)
+  const mayManage = scope.permissions.has('admin:org')
+  if (action === 'remove') {
+    if (!mayManage) throw new AppError('forbidden', Messages.removeNeedsOwner)
+    return removeFromOrg(deps, scope, target)
+  }
+  if (target.id !== actor.user.id && !mayManage) throw new AppError('forbidden', Messages.changeOthersVisibility)
+  await deps.db.write((tx) => store.setMembershipPublic(tx, scope.org.id, target.id, action === 'public'))
+}

@@ -1,0 +1,150 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../deps'
+import { guard } from '../http/guard'
+import { PageQuery, pageOf, setPaginationHeaders } from '../http/pagination'
+import { ApiResponseMessage, ErrorBody } from '../http/schemas'
+import { AvatarParams, CreateOrgOption, CreateOrgParams, EditOrgOption, OrgParams, OrgUserParams, Organization, Profile } from './schemas'
+import * as orgs from './service'
+import * as store from './store'
+
+const TAGS = ['organization']
+const UsernameParams = t.Object({ username: t.String({ description: 'User name' }) })
+const EmptyBody = t.String({ description: 'Empty body' })
+const NoContent = t.Void({ description: 'No content' })
+
+/** Organizations: create, read, edit, delete; the caller's orgs; the org avatar. */
+export const orgRoutes = (deps: Deps) =>
+  new Elysia({ name: 'orgs.routes', prefix: '/api/v1' })
+    .use(guard(deps))
+    .post('/orgs', async ({ me, body, status }) => {
+      const org = await orgs.createOrg(deps, me.user, { ...body, origin: 'api' })
+      return status(201, orgs.presentOrg(deps.config.publicUrl, org, await store.findOrgDetails(deps.db.read, org.id)))
+    }, {
+      permission: 'org-creator',
+      scope: 'organization',
+      body: CreateOrgOption,
+      response: { 201: Organization, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
+      detail: { summary: 'Create an organization', tags: TAGS },
+    })
+    .get('/orgs/:org', async ({ scope }) =>
+      orgs.presentOrg(deps.config.publicUrl, scope.org, await store.findOrgDetails(deps.db.read, scope.org.id)), {
+      permission: 'org-visible',
+      params: OrgParams,
+      response: { 200: Organization, 404: ErrorBody },
+      detail: { summary: 'Get an organization (404 when hidden from the caller)', tags: TAGS },
+    })
+    .patch('/orgs/:org', ({ scope, body }) => orgs.editOrg(deps, scope, body), {
+      permission: 'edit:org',
+      scope: 'organization',
+      params: OrgParams,
+      body: EditOrgOption,
+      response: { 200: Organization, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
+      detail: { summary: 'Edit an organization', tags: TAGS },
+    })
+    .delete('/orgs/:org', async ({ me, scope, status }) => {
+      await orgs.deleteOrg(deps, scope, me)
+      return status(204, undefined)
+    }, {
+      permission: 'delete:org',
+      scope: 'organization',
+      params: OrgParams,
+      response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+      detail: { summary: 'Delete an organization (only its last owner or admin: orgLastAdmin)', tags: TAGS },
+    })
+    .get('/orgs/:org/user/:username', ({ params }) => orgs.orgUserProfile(deps, params.username), {
+      permission: 'org-member',
+      scope: 'organization',
+      params: OrgUserParams,
+      response: { 200: Profile, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+      detail: { summary: 'Profile of an existing, active user (400 when unknown or inactive)', tags: TAGS },
+    })
+    .get('/orgs/:org/is-owner', () => '', {
+      permission: 'org-owner',
+      scope: 'organization',
+      params: OrgParams,
+      response: { 200: EmptyBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+      detail: { summary: 'Answers 200 when the caller is an owner of the organization, 403 otherwise', tags: TAGS },
+    })
+    .get('/user/orgs', async ({ me, query, request, set }) => {
+      const page = pageOf(query, me.user)
+      const { orgs: list, total } = await orgs.listMyOrgs(deps, me, page)
+      setPaginationHeaders(set, total, page, { url: new URL(request.url), publicUrl: deps.config.publicUrl })
+      return list
+    }, {
+      permission: 'signed-in',
+      scope: 'organization',
+      query: PageQuery,
+      response: { 200: t.Array(Organization), 401: ErrorBody, 403: ErrorBody },
+      detail: { summary: 'Organizations of the caller, private memberships included', tags: TAGS },
+    })
+    .get('/user/settings/organizations', async ({ me, query, request, set }) => {
+      const page = pageOf(query, me.user)
+      const { orgs: list, total } = await orgs.listMyOrgs(deps, me, page)
+      setPaginationHeaders(set, total, page, { url: new URL(request.url), publicUrl: deps.config.publicUrl })
+      return list
+    }, {
+      permission: 'signed-in',
+      scope: 'organization',
+      query: PageQuery,
+      response: { 200: t.Array(Organization), 401: ErrorBody, 403: ErrorBody },
+      detail: { summary: 'Organizations of the caller (console settings page)', tags: TAGS },
+    })
+    .get('/user/settings/organizations/create', () => ({ message: 'you may create organizations' }), {
+      permission: 'org-creator',
+      scope: 'organization',
+      response: { 200: ApiResponseMessage, 401: ErrorBody, 403: ErrorBody },
+      detail: { summary: 'Answers 200 when the caller may create organizations, 403 otherwise', tags: TAGS },
+    })
+    .post('/user/settings/organizations/create', async ({ me, body }) => {
+      const org = await orgs.createOrgFromForm(deps, me.user, body)
+      return { message: `organization ${org.name} created` }
+    }, {
+      permission: 'org-creator',
+      scope: 'organization',
+      body: CreateOrgParams,
+      type: 'multipart/form-data',
+      response: { 200: ApiResponseMessage, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
+      detail: { summary: 'Create an organization from the console form (multipart)', tags: TAGS },
+    })
+    .get('/users/:username/orgs', async ({ me, params, query, request, set }) => {
+      const page = pageOf(query, me.user)
+      const { orgs: list, total } = await orgs.listOrgsOfUser(deps, me, params.username, page)
+      setPaginationHeaders(set, total, page, { url: new URL(request.url), publicUrl: deps.config.publicUrl })
+      return list
+    }, {
+      permission: 'signed-in',
+      scope: 'organization',
+      params: UsernameParams,
+      query: PageQuery,
+      response: { 200: t.Array(Organization), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+      detail: { summary: 'Organizations of a user (others see public memberships of public orgs only)', tags: TAGS },
+    })
+    .get('/orgs/:org/avatar/', ({ scope, set }) => {
+      set.headers['content-type'] = 'application/json; charset=utf-8'
+      return JSON.stringify(orgs.orgAvatarUrl(deps, scope))
+    }, {
+      permission: 'view:avatar',
+      scope: 'organization',
+      params: OrgParams,
+      response: { 200: t.String({ description: 'JSON string: the avatar URL' }), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+      detail: { summary: 'The organization avatar URL', tags: TAGS },
+    })
+    .post('/orgs/:org/avatar/', ({ scope, body }) => orgs.uploadOrgAvatar(deps, scope, body.avatar), {
+      permission: 'update:avatar',
+      scope: 'organization',
+      params: OrgParams,
+      body: AvatarParams,
+      type: 'multipart/form-data',
+      response: { 200: t.Object({ avatar_url: t.String({ description: 'The (stable) avatar URL' }) }), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
+      detail: { summary: 'Upload the organization avatar (PNG, JPEG, GIF or WebP, at most 1 MiB)', tags: TAGS },
+    })
+    .post('/orgs/:org/avatar/delete', async ({ scope }) => {
+      await orgs.deleteOrgAvatar(deps, scope)
+      return { message: 'avatar removed' }
+    }, {
+      permission: 'delete:avatar',
+      scope: 'organization',
+      params: OrgParams,
+      response: { 200: ApiResponseMessage, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+      detail: { summary: 'Remove the organization avatar (back to the generated one)', tags: TAGS },
+    })

@@ -1,0 +1,187 @@
+import type { Actor } from '../authz/actor'
+import type { OrgScope } from '../authz/authorize'
+import { orgLastAdmin } from '../authz/conditions'
+import { removeAvatar, saveAvatar } from '../identity/avatars/store'
+import type { Deps } from '../deps'
+import { AppError } from '../http/errors'
+import type { Page } from '../http/pagination'
+import { assertUsableName } from '../identity/service'
+import { findUserByName, updateUser, type UserRow } from '../identity/store'
+import type { CreateOrgOption, CreateOrgParams, EditOrgOption, Organization, Profile } from './schemas'
+import * as store from './store'
+
+export const Messages = {
+  websiteInvalid: 'website must be an http(s) URL',
+  userNotUsable: 'the user does not exist or is not active',
+  userNotFound: 'user does not exist',
+} as const
+
+const VISIBILITY = { public: 0, limited: 1, private: 2 } as const
+const VISIBILITY_NAMES = ['public', 'limited', 'private'] as const
+const PRIVATE = VISIBILITY.private
+type VisibilityName = keyof typeof VISIBILITY
+
+/** The stable avatar URL of an account (served by avatars/routes.ts). */
+export const avatarUrlOf = (publicUrl: string, account: UserRow) => `${publicUrl}/avatars/${encodeURIComponent(account.lowerName)}`
+
+/** The Organization JSON: the spec's fields, `name` for Gitea clients, `orgType` as a number. */
+export function presentOrg(publicUrl: string, org: UserRow, details: store.OrgDetailsRow | undefined): Organization {
+  return {
+    id: org.id,
+    username: org.name,
+    name: org.name,
+    full_name: org.fullName,
+    avatar_url: avatarUrlOf(publicUrl, org),
+    description: org.description,
+    website: org.website,
+    location: org.location,
+    fleetmgrManagementClusterEndPoint: details?.fleetmgrEndpoint ?? '',
+    visibility: VISIBILITY_NAMES[org.visibility] ?? 'public',
+    orgType: org.visibility,
+  }
+}
+
+/** Presents many orgs, loading their details. */
+export async function presentOrgs(deps: Deps, orgs: readonly UserRow[]): Promise<Organization[]> {
+  return Promise.all(orgs.map(async (org) => presentOrg(deps.config.publicUrl, org, await store.findOrgDetails(deps.db.read, org.id))))
+}
+
+function assertWebsite(website: string | undefined): void {
+  if (website && !/^https?:\/\/[^\s]+$/i.test(website))
+    throw new AppError('invalid', Messages.websiteInvalid, [{ field: 'website', message: Messages.websiteInvalid }])
+}
+
+/** `visibility` when given and non-empty, else `orgType`, else `fallback`. */
+function visibilityOf(input: { visibility?: '' | VisibilityName; orgType?: VisibilityName }, fallback: number): number {
+  if (input.visibility) return VISIBILITY[input.visibility]
+  if (input.orgType) return VISIBILITY[input.orgType]
+  return fallback
+}
+
+export interface NewOrgInput extends CreateOrgOption {
+  /** Which flow made it: `api`, `settings` or `marketplace`. */
+  origin: 'api' | 'settings' | 'marketplace'
+}
+
+/**
+ * Creates an org with its Owners team; `owner` (the creator, or nobody for a marketplace org
+ * awaiting its buyer) becomes its only, privately listed, member. Throws invalid (name, website)
+ * or duplicate (name taken by a user or org).
+ */
+export async function createOrg(deps: Deps, owner: UserRow | undefined, input: NewOrgInput): Promise<UserRow> {
+  assertUsableName(input.username, 'username')
+  assertWebsite(input.website)
+  return deps.db.write((tx) => store.insertOrgWithOwner(tx, {
+    name: input.username,
+    lowerName: input.username.toLowerCase(),
+    fullName: input.full_name ?? '',
+    description: input.description ?? '',
+    website: input.website ?? '',
+    location: input.location ?? '',
+    visibility: visibilityOf(input, VISIBILITY.public),
+  }, {
+    createdBy: owner?.id ?? null,
+    createdBySiteAdmin: owner?.isAdmin ?? false,
+    origin: input.origin,
+    fleetmgrEndpoint: input.fleetmgrManagementClusterEndPoint ?? '',
+  }, owner?.id))
+}
+
+/** Applies the fields present in `input`; absent ones stay. Throws invalid (website). */
+export async function editOrg(deps: Deps, scope: OrgScope, input: EditOrgOption): Promise<Organization> {
+  assertWebsite(input.website)
+  const org = await deps.db.write(async (tx) => {
+    if (input.fleetmgrManagementClusterEndPoint !== undefined)
+      await store.updateOrgDetails(tx, scope.org.id, { fleetmgrEndpoint: input.fleetmgrManagementClusterEndPoint })
+    return (await updateUser(tx, scope.org.id, {
+      ...(input.full_name === undefined ? {} : { fullName: input.full_name }),
+      ...(input.description === undefined ? {} : { description: input.description }),
+      ...(input.website === undefined ? {} : { website: input.website }),
+      ...(input.location === undefined ? {} : { location: input.location }),
+      visibility: visibilityOf(input, scope.org.visibility),
+    }))!
+  })
+  return presentOrg(deps.config.publicUrl, org, await store.findOrgDetails(deps.db.read, org.id))
+}
+
+/** Deletes the org and all it holds; `orgLastAdmin` must hold (forbidden otherwise). */
+export async function deleteOrg(deps: Deps, scope: OrgScope, actor: Actor): Promise<void> {
+  await orgLastAdmin(deps.db.read, scope, actor)
+  await deps.db.write((tx) => store.deleteOrg(tx, scope.org.id))
+  if (scope.org.avatar) await removeAvatar(deps.config.dataDir, scope.org.avatar)
+}
+
+/** The profile of an existing, active individual user, as an org sees it. Throws badRequest. */
+export async function orgUserProfile(deps: Deps, username: string): Promise<Profile> {
+  const user = await findUserByName(deps.db.read, username)
+  if (!user || !user.isActive || user.prohibitLogin) throw new AppError('badRequest', Messages.userNotUsable)
+  const host = new URL(deps.config.publicUrl).hostname
+  return {
+    name: user.name,
+    full_name: user.fullName,
+    email: user.keepEmailPrivate ? `${user.lowerName}@noreply.${host}` : user.email,
+    website: user.website,
+    location: user.location,
+    language: user.language,
+    description: user.description,
+    keep_email_private: user.keepEmailPrivate,
+  }
+}
+
+/** The caller's own orgs, private memberships and hidden orgs included. */
+export async function listMyOrgs(deps: Deps, actor: Actor, page: Page) {
+  const { rows, total } = await store.listOrgsOfUser(deps.db.read, actor.user.id, 'all', page)
+  return { orgs: await presentOrgs(deps, rows), total }
+}
+
+/**
+ * Orgs of `username`: everything for the user themself and site admins; for others only public
+ * memberships of public orgs. Throws notFound (no such individual user, or a private one seen by
+ * someone else: Gitea hides private profiles behind 404).
+ */
+export async function listOrgsOfUser(deps: Deps, actor: Actor, username: string, page: Page) {
+  const user = await findUserByName(deps.db.read, username)
+  const seesAll = user !== undefined && (actor.user.id === user.id || actor.user.isAdmin)
+  if (!user || (user.visibility === PRIVATE && !seesAll)) throw new AppError('notFound', Messages.userNotFound)
+  const { rows, total } = await store.listOrgsOfUser(deps.db.read, user.id, seesAll ? 'all' : 'public', page)
+  return { orgs: await presentOrgs(deps, rows), total }
+}
+
+/** The org's stable avatar URL. */
+export const orgAvatarUrl = (deps: Deps, scope: OrgScope) => avatarUrlOf(deps.config.publicUrl, scope.org)
+
+const bytesOf = async (file: File | undefined) => (file ? new Uint8Array(await file.arrayBuffer()) : new Uint8Array())
+
+/** Replaces the org's avatar with an uploaded image. Throws invalid (missing, too large, not an image). */
+export async function uploadOrgAvatar(deps: Deps, scope: OrgScope, file: File | undefined): Promise<{ avatar_url: string }> {
+  const name = await saveAvatar(deps.config.dataDir, `org-${scope.org.id}`, await bytesOf(file))
+  await deps.db.write((tx) => updateUser(tx, scope.org.id, { avatar: name }))
+  if (scope.org.avatar) await removeAvatar(deps.config.dataDir, scope.org.avatar)
+  return { avatar_url: orgAvatarUrl(deps, scope) }
+}
+
+/**
+ * The console's create form: like `createOrg`, plus an optional avatar checked before anything
+ * is stored (a bad image creates no org). Throws invalid, duplicate.
+ */
+export async function createOrgFromForm(deps: Deps, creator: UserRow, form: CreateOrgParams): Promise<UserRow> {
+  const avatar = form.avatar ? await saveAvatar(deps.config.dataDir, `org-new-${form.org_name.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`, await bytesOf(form.avatar)) : ''
+  try {
+    const org = await createOrg(deps, creator, {
+      username: form.org_name, full_name: form.full_name, description: form.description,
+      website: form.website, location: form.location, visibility: form.visibility, origin: 'settings',
+    })
+    if (!avatar) return org
+    return (await deps.db.write((tx) => updateUser(tx, org.id, { avatar })))!
+  } catch (e) {
+    if (avatar) await removeAvatar(deps.config.dataDir, avatar)
+    throw e
+  }
+}
+
+/** Goes back to the generated default avatar. */
+export async function deleteOrgAvatar(deps: Deps, scope: OrgScope): Promise<void> {
+  await deps.db.write((tx) => updateUser(tx, scope.org.id, { avatar: '' }))
+  if (scope.org.avatar) await removeAvatar(deps.config.dataDir, scope.org.avatar)
+}
+

@@ -1,0 +1,293 @@
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { inboxSubscriptions, orgClaims, orgDetails, orgRoles, orgUsers, teamRoles, teamUsers, teams, users } from '../../db/schema'
+import type { Executor } from '../storage/database'
+import { isUniqueViolation } from '../storage/database'
+import { AppError } from '../http/errors'
+import { USER_TYPE, insertUser, type NewUser, type UserRow } from '../identity/store'
+
+export type OrgDetailsRow = typeof orgDetails.$inferSelect
+export type TeamRow = typeof teams.$inferSelect
+export type NewTeam = typeof teams.$inferInsert
+export type OrgRoleRow = typeof orgRoles.$inferSelect
+export type ClaimRow = typeof orgClaims.$inferSelect
+
+export const OWNERS_TEAM = 'Owners'
+export const Messages = {
+  teamExists: 'team already exists',
+  roleExists: 'role already exists',
+} as const
+
+export interface PageWindow { limit: number; offset: number }
+
+/** An organization by name, case-insensitively (undefined for users and unknown names). */
+export async function findOrgByName(db: Executor, name: string): Promise<UserRow | undefined> {
+  return db.select().from(users)
+    .where(and(eq(users.lowerName, name.toLowerCase()), eq(users.type, USER_TYPE.organization))).get()
+}
+
+export async function findOrgById(db: Executor, id: number): Promise<UserRow | undefined> {
+  return db.select().from(users).where(and(eq(users.id, id), eq(users.type, USER_TYPE.organization))).get()
+}
+
+export async function findOrgDetails(db: Executor, orgId: number): Promise<OrgDetailsRow | undefined> {
+  return db.select().from(orgDetails).where(eq(orgDetails.orgId, orgId)).get()
+}
+
+/**
+ * One write unit: the org's account row, its details, the Owners team with `ownerId` in it, and
+ * that owner's (private) membership. A taken name is `duplicate`.
+ */
+export async function insertOrgWithOwner(tx: Executor, org: NewUser, details: Omit<typeof orgDetails.$inferInsert, 'orgId'>, ownerId: number | undefined): Promise<UserRow> {
+  const row = await insertUser(tx, { ...org, type: USER_TYPE.organization })
+  await tx.insert(orgDetails).values({ ...details, orgId: row.id })
+  const [owners] = await tx.insert(teams).values({ orgId: row.id, name: OWNERS_TEAM, lowerName: OWNERS_TEAM.toLowerCase(), permission: 'owner' }).returning()
+  // A marketplace org waits for its buyer: its Owners team stays empty until the claim.
+  if (ownerId !== undefined) await addTeamMember(tx, owners, ownerId)
+  return row
+}
+
+export async function updateOrgDetails(tx: Executor, orgId: number, changes: Partial<typeof orgDetails.$inferInsert>): Promise<void> {
+  await tx.update(orgDetails).set(changes).where(eq(orgDetails.orgId, orgId))
+}
+
+/** Removes the org and everything that hangs off it, in one write unit. */
+export async function deleteOrg(tx: Executor, orgId: number): Promise<void> {
+  const teamIds = (await tx.select({ id: teams.id }).from(teams).where(eq(teams.orgId, orgId)).all()).map((r) => r.id)
+  if (teamIds.length > 0) await tx.delete(teamRoles).where(inArray(teamRoles.teamId, teamIds))
+  await tx.delete(teamUsers).where(eq(teamUsers.orgId, orgId))
+  await tx.delete(teams).where(eq(teams.orgId, orgId))
+  await tx.delete(orgRoles).where(eq(orgRoles.orgId, orgId))
+  await tx.delete(orgUsers).where(eq(orgUsers.orgId, orgId))
+  await tx.delete(orgClaims).where(eq(orgClaims.orgId, orgId))
+  await tx.delete(orgDetails).where(eq(orgDetails.orgId, orgId))
+  await tx.delete(inboxSubscriptions).where(and(eq(inboxSubscriptions.scope, 'org'), eq(inboxSubscriptions.orgId, String(orgId))))
+  await tx.delete(users).where(eq(users.id, orgId))
+}
+
+/** The permissions of the teams `uid` belongs to in the org ([] for a non-member). */
+export async function teamPermissionsOf(db: Executor, orgId: number, uid: number): Promise<string[]> {
+  const rows = await db.select({ permission: teams.permission }).from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid))).all()
+  return rows.map((r) => r.permission)
+}
+
+/** The permission strings of the custom roles on the teams `uid` belongs to in the org. */
+export async function customPermissionsOf(db: Executor, orgId: number, uid: number): Promise<string[]> {
+  const rows = await db.select({ permissions: orgRoles.permissions }).from(teamUsers)
+    .innerJoin(teamRoles, eq(teamRoles.teamId, teamUsers.teamId))
+    .innerJoin(orgRoles, eq(orgRoles.id, teamRoles.roleId))
+    .where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid))).all()
+  return rows.flatMap((r) => JSON.parse(r.permissions) as string[])
+}
+
+export async function findMembership(db: Executor, orgId: number, uid: number) {
+  return db.select().from(orgUsers).where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid))).get()
+}
+
+/** Ids of the members holding an `owner` or `admin` team permission in the org. */
+export async function ownerAndAdminIds(db: Executor, orgId: number): Promise<number[]> {
+  const rows = await db.selectDistinct({ uid: teamUsers.uid }).from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .where(and(eq(teamUsers.orgId, orgId), inArray(teams.permission, ['owner', 'admin']))).all()
+  return rows.map((r) => r.uid)
+}
+
+/** Ids of the members of the org's Owners team (the team with permission `owner`). */
+export async function ownerIds(db: Executor, orgId: number): Promise<number[]> {
+  const rows = await db.select({ uid: teamUsers.uid }).from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .where(and(eq(teamUsers.orgId, orgId), eq(teams.permission, 'owner'))).all()
+  return rows.map((r) => r.uid)
+}
+
+/** Members of the org, by name; `publicOnly` limits to publicized memberships. */
+export async function listMembers(db: Executor, orgId: number, publicOnly: boolean, page: PageWindow): Promise<{ rows: UserRow[]; total: number }> {
+  const where = publicOnly ? and(eq(orgUsers.orgId, orgId), eq(orgUsers.isPublic, true)) : eq(orgUsers.orgId, orgId)
+  const rows = await db.select({ user: users }).from(orgUsers).innerJoin(users, eq(users.id, orgUsers.uid))
+    .where(where).orderBy(asc(users.lowerName)).limit(page.limit).offset(page.offset).all()
+  const count = await db.select({ n: sql<number>`count(*)` }).from(orgUsers).where(where).get()
+  return { rows: rows.map((r) => r.user), total: count?.n ?? 0 }
+}
+
+export async function setMembershipPublic(tx: Executor, orgId: number, uid: number, isPublic: boolean): Promise<void> {
+  await tx.update(orgUsers).set({ isPublic }).where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid)))
+}
+
+/** Drops `uid` from the org: the membership, every team of the org and the org subscription, one write unit. */
+export async function deleteMembership(tx: Executor, orgId: number, uid: number): Promise<void> {
+  await tx.delete(teamUsers).where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid)))
+  await dropMembershipWithoutTeams(tx, orgId, uid)
+}
+
+/**
+ * Orgs `uid` belongs to, by name. `visibleTo`: `all` for the member themself and site admins;
+ * `public` keeps public memberships of public orgs only (what others may see).
+ */
+export async function listOrgsOfUser(db: Executor, uid: number, visibleTo: 'all' | 'public', page: PageWindow): Promise<{ rows: UserRow[]; total: number }> {
+  const where = visibleTo === 'all'
+    ? eq(orgUsers.uid, uid)
+    : and(eq(orgUsers.uid, uid), eq(orgUsers.isPublic, true), eq(users.visibility, 0))
+  const rows = await db.select({ org: users }).from(orgUsers).innerJoin(users, eq(users.id, orgUsers.orgId))
+    .where(where).orderBy(asc(users.lowerName)).limit(page.limit).offset(page.offset).all()
+  const count = await db.select({ n: sql<number>`count(*)` }).from(orgUsers).innerJoin(users, eq(users.id, orgUsers.orgId)).where(where).get()
+  return { rows: rows.map((r) => r.org), total: count?.n ?? 0 }
+}
+
+// Teams
+
+export async function findTeamById(db: Executor, id: number): Promise<TeamRow | undefined> {
+  return db.select().from(teams).where(eq(teams.id, id)).get()
+}
+
+/** Teams of the org, the Owners team first, then by name. */
+export async function listTeams(db: Executor, orgId: number, page: PageWindow): Promise<{ rows: TeamRow[]; total: number }> {
+  const rows = await db.select().from(teams).where(eq(teams.orgId, orgId))
+    .orderBy(sql`${teams.permission} = 'owner' desc`, asc(teams.lowerName)).limit(page.limit).offset(page.offset).all()
+  const count = await db.select({ n: sql<number>`count(*)` }).from(teams).where(eq(teams.orgId, orgId)).get()
+  return { rows, total: count?.n ?? 0 }
+}
+
+/** Teams `uid` belongs to across all orgs, with their org rows. */
+export async function listTeamsOfUser(db: Executor, uid: number, page: PageWindow): Promise<{ rows: { team: TeamRow; org: UserRow }[]; total: number }> {
+  const rows = await db.select({ team: teams, org: users }).from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId)).innerJoin(users, eq(users.id, teams.orgId))
+    .where(eq(teamUsers.uid, uid)).orderBy(asc(users.lowerName), asc(teams.lowerName)).limit(page.limit).offset(page.offset).all()
+  const count = await db.select({ n: sql<number>`count(*)` }).from(teamUsers).where(eq(teamUsers.uid, uid)).get()
+  return { rows, total: count?.n ?? 0 }
+}
+
+/** Inserts a team with its custom roles; a name taken in the org is `duplicate`. */
+export async function insertTeam(tx: Executor, team: NewTeam, roleIds: readonly number[]): Promise<TeamRow> {
+  try {
+    const [row] = await tx.insert(teams).values(team).returning()
+    if (roleIds.length > 0) await tx.insert(teamRoles).values(roleIds.map((roleId) => ({ teamId: row.id, roleId })))
+    return row
+  } catch (e) {
+    throw isUniqueViolation(e) ? new AppError('duplicate', Messages.teamExists, [{ field: 'name', message: Messages.teamExists }]) : e
+  }
+}
+
+/** Updates a team; `roleIds` replaces its custom roles when given. A taken name is `duplicate`. */
+export async function updateTeam(tx: Executor, id: number, changes: Partial<NewTeam>, roleIds: readonly number[] | undefined): Promise<TeamRow> {
+  try {
+    const [row] = Object.keys(changes).length > 0
+      ? await tx.update(teams).set(changes).where(eq(teams.id, id)).returning()
+      : await tx.select().from(teams).where(eq(teams.id, id)).all()
+    if (roleIds) {
+      await tx.delete(teamRoles).where(eq(teamRoles.teamId, id))
+      if (roleIds.length > 0) await tx.insert(teamRoles).values(roleIds.map((roleId) => ({ teamId: id, roleId })))
+    }
+    return row
+  } catch (e) {
+    throw isUniqueViolation(e) ? new AppError('duplicate', Messages.teamExists, [{ field: 'name', message: Messages.teamExists }]) : e
+  }
+}
+
+/** Deletes a team; members left in no team of the org stop being members. One write unit. */
+export async function deleteTeam(tx: Executor, team: TeamRow): Promise<void> {
+  const memberIds = (await tx.select({ uid: teamUsers.uid }).from(teamUsers).where(eq(teamUsers.teamId, team.id)).all()).map((r) => r.uid)
+  await tx.delete(teamRoles).where(eq(teamRoles.teamId, team.id))
+  await tx.delete(teamUsers).where(eq(teamUsers.teamId, team.id))
+  await tx.delete(teams).where(eq(teams.id, team.id))
+  for (const uid of memberIds) await dropMembershipWithoutTeams(tx, team.orgId, uid)
+}
+
+/** A user in no team of the org is no member of it: membership and org subscription go. */
+async function dropMembershipWithoutTeams(tx: Executor, orgId: number, uid: number): Promise<void> {
+  const left = await tx.select({ teamId: teamUsers.teamId }).from(teamUsers).where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid))).get()
+  if (left) return
+  await tx.delete(orgUsers).where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid)))
+  await tx.delete(inboxSubscriptions).where(and(eq(inboxSubscriptions.subscriberId, uid), eq(inboxSubscriptions.scope, 'org'), eq(inboxSubscriptions.orgId, String(orgId))))
+}
+
+export async function roleIdsOfTeams(db: Executor, teamIds: readonly number[]): Promise<Map<number, number[]>> {
+  const byTeam = new Map<number, number[]>(teamIds.map((id) => [id, []]))
+  if (teamIds.length === 0) return byTeam
+  const rows = await db.select().from(teamRoles).where(inArray(teamRoles.teamId, [...teamIds])).orderBy(asc(teamRoles.roleId)).all()
+  for (const r of rows) byTeam.get(r.teamId)?.push(r.roleId)
+  return byTeam
+}
+
+export async function isTeamMember(db: Executor, teamId: number, uid: number): Promise<boolean> {
+  return (await db.select({ uid: teamUsers.uid }).from(teamUsers).where(and(eq(teamUsers.teamId, teamId), eq(teamUsers.uid, uid))).get()) !== undefined
+}
+
+export async function listTeamMembers(db: Executor, teamId: number, page: PageWindow): Promise<{ rows: UserRow[]; total: number }> {
+  const rows = await db.select({ user: users }).from(teamUsers).innerJoin(users, eq(users.id, teamUsers.uid))
+    .where(eq(teamUsers.teamId, teamId)).orderBy(asc(users.lowerName)).limit(page.limit).offset(page.offset).all()
+  const count = await db.select({ n: sql<number>`count(*)` }).from(teamUsers).where(eq(teamUsers.teamId, teamId)).get()
+  return { rows: rows.map((r) => r.user), total: count?.n ?? 0 }
+}
+
+/** Adds `uid` to the team and, when new to the org, makes them a (private) member. Idempotent. */
+export async function addTeamMember(tx: Executor, team: TeamRow, uid: number): Promise<void> {
+  await tx.insert(teamUsers).values({ teamId: team.id, orgId: team.orgId, uid }).onConflictDoNothing()
+  await tx.insert(orgUsers).values({ orgId: team.orgId, uid, isPublic: false }).onConflictDoNothing()
+}
+
+/** Removes `uid` from the team; left in no team of the org, they stop being a member. */
+export async function removeTeamMember(tx: Executor, team: TeamRow, uid: number): Promise<void> {
+  await tx.delete(teamUsers).where(and(eq(teamUsers.teamId, team.id), eq(teamUsers.uid, uid)))
+  await dropMembershipWithoutTeams(tx, team.orgId, uid)
+}
+
+// Custom roles
+
+export async function listRoles(db: Executor, orgId: number): Promise<OrgRoleRow[]> {
+  return db.select().from(orgRoles).where(eq(orgRoles.orgId, orgId)).orderBy(asc(orgRoles.id)).all()
+}
+
+export async function insertRole(tx: Executor, orgId: number, name: string, permissions: readonly string[]): Promise<OrgRoleRow> {
+  try {
+    const [row] = await tx.insert(orgRoles).values({ orgId, name, permissions: JSON.stringify(permissions) }).returning()
+    return row
+  } catch (e) {
+    throw isUniqueViolation(e) ? new AppError('duplicate', Messages.roleExists, [{ field: 'name', message: Messages.roleExists }]) : e
+  }
+}
+
+// Claims
+
+export async function insertClaim(tx: Executor, orgId: number, claimId: string): Promise<ClaimRow> {
+  const [row] = await tx.insert(orgClaims).values({ orgId, claimId }).returning()
+  return row
+}
+
+export async function findClaim(db: Executor, claimId: string): Promise<ClaimRow | undefined> {
+  return db.select().from(orgClaims).where(eq(orgClaims.claimId, claimId)).get()
+}
+
+/** The oldest unclaimed claim whose org came from the marketplace flow. */
+export async function oldestUnclaimedMarketplaceClaim(db: Executor): Promise<ClaimRow | undefined> {
+  const row = await db.select({ claim: orgClaims }).from(orgClaims)
+    .innerJoin(orgDetails, eq(orgDetails.orgId, orgClaims.orgId))
+    .where(and(isNull(orgClaims.claimedBy), eq(orgDetails.origin, 'marketplace')))
+    .orderBy(asc(orgClaims.createdAt), asc(orgClaims.id)).get()
+  return row?.claim
+}
+
+/** Marks the claim taken by `uid` and adds them to the Owners team, unless someone was first. */
+export async function takeClaim(tx: Executor, claim: ClaimRow, uid: number): Promise<boolean> {
+  const taken = await tx.update(orgClaims).set({ claimedBy: uid, claimedAt: new Date() })
+    .where(and(eq(orgClaims.id, claim.id), isNull(orgClaims.claimedAt))).returning()
+  if (taken.length === 0) return false
+  const owners = await tx.select().from(teams).where(and(eq(teams.orgId, claim.orgId), eq(teams.permission, 'owner'))).get()
+  if (owners) await addTeamMember(tx, owners, uid)
+  return true
+}
+
+/** The oldest org created by a site admin (the administrative org when none is configured). */
+export async function oldestOrgOfSiteAdmin(db: Executor): Promise<number | undefined> {
+  const row = await db.select({ orgId: orgDetails.orgId }).from(orgDetails)
+    .where(eq(orgDetails.createdBySiteAdmin, true)).orderBy(asc(orgDetails.createdAt), asc(orgDetails.orgId)).get()
+  return row?.orgId
+}
+
+/** Ids of the orgs where `uid` is on an `owner` or `admin` team. */
+export async function orgIdsAdministeredBy(db: Executor, uid: number): Promise<number[]> {
+  const rows = await db.selectDistinct({ orgId: teamUsers.orgId }).from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .where(and(eq(teamUsers.uid, uid), inArray(teams.permission, ['owner', 'admin']))).all()
+  return rows.map((r) => r.orgId)
+}

@@ -1,0 +1,146 @@
+import type { OrgScope } from '../../authz/authorize'
+import { orgLastMember } from '../../authz/conditions'
+import type { Deps } from '../../deps'
+import { AppError } from '../../http/errors'
+import type { Page } from '../../http/pagination'
+import type { User } from '../../identity/schemas'
+import { presentUser } from '../../identity/service'
+import { findUserByName, type UserRow } from '../../identity/store'
+import type { Actor } from '../../authz/actor'
+import type { CreateCustomRoleOption, CreateTeamOption, CustomRole, EditTeamOption, Organization, Team } from '../schemas'
+import { presentOrg, presentOrgs } from '../service'
+import * as store from '../store'
+
+export const Messages = {
+  ownersTeamUndeletable: 'the Owners team cannot be deleted',
+  unknownRole: 'role_ids must name custom roles of this organization',
+  userNotFound: 'user does not exist',
+} as const
+
+function presentTeam(team: store.TeamRow, organization: Organization | null, roleIds: number[]): Team {
+  return {
+    id: team.id,
+    name: team.name,
+    description: team.description,
+    organization,
+    permission: team.permission as Team['permission'],
+    units: JSON.parse(team.units) as string[],
+    type: team.permission === 'owner' ? 'owners' : 'custom',
+    role_ids: roleIds,
+  }
+}
+
+async function presentTeams(deps: Deps, rows: { team: store.TeamRow; organization: Organization | null }[]): Promise<Team[]> {
+  const roles = await store.roleIdsOfTeams(deps.db.read, rows.map((r) => r.team.id))
+  return rows.map((r) => presentTeam(r.team, r.organization, roles.get(r.team.id) ?? []))
+}
+
+/** Teams of the org (organization left null, as Gitea does in this list), Owners first. */
+export async function listTeams(deps: Deps, scope: OrgScope, page: Page): Promise<{ teams: Team[]; total: number }> {
+  const { rows, total } = await store.listTeams(deps.db.read, scope.org.id, page)
+  return { teams: await presentTeams(deps, rows.map((team) => ({ team, organization: null }))), total }
+}
+
+/** Every team of the caller across orgs, each with its organization. */
+export async function listMyTeams(deps: Deps, actor: Actor, page: Page): Promise<{ teams: Team[]; total: number }> {
+  const { rows, total } = await store.listTeamsOfUser(deps.db.read, actor.user.id, page)
+  const orgs = await presentOrgs(deps, rows.map((r) => r.org))
+  return { teams: await presentTeams(deps, rows.map((r, i) => ({ team: r.team, organization: orgs[i] }))), total }
+}
+
+/** The team of a `teamId` route, with its organization. */
+export async function getTeam(deps: Deps, scope: OrgScope): Promise<Team> {
+  const team = scope.team!
+  const organization = presentOrg(deps.config.publicUrl, scope.org, await store.findOrgDetails(deps.db.read, scope.org.id))
+  return (await presentTeams(deps, [{ team, organization }]))[0]
+}
+
+async function assertOwnRoles(deps: Deps, orgId: number, roleIds: readonly number[] | undefined): Promise<void> {
+  if (!roleIds || roleIds.length === 0) return
+  const known = new Set((await store.listRoles(deps.db.read, orgId)).map((r) => r.id))
+  if (roleIds.some((id) => !known.has(id))) throw new AppError('invalid', Messages.unknownRole, [{ field: 'role_ids', message: Messages.unknownRole }])
+}
+
+/** Creates a team (permission `read` by default). Throws invalid (foreign role ids), duplicate (name). */
+export async function createTeam(deps: Deps, scope: OrgScope, input: CreateTeamOption): Promise<Team> {
+  await assertOwnRoles(deps, scope.org.id, input.role_ids)
+  const roleIds = [...new Set(input.role_ids ?? [])]
+  const team = await deps.db.write((tx) => store.insertTeam(tx, {
+    orgId: scope.org.id,
+    name: input.name,
+    lowerName: input.name.toLowerCase(),
+    description: input.description ?? '',
+    permission: input.permission ?? 'read',
+    units: JSON.stringify(input.units ?? []),
+  }, roleIds))
+  const organization = presentOrg(deps.config.publicUrl, scope.org, await store.findOrgDetails(deps.db.read, scope.org.id))
+  return (await presentTeams(deps, [{ team, organization }]))[0]
+}
+
+/**
+ * Applies the fields present in `input`. The Owners team keeps its name and `owner` permission
+ * whatever is sent (Gitea silently does the same). Throws invalid (foreign role ids), duplicate.
+ */
+export async function editTeam(deps: Deps, scope: OrgScope, input: EditTeamOption): Promise<Team> {
+  const team = scope.team!
+  await assertOwnRoles(deps, scope.org.id, input.role_ids)
+  const isOwners = team.permission === 'owner'
+  const changes: Partial<store.NewTeam> = {
+    ...(input.name === undefined || isOwners ? {} : { name: input.name, lowerName: input.name.toLowerCase() }),
+    ...(input.description === undefined ? {} : { description: input.description }),
+    ...(input.permission === undefined || isOwners ? {} : { permission: input.permission }),
+    ...(input.units === undefined ? {} : { units: JSON.stringify(input.units) }),
+  }
+  const roleIds = input.role_ids === undefined ? undefined : [...new Set(input.role_ids)]
+  const updated = await deps.db.write((tx) => store.updateTeam(tx, team.id, changes, roleIds))
+  return getTeam(deps, { ...scope, team: updated })
+}
+
+/** Deletes a team; its members left in no team of the org stop being members. Throws forbidden (Owners). */
+export async function deleteTeam(deps: Deps, scope: OrgScope): Promise<void> {
+  const team = scope.team!
+  if (team.permission === 'owner') throw new AppError('forbidden', Messages.ownersTeamUndeletable)
+  await deps.db.write((tx) => store.deleteTeam(tx, team))
+}
+
+export async function listTeamMembers(deps: Deps, scope: OrgScope, actor: Actor, page: Page): Promise<{ users: User[]; total: number }> {
+  const { rows, total } = await store.listTeamMembers(deps.db.read, scope.team!.id, page)
+  const viewer = { user: actor.user, publicUrl: deps.config.publicUrl }
+  return { users: rows.map((u) => presentUser(u, viewer)), total }
+}
+
+async function userNamed(deps: Deps, username: string): Promise<UserRow> {
+  const user = await findUserByName(deps.db.read, username)
+  if (!user) throw new AppError('notFound', Messages.userNotFound)
+  return user
+}
+
+/** Adds a user to the team (making them an org member). Idempotent. Throws notFound (user). */
+export async function addTeamMember(deps: Deps, scope: OrgScope, username: string): Promise<void> {
+  const user = await userNamed(deps, username)
+  await deps.db.write((tx) => store.addTeamMember(tx, scope.team!, user.id))
+}
+
+/**
+ * Removes a user from the team; a non-member is a no-op. Throws notFound (user), conflict (the
+ * last member of the Owners team: `orgLastMember`).
+ */
+export async function removeTeamMember(deps: Deps, scope: OrgScope, username: string): Promise<void> {
+  const team = scope.team!
+  const user = await userNamed(deps, username)
+  if (!(await store.isTeamMember(deps.db.read, team.id, user.id))) return
+  if (team.permission === 'owner') await orgLastMember(deps.db.read, scope.org.id, user.id)
+  await deps.db.write((tx) => store.removeTeamMember(tx, team, user.id))
+}
+
+const presentRole = (role: store.OrgRoleRow): CustomRole => ({ id: role.id, name: role.name, permissions: JSON.parse(role.permissions) as string[] })
+
+/** The org's custom roles, oldest first. */
+export async function listCustomRoles(deps: Deps, scope: OrgScope): Promise<CustomRole[]> {
+  return (await store.listRoles(deps.db.read, scope.org.id)).map(presentRole)
+}
+
+/** Defines a custom role: a named set of org permission strings for teams to add. Throws duplicate (name). */
+export async function createCustomRole(deps: Deps, scope: OrgScope, input: CreateCustomRoleOption): Promise<CustomRole> {
+  return presentRole(await deps.db.write((tx) => store.insertRole(tx, scope.org.id, input.name, [...new Set(input.permissions)])))
+}

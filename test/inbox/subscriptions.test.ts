@@ -1,0 +1,145 @@
+import { describe, expect, test } from 'bun:test'
+import { Messages as AuthzMessages } from '../../src/authz/authorize'
+import { Messages } from '../../src/inbox/service'
+import { Messages as StoreMessages } from '../../src/inbox/store'
+import { insertUser } from '../../src/identity/store'
+import { mintToken } from '../../src/identity/tokens/service'
+import { makeTestApp } from '../support/app'
+import { makeOrg } from '../orgs/support'
+
+const API = '/api/v1'
+const cluster = { scope: 'cluster', clusterUID: 'c-1', clusterName: 'prod', clusterOwnerID: 7 }
+const namespace = { ...cluster, scope: 'namespace', namespaceUID: 'ns-1', namespaceName: 'web' }
+const resource = { ...namespace, scope: 'resource', apiGroup: 'apps', version: 'v1', resource: 'deployments', resourceName: 'api', resourceUID: 'r-1' }
+
+describe('organization subscription', () => {
+  test('a member subscribes → 200 empty; GET → 200; the list shows it; DELETE → 200; GET → 404', async () => {
+    const t = await makeTestApp()
+    const [alice, bob] = await t.users('alice', 'bob')
+    const { org } = await makeOrg(t, 'acme', { owner: alice, members: [bob] })
+    expect((await t.as(bob).get(`${API}/orgs/acme/subscription`)).status).toBe(404)
+    const res = await t.as(bob).send('POST', `${API}/orgs/acme/subscription`)
+    expect(res.status).toBe(200)
+    expect(await res.text()).toBe('')
+    expect((await t.as(bob).send('POST', `${API}/orgs/acme/subscription`)).status).toBe(200)
+    expect((await t.as(bob).get(`${API}/orgs/acme/subscription`)).status).toBe(200)
+    const list = await (await t.as(bob).get(`${API}/user/inbox/subscriptions`)).json()
+    expect(list).toMatchObject([{ subscriberID: bob.user.id, subscriberType: 'user', scope: 'org', orgID: String(org.id), orgName: 'acme', clusterUID: '', clusterName: '', clusterOwnerID: 0 }])
+    expect(list[0].createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    expect((await t.as(bob).delete(`${API}/orgs/acme/subscription`)).status).toBe(200)
+    const gone = await t.as(bob).get(`${API}/orgs/acme/subscription`)
+    expect(gone.status).toBe(404)
+    expect((await gone.json()).message).toBe(Messages.notSubscribed)
+  })
+
+  test('leaving the org ends the org subscription', async () => {
+    const t = await makeTestApp()
+    const [alice, bob] = await t.users('alice', 'bob')
+    await makeOrg(t, 'acme', { owner: alice, members: [bob] })
+    await t.as(bob).send('POST', `${API}/orgs/acme/subscription`)
+    await t.as(bob).send('POST', `${API}/orgs/acme/members/action/leave`)
+    expect(await (await t.as(bob).get(`${API}/user/inbox/subscriptions`)).json()).toEqual([])
+  })
+
+  test('a user\'s name instead of an org, or an unknown name → 400', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    for (const method of ['GET', 'POST', 'DELETE']) {
+      const res = await t.as(alice).send(method, `${API}/orgs/alice/subscription`)
+      expect(res.status).toBe(400)
+      expect((await res.json()).message).toBe(AuthzMessages.notOrg)
+    }
+    expect((await t.as(alice).send('POST', `${API}/orgs/nope/subscription`)).status).toBe(400)
+  })
+
+  test('a caller that is not an individual user (a bot account) → 403', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    await makeOrg(t, 'acme', { owner: alice })
+    const bot = await t.deps.db.write((tx) => insertUser(tx, { name: 'robot', lowerName: 'robot', email: 'robot@example.com', type: 4 }))
+    const { plaintext } = await mintToken(t.deps.db, bot.id, { name: 'bot', scopes: ['all'] })
+    const res = await t.request('POST', `${API}/orgs/acme/subscription`, { token: plaintext })
+    expect(res.status).toBe(403)
+    expect((await res.json()).message).toBe(AuthzMessages.individualRequired)
+  })
+
+  test('a non-member of a public org → 403; of a private org → 404; anonymous → 401', async () => {
+    const t = await makeTestApp()
+    const [alice, carol] = await t.users('alice', 'carol')
+    await makeOrg(t, 'acme', { owner: alice })
+    await makeOrg(t, 'secret', { owner: alice, visibility: 'private' })
+    expect((await t.as(carol).send('POST', `${API}/orgs/acme/subscription`)).status).toBe(403)
+    expect((await t.as(carol).send('POST', `${API}/orgs/secret/subscription`)).status).toBe(404)
+    expect((await t.request('POST', `${API}/orgs/acme/subscription`)).status).toBe(401)
+  })
+})
+
+describe('GET|POST /user/inbox/subscriptions', () => {
+  test('cluster, namespace and resource subscriptions → 201 each; the same one twice → 422', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    for (const body of [cluster, namespace, resource]) {
+      const res = await t.as(alice).send('POST', `${API}/user/inbox/subscriptions`, body)
+      expect(res.status).toBe(201)
+      expect(await res.json()).toMatchObject({ ...body, subscriberID: alice.user.id })
+    }
+    const again = await t.as(alice).send('POST', `${API}/user/inbox/subscriptions`, resource)
+    expect(again.status).toBe(422)
+    expect((await again.json()).message).toBe(StoreMessages.duplicate)
+  })
+
+  test('narrow fields sent with a wide scope are dropped', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const res = await t.as(alice).send('POST', `${API}/user/inbox/subscriptions`, { ...resource, scope: 'cluster' })
+    expect(await res.json()).toMatchObject({ scope: 'cluster', namespaceUID: '', resourceUID: '' })
+  })
+
+  test.each([
+    [{ ...namespace, namespaceUID: '' }, 'namespaceUID'],
+    [{ ...resource, resourceUID: undefined }, 'resourceUID'],
+    [{ ...cluster, clusterUID: undefined }, 'clusterUID'],
+    [{ ...cluster, scope: 'org' }, 'scope'],
+  ])('a missing or wrong field → 422 naming it (%#)', async (body, field) => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const res = await t.as(alice).send('POST', `${API}/user/inbox/subscriptions`, body)
+    expect(res.status).toBe(422)
+    expect((await res.json()).errors.map((e: { field: string }) => e.field)).toContain(field)
+    expect(await (await t.as(alice).get(`${API}/user/inbox/subscriptions`)).json()).toEqual([])
+  })
+
+  const filters: [string, string, number][] = [
+    ['scope', 'namespace', 1], ['scope', 'org', 1], ['orgName', 'acme', 1], ['clusterName', 'prod', 3], ['clusterUID', 'c-1', 3],
+    ['namespaceName', 'web', 2], ['namespaceUID', 'ns-1', 2], ['apiGroup', 'apps', 1], ['version', 'v1', 1],
+    ['resource', 'deployments', 1], ['resourceName', 'api', 1], ['resourceUID', 'r-1', 1], ['clusterName', 'pro', 0],
+  ]
+  for (const [name, value, count] of filters)
+    test(`filter ${name}=${value} matches exactly → ${count}`, async () => {
+      const t = await makeTestApp()
+      const [alice] = await t.users('alice')
+      await makeOrg(t, 'acme', { owner: alice })
+      for (const body of [cluster, namespace, resource]) await t.as(alice).send('POST', `${API}/user/inbox/subscriptions`, body)
+      await t.as(alice).send('POST', `${API}/orgs/acme/subscription`)
+      const res = await t.as(alice).get(`${API}/user/inbox/subscriptions?${name}=${value}`)
+      expect(res.status).toBe(200)
+      expect((await res.json()).length).toBe(count)
+    })
+
+  test('filter orgID matches the org subscription', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const { org } = await makeOrg(t, 'acme', { owner: alice })
+    await t.as(alice).send('POST', `${API}/orgs/acme/subscription`)
+    expect((await (await t.as(alice).get(`${API}/user/inbox/subscriptions?orgID=${org.id}`)).json()).length).toBe(1)
+  })
+
+  test('each caller sees only their own subscriptions; anonymous → 401', async () => {
+    const t = await makeTestApp()
+    const [alice, bob] = await t.users('alice', 'bob')
+    await t.as(alice).send('POST', `${API}/user/inbox/subscriptions`, cluster)
+    expect(await (await t.as(bob).get(`${API}/user/inbox/subscriptions`)).json()).toEqual([])
+    expect((await t.request('GET', `${API}/user/inbox/subscriptions`)).status).toBe(401)
+    expect((await t.request('POST', `${API}/user/inbox/subscriptions`, { body: cluster })).status).toBe(401)
+  })
+})
