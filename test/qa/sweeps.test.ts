@@ -84,9 +84,13 @@ describe('bad bodies', () => {
   test('a site admin sends a JSON text as text/plain to every POST/PUT/PATCH route → 415, nothing changes', async () => {
     const t = await makeTestApp()
     const admin = await t.admin()
+    // Org routes check the org (and team) before the body: give them real ones.
+    expect((await t.as(admin).send('POST', '/api/v1/orgs', { username: 'acme' })).status).toBe(201)
+    const [owners] = await (await t.as(admin).get('/api/v1/orgs/acme/teams')).json()
     const outcomes: string[] = []
     for (const route of bodyRoutes(t).filter((r) => !r.path.startsWith('/login/oauth/access_token'))) {
-      const res = await t.request(route.method, fill(route, 'root', '1'), {
+      const path = fill(route, 'root', '1').replace('/orgs/1/', '/orgs/acme/').replace(/\/orgs\/1$/, '/orgs/acme').replace('/teams/1', `/teams/${owners.id}`)
+      const res = await t.request(route.method, path, {
         headers: { ...credentialFor(route, admin), 'content-type': 'text/plain' },
         body: JSON.stringify({ full_name: 'Changed', name: 'renamed', emails: ['x@example.com'], pageSize: 5 }),
       })
