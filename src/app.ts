@@ -23,7 +23,8 @@ import { inboxRoutes } from './inbox/routes'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
-  mkdirSync(config.dataDir, { recursive: true })
+  // The database (password hashes, sessions) and keys live here: the service's user alone reads them.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
   const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken })
   const secrets = await secretBox(loadOrCreateKey(config.secretKey, config.dataDir))
   return { config, db, log, secrets }

@@ -6,7 +6,7 @@ import { checkSecondFactor } from '../identity/security/two-factor/service'
 import { authenticateOAuthAccessToken, OAUTH_ACCESS_PREFIX } from '../identity/oauth2/authorization'
 import { authenticateSession } from '../identity/sessions/service'
 import { authenticateToken, scopesOf } from '../identity/tokens/service'
-import { looksLikeAccessToken } from '../identity/tokens/secrets'
+import { looksLikeAccessToken, sameDigest, sha256Hex } from '../identity/tokens/secrets'
 import { accountKey, clientAddress, signInLimiter } from '../identity/sign-in-limiter'
 import type { Deps } from '../deps'
 import { AppError } from './errors'
@@ -28,6 +28,12 @@ export const Messages = {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 /** Paths whose Authorization header names an OAuth2 client, not a user: the endpoint checks it itself. */
 const CLIENT_AUTHENTICATED_PATHS = new Set(['/login/oauth/access_token'])
+/**
+ * Paths that start a new session: a session cookie sent there is not read. It may be one that has
+ * ended (revoked, idle, password changed) and is HttpOnly, so the page cannot drop it; refusing it
+ * would lock the browser out of signing in again. A planted cookie gains nothing either (T11).
+ */
+const SESSION_STARTING_PATHS = new Set(['/api/v1/user/signin'])
 
 /** The request's credential as sent, before it is checked. */
 type Presented =
@@ -115,13 +121,21 @@ async function signInWithBasic(deps: Deps, username: string, password: string, o
 
 async function signInWithSession(deps: Deps, request: Request, secret: string, cookies: Record<string, string>): Promise<Actor> {
   const found = await authenticateSession(deps.db, secret)
-  if (!found) throw new AppError('unauthenticated', Messages.invalidSession)
+  // The 401 also expires the dead cookie: it is HttpOnly, so the page could not drop it itself
+  // and would otherwise get 401 on every call, public ones included, until it expired.
+  if (!found) throw new AppError('unauthenticated', Messages.invalidSession, [], { 'set-cookie': expiredSessionCookie(deps) })
   if (!SAFE_METHODS.has(request.method)) {
     const header = request.headers.get(CSRF_HEADER) ?? ''
-    if (header === '' || header !== cookies[CSRF_COOKIE] || header !== found.session.csrfToken)
+    // Compared as digests: constant time, and any header text (even non-ASCII) has a comparable length.
+    const sent = sha256Hex(header)
+    if (header === '' || !sameDigest(sent, sha256Hex(cookies[CSRF_COOKIE] ?? '')) || !sameDigest(sent, sha256Hex(found.session.csrfToken)))
       throw new AppError('forbidden', Messages.csrf)
   }
   return { user: found.user, credential: 'session', scopes: undefined, sessionId: found.session.id }
+}
+
+function expiredSessionCookie(deps: Deps): string {
+  return `${SESSION_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax${deps.config.publicUrl.startsWith('https:') ? '; Secure' : ''}`
 }
 
 async function applySudo(deps: Deps, actor: Actor | undefined, target: string): Promise<Actor> {
@@ -135,9 +149,10 @@ async function applySudo(deps: Deps, actor: Actor | undefined, target: string): 
 export async function resolveActor(deps: Deps, request: Request, address = ''): Promise<Actor | undefined> {
   const queryStart = request.url.indexOf('?')
   const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2)
-  if (CLIENT_AUTHENTICATED_PATHS.has(request.url.slice(pathStart, queryStart < 0 ? undefined : queryStart))) return undefined
+  const path = request.url.slice(pathStart, queryStart < 0 ? undefined : queryStart)
+  if (CLIENT_AUTHENTICATED_PATHS.has(path)) return undefined
   const query = new URLSearchParams(queryStart < 0 ? '' : request.url.slice(queryStart + 1))
-  const cookies = parseCookies(request.headers.get('cookie'))
+  const cookies = SESSION_STARTING_PATHS.has(path) ? {} : parseCookies(request.headers.get('cookie'))
   const presented = presentedCredential(request, query, cookies)
   let actor: Actor | undefined
   if (presented.kind === 'bearer') actor = await signInWithBearer(deps, presented.value)

@@ -1,6 +1,11 @@
 import { Elysia } from 'elysia'
 import { AppError } from './errors'
 
+export const Messages = {
+  textPlain: 'text/plain bodies are not accepted; send application/json',
+  jsonOnly: 'this route reads application/json bodies only',
+} as const
+
 /** Deeper than any Kubernetes object or API body; shallow enough that nothing recurses into a crash. */
 export const MAX_JSON_DEPTH = 128
 
@@ -32,15 +37,46 @@ export function parseJson(text: string): unknown {
 }
 
 /**
+ * A body that could not be read. Parsing runs before authentication in Elysia's lifecycle, so the
+ * failure is kept here and thrown by the guard once the caller is known: a bad credential is 401
+ * even when the body is bad too (decisions §1).
+ */
+export class UnreadableBody {
+  constructor(readonly error: AppError) {}
+}
+
+/** Throws the parse failure kept in `body`, if any. */
+export function rejectUnreadableBody(body: unknown): void {
+  if (body instanceof UnreadableBody) throw body.error
+}
+
+const isJson = (contentType: string) => /^application\/([\w.+-]*\+)?json\b/i.test(contentType)
+
+/**
+ * Route parse hook for public routes that read JSON only (sign-in): a form or multipart body is
+ * 415, so a cross-site HTML form cannot post to them (login CSRF). JSON itself is parsed above.
+ */
+export const jsonOnly = ({ contentType }: { contentType: string }) =>
+  isJson(contentType) ? undefined : new UnreadableBody(new AppError('unsupportedMediaType', Messages.jsonOnly))
+
+/**
  * JSON bodies are parsed here rather than by Elysia, to bound their size and depth (a 100k-deep
- * array would otherwise blow the stack in validation). Other content types fall through.
+ * array would otherwise blow the stack in validation). No route reads text/plain: it is refused
+ * (415) rather than handed to a JSON schema as a string, which is also what a cross-site form can
+ * send. Other content types (forms, multipart) fall through to Elysia.
  */
 export const jsonBody = (maxBytes: number) =>
   new Elysia({ name: 'json-body' }).onParse({ as: 'global' }, async ({ request, contentType }) => {
-    if (!/^application\/([\w.+-]*\+)?json\b/i.test(contentType)) return
+    if (/^text\/plain\b/i.test(contentType)) return new UnreadableBody(new AppError('unsupportedMediaType', Messages.textPlain))
+    if (!isJson(contentType)) return
     const declared = Number(request.headers.get('content-length') ?? '0')
     if (declared > maxBytes) throw new AppError('payloadTooLarge', `request body larger than ${maxBytes} bytes`)
     const text = await request.text()
     if (text.length > maxBytes) throw new AppError('payloadTooLarge', `request body larger than ${maxBytes} bytes`)
-    return parseJson(text)
+    try {
+      return parseJson(text)
+    } catch (e) {
+      if (e instanceof AppError) return new UnreadableBody(e)
+      throw e
+    }
   })

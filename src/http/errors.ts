@@ -89,7 +89,8 @@ export const errorHandler = (docsUrl: string, logUnexpected: (request: Request, 
     const cause = code === 'PARSE' ? error.cause : undefined
     const known = error instanceof AppError ? error : cause instanceof AppError ? cause : undefined
     if (known) return reply(known.status, known.message, known.fields, known.headers)
-    if (code === 'VALIDATION') return reply(422, 'Validation Failed', fieldsOf(error))
+    // An answer failing its own response schema is the server's fault, not the client's.
+    if (code === 'VALIDATION' && error.type !== 'response') return reply(422, 'Validation Failed', fieldsOf(error))
     if (code === 'PARSE') return reply(422, 'The request body is not valid JSON')
     if (code === 'NOT_FOUND') return reply(404, 'Not Found')
     if (code === 'INVALID_COOKIE_SIGNATURE') return reply(401, 'Invalid cookie')

@@ -3,6 +3,7 @@ import { scopesAllow, type Actor, type ScopeCategory } from '../authz/actor'
 import { authorize, type OrgScope, type Permission, type RouteParams } from '../authz/authorize'
 import type { Deps } from '../deps'
 import { authenticate } from './auth'
+import { rejectUnreadableBody } from './body'
 import { AppError } from './errors'
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -13,7 +14,9 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
  *   the signed-in caller (public handlers read the optional `actor` instead). Org permissions
  *   load the org of the `org` (or `orgname`) param, or of the team of `teamId`, and hand it to
  *   the handler as `scope`;
- * - `scope`: the token scope category the route touches; GET needs read, other methods write.
+ * - `scope`: the token scope category the route touches; GET needs read, other methods write;
+ * - `secret: true`: the answer carries a secret shown once (token, client secret, TOTP secret),
+ *   so no browser or shared cache may keep it (Cache-Control: no-store).
  */
 export const guard = (deps: Deps) => {
   // The scope is settled in transform (before validation) and handed over in resolve (after it).
@@ -25,13 +28,21 @@ export const guard = (deps: Deps) => {
         // Recorded in the OpenAPI operation so readers and the route sweep tests see the rule.
         detail: { 'x-permission': needed } as Record<string, string>,
         // transform runs before validation: who may call is settled before what they sent.
-        transform: async ({ actor, params, request }: { actor: Actor | undefined; params: RouteParams; request: Request }) => {
+        // An unreadable body (http/body.ts) is refused only then, once the caller passed.
+        transform: async ({ actor, params, request, body }: { actor: Actor | undefined; params: RouteParams; request: Request; body: unknown }) => {
           const scope = await authorize(deps, actor, needed, params)
           if (scope) scopes.set(request, scope)
+          rejectUnreadableBody(body)
         },
         // `scope` is only meaningful on org permissions; other routes do not read it.
         resolve: ({ actor, request }: { actor: Actor | undefined; request: Request }) =>
           ({ me: actor as Actor, scope: scopes.get(request) as OrgScope }),
+      }),
+      secret: (bearing: boolean) => ({
+        detail: { 'x-secret-bearing': bearing } as Record<string, boolean>,
+        beforeHandle: ({ set }: { set: { headers: Record<string, string | number> } }) => {
+          if (bearing) set.headers['cache-control'] = 'no-store'
+        },
       }),
       scope: (category: ScopeCategory) => ({
         detail: { 'x-token-scope': category } as Record<string, string>,

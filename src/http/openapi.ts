@@ -1,6 +1,7 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { dirname, join } from 'node:path'
+import { AppError } from './errors'
 
 export const DOCS_PATH = '/api/v1/swagger'
 export const SPEC_PATH = '/api/v1/swagger.json'
@@ -31,6 +32,6 @@ export const openapiDocs = (version: string) =>
       },
     }))
     .get(`${DOCS_PATH}/assets/:file`, ({ params }) => {
-      if (params.file !== 'swagger-ui-bundle.js' && params.file !== 'swagger-ui.css') return new Response('Not Found', { status: 404 })
+      if (params.file !== 'swagger-ui-bundle.js' && params.file !== 'swagger-ui.css') throw new AppError('notFound', 'Not Found')
       return new Response(Bun.file(join(ASSETS, params.file)), { headers: { 'cache-control': 'public, max-age=86400' } })
     }, { detail: { hide: true } })

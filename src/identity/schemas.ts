@@ -32,7 +32,7 @@ export const CreateUserOption = t.Object({
   username: t.String({ description: 'Sign-in name, unique among users and organizations', examples: ['alice'] }),
   email: t.String({ description: 'Primary email address', examples: ['alice@example.com'] }),
   password: t.String({ description: 'Initial password, at least 8 characters' }),
-  full_name: t.Optional(t.String({ maxLength: 255, description: 'Display name' })),
+  full_name: t.Optional(t.String({ maxLength: 100, description: 'Display name (as in Gitea, and as the Profile keeps it)' })),
   must_change_password: t.Optional(t.Boolean({ description: 'Ask the user to change the password at next sign-in' })),
   visibility: t.Optional(t.Union([t.Literal('public'), t.Literal('limited'), t.Literal('private')], { description: 'Profile visibility; public when omitted' })),
   login_name: t.Optional(t.String({ description: 'Accepted for Gitea clients; ignored' })),

@@ -37,7 +37,7 @@ export const oauth2ApplicationRoutes = (deps: Deps) =>
       detail: { summary: 'List the caller\'s OAuth2 applications', tags },
     })
     .post('', ({ me, body }) => createApplication(deps, me.user.id, { name: body.name, redirectUris: body.redirect_uris, confidentialClient: body.confidential_client }), {
-      permission: 'signed-in', scope: 'user',
+      permission: 'signed-in', scope: 'user', secret: true,
       body: OAuth2ApplicationParams,
       response: { 200: OAuth2Application, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Register an OAuth2 application; the client secret is in this answer only', tags },

@@ -7,6 +7,7 @@ export const Messages = {
   applicationNotFound: 'OAuth2 application not found',
   redirectUriInvalid: 'redirect URIs must be absolute URLs without a fragment',
   redirectUrisEmpty: 'at least one redirect URI is required',
+  redirectUriScheme: 'redirect URIs must use http, https or a private-use scheme such as com.example.app',
 } as const
 
 /** Prefix of client secrets, so a leaked one is recognisable in logs and scanners. */
@@ -35,7 +36,17 @@ export function presentApplication(row: store.ApplicationRow, clientSecret?: str
 
 export const redirectUrisOf = (row: store.ApplicationRow): string[] => JSON.parse(row.redirectUris) as string[]
 
-/** Trims, drops blanks and duplicates; every URI must parse as absolute and carry no fragment (RFC 6749 §3.1.2). */
+/**
+ * Web schemes, or a native app's private-use scheme, which RFC 8252 §7.1 wants in reverse-domain
+ * form (it has a dot). That shuts out javascript:, data:, file: and the like, which would run in or
+ * read from whatever page follows the redirect.
+ */
+const isRedirectScheme = (protocol: string) => protocol === 'https:' || protocol === 'http:' || /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(protocol)
+
+/**
+ * Trims, drops blanks and duplicates; every URI must parse as absolute, carry no fragment
+ * (RFC 6749 §3.1.2) and use a redirect scheme (above).
+ */
 function checkRedirectUris(uris: string[]): string[] {
   const clean = [...new Set(uris.map((u) => u.trim()).filter(Boolean))]
   if (clean.length === 0) throw new AppError('invalid', Messages.redirectUrisEmpty, [{ field: 'redirect_uris', message: 'is empty' }])
@@ -43,6 +54,7 @@ function checkRedirectUris(uris: string[]): string[] {
     let url: URL
     try { url = new URL(uri) } catch { throw new AppError('invalid', Messages.redirectUriInvalid, [{ field: 'redirect_uris', message: `"${uri}" is not an absolute URL` }]) }
     if (url.hash !== '' || uri.includes('#')) throw new AppError('invalid', Messages.redirectUriInvalid, [{ field: 'redirect_uris', message: `"${uri}" has a fragment` }])
+    if (!isRedirectScheme(url.protocol)) throw new AppError('invalid', Messages.redirectUriScheme, [{ field: 'redirect_uris', message: `"${url.protocol}" is not a redirect scheme` }])
   }
   return clean
 }

@@ -27,18 +27,18 @@ export const securityRoutes = (deps: Deps) =>
       detail: { summary: 'Two-factor and security-key status of the caller', tags },
     })
     .get('/twofa/enroll', ({ me }) => startEnrollment(deps, me.user), {
-      permission: 'signed-in', scope: 'user',
+      permission: 'signed-in', scope: 'user', secret: true,
       response: { 200: Security, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Start TOTP enrollment: a new secret and its QR code', tags },
     })
     .post('/twofa/enroll', async ({ me, body }) => jsonString(await finishEnrollment(deps, me.user.id, body.passcode)), {
-      permission: 'signed-in', scope: 'user',
+      permission: 'signed-in', scope: 'user', secret: true,
       body: TwoFactorAuthParams,
       response: { 200: ScratchToken, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody, 429: ErrorBody },
       detail: { summary: 'Finish TOTP enrollment with a current code; answers the scratch token once', tags },
     })
     .post('/twofa/regenerate_scratch', async ({ me }) => jsonString(await regenerateScratch(deps, me.user.id)), {
-      permission: 'signed-in', scope: 'user',
+      permission: 'signed-in', scope: 'user', secret: true,
       response: { 200: ScratchToken, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Replace the scratch token; answers the new one once', tags },
     })

@@ -1,6 +1,7 @@
 import { Elysia, t, type Cookie } from 'elysia'
 import type { Deps } from '../../deps'
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../http/auth'
+import { jsonOnly } from '../../http/body'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
 import { clientAddress } from '../sign-in-limiter'
@@ -31,8 +32,9 @@ export const signInRoutes = (deps: Deps) =>
       setSessionCookies(deps, cookie, session)
     }, {
       permission: 'public',
+      parse: jsonOnly,
       body: SignInParams,
-      response: { 200: t.Void(), 404: ErrorBody, 405: ErrorBody, 409: ErrorBody, 422: ErrorBody, 429: ErrorBody },
+      response: { 200: t.Void(), 404: ErrorBody, 405: ErrorBody, 409: ErrorBody, 415: ErrorBody, 422: ErrorBody, 429: ErrorBody },
       detail: { summary: 'Sign in with a password; sets the session and _csrf cookies', tags: ['user'] },
     })
     .get('/user/signout', async ({ me, cookie }) => {

@@ -32,6 +32,7 @@ export const tokenRoutes = (deps: Deps) =>
       return status(201, tokens.presentAccessToken(row, plaintext))
     }, {
       permission: 'password',
+      secret: true,
       params: UsernameParams,
       body: CreateAccessTokenOption,
       response: { 201: AccessToken, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
@@ -64,6 +65,7 @@ export const tokenRoutes = (deps: Deps) =>
       return status(201, tokens.presentSettingsToken(row, plaintext))
     }, {
       permission: 'signed-in',
+      secret: true,
       scope: 'user',
       body: NewAccessTokenParam,
       response: { 201: SettingsAccessToken, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },

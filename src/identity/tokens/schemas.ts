@@ -21,10 +21,13 @@ export const TokenParams = t.Object({
   token: t.String({ description: 'Token id, or (when not a positive integer) token name' }),
 })
 
+/** 9999-12-31T23:59:59Z: any later Unix time is no date a client can show, or store in every int64 reader. */
+const LATEST_EXPIRY = 253_402_300_799
+
 export const NewAccessTokenParam = t.Object({
   name: t.String({ maxLength: 255, description: 'Token name, unique among the user\'s tokens' }),
   scopes: t.Optional(t.Array(t.String(), { description: `Scopes, ${scopeList}; ["all"] when omitted` })),
-  expDate: t.Optional(t.Integer({ minimum: 0, description: 'Expiry, Unix seconds in the future; 0 or omitted = never' })),
+  expDate: t.Optional(t.Integer({ minimum: 0, maximum: LATEST_EXPIRY, description: 'Expiry, Unix seconds in the future (at most 9999-12-31); 0 or omitted = never' })),
 }, { description: 'NewAccessTokenParam' })
 
 export const SettingsAccessToken = t.Object({

@@ -1,0 +1,38 @@
+import { describe, expect, test } from 'bun:test'
+import { Messages } from '../../src/identity/oauth2/service'
+import { makeTestApp } from '../support/app'
+
+const BASE = '/api/v1/user/settings/applications/oauth2'
+
+describe('OAuth2 redirect URI schemes', () => {
+  for (const uri of ['javascript:alert(document.cookie)', 'JavaScript://x/%0aalert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)', 'file:///etc/passwd', 'blob:https://a.example/x']) {
+    test(`a user registers an application redirecting to ${uri.slice(0, 20)}… → 422, nothing stored`, async () => {
+      const t = await makeTestApp()
+      const [alice] = await t.users('alice')
+      const res = await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: [uri] })
+      expect(res.status).toBe(422)
+      expect((await res.json()).message).toBe(Messages.redirectUriScheme)
+      expect(await (await t.as(alice).get(BASE)).json()).toEqual([])
+    })
+  }
+
+  test('a user changes an application\'s redirect URI to javascript: → 422, the old one kept', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const app = await (await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: ['https://a.example/cb'] })).json()
+    const form = new FormData()
+    form.append('name', 'x')
+    form.append('redirect_uris', 'javascript:alert(1)')
+    expect((await t.as(alice).send('PUT', `${BASE}/${app.id}`, form)).status).toBe(422)
+    expect((await (await t.as(alice).get(`${BASE}/${app.id}`)).json()).redirect_uris).toEqual(['https://a.example/cb'])
+  })
+
+  test('web, loopback and native private-use scheme URIs → 200', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const uris = ['https://a.example/cb', 'http://127.0.0.1:8080/cb', 'http://localhost/cb', 'com.example.app:/oauth2redirect']
+    const res = await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: uris })
+    expect(res.status).toBe(200)
+    expect((await res.json()).redirect_uris).toEqual(uris)
+  })
+})
