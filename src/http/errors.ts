@@ -57,6 +57,17 @@ export function errorResponse(status: number, message: string, docsUrl: string, 
   })
 }
 
+/**
+ * For a value outside an enumeration (a union of literals), the values that would do, e.g.
+ * `must be one of: public, limited, private` (TypeBox's own summary names only their types).
+ */
+function allowedValuesOf(issue: unknown): string | undefined {
+  const schema = (issue as { schema?: { anyOf?: { const?: unknown }[] } }).schema
+  const options = schema?.anyOf
+  if (!options || options.length === 0 || !options.every((o) => o.const !== undefined)) return undefined
+  return `must be one of: ${options.map((o) => String(o.const)).join(', ')}`
+}
+
 /** Field errors of an Elysia validation failure, without the schema it would otherwise echo. */
 export function fieldsOf(error: Readonly<ValidationError>): FieldError[] {
   const seen = new Set<string>()
@@ -64,7 +75,7 @@ export function fieldsOf(error: Readonly<ValidationError>): FieldError[] {
   for (const issue of error.all) {
     const path = 'path' in issue && typeof issue.path === 'string' ? issue.path : ''
     const field = path.replace(/^\//, '').replace(/\//g, '.') || error.type
-    const message = 'summary' in issue && issue.summary ? String(issue.summary) : String(issue.message ?? 'invalid')
+    const message = allowedValuesOf(issue) ?? ('summary' in issue && issue.summary ? String(issue.summary) : String(issue.message ?? 'invalid'))
     const key = `${field}\u0000${message}`
     if (seen.has(key)) continue
     seen.add(key)

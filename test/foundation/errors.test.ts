@@ -37,6 +37,14 @@ describe('the error model', () => {
     expect(JSON.stringify(body)).not.toContain('schema')
   })
 
+  test('a value outside an enumeration → 422 naming the values that would do', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    const res = await t.as(admin).send('POST', '/api/v1/admin/users', { ...validUser, visibility: 'secret' })
+    expect(res.status).toBe(422)
+    expect((await res.json()).errors).toContainEqual({ field: 'visibility', message: 'must be one of: public, limited, private' })
+  })
+
   test('a duplicate name → 422 (never 409), case-insensitively', async () => {
     const t = await makeTestApp()
     const admin = await t.admin()
