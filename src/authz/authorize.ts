@@ -48,9 +48,19 @@ export const Messages = {
   ownerRequired: 'Must be an organization owner',
   teamMemberRequired: 'Must be a team member',
   createOrgNotAllowed: 'Create organization not allowed',
+  mustChangePassword: 'You must change your password first: POST /api/v1/user/settings/account/password',
   individualRequired: 'only individual users may subscribe to an organization',
   permissionRequired: (permission: string) => `this needs the "${permission}" permission in the organization`,
 } as const
+
+/** What a user flagged `must_change_password` may still do: see who they are, change it, sign out. */
+const PASSWORD_CHANGE_PATHS = new Set(['/api/v1/user', '/api/v1/user/signout', '/api/v1/user/settings/account/password'])
+
+/** Throws forbidden when the caller must change their password and `request` is not about that. */
+export function assertPasswordCurrent(actor: Actor | undefined, request: Request): void {
+  if (actor?.user.mustChangePassword && !PASSWORD_CHANGE_PATHS.has(new URL(request.url).pathname))
+    throw new AppError('forbidden', Messages.mustChangePassword)
+}
 
 /** Permissions that anonymous callers may pass (public routes, and org routes open to all who may see the org). */
 export const ANONYMOUS_PERMISSIONS: readonly Permission[] = ['public', 'org-visible']

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { scopesAllow, type Actor, type ScopeCategory } from '../authz/actor'
-import { authorize, type OrgScope, type Permission, type RouteParams } from '../authz/authorize'
+import { assertPasswordCurrent, authorize, type OrgScope, type Permission, type RouteParams } from '../authz/authorize'
 import type { Deps } from '../deps'
 import { authenticate } from './auth'
 import { rejectUnreadableBody } from './body'
@@ -31,6 +31,7 @@ export const guard = (deps: Deps) => {
         // An unreadable body (http/body.ts) is refused only then, once the caller passed.
         transform: async ({ actor, params, request, body }: { actor: Actor | undefined; params: RouteParams; request: Request; body: unknown }) => {
           const scope = await authorize(deps, actor, needed, params)
+          assertPasswordCurrent(actor, request)
           if (scope) scopes.set(request, scope)
           rejectUnreadableBody(body)
         },
