@@ -115,7 +115,7 @@ async function signInWithBasic(deps: Deps, username: string, password: string, o
   if (!user || !ok) limiter.recordFailure(account, address)
   if (!user || !ok || !user.isActive || user.prohibitLogin) throw new AppError('unauthenticated', Messages.invalidBasic)
   await checkSecondFactor(deps, user.id, otp)
-  limiter.recordSuccess(account)
+  limiter.recordSuccess(account, address)
   return { user, credential: 'basic-password', scopes: undefined }
 }
 

@@ -1,8 +1,14 @@
 import type { Deps } from '../deps'
 import { AppError } from '../http/errors'
 
-/** Failed password attempts allowed per account, and per client address, within one window. */
-export const MAX_FAILURES_PER_ACCOUNT = 5
+/**
+ * Failed password attempts allowed within one window: for one account from one client address,
+ * for one account from everywhere, and for one client address over all accounts. The per-pair
+ * limit stops a guesser early; the account limit is higher so that one attacker's guesses cannot
+ * lock the owner out, while guessing spread over many addresses is still stopped.
+ */
+export const MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS = 5
+export const MAX_FAILURES_PER_ACCOUNT = 30
 export const MAX_FAILURES_PER_ADDRESS = 20
 export const FAILURE_WINDOW_SECONDS = 15 * 60
 /** Past this many tracked keys, expired windows are swept before a new key is added. */
@@ -26,19 +32,22 @@ export function accountKey(user: { id: number } | undefined, login: string): str
 }
 
 /**
- * Counts failed password attempts per account (see `accountKey`) and per client address in
- * fixed windows. Checked before any hashing, so a locked-out guesser costs no argon2.
+ * Counts failed password attempts per account (see `accountKey`), per account and client
+ * address, and per client address, in fixed windows. Checked before any hashing, so a locked-out
+ * guesser costs no argon2.
  */
 export class SignInLimiter {
   private readonly accounts = new Map<string, Window>()
+  private readonly pairs = new Map<string, Window>()
   private readonly addresses = new Map<string, Window>()
 
   constructor(private readonly now: () => number = () => Date.now() / 1000) {}
 
-  /** Throws tooManyRequests (429, Retry-After) when the account or the address is locked out. */
+  /** Throws tooManyRequests (429, Retry-After) when the account, the pair or the address is locked out. */
   assertAllowed(account: string, address: string): void {
     const now = this.now()
     const blocked = [this.live(this.accounts, account, now, MAX_FAILURES_PER_ACCOUNT),
+      this.live(this.pairs, pairKey(account, address), now, MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS),
       this.live(this.addresses, address, now, MAX_FAILURES_PER_ADDRESS)].filter((w): w is Window => w !== undefined)
     if (blocked.length === 0) return
     const retryAfter = Math.max(1, Math.ceil(Math.max(...blocked.map((w) => w.resetsAt)) - now))
@@ -48,12 +57,14 @@ export class SignInLimiter {
   recordFailure(account: string, address: string): void {
     const now = this.now()
     this.bump(this.accounts, account, now)
+    this.bump(this.pairs, pairKey(account, address), now)
     this.bump(this.addresses, address, now)
   }
 
-  /** A correct password clears the account's count (the address keeps its own). */
-  recordSuccess(account: string): void {
+  /** A correct password clears the account's counts (the address keeps its own). */
+  recordSuccess(account: string, address: string): void {
     this.accounts.delete(account)
+    this.pairs.delete(pairKey(account, address))
   }
 
   /** The key's window when it has reached `max` failures and has not yet reset. */
@@ -77,6 +88,8 @@ export class SignInLimiter {
     map.set(key, { failures: 1, resetsAt: now + FAILURE_WINDOW_SECONDS })
   }
 }
+
+const pairKey = (account: string, address: string) => `${account}\u0000${address}`
 
 const limiters = new WeakMap<Deps, SignInLimiter>()
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { twoFactors } from '../../db/schema'
 import { Messages } from '../../src/identity/signin/service'
-import { MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ADDRESS, Messages as LimiterMessages } from '../../src/identity/sign-in-limiter'
+import { FAILURE_WINDOW_SECONDS, MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS, MAX_FAILURES_PER_ADDRESS, Messages as LimiterMessages, SignInLimiter } from '../../src/identity/sign-in-limiter'
 import { updateUser } from '../../src/identity/store'
 import { basic, PASSWORD, type TestApp } from '../support/app'
 import { makeHttpTestApp } from './http'
@@ -130,10 +130,10 @@ describe('POST /api/v1/user/signin', () => {
 })
 
 describe('brute-force protection', () => {
-  test(`after ${MAX_FAILURES_PER_ACCOUNT} wrong passwords the account is locked → 429 with Retry-After, even with the right password`, async () => {
+  test(`after ${MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS} wrong passwords the account is locked → 429 with Retry-After, even with the right password`, async () => {
     const t = await makeHttpTestApp()
     await t.users('alice')
-    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++) expect((await signIn(t, 'alice', `wrong${i}`)).status).toBe(422)
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++) expect((await signIn(t, 'alice', `wrong${i}`)).status).toBe(422)
     const res = await signIn(t, 'alice')
     expect(res.status).toBe(429)
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
@@ -143,7 +143,7 @@ describe('brute-force protection', () => {
   test('the lock is checked before hashing: a locked request answers fast', async () => {
     const t = await makeHttpTestApp()
     await t.users('alice')
-    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++) await signIn(t, 'alice', `wrong${i}`)
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++) await signIn(t, 'alice', `wrong${i}`)
     const started = performance.now()
     expect((await signIn(t, 'alice', 'again')).status).toBe(429)
     expect(performance.now() - started).toBeLessThan(20)
@@ -152,7 +152,7 @@ describe('brute-force protection', () => {
   test('Basic password guesses count too: locked → 429 on any route', async () => {
     const t = await makeHttpTestApp()
     await t.users('alice')
-    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++)
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++)
       expect((await t.request('GET', '/api/v1/user', { headers: { authorization: basic('alice', `wrong${i}`) } })).status).toBe(401)
     const res = await t.request('GET', '/api/v1/user', { headers: { authorization: basic('alice', PASSWORD) } })
     expect(res.status).toBe(429)
@@ -174,9 +174,9 @@ describe('brute-force protection', () => {
   test('a success resets the account count', async () => {
     const t = await makeHttpTestApp()
     await t.users('alice')
-    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT - 1; i++) await signIn(t, 'alice', `wrong${i}`)
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS - 1; i++) await signIn(t, 'alice', `wrong${i}`)
     expect((await signIn(t, 'alice')).status).toBe(200)
-    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT - 1; i++) await signIn(t, 'alice', `wrong${i}`)
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS - 1; i++) await signIn(t, 'alice', `wrong${i}`)
     expect((await signIn(t, 'alice')).status).toBe(200)
   })
 
@@ -245,5 +245,28 @@ describe('GET /api/v1/user/login-method', () => {
     const res = await t.request('GET', `/api/v1/user/login-method${query}`)
     expect(res.status).toBe(400)
     expect((await res.json()).message).toBe(Messages.loginMethodInput)
+  })
+})
+
+describe('the sign-in limiter across addresses', () => {
+  test("one attacker's wrong passwords lock only their own address out of the account, not the owner's", () => {
+    const limiter = new SignInLimiter(() => 1_000)
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++) limiter.recordFailure('user:1', '203.0.113.9')
+    expect(() => limiter.assertAllowed('user:1', '203.0.113.9')).toThrow(LimiterMessages.tooManyAttempts)
+    expect(() => limiter.assertAllowed('user:1', '198.51.100.7')).not.toThrow()
+  })
+
+  test(`guessing one account from many addresses is stopped after ${MAX_FAILURES_PER_ACCOUNT} failures in all`, () => {
+    const limiter = new SignInLimiter(() => 1_000)
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++) limiter.recordFailure('user:1', `203.0.113.${i}`)
+    expect(() => limiter.assertAllowed('user:1', '198.51.100.7')).toThrow(LimiterMessages.tooManyAttempts)
+  })
+
+  test('the window ends: after it, the same address may try again', () => {
+    let now = 1_000
+    const limiter = new SignInLimiter(() => now)
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++) limiter.recordFailure('user:1', '203.0.113.9')
+    now += FAILURE_WINDOW_SECONDS
+    expect(() => limiter.assertAllowed('user:1', '203.0.113.9')).not.toThrow()
   })
 })

@@ -42,7 +42,7 @@ export async function signIn(deps: Deps, input: SignInInput, client: { address: 
     limiter.recordFailure(account, client.address)
     throw new AppError('invalid', Messages.wrongPassword, [{ field: 'password', message: Messages.wrongPassword }])
   }
-  limiter.recordSuccess(account)
+  limiter.recordSuccess(account, client.address)
   if (user.prohibitLogin) throw new AppError('methodNotAllowed', Messages.prohibited)
   if (!user.isActive) throw new AppError('methodNotAllowed', Messages.inactive)
   if (await store.hasTwoFactor(deps.db.read, user.id)) throw new AppError('methodNotAllowed', Messages.twoFactor)
