@@ -238,6 +238,14 @@ export async function listRoles(db: Executor, orgId: number): Promise<OrgRoleRow
   return db.select().from(orgRoles).where(eq(orgRoles.orgId, orgId)).orderBy(asc(orgRoles.id)).all()
 }
 
+/** The permission strings of the org's custom roles among `roleIds` (others are ignored). */
+export async function permissionsOfRoles(db: Executor, orgId: number, roleIds: readonly number[]): Promise<string[]> {
+  if (roleIds.length === 0) return []
+  const rows = await db.select({ permissions: orgRoles.permissions }).from(orgRoles)
+    .where(and(eq(orgRoles.orgId, orgId), inArray(orgRoles.id, [...roleIds]))).all()
+  return rows.flatMap((r) => JSON.parse(r.permissions) as string[])
+}
+
 export async function insertRole(tx: Executor, orgId: number, name: string, permissions: readonly string[]): Promise<OrgRoleRow> {
   try {
     const [row] = await tx.insert(orgRoles).values({ orgId, name, permissions: JSON.stringify(permissions) }).returning()

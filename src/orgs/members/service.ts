@@ -1,6 +1,7 @@
 import type { Actor } from '../../authz/actor'
 import { seesPrivateMembers, type OrgScope } from '../../authz/authorize'
 import { orgLastMember } from '../../authz/conditions'
+import { assertHoldsAll, grantsOfMember } from '../../authz/grants'
 import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
 import type { Page } from '../../http/pagination'
@@ -72,13 +73,18 @@ async function isAdministrativeOrg(deps: Deps, orgId: number): Promise<boolean> 
 
 /**
  * Takes `user` out of the org (all its teams). A non-member is a no-op. Throws forbidden (a
- * site admin in the administrative org) or conflict (`orgLastMember`: the last owner).
+ * site admin in the administrative org; a member holding more than the caller: T32) or
+ * conflict (`orgLastMember`: the last owner, checked in the removing transaction so two
+ * owners leaving at once cannot both pass).
  */
 async function removeFromOrg(deps: Deps, scope: OrgScope, user: UserRow): Promise<void> {
   if (!(await store.findMembership(deps.db.read, scope.org.id, user.id))) return
   if (user.isAdmin && (await isAdministrativeOrg(deps, scope.org.id))) throw new AppError('forbidden', Messages.siteAdminInAdminOrg)
-  await orgLastMember(deps.db.read, scope.org.id, user.id)
-  await deps.db.write((tx) => store.deleteMembership(tx, scope.org.id, user.id))
+  assertHoldsAll(scope, await grantsOfMember(deps.db.read, scope.org.id, user.id))
+  await deps.db.write(async (tx) => {
+    await orgLastMember(tx, scope.org.id, user.id)
+    await store.deleteMembership(tx, scope.org.id, user.id)
+  })
 }
 
 /** `DELETE /orgs/{org}/members/{username}`. Throws notFound (unknown user), forbidden, conflict. */

@@ -1,5 +1,6 @@
 import type { OrgScope } from '../../authz/authorize'
 import { orgLastMember } from '../../authz/conditions'
+import { assertHoldsAll, grantsOfTeam, teamGrants } from '../../authz/grants'
 import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
 import type { Page } from '../../http/pagination'
@@ -61,10 +62,19 @@ async function assertOwnRoles(deps: Deps, orgId: number, roleIds: readonly numbe
   if (roleIds.some((id) => !known.has(id))) throw new AppError('invalid', Messages.unknownRole, [{ field: 'role_ids', message: Messages.unknownRole }])
 }
 
-/** Creates a team (permission `read` by default). Throws invalid (foreign role ids), duplicate (name). */
+/** Throws forbidden unless the caller holds all a team with `permission` and `roleIds` would give. */
+async function assertMayGrantTeam(deps: Deps, scope: OrgScope, permission: string, roleIds: readonly number[]): Promise<void> {
+  assertHoldsAll(scope, teamGrants(permission, await store.permissionsOfRoles(deps.db.read, scope.org.id, roleIds)))
+}
+
+/**
+ * Creates a team (permission `read` by default). Throws invalid (foreign role ids), forbidden
+ * (the team would give more than the caller holds), duplicate (name).
+ */
 export async function createTeam(deps: Deps, scope: OrgScope, input: CreateTeamOption): Promise<Team> {
   await assertOwnRoles(deps, scope.org.id, input.role_ids)
   const roleIds = [...new Set(input.role_ids ?? [])]
+  await assertMayGrantTeam(deps, scope, input.permission ?? 'read', roleIds)
   const team = await deps.db.write((tx) => store.insertTeam(tx, {
     orgId: scope.org.id,
     name: input.name,
@@ -79,12 +89,16 @@ export async function createTeam(deps: Deps, scope: OrgScope, input: CreateTeamO
 
 /**
  * Applies the fields present in `input`. The Owners team keeps its name and `owner` permission
- * whatever is sent (Gitea silently does the same). Throws invalid (foreign role ids), duplicate.
+ * whatever is sent (Gitea silently does the same). Throws invalid (foreign role ids), forbidden
+ * (the team gives, or would give, more than the caller holds), duplicate.
  */
 export async function editTeam(deps: Deps, scope: OrgScope, input: EditTeamOption): Promise<Team> {
   const team = scope.team!
   await assertOwnRoles(deps, scope.org.id, input.role_ids)
   const isOwners = team.permission === 'owner'
+  assertHoldsAll(scope, await grantsOfTeam(deps.db.read, team))
+  const currentRoleIds = (await store.roleIdsOfTeams(deps.db.read, [team.id])).get(team.id) ?? []
+  await assertMayGrantTeam(deps, scope, isOwners ? team.permission : input.permission ?? team.permission, input.role_ids ?? currentRoleIds)
   const changes: Partial<store.NewTeam> = {
     ...(input.name === undefined || isOwners ? {} : { name: input.name, lowerName: input.name.toLowerCase() }),
     ...(input.description === undefined ? {} : { description: input.description }),
@@ -96,10 +110,14 @@ export async function editTeam(deps: Deps, scope: OrgScope, input: EditTeamOptio
   return getTeam(deps, { ...scope, team: updated })
 }
 
-/** Deletes a team; its members left in no team of the org stop being members. Throws forbidden (Owners). */
+/**
+ * Deletes a team; its members left in no team of the org stop being members. Throws forbidden
+ * (Owners, or a team giving more than the caller holds).
+ */
 export async function deleteTeam(deps: Deps, scope: OrgScope): Promise<void> {
   const team = scope.team!
   if (team.permission === 'owner') throw new AppError('forbidden', Messages.ownersTeamUndeletable)
+  assertHoldsAll(scope, await grantsOfTeam(deps.db.read, team))
   await deps.db.write((tx) => store.deleteTeam(tx, team))
 }
 
@@ -115,22 +133,30 @@ async function userNamed(deps: Deps, username: string): Promise<UserRow> {
   return user
 }
 
-/** Adds a user to the team (making them an org member). Idempotent. Throws notFound (user). */
+/**
+ * Adds a user to the team (making them an org member). Idempotent. Throws notFound (user),
+ * forbidden (the team gives more than the caller holds: only owners fill Owners).
+ */
 export async function addTeamMember(deps: Deps, scope: OrgScope, username: string): Promise<void> {
   const user = await userNamed(deps, username)
+  assertHoldsAll(scope, await grantsOfTeam(deps.db.read, scope.team!))
   await deps.db.write((tx) => store.addTeamMember(tx, scope.team!, user.id))
 }
 
 /**
- * Removes a user from the team; a non-member is a no-op. Throws notFound (user), conflict (the
- * last member of the Owners team: `orgLastMember`).
+ * Removes a user from the team; a non-member is a no-op. Throws notFound (user), forbidden (the
+ * team gives more than the caller holds), conflict (the last member of the Owners team:
+ * `orgLastMember`, checked in the removing transaction so concurrent removals cannot both pass).
  */
 export async function removeTeamMember(deps: Deps, scope: OrgScope, username: string): Promise<void> {
   const team = scope.team!
   const user = await userNamed(deps, username)
   if (!(await store.isTeamMember(deps.db.read, team.id, user.id))) return
-  if (team.permission === 'owner') await orgLastMember(deps.db.read, scope.org.id, user.id)
-  await deps.db.write((tx) => store.removeTeamMember(tx, team, user.id))
+  assertHoldsAll(scope, await grantsOfTeam(deps.db.read, team))
+  await deps.db.write(async (tx) => {
+    if (team.permission === 'owner') await orgLastMember(tx, scope.org.id, user.id)
+    await store.removeTeamMember(tx, team, user.id)
+  })
 }
 
 const presentRole = (role: store.OrgRoleRow): CustomRole => ({ id: role.id, name: role.name, permissions: JSON.parse(role.permissions) as string[] })
@@ -140,7 +166,11 @@ export async function listCustomRoles(deps: Deps, scope: OrgScope): Promise<Cust
   return (await store.listRoles(deps.db.read, scope.org.id)).map(presentRole)
 }
 
-/** Defines a custom role: a named set of org permission strings for teams to add. Throws duplicate (name). */
+/**
+ * Defines a custom role: a named set of org permission strings for teams to add. Throws
+ * forbidden (a string the caller does not hold), duplicate (name).
+ */
 export async function createCustomRole(deps: Deps, scope: OrgScope, input: CreateCustomRoleOption): Promise<CustomRole> {
+  assertHoldsAll(scope, input.permissions)
   return presentRole(await deps.db.write((tx) => store.insertRole(tx, scope.org.id, input.name, [...new Set(input.permissions)])))
 }
