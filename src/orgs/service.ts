@@ -104,10 +104,15 @@ export async function editOrg(deps: Deps, scope: OrgScope, input: EditOrgOption)
   return presentOrg(deps.config.publicUrl, org, await store.findOrgDetails(deps.db.read, org.id))
 }
 
-/** Deletes the org and all it holds; `orgLastAdmin` must hold (forbidden otherwise). */
+/**
+ * Deletes the org and all it holds; `orgLastAdmin` must hold (forbidden otherwise), checked in
+ * the deleting transaction so an admin who joins meanwhile is counted.
+ */
 export async function deleteOrg(deps: Deps, scope: OrgScope, actor: Actor): Promise<void> {
-  await orgLastAdmin(deps.db.read, scope, actor)
-  await deps.db.write((tx) => store.deleteOrg(tx, scope.org.id))
+  await deps.db.write(async (tx) => {
+    await orgLastAdmin(tx, scope, actor)
+    await store.deleteOrg(tx, scope.org.id)
+  })
   if (scope.org.avatar) await removeAvatar(deps.config.dataDir, scope.org.avatar)
 }
 
