@@ -71,7 +71,7 @@ export type RouteParams = Record<string, string | undefined>
  * Answers "may this caller use a route requiring `permission`" and loads the org scope for org
  * permissions. Throws unauthenticated (no caller), notFound (org or team unknown or hidden from
  * the caller: never reveal what one may not see), badRequest (`org-subscriber` on a name that is
- * not an org), forbidden (visible but not allowed).
+ * not an org, or names an org hidden from the caller), forbidden (visible but not allowed).
  */
 export async function authorize(deps: Deps, actor: Actor | undefined, permission: Permission, params: RouteParams = {}): Promise<OrgScope | undefined> {
   if (permission === 'public') return undefined
@@ -109,13 +109,18 @@ async function loadOrgScope(deps: Deps, actor: Actor | undefined, permission: Or
     org = await orgStore.findOrgByName(db, name)
     if (!org && permission === 'org-subscriber') throw new AppError('badRequest', Messages.notOrg)
   }
-  if (!org) throw new AppError('notFound', Messages.orgNotFound)
+  // What the caller may not see answers exactly as what does not exist (T3): the same error
+  // for a hidden org or its team as for an unknown name or team id.
+  const hidden = () => team ? new AppError('notFound', Messages.teamNotFound)
+    : permission === 'org-subscriber' ? new AppError('badRequest', Messages.notOrg)
+    : new AppError('notFound', Messages.orgNotFound)
+  if (!org) throw hidden()
   const siteAdmin = actor?.user.isAdmin ?? false
   const uid = actor?.user.id
   const role = uid === undefined ? undefined : roleFromTeams(await orgStore.teamPermissionsOf(db, org.id, uid))
   const custom = uid === undefined || role === undefined ? [] : await orgStore.customPermissionsOf(db, org.id, uid)
   const scope: OrgScope = { org, role, permissions: grantedPermissions(role, custom, siteAdmin), team }
-  if (!orgVisibleTo(org, actor, role)) throw new AppError('notFound', Messages.orgNotFound)
+  if (!orgVisibleTo(org, actor, role)) throw hidden()
   if (permission === 'org-visible') return scope
   const isMember = role !== undefined || siteAdmin
   switch (permission) {

@@ -63,13 +63,13 @@ describe('organization subscription', () => {
     expect((await res.json()).message).toBe(AuthzMessages.individualRequired)
   })
 
-  test('a non-member of a public org → 403; of a private org → 404; anonymous → 401', async () => {
+  test('a non-member of a public org → 403; of a private org → 400 as for no org; anonymous → 401', async () => {
     const t = await makeTestApp()
     const [alice, carol] = await t.users('alice', 'carol')
     await makeOrg(t, 'acme', { owner: alice })
     await makeOrg(t, 'secret', { owner: alice, visibility: 'private' })
     expect((await t.as(carol).send('POST', `${API}/orgs/acme/subscription`)).status).toBe(403)
-    expect((await t.as(carol).send('POST', `${API}/orgs/secret/subscription`)).status).toBe(404)
+    expect((await t.as(carol).send('POST', `${API}/orgs/secret/subscription`)).status).toBe(400)
     expect((await t.request('POST', `${API}/orgs/acme/subscription`)).status).toBe(401)
   })
 })
