@@ -7,6 +7,7 @@ import type { OrgScope } from './authorize'
 export const Messages = {
   lastOwner: 'the last owner of an organization cannot leave it',
   notLastAdmin: 'the organization still has other owners or admins; only its last admin may delete it',
+  soleOwner: 'you are the only owner of an organization; add another owner or delete the organization first',
 } as const
 
 /**
@@ -26,4 +27,12 @@ export async function orgLastAdmin(db: Executor, scope: OrgScope, actor: Actor):
   if (actor.user.isAdmin) return
   const others = (await orgStore.ownerAndAdminIds(db, scope.org.id)).filter((uid) => uid !== actor.user.id)
   if (others.length > 0) throw new AppError('forbidden', Messages.notLastAdmin)
+}
+
+/**
+ * `orgLastMember` for account deletion: refuses (conflict) while `uid` is the only owner of
+ * some org, which would otherwise be left with nobody to run it.
+ */
+export async function ownsNoOrgAlone(db: Executor, uid: number): Promise<void> {
+  if ((await orgStore.orgIdsOwnedSolelyBy(db, uid)).length > 0) throw new AppError('conflict', Messages.soleOwner)
 }

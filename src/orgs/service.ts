@@ -170,7 +170,9 @@ export async function uploadOrgAvatar(deps: Deps, scope: OrgScope, file: File | 
  * is stored (a bad image creates no org). Throws invalid, duplicate.
  */
 export async function createOrgFromForm(deps: Deps, creator: UserRow, form: CreateOrgParams): Promise<UserRow> {
-  const avatar = form.avatar ? await saveAvatar(deps.config.dataDir, `org-new-${form.org_name.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`, await bytesOf(form.avatar)) : ''
+  assertUsableName(form.org_name, 'org_name')
+  // A fresh key per upload: two forms for one name must not share (and then delete) one file.
+  const avatar = form.avatar ? await saveAvatar(deps.config.dataDir, `org-new-${crypto.randomUUID()}`, await bytesOf(form.avatar)) : ''
   try {
     const org = await createOrg(deps, creator, {
       username: form.org_name, full_name: form.full_name, description: form.description,

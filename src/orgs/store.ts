@@ -101,6 +101,16 @@ export async function ownerIds(db: Executor, orgId: number): Promise<number[]> {
   return rows.map((r) => r.uid)
 }
 
+/** Ids of the orgs whose Owners team has `uid` as its only member. */
+export async function orgIdsOwnedSolelyBy(db: Executor, uid: number): Promise<number[]> {
+  const rows = await db.select({ orgId: teams.orgId }).from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .where(eq(teams.permission, 'owner'))
+    .groupBy(teams.orgId)
+    .having(sql`count(*) = 1 and max(${teamUsers.uid}) = ${uid}`).all()
+  return rows.map((r) => r.orgId)
+}
+
 /** Members of the org, by name; `publicOnly` limits to publicized memberships. */
 export async function listMembers(db: Executor, orgId: number, publicOnly: boolean, page: PageWindow): Promise<{ rows: UserRow[]; total: number }> {
   const where = publicOnly ? and(eq(orgUsers.orgId, orgId), eq(orgUsers.isPublic, true)) : eq(orgUsers.orgId, orgId)

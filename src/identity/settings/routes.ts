@@ -40,8 +40,8 @@ export const settingsRoutes = (deps: Deps) =>
       permission: 'signed-in',
       scope: 'user',
       query: DeleteAccountQuery,
-      response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
-      detail: { summary: 'Delete my account (password required) and sign out', tags: ['settings'] },
+      response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody },
+      detail: { summary: 'Delete my account (password required) and sign out; 409 while the only owner of an org', tags: ['settings'] },
     })
     .get('/user/settings/pagination', ({ me }) => settings.pageSizeOf(me.user), {
       permission: 'signed-in',

@@ -1,3 +1,4 @@
+import { ownsNoOrgAlone } from '../../authz/conditions'
 import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
 import { DEFAULT_PAGE_SIZE } from '../../http/pagination'
@@ -122,7 +123,8 @@ export async function changePassword(
 /**
  * Deletes the caller's account after checking the password (rate-limited like sign-in). Sessions,
  * tokens, emails, follow relations and two-factor rows go with it (foreign-key cascades); the
- * avatar file is removed. The last site admin may not go. Throws forbidden, tooManyRequests.
+ * avatar file is removed. The last site admin may not go, nor the only owner of an org
+ * (`ownsNoOrgAlone`). Throws forbidden, conflict, tooManyRequests.
  */
 export async function deleteAccount(deps: Deps, user: store.UserRow, password: string, address: string): Promise<void> {
   const limiter = signInLimiter(deps)
@@ -133,6 +135,7 @@ export async function deleteAccount(deps: Deps, user: store.UserRow, password: s
   }
   await deps.db.write(async (tx) => {
     if (user.isAdmin && (await store.countAdmins(tx)) <= 1) throw new AppError('forbidden', Messages.lastAdmin)
+    await ownsNoOrgAlone(tx, user.id)
     await store.deleteUser(tx, user.id)
   })
   await removeAvatar(deps.config.dataDir, user.avatar)
