@@ -1,5 +1,6 @@
 import { AppError } from '../http/errors'
 import type { Executor } from '../storage/database'
+import { findUserById } from '../identity/store'
 import * as orgStore from '../orgs/store'
 import type { Actor } from './actor'
 import type { OrgScope } from './authorize'
@@ -7,6 +8,7 @@ import type { OrgScope } from './authorize'
 export const Messages = {
   lastOwner: 'the last owner of an organization cannot leave it',
   notLastAdmin: 'the organization still has other owners or admins; only its last admin may delete it',
+  siteAdminInAdminOrg: 'a site administrator cannot be removed from the administrative organization',
   soleOwner: 'you are the only owner of an organization; add another owner or delete the organization first',
 } as const
 
@@ -35,4 +37,18 @@ export async function orgLastAdmin(db: Executor, scope: OrgScope, actor: Actor):
  */
 export async function ownsNoOrgAlone(db: Executor, uid: number): Promise<void> {
   if ((await orgStore.orgIdsOwnedSolelyBy(db, uid)).length > 0) throw new AppError('conflict', Messages.soleOwner)
+}
+
+/**
+ * Site admins cannot be removed from the administrative org (the oldest org made by a site
+ * admin). Runs in the removing transaction, after the removal, so every route that takes people
+ * out (member delete, member actions, team member delete, team delete) is held to it: throws
+ * forbidden, rolling the removal back, when a site admin among `uids` is no member any more.
+ */
+export async function siteAdminsStay(tx: Executor, orgId: number, uids: readonly number[]): Promise<void> {
+  if ((await orgStore.oldestOrgOfSiteAdmin(tx)) !== orgId) return
+  for (const uid of uids) {
+    if (await orgStore.findMembership(tx, orgId, uid)) continue
+    if ((await findUserById(tx, uid))?.isAdmin) throw new AppError('forbidden', Messages.siteAdminInAdminOrg)
+  }
 }

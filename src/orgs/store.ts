@@ -194,13 +194,14 @@ export async function updateTeam(tx: Executor, id: number, changes: Partial<NewT
   }
 }
 
-/** Deletes a team; members left in no team of the org stop being members. One write unit. */
-export async function deleteTeam(tx: Executor, team: TeamRow): Promise<void> {
+/** Deletes a team; members left in no team of the org stop being members. One write unit. Returns the team's member ids. */
+export async function deleteTeam(tx: Executor, team: TeamRow): Promise<number[]> {
   const memberIds = (await tx.select({ uid: teamUsers.uid }).from(teamUsers).where(eq(teamUsers.teamId, team.id)).all()).map((r) => r.uid)
   await tx.delete(teamRoles).where(eq(teamRoles.teamId, team.id))
   await tx.delete(teamUsers).where(eq(teamUsers.teamId, team.id))
   await tx.delete(teams).where(eq(teams.id, team.id))
   for (const uid of memberIds) await dropMembershipWithoutTeams(tx, team.orgId, uid)
+  return memberIds
 }
 
 /** A user in no team of the org is no member of it: membership and org subscription go. */

@@ -1,6 +1,6 @@
 import type { Actor } from '../../authz/actor'
 import { seesPrivateMembers, type OrgScope } from '../../authz/authorize'
-import { orgLastMember } from '../../authz/conditions'
+import { Messages as ConditionMessages, orgLastMember, siteAdminsStay } from '../../authz/conditions'
 import { assertHoldsAll, grantsOfMember } from '../../authz/grants'
 import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
@@ -20,7 +20,7 @@ export const Messages = {
   cannotConceal: 'Cannot conceal another member',
   changeOthersVisibility: 'only an organization owner may change the visibility of another member',
   removeNeedsOwner: 'only an organization owner may remove a member',
-  siteAdminInAdminOrg: 'a site administrator cannot be removed from the administrative organization',
+  siteAdminInAdminOrg: ConditionMessages.siteAdminInAdminOrg,
 } as const
 
 export const MEMBER_ACTIONS = ['private', 'public', 'remove', 'leave'] as const
@@ -64,26 +64,18 @@ export async function isPublicMember(deps: Deps, scope: OrgScope, username: stri
 }
 
 /**
- * The administrative org: the oldest organization created by a site administrator (normally
- * the first org the first admin sets up). Site admins cannot be removed from it.
- */
-async function isAdministrativeOrg(deps: Deps, orgId: number): Promise<boolean> {
-  return (await store.oldestOrgOfSiteAdmin(deps.db.read)) === orgId
-}
-
-/**
  * Takes `user` out of the org (all its teams). A non-member is a no-op. Throws forbidden (a
- * site admin in the administrative org; a member holding more than the caller: T32) or
- * conflict (`orgLastMember`: the last owner, checked in the removing transaction so two
- * owners leaving at once cannot both pass).
+ * member holding more than the caller: T32; a site admin in the administrative org:
+ * `siteAdminsStay`) or conflict (`orgLastMember`: the last owner). The conditions are checked in
+ * the removing transaction so two owners leaving at once cannot both pass.
  */
 async function removeFromOrg(deps: Deps, scope: OrgScope, user: UserRow): Promise<void> {
   if (!(await store.findMembership(deps.db.read, scope.org.id, user.id))) return
-  if (user.isAdmin && (await isAdministrativeOrg(deps, scope.org.id))) throw new AppError('forbidden', Messages.siteAdminInAdminOrg)
   assertHoldsAll(scope, await grantsOfMember(deps.db.read, scope.org.id, user.id))
   await deps.db.write(async (tx) => {
     await orgLastMember(tx, scope.org.id, user.id)
     await store.deleteMembership(tx, scope.org.id, user.id)
+    await siteAdminsStay(tx, scope.org.id, [user.id])
   })
 }
 

@@ -1,5 +1,5 @@
 import type { OrgScope } from '../../authz/authorize'
-import { orgLastMember } from '../../authz/conditions'
+import { orgLastMember, siteAdminsStay } from '../../authz/conditions'
 import { assertHoldsAll, grantsOfTeam, teamGrants } from '../../authz/grants'
 import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
@@ -112,13 +112,14 @@ export async function editTeam(deps: Deps, scope: OrgScope, input: EditTeamOptio
 
 /**
  * Deletes a team; its members left in no team of the org stop being members. Throws forbidden
- * (Owners, or a team giving more than the caller holds).
+ * (Owners; a team giving more than the caller holds; the only team of a site admin in the
+ * administrative org: `siteAdminsStay`).
  */
 export async function deleteTeam(deps: Deps, scope: OrgScope): Promise<void> {
   const team = scope.team!
   if (team.permission === 'owner') throw new AppError('forbidden', Messages.ownersTeamUndeletable)
   assertHoldsAll(scope, await grantsOfTeam(deps.db.read, team))
-  await deps.db.write((tx) => store.deleteTeam(tx, team))
+  await deps.db.write(async (tx) => siteAdminsStay(tx, team.orgId, await store.deleteTeam(tx, team)))
 }
 
 export async function listTeamMembers(deps: Deps, scope: OrgScope, actor: Actor, page: Page): Promise<{ users: User[]; total: number }> {
@@ -145,7 +146,8 @@ export async function addTeamMember(deps: Deps, scope: OrgScope, username: strin
 
 /**
  * Removes a user from the team; a non-member is a no-op. Throws notFound (user), forbidden (the
- * team gives more than the caller holds), conflict (the last member of the Owners team:
+ * team gives more than the caller holds; a site admin's last team in the administrative org),
+ * conflict (the last member of the Owners team:
  * `orgLastMember`, checked in the removing transaction so concurrent removals cannot both pass).
  */
 export async function removeTeamMember(deps: Deps, scope: OrgScope, username: string): Promise<void> {
@@ -156,6 +158,7 @@ export async function removeTeamMember(deps: Deps, scope: OrgScope, username: st
   await deps.db.write(async (tx) => {
     if (team.permission === 'owner') await orgLastMember(tx, scope.org.id, user.id)
     await store.removeTeamMember(tx, team, user.id)
+    await siteAdminsStay(tx, scope.org.id, [user.id])
   })
 }
 
