@@ -51,7 +51,7 @@ export const orgRoutes = (deps: Deps) =>
       response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Delete an organization (only its last owner or admin: orgLastAdmin)', tags: TAGS },
     })
-    .get('/orgs/:org/user/:username', ({ params }) => orgs.orgUserProfile(deps, params.username), {
+    .get('/orgs/:org/user/:username', ({ me, scope, params }) => orgs.orgUserProfile(deps, scope, me, params.username), {
       permission: 'org-member',
       scope: 'organization',
       params: OrgUserParams,

@@ -6,7 +6,7 @@ import type { Deps } from '../deps'
 import { AppError } from '../http/errors'
 import type { Page } from '../http/pagination'
 import { assertUsableName } from '../identity/service'
-import { findUserByName, updateUser, type UserRow } from '../identity/store'
+import { findUserByName, updateUser, USER_TYPE, type UserRow } from '../identity/store'
 import type { CreateOrgOption, CreateOrgParams, EditOrgOption, Organization, Profile } from './schemas'
 import * as store from './store'
 
@@ -116,10 +116,16 @@ export async function deleteOrg(deps: Deps, scope: OrgScope, actor: Actor): Prom
   if (scope.org.avatar) await removeAvatar(deps.config.dataDir, scope.org.avatar)
 }
 
-/** The profile of an existing, active individual user, as an org sees it. Throws badRequest. */
-export async function orgUserProfile(deps: Deps, username: string): Promise<Profile> {
+/**
+ * The profile of an existing, active individual user, as an org sees it. A private user counts
+ * as unknown unless they are the caller, a member of this org, or the caller is a site admin
+ * (anyone can make an org, so this route must not reveal private profiles). Throws badRequest.
+ */
+export async function orgUserProfile(deps: Deps, scope: OrgScope, actor: Actor, username: string): Promise<Profile> {
   const user = await findUserByName(deps.db.read, username)
-  if (!user || !user.isActive || user.prohibitLogin) throw new AppError('badRequest', Messages.userNotUsable)
+  if (!user || user.type !== USER_TYPE.individual || !user.isActive || user.prohibitLogin) throw new AppError('badRequest', Messages.userNotUsable)
+  const seesPrivate = actor.user.id === user.id || actor.user.isAdmin || (await store.findMembership(deps.db.read, scope.org.id, user.id)) !== undefined
+  if (user.visibility === PRIVATE && !seesPrivate) throw new AppError('badRequest', Messages.userNotUsable)
   const host = new URL(deps.config.publicUrl).hostname
   return {
     name: user.name,

@@ -1,0 +1,56 @@
+import { describe, expect, test } from 'bun:test'
+import { updateUser } from '../../src/identity/store'
+import { Messages } from '../../src/orgs/service'
+import { makeTestApp } from '../support/app'
+import { makeOrg } from '../orgs/support'
+
+/**
+ * `GET /orgs/{org}/user/{username}` must not be a way around the visibility of private users:
+ * anyone may create an org, so otherwise anyone could look up every private profile.
+ */
+
+const API = '/api/v1'
+
+describe('GET /orgs/{org}/user/{username} and private users', () => {
+  test('an owner of her own fresh org asks for a private user outside it → 400 exactly as for an unknown user', async () => {
+    const t = await makeTestApp()
+    const [mallory, priv] = await t.users('mallory', 'priv')
+    await t.deps.db.write((tx) => updateUser(tx, priv.user.id, { visibility: 2 }))
+    await makeOrg(t, 'probe', { owner: mallory })
+    const hidden = await t.as(mallory).get(`${API}/orgs/probe/user/priv`)
+    const unknown = await t.as(mallory).get(`${API}/orgs/probe/user/nobody`)
+    expect(hidden.status).toBe(400)
+    expect(await hidden.json()).toEqual(await unknown.json())
+    expect((await t.as(mallory).get(`${API}/users/priv`)).status).toBe(404)
+  })
+
+  test('a member asks for a private user who is in the same org → 200 Profile', async () => {
+    const t = await makeTestApp()
+    const [olga, priv] = await t.users('olga', 'priv')
+    await t.deps.db.write((tx) => updateUser(tx, priv.user.id, { visibility: 2 }))
+    await makeOrg(t, 'acme', { owner: olga, members: [priv] })
+    const res = await t.as(olga).get(`${API}/orgs/acme/user/priv`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ name: 'priv' })
+  })
+
+  test('a private user asks for herself, and a site admin asks for her → 200', async () => {
+    const t = await makeTestApp()
+    const root = await t.admin()
+    const [priv] = await t.users('priv')
+    await t.deps.db.write((tx) => updateUser(tx, priv.user.id, { visibility: 2 }))
+    await makeOrg(t, 'own', { owner: priv })
+    await makeOrg(t, 'hq', { owner: root })
+    expect((await t.as(priv).get(`${API}/orgs/own/user/priv`)).status).toBe(200)
+    expect((await t.as(root).get(`${API}/orgs/hq/user/priv`)).status).toBe(200)
+  })
+
+  test('an organization name → 400 like an unknown user', async () => {
+    const t = await makeTestApp()
+    const [olga] = await t.users('olga')
+    await makeOrg(t, 'acme', { owner: olga })
+    const res = await t.as(olga).get(`${API}/orgs/acme/user/acme`)
+    expect(res.status).toBe(400)
+    expect((await res.json()).message).toBe(Messages.userNotUsable)
+  })
+})
