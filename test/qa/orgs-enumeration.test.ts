@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
+import { permissionOf } from '../support/routes'
 import { makeOrg } from '../orgs/support'
 
 /**
@@ -45,4 +46,22 @@ describe('T3: a private org looks like no org', () => {
     const { t, teamId } = await privateOrg()
     expect((await t.request('GET', `${API}/teams/${teamId}`)).status).toBe(401)
   })
+})
+
+describe('T3 sweep: every org route, private org vs no org', () => {
+  for (const caller of ['outsider', 'anonymous'] as const)
+    test(`an ${caller} on every /orgs/{org} route gets byte-identical answers for a private org and a missing one`, async () => {
+      const { t, mallory } = await privateOrg()
+      const routes = t.app.routes.filter((r) => r.path.includes(':org') && !r.path.includes(':teamId') && permissionOf(r) !== undefined)
+      expect(routes.length).toBeGreaterThan(20)
+      for (const route of routes) {
+        const path = (name: string) => route.path.replace(':org', name).replace(':username', 'olga').replace(':action', 'leave')
+        const send = (name: string) => caller === 'outsider'
+          ? t.as(mallory).send(route.method, path(name), route.method === 'GET' ? undefined : {})
+          : t.request(route.method, path(name), route.method === 'GET' ? {} : { body: {} })
+        const hidden = await snapshot(await send('secret'))
+        const missing = await snapshot(await send('nosuchorg'))
+        expect({ route: `${route.method} ${route.path}`, ...hidden }).toEqual({ route: `${route.method} ${route.path}`, ...missing })
+      }
+    })
 })
