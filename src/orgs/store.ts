@@ -178,12 +178,16 @@ export async function insertTeam(tx: Executor, team: NewTeam, roleIds: readonly 
   }
 }
 
-/** Updates a team; `roleIds` replaces its custom roles when given. A taken name is `duplicate`. */
-export async function updateTeam(tx: Executor, id: number, changes: Partial<NewTeam>, roleIds: readonly number[] | undefined): Promise<TeamRow> {
+/**
+ * Updates a team; `roleIds` replaces its custom roles when given. A taken name is `duplicate`.
+ * Undefined (nothing written) when the team is gone.
+ */
+export async function updateTeam(tx: Executor, id: number, changes: Partial<NewTeam>, roleIds: readonly number[] | undefined): Promise<TeamRow | undefined> {
   try {
     const [row] = Object.keys(changes).length > 0
       ? await tx.update(teams).set(changes).where(eq(teams.id, id)).returning()
       : await tx.select().from(teams).where(eq(teams.id, id)).all()
+    if (!row) return undefined
     if (roleIds) {
       await tx.delete(teamRoles).where(eq(teamRoles.teamId, id))
       if (roleIds.length > 0) await tx.insert(teamRoles).values(roleIds.map((roleId) => ({ teamId: id, roleId })))
@@ -231,10 +235,15 @@ export async function listTeamMembers(db: Executor, teamId: number, page: PageWi
   return { rows: rows.map((r) => r.user), total: count?.n ?? 0 }
 }
 
-/** Adds `uid` to the team and, when new to the org, makes them a (private) member. Idempotent. */
-export async function addTeamMember(tx: Executor, team: TeamRow, uid: number): Promise<void> {
+/**
+ * Adds `uid` to the team and, when new to the org, makes them a (private) member. Idempotent.
+ * False (nothing written) when the team is gone, e.g. deleted by a concurrent request.
+ */
+export async function addTeamMember(tx: Executor, team: TeamRow, uid: number): Promise<boolean> {
+  if (!(await findTeamById(tx, team.id))) return false
   await tx.insert(teamUsers).values({ teamId: team.id, orgId: team.orgId, uid }).onConflictDoNothing()
   await tx.insert(orgUsers).values({ orgId: team.orgId, uid, isPublic: false }).onConflictDoNothing()
+  return true
 }
 
 /** Removes `uid` from the team; left in no team of the org, they stop being a member. */

@@ -1,4 +1,4 @@
-import type { OrgScope } from '../../authz/authorize'
+import { Messages as AuthzMessages, type OrgScope } from '../../authz/authorize'
 import { orgLastMember, siteAdminsStay } from '../../authz/conditions'
 import { assertHoldsAll, grantsOfTeam, teamGrants } from '../../authz/grants'
 import type { Deps } from '../../deps'
@@ -90,7 +90,7 @@ export async function createTeam(deps: Deps, scope: OrgScope, input: CreateTeamO
 /**
  * Applies the fields present in `input`. The Owners team keeps its name and `owner` permission
  * whatever is sent (Gitea silently does the same). Throws invalid (foreign role ids), forbidden
- * (the team gives, or would give, more than the caller holds), duplicate.
+ * (the team gives, or would give, more than the caller holds), duplicate, notFound (deleted meanwhile).
  */
 export async function editTeam(deps: Deps, scope: OrgScope, input: EditTeamOption): Promise<Team> {
   const team = scope.team!
@@ -107,6 +107,7 @@ export async function editTeam(deps: Deps, scope: OrgScope, input: EditTeamOptio
   }
   const roleIds = input.role_ids === undefined ? undefined : [...new Set(input.role_ids)]
   const updated = await deps.db.write((tx) => store.updateTeam(tx, team.id, changes, roleIds))
+  if (!updated) throw new AppError('notFound', AuthzMessages.teamNotFound)
   return getTeam(deps, { ...scope, team: updated })
 }
 
@@ -136,12 +137,13 @@ async function userNamed(deps: Deps, username: string): Promise<UserRow> {
 
 /**
  * Adds a user to the team (making them an org member). Idempotent. Throws notFound (user),
- * forbidden (the team gives more than the caller holds: only owners fill Owners).
+ * forbidden (the team gives more than the caller holds: only owners fill Owners), notFound (the
+ * team was deleted meanwhile).
  */
 export async function addTeamMember(deps: Deps, scope: OrgScope, username: string): Promise<void> {
   const user = await userNamed(deps, username)
   assertHoldsAll(scope, await grantsOfTeam(deps.db.read, scope.team!))
-  await deps.db.write((tx) => store.addTeamMember(tx, scope.team!, user.id))
+  if (!(await deps.db.write((tx) => store.addTeamMember(tx, scope.team!, user.id)))) throw new AppError('notFound', AuthzMessages.teamNotFound)
 }
 
 /**

@@ -1,0 +1,39 @@
+import { describe, expect, test } from 'bun:test'
+import { makeTestApp } from '../support/app'
+import { makeOrg } from '../orgs/support'
+
+/** Writes racing a delete of what they write into: 404, never a 500 from a dangling foreign key. */
+
+const API = '/api/v1'
+
+describe('team membership racing the team\'s deletion', () => {
+  test('an owner adds five users while another owner deletes the team → every answer 204 or 404, none 500', async () => {
+    const t = await makeTestApp()
+    const [olga, otto] = await t.users('olga', 'otto')
+    const names = ['u1', 'u2', 'u3', 'u4', 'u5']
+    await t.users(...names)
+    await makeOrg(t, 'acme', { owner: olga, owners: [otto] })
+    const team = await (await t.as(olga).send('POST', `${API}/orgs/acme/teams`, { name: 'devs' })).json()
+    const responses = await Promise.all([
+      t.as(otto).delete(`${API}/teams/${team.id}`),
+      ...names.map((n) => t.as(olga).send('PUT', `${API}/teams/${team.id}/members/${n}`)),
+    ])
+    expect(responses[0].status).toBe(204)
+    for (const r of responses.slice(1)) expect([204, 404]).toContain(r.status)
+    const members = await (await t.as(olga).get(`${API}/orgs/acme/members`)).json()
+    expect(members.map((m: { login: string }) => m.login).sort()).toEqual(['olga', 'otto'])
+  })
+
+  test('an owner renames a team while another owner deletes it → 200 or 404, none 500', async () => {
+    const t = await makeTestApp()
+    const [olga, otto] = await t.users('olga', 'otto')
+    await makeOrg(t, 'acme', { owner: olga, owners: [otto] })
+    const team = await (await t.as(olga).send('POST', `${API}/orgs/acme/teams`, { name: 'devs' })).json()
+    const responses = await Promise.all([
+      t.as(otto).delete(`${API}/teams/${team.id}`),
+      ...[1, 2, 3, 4].map((i) => t.as(olga).send('PATCH', `${API}/teams/${team.id}`, { description: `d${i}` })),
+    ])
+    expect(responses[0].status).toBe(204)
+    for (const r of responses.slice(1)) expect([200, 404]).toContain(r.status)
+  })
+})
