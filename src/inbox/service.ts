@@ -3,6 +3,7 @@ import type { OrgScope } from '../authz/authorize'
 import type { Deps } from '../deps'
 import { AppError } from '../http/errors'
 import type { CreateInboxSubscriptionOption, InboxSubscription, SubscriptionFilters } from './schemas'
+import { writeInOrg } from '../orgs/service'
 import * as store from './store'
 
 export const Messages = {
@@ -86,9 +87,9 @@ export async function assertOrgSubscription(deps: Deps, actor: Actor, scope: Org
   if (!(await store.findByKey(deps.db.read, actor.user.id, orgKey(scope.org.id)))) throw new AppError('notFound', Messages.notSubscribed)
 }
 
-/** Subscribes the caller to the org; subscribing twice is a no-op. */
+/** Subscribes the caller to the org; subscribing twice is a no-op. Throws notFound (org deleted meanwhile). */
 export async function subscribeToOrg(deps: Deps, actor: Actor, scope: OrgScope): Promise<void> {
-  await deps.db.write((tx) => store.insertSubscriptionIfAbsent(tx, {
+  await writeInOrg(deps, scope, (tx) => store.insertSubscriptionIfAbsent(tx, {
     subscriberId: actor.user.id, scope: 'org', key: orgKey(scope.org.id), orgId: String(scope.org.id), orgName: scope.org.name,
   }))
 }

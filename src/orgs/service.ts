@@ -1,5 +1,5 @@
 import type { Actor } from '../authz/actor'
-import type { OrgScope } from '../authz/authorize'
+import { Messages as AuthzMessages, type OrgScope } from '../authz/authorize'
 import { orgLastAdmin } from '../authz/conditions'
 import { removeAvatar, saveAvatar } from '../identity/avatars/store'
 import type { Deps } from '../deps'
@@ -9,6 +9,7 @@ import { assertUsableName } from '../identity/service'
 import { findUserByName, updateUser, USER_TYPE, type UserRow } from '../identity/store'
 import type { CreateOrgOption, CreateOrgParams, EditOrgOption, Organization, Profile } from './schemas'
 import * as store from './store'
+import type { Executor } from '../storage/database'
 
 export const Messages = {
   websiteInvalid: 'website must be an http(s) URL',
@@ -51,6 +52,18 @@ function assertWebsite(website: string | undefined): void {
     throw new AppError('invalid', Messages.websiteInvalid, [{ field: 'website', message: Messages.websiteInvalid }])
 }
 
+/**
+ * Runs `fn` in a write transaction once the org is known to still exist. The guard loaded the
+ * org before the transaction; a concurrent delete must turn later writes into notFound, never
+ * into rows hanging off a deleted org or a 500 from a foreign key.
+ */
+export async function writeInOrg<T>(deps: Deps, scope: OrgScope, fn: (tx: Executor) => Promise<T>): Promise<T> {
+  return deps.db.write(async (tx) => {
+    if (!(await store.findOrgById(tx, scope.org.id))) throw new AppError('notFound', AuthzMessages.orgNotFound)
+    return fn(tx)
+  })
+}
+
 /** `visibility` when given and non-empty, else `orgType`, else `fallback`. */
 function visibilityOf(input: { visibility?: '' | VisibilityName; orgType?: VisibilityName }, fallback: number): number {
   if (input.visibility) return VISIBILITY[input.visibility]
@@ -87,10 +100,10 @@ export async function createOrg(deps: Deps, owner: UserRow | undefined, input: N
   }, owner?.id))
 }
 
-/** Applies the fields present in `input`; absent ones stay. Throws invalid (website). */
+/** Applies the fields present in `input`; absent ones stay. Throws invalid (website), notFound (deleted meanwhile). */
 export async function editOrg(deps: Deps, scope: OrgScope, input: EditOrgOption): Promise<Organization> {
   assertWebsite(input.website)
-  const org = await deps.db.write(async (tx) => {
+  const org = await writeInOrg(deps, scope, async (tx) => {
     if (input.fleetmgrManagementClusterEndPoint !== undefined)
       await store.updateOrgDetails(tx, scope.org.id, { fleetmgrEndpoint: input.fleetmgrManagementClusterEndPoint })
     return (await updateUser(tx, scope.org.id, {
@@ -163,10 +176,15 @@ export const orgAvatarUrl = (deps: Deps, scope: OrgScope) => avatarUrlOf(deps.co
 
 const bytesOf = async (file: File | undefined) => (file ? new Uint8Array(await file.arrayBuffer()) : new Uint8Array())
 
-/** Replaces the org's avatar with an uploaded image. Throws invalid (missing, too large, not an image). */
+/** Replaces the org's avatar with an uploaded image. Throws invalid (missing, too large, not an image), notFound (org deleted meanwhile). */
 export async function uploadOrgAvatar(deps: Deps, scope: OrgScope, file: File | undefined): Promise<{ avatar_url: string }> {
   const name = await saveAvatar(deps.config.dataDir, `org-${scope.org.id}`, await bytesOf(file))
-  await deps.db.write((tx) => updateUser(tx, scope.org.id, { avatar: name }))
+  try {
+    await writeInOrg(deps, scope, (tx) => updateUser(tx, scope.org.id, { avatar: name }))
+  } catch (e) {
+    await removeAvatar(deps.config.dataDir, name)
+    throw e
+  }
   if (scope.org.avatar) await removeAvatar(deps.config.dataDir, scope.org.avatar)
   return { avatar_url: orgAvatarUrl(deps, scope) }
 }
@@ -194,7 +212,7 @@ export async function createOrgFromForm(deps: Deps, creator: UserRow, form: Crea
 
 /** Goes back to the generated default avatar. */
 export async function deleteOrgAvatar(deps: Deps, scope: OrgScope): Promise<void> {
-  await deps.db.write((tx) => updateUser(tx, scope.org.id, { avatar: '' }))
+  await writeInOrg(deps, scope, (tx) => updateUser(tx, scope.org.id, { avatar: '' }))
   if (scope.org.avatar) await removeAvatar(deps.config.dataDir, scope.org.avatar)
 }
 

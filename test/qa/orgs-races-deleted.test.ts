@@ -37,3 +37,24 @@ describe('team membership racing the team\'s deletion', () => {
     for (const r of responses.slice(1)) expect([200, 404]).toContain(r.status)
   })
 })
+
+describe('org writes racing the org\'s deletion', () => {
+  for (const [what, method, path, body, ok] of [
+    ['edits the org', 'PATCH', '/orgs/acme', { description: 'd' }, 200],
+    ['creates a team', 'POST', '/orgs/acme/teams', { name: 'devs' }, 201],
+    ['defines a custom role', 'POST', '/orgs/acme/roles', { name: 'r', permissions: ['view:avatar'] }, 201],
+    ['subscribes to the org', 'POST', '/orgs/acme/subscription', undefined, 200],
+  ] as const)
+    test(`a member ${what} while the last owner deletes the org → ${ok} or 404, none 500, nothing left behind`, async () => {
+      const t = await makeTestApp()
+      const [olga] = await t.users('olga')
+      const { org } = await makeOrg(t, 'acme', { owner: olga })
+      const responses = await Promise.all([
+        t.as(olga).delete(`${API}/orgs/acme`),
+        ...[1, 2, 3, 4].map((i) => t.as(olga).send(method, `${API}${path}`, body && 'name' in body ? { ...body, name: `${body.name}${i}` } : body)),
+      ])
+      expect(responses[0].status).toBe(204)
+      for (const r of responses.slice(1)) expect([ok, 404]).toContain(r.status)
+      expect((await t.as(olga).get(`${API}/user/inbox/subscriptions?orgID=${org.id}`).then((r) => r.json()))).toEqual([])
+    })
+})

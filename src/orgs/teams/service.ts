@@ -9,7 +9,7 @@ import { presentUser } from '../../identity/service'
 import { findUserByName, type UserRow } from '../../identity/store'
 import type { Actor } from '../../authz/actor'
 import type { CreateCustomRoleOption, CreateTeamOption, CustomRole, EditTeamOption, Organization, Team } from '../schemas'
-import { presentOrg, presentOrgs } from '../service'
+import { presentOrg, presentOrgs, writeInOrg } from '../service'
 import * as store from '../store'
 
 export const Messages = {
@@ -69,13 +69,13 @@ async function assertMayGrantTeam(deps: Deps, scope: OrgScope, permission: strin
 
 /**
  * Creates a team (permission `read` by default). Throws invalid (foreign role ids), forbidden
- * (the team would give more than the caller holds), duplicate (name).
+ * (the team would give more than the caller holds), duplicate (name), notFound (org deleted meanwhile).
  */
 export async function createTeam(deps: Deps, scope: OrgScope, input: CreateTeamOption): Promise<Team> {
   await assertOwnRoles(deps, scope.org.id, input.role_ids)
   const roleIds = [...new Set(input.role_ids ?? [])]
   await assertMayGrantTeam(deps, scope, input.permission ?? 'read', roleIds)
-  const team = await deps.db.write((tx) => store.insertTeam(tx, {
+  const team = await writeInOrg(deps, scope, (tx) => store.insertTeam(tx, {
     orgId: scope.org.id,
     name: input.name,
     lowerName: input.name.toLowerCase(),
@@ -173,9 +173,9 @@ export async function listCustomRoles(deps: Deps, scope: OrgScope): Promise<Cust
 
 /**
  * Defines a custom role: a named set of org permission strings for teams to add. Throws
- * forbidden (a string the caller does not hold), duplicate (name).
+ * forbidden (a string the caller does not hold), duplicate (name), notFound (org deleted meanwhile).
  */
 export async function createCustomRole(deps: Deps, scope: OrgScope, input: CreateCustomRoleOption): Promise<CustomRole> {
   assertHoldsAll(scope, input.permissions)
-  return presentRole(await deps.db.write((tx) => store.insertRole(tx, scope.org.id, input.name, [...new Set(input.permissions)])))
+  return presentRole(await writeInOrg(deps, scope, (tx) => store.insertRole(tx, scope.org.id, input.name, [...new Set(input.permissions)])))
 }
