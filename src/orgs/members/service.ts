@@ -47,20 +47,23 @@ async function userNamed(deps: Deps, username: string): Promise<UserRow> {
 /**
  * Gitea's member check: members and site admins learn the truth (`member` / `not-member`); a
  * signed-in outsider asking about themself gets `not-member`; anyone else is sent to the public
- * check (`redirect`). Throws notFound (unknown user).
+ * check (`redirect`). Throws notFound (unknown user, to members and site admins only).
  */
 export async function checkMember(deps: Deps, scope: OrgScope, actor: Actor | undefined, username: string): Promise<'member' | 'not-member' | 'redirect'> {
+  if (!seesPrivateMembers(scope, actor)) {
+    if (actor && actor.user.lowerName === username.toLowerCase()) return 'not-member'
+    // Outsiders are redirected whether or not the name exists: the answer must not reveal
+    // users (private ones among them) that `/users/{username}` hides.
+    return 'redirect'
+  }
   const user = await userNamed(deps, username)
-  const isMember = (await store.findMembership(deps.db.read, scope.org.id, user.id)) !== undefined
-  if (seesPrivateMembers(scope, actor)) return isMember ? 'member' : 'not-member'
-  if (actor && actor.user.id === user.id) return 'not-member'
-  return 'redirect'
+  return (await store.findMembership(deps.db.read, scope.org.id, user.id)) !== undefined ? 'member' : 'not-member'
 }
 
-/** True when `username` is a public member. Throws notFound (unknown user). */
+/** True when `username` is a public member; false for unknown names too (no existence oracle). */
 export async function isPublicMember(deps: Deps, scope: OrgScope, username: string): Promise<boolean> {
-  const user = await userNamed(deps, username)
-  return (await store.findMembership(deps.db.read, scope.org.id, user.id))?.isPublic ?? false
+  const user = await findUserByName(deps.db.read, username)
+  return user !== undefined && ((await store.findMembership(deps.db.read, scope.org.id, user.id))?.isPublic ?? false)
 }
 
 /**
