@@ -33,9 +33,10 @@ export async function openDeps(config: Config, log: Logger = jsonLogger()): Prom
 /** Builds the HTTP app from the area plugins; `serve` and every test use this. */
 export function createApp(deps: Deps) {
   const docsUrl = `${deps.config.publicUrl}${DOCS_PATH}`
-  // strictPath: the contract's trailing slashes are distinct routes. encodeSchema off: no response
-  // schema has a transform to encode, and the pass over every response cost a fifth of GET /user.
-  const app = new Elysia({ strictPath: true, encodeSchema: false })
+  // strictPath, and Elysia's router rather than Bun's (which lets `/x/` answer `/x` too): the
+  // contract's trailing slashes are distinct routes. encodeSchema off: no response schema has a
+  // transform to encode, and the pass over every response cost a fifth of GET /user.
+  const app = new Elysia({ strictPath: true, encodeSchema: false, systemRouter: false })
     .use(errorHandler(docsUrl, (request, error) => deps.log.error('unexpected error', {
       requestId: requestIdOfRequest(request),
       method: request.method,

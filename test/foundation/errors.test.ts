@@ -17,6 +17,18 @@ describe('the error model', () => {
     expect((await t.request('GET', '/healthz/')).status).toBe(404)
   })
 
+  test('over a real socket a path with a trailing slash and the same path without it are different routes', async () => {
+    const t = await makeTestApp({ PLATFORM_RUN_MODE: 'dev' })
+    const admin = await t.admin()
+    const base = await t.listen()
+    const get = (path: string) => fetch(`${base}${path}`, { headers: { authorization: `token ${admin.token}` } })
+    expect((await get('/api/v1/user/settings/security/')).status).toBe(200)
+    expect((await get('/api/v1/user/settings/security')).status).toBe(404)
+    // `GET /orgs/claim/` (dev mode) must not swallow the organization named "claim".
+    expect((await get('/api/v1/orgs/claim/')).status).toBe(200)
+    expect(await (await get('/api/v1/orgs/claim')).json()).toMatchObject({ message: 'organization does not exist' })
+  })
+
   test('a malformed JSON body → 422 and nothing is created', async () => {
     const t = await makeTestApp()
     const admin = await t.admin()
