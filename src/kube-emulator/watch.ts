@@ -68,7 +68,6 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
         metadata: { resourceVersion: registry.currentResourceVersion(), ...(annotations ? { annotations } : {}) },
       })
       const deliver = (e: StoreEvent) => {
-        // A watch from a future resourceVersion starts once the store has caught up with it.
         if (from !== undefined && e.rv <= from) return
         const t = translate(registry, r, e, o)
         if (t) send(t.type, o.present(t.object))
@@ -87,6 +86,14 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
         for (const obj of registry.list(r, o.namespace, o).items) send('ADDED', o.present(obj))
         if (o.sendInitialEvents) bookmark({ 'k8s.io/initial-events-end': 'true' })
       } else {
+        // A resourceVersion this store never reached (one kept from before a restart of the
+        // in-memory emulator) cannot resume: say so, as the apiserver does, so clients relist.
+        const current = Number(registry.currentResourceVersion())
+        if (from > current) {
+          send('ERROR', kubeStatus.tooLargeResourceVersion(from, current).status)
+          finish()
+          return
+        }
         const past = registry.eventsSince(from)
         if (past === 'expired') {
           const err = kubeStatus.expired(`too old resource version: ${from} (${registry.oldestResourceVersion()})`)
