@@ -154,8 +154,9 @@ async function serve(args: string[]): Promise<number> {
     })
   } catch (error) {
     await deps.db.close()
-    if ((error as { code?: string }).code === 'EADDRINUSE') throw new CommandFailed(`port ${config.port} on ${config.host} is already in use (another server running?)`)
-    throw error
+    const code = (error as { code?: string }).code
+    if (code === 'EADDRINUSE') throw new CommandFailed(`port ${config.port} on ${config.host} is already in use (another server running?)`)
+    throw new CommandFailed(`cannot listen on ${config.host}:${config.port}: ${code ?? (error instanceof Error ? error.message : String(error))}`)
   }
   // Only once the port is ours: a server that cannot listen must not re-point the running one's sandbox.
   const sandbox = config.sandboxCluster ? await startSandbox(deps) : undefined

@@ -39,3 +39,32 @@ test('a second server on the same data dir and port → a one-line EADDRINUSE me
     await first.child.exited
   }
 }, 30_000)
+
+const runServe = async (args: string[], env: Record<string, string>) => {
+  const child = Bun.spawn([process.execPath, MAIN, 'serve', ...args], {
+    env: { ...process.env, PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', ...env },
+    stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
+  })
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+  const code = await child.exited
+  clearTimeout(timer)
+  return { code, stderr: await new Response(child.stderr).text() }
+}
+
+test('an operator points PLATFORM_DATA_DIR where no directory can be made → one line naming it, exit 2, no stack trace', async () => {
+  const blocker = join(tempDir(), 'a-file')
+  await Bun.write(blocker, 'not a directory')
+  const { code, stderr } = await runServe(['--port', '0', '--host', '127.0.0.1'], { PLATFORM_DATA_DIR: join(blocker, 'data') })
+  expect(code).toBe(2)
+  expect(stderr).toContain('PLATFORM_DATA_DIR')
+  expect(stderr).not.toContain('    at ')
+  expect(stderr.trim().split('\n')).toHaveLength(1)
+})
+
+test('an operator asks serve to listen on an address it cannot bind → one line naming host and port, exit 1, no stack trace', async () => {
+  const { code, stderr } = await runServe(['--port', '0', '--host', '256.1.1.1', '--data-dir', tempDir()], { PLATFORM_ADMIN_PASSWORD: 'admin-password-1' })
+  expect(code).toBe(1)
+  expect(stderr).toContain('256.1.1.1')
+  expect(stderr).not.toContain('    at ')
+  expect(stderr.trim().split('\n')).toHaveLength(1)
+})
