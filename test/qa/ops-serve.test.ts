@@ -3,7 +3,7 @@ import { Database as BunSqlite } from 'bun:sqlite'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../support/app'
-import { MAIN, startServer } from '../support/process'
+import { createTokenOnCommandLine, MAIN, startServer } from '../support/process'
 
 const sandboxRows = (dataDir: string) => {
   const db = new BunSqlite(join(dataDir, 'platform.db'), { readonly: true })
@@ -68,3 +68,53 @@ test('an operator asks serve to listen on an address it cannot bind → one line
   expect(stderr).not.toContain('    at ')
   expect(stderr.trim().split('\n')).toHaveLength(1)
 })
+
+const sandboxOf = (dataDir: string) => {
+  const kubeconfig = readFileSync(join(dataDir, 'sandbox.kubeconfig'), 'utf8')
+  return {
+    server: /server: (\S+)/.exec(kubeconfig)![1],
+    token: /token: (\S+)/.exec(kubeconfig)![1],
+    ca: Buffer.from(/certificate-authority-data: (\S+)/.exec(kubeconfig)![1], 'base64').toString('utf8'),
+  }
+}
+
+test('SIGTERM while a kubectl-style watch and a logs -f stream on the sandbox are open → the streams end and the server exits 0 within the grace period', async () => {
+  const dataDir = tempDir()
+  const server = await startServer(dataDir, { PLATFORM_ADMIN_PASSWORD: 'admin-password-1', PLATFORM_SANDBOX_CLUSTER: 'true', PLATFORM_SHUTDOWN_GRACE_SECONDS: '5' })
+  const sandbox = sandboxOf(dataDir)
+  const open = (path: string) => fetch(`${sandbox.server}${path}`, { headers: { authorization: `Bearer ${sandbox.token}` }, tls: { ca: sandbox.ca } })
+  const watch = await open('/api/v1/namespaces/demo/configmaps?watch=1')
+  const pods = await (await open('/api/v1/namespaces/demo/pods?labelSelector=app%3Dapi')).json()
+  const logs = await open(`/api/v1/namespaces/demo/pods/${pods.items[0].metadata.name}/log?follow=true`)
+  expect([watch.status, logs.status]).toEqual([200, 200])
+  const drain = (res: Response) => res.text().then(() => 'ended', () => 'ended')
+  const streams = Promise.all([drain(watch), drain(logs)])
+  const started = performance.now()
+  server.child.kill('SIGTERM')
+  expect(await server.child.exited).toBe(0)
+  expect(performance.now() - started).toBeLessThan(5000)
+  expect(await streams).toEqual(['ended', 'ended'])
+}, 30_000)
+
+test('kill -9 with the sandbox running, then a restart → still one sandbox row, pointed at the new emulator and Active', async () => {
+  const dataDir = tempDir()
+  const env = { PLATFORM_ADMIN_PASSWORD: 'admin-password-1', PLATFORM_SANDBOX_CLUSTER: 'true' }
+  const first = await startServer(dataDir, env)
+  const before = sandboxRows(dataDir)
+  first.child.kill('SIGKILL')
+  await first.child.exited
+  const second = await startServer(dataDir, env)
+  try {
+    const after = sandboxRows(dataDir)
+    expect(after).toHaveLength(1)
+    expect(after[0].id).toBe(before[0].id)
+    expect(after[0].server).toBe(sandboxOf(dataDir).server)
+    expect(after[0].server).not.toBe(before[0].server)
+    const token = createTokenOnCommandLine(dataDir, 'admin')
+    const clusters = await (await fetch(`${second.base}/api/v1/user/clusters`, { headers: { authorization: `token ${token}` } })).json()
+    expect(clusters.map((c: { name: string; status: { phase: string } }) => [c.name, c.status.phase])).toEqual([['sandbox', 'Active']])
+  } finally {
+    second.child.kill('SIGTERM')
+    await second.child.exited
+  }
+}, 30_000)
