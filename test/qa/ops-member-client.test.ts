@@ -53,3 +53,28 @@ test('a TLS member whose certificate does not name tlsServerName → upstream', 
   const error = await memberJson('emu', wrongName, '/version').catch((e: unknown) => e)
   expect((error as AppError).kind).toBe('upstream')
 })
+
+test('a member that sends headers and then stalls the body → upstream "did not answer in time", not a bare DOMException', async () => {
+  const stalled = Bun.serve({ port: 0, hostname: '127.0.0.1', idleTimeout: 0,
+    fetch: () => new Response(new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode('{"gitVersion":')) } }), { headers: { 'content-type': 'application/json' } }) })
+  try {
+    const error = await memberJson('stall', plain(`http://127.0.0.1:${stalled.port}`), '/version', 300).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(AppError)
+    expect((error as AppError).kind).toBe('upstream')
+    expect((error as AppError).message).toBe('cluster "stall" did not answer in time')
+  } finally {
+    await stalled.stop(true)
+  }
+})
+
+test('a member answering 200 with something that is not JSON → upstream naming the cluster, not a SyntaxError', async () => {
+  const html = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('<html>login</html>', { headers: { 'content-type': 'text/html' } }) })
+  try {
+    const error = await memberJson('portal', plain(`http://127.0.0.1:${html.port}`), '/version').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(AppError)
+    expect((error as AppError).kind).toBe('upstream')
+    expect((error as AppError).message).toBe('cluster "portal" answered /version with something that is not JSON')
+  } finally {
+    await html.stop(true)
+  }
+})
