@@ -90,7 +90,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000, logIntervalMs: opts.logIntervalMs ?? 2000,
     serverAddress: () => new URL(url).host,
   }
-  const server = Bun.serve({
+  const listen = () => Bun.serve({
     port: opts.port ?? 0, hostname,
     // Bodies up to this size reach the handler, which answers 413 above 3 MiB as a Status; beyond
     // it Bun refuses them itself, so a huge upload never sits in memory.
@@ -104,6 +104,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     },
     websocket: execWebSocket,
   })
+  let server: ReturnType<typeof listen>
+  try {
+    server = listen()
+  } catch (error) {
+    // A port in use must not leave the controllers' timers running behind the caller's back.
+    controllers.stop()
+    throw error
+  }
   url = `${tls ? 'https' : 'http'}://${urlHost(hostname)}:${server.port}`
   return {
     url, token, caCertPem: tls?.caCertPem,
