@@ -24,6 +24,7 @@ export interface EmulatorContext {
   users: ReadonlyMap<string, UserSpec>
   virtual: ReadonlyMap<string, VirtualHandler>
   bookmarkIntervalMs: number
+  tooLargeResourceVersionWaitMs: number
   logIntervalMs: number
   serverAddress: () => string
   log?: (line: string) => void
@@ -417,6 +418,7 @@ function serveWatch(ctx: EmulatorContext, url: URL, info: RequestInfo, r: Resour
     resourceVersion: q.get('resourceVersion') ?? undefined,
     allowBookmarks: queryFlag(q, 'allowWatchBookmarks'), sendInitialEvents: queryFlag(q, 'sendInitialEvents'),
     timeoutSeconds: timeout ? Number(timeout) : undefined, bookmarkIntervalMs: ctx.bookmarkIntervalMs,
+    tooLargeResourceVersionWaitMs: ctx.tooLargeResourceVersionWaitMs,
     present: render, apiVersion: r.group ? `${r.group}/${info.version}` : info.version,
   })
   return new Response(body, { headers: { ...JSON_HEADERS, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' } })
