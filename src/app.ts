@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { mkdirSync } from 'node:fs'
-import type { Config } from './config'
+import { ConfigError, type Config } from './config'
 import type { Deps } from './deps'
 import { errorHandler } from './http/errors'
 import { jsonBody } from './http/body'
@@ -24,7 +24,12 @@ import { inboxRoutes } from './inbox/routes'
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
   // The database (password hashes, sessions) and keys live here: the service's user alone reads them.
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
+  try {
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
+  } catch (error) {
+    // An operator's mistake, not a crash: a message naming the setting and exit 2 (main.ts).
+    throw new ConfigError(`PLATFORM_DATA_DIR (--data-dir) "${config.dataDir}" cannot be created: ${(error as { code?: string }).code ?? String(error)}`)
+  }
   const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken })
   const secrets = await secretBox(loadOrCreateKey(config.secretKey, config.dataDir))
   return { config, db, log, secrets }

@@ -47,6 +47,8 @@ Scopes: ${TOKEN_SCOPES.join(', ')} (default all).`,
 
 /** Exit codes: 0 ok, 1 the command failed, 2 bad usage or configuration. */
 class UsageError extends Error {}
+/** A command that could not do its work for a reason the operator can act on (exit 1, message only). */
+class CommandFailed extends Error {}
 
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv
@@ -140,15 +142,24 @@ async function serve(args: string[]): Promise<number> {
     // The one place a password is printed: to the operator's terminal, once, not to the log.
     if (admin.generatedPassword) process.stderr.write(`\n  site admin "${config.admin.username}" password (shown once): ${admin.generatedPassword}\n\n`)
   }
+  const app = createApp(deps)
+  try {
+    app.listen({
+      port: config.port,
+      hostname: config.host,
+      reusePort: false,
+      maxRequestBodySize: config.maxBodyBytes,
+      // Streams (watch, logs -f, exec) opt out per request; plain requests idle out after a minute.
+      idleTimeout: 60,
+    })
+  } catch (error) {
+    await deps.db.close()
+    const code = (error as { code?: string }).code
+    if (code === 'EADDRINUSE') throw new CommandFailed(`port ${config.port} on ${config.host} is already in use (another server running?)`)
+    throw new CommandFailed(`cannot listen on ${config.host}:${config.port}: ${code ?? (error instanceof Error ? error.message : String(error))}`)
+  }
+  // Only once the port is ours: a server that cannot listen must not re-point the running one's sandbox.
   const sandbox = config.sandboxCluster ? await startSandbox(deps) : undefined
-  const app = createApp(deps).listen({
-    port: config.port,
-    hostname: config.host,
-    reusePort: false,
-    maxRequestBodySize: config.maxBodyBytes,
-    // Streams (watch, logs -f, exec) opt out per request; plain requests idle out after a minute.
-    idleTimeout: 60,
-  })
   // Handlers first, then the "listening" line: whoever waits for that line may signal at once.
   const stopped = new Promise<number>((resolveExit) => {
     let stopping = false
@@ -177,6 +188,10 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError || error instanceof ConfigError) {
       console.error(`error: ${error.message}`)
       process.exit(2)
+    }
+    if (error instanceof CommandFailed) {
+      console.error(`error: ${error.message}`)
+      process.exit(1)
     }
     if (error instanceof AppError) {
       console.error(`error: ${error.message}${error.fields.length ? ` (${error.fields.map((f) => `${f.field}: ${f.message}`).join('; ')})` : ''}`)

@@ -41,17 +41,32 @@ export async function memberFetch(clusterName: string, connection: ClusterConnec
       signal: request.signal ?? AbortSignal.timeout(MEMBER_TIMEOUT_MS),
     } as RequestInit)
   } catch (error) {
-    const reason = error instanceof Error && error.name === 'TimeoutError' ? 'did not answer in time' : 'could not be reached'
-    throw new AppError('upstream', `cluster "${clusterName}" ${reason}`)
+    throw networkFailure(clusterName, error)
   }
 }
 
-/** GETs a JSON document from the member cluster; a non-2xx answer is `upstream`. */
+const networkFailure = (clusterName: string, error: unknown) => {
+  const reason = error instanceof Error && error.name === 'TimeoutError' ? 'did not answer in time' : 'could not be reached'
+  return new AppError('upstream', `cluster "${clusterName}" ${reason}`)
+}
+
+/** GETs a JSON document from the member cluster; a non-2xx answer, a stalled or cut body and a body that is not JSON are `upstream`. */
 export async function memberJson<T>(clusterName: string, connection: ClusterConnection, path: string, timeoutMs = MEMBER_TIMEOUT_MS): Promise<T> {
   const res = await memberFetch(clusterName, connection, { path, headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
   if (!res.ok) {
     await res.body?.cancel()
     throw new AppError('upstream', `cluster "${clusterName}" answered ${res.status} for ${path}`)
   }
-  return (await res.json()) as T
+  // The timeout also covers the body: headers alone do not make an answer.
+  let text: string
+  try {
+    text = await res.text()
+  } catch (error) {
+    throw networkFailure(clusterName, error)
+  }
+  try {
+    return JSON.parse(text) as T
+  } catch {
+    throw new AppError('upstream', `cluster "${clusterName}" answered ${path} with something that is not JSON`)
+  }
 }

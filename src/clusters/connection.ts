@@ -21,7 +21,20 @@ const invalid = (field: string, message: string): never => {
   throw new AppError('invalid', `kubeconfig: ${message}`, [{ field, message }])
 }
 
-interface NamedEntry { name?: unknown; cluster?: Record<string, unknown>; user?: Record<string, unknown>; context?: Record<string, unknown> }
+const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * The `field` map of the entry named `name` in the kubeconfig list `list`; undefined when it is
+ * missing. A list or entry of the wrong shape is `invalid`: uploads are untrusted text.
+ */
+function entry(config: Record<string, unknown>, list: string, name: unknown, field: string): Record<string, unknown> | undefined {
+  const entries = config[list] ?? []
+  if (!Array.isArray(entries)) return invalid(list, `${list} must be a list`)
+  const found = entries.find((e) => isMap(e) && e.name === name) as Record<string, unknown> | undefined
+  if (!found || found[field] === undefined || found[field] === null) return undefined
+  if (!isMap(found[field])) return invalid(`${list}.${field}`, `${list}[].${field} must be a map`)
+  return found[field]
+}
 
 const decodeBase64Pem = (field: string, value: unknown): string => {
   if (typeof value !== 'string' || value === '') return invalid(field, `${field} must be base64 data`)
@@ -43,13 +56,13 @@ export function connectionFromKubeconfig(text: string, contextName?: string): Cl
     return invalid('kubeconfig', 'not valid YAML or JSON')
   }
   if (!doc || typeof doc !== 'object') return invalid('kubeconfig', 'expected a kubeconfig object')
-  const config = doc as { contexts?: NamedEntry[]; clusters?: NamedEntry[]; users?: NamedEntry[]; 'current-context'?: unknown }
+  const config = doc as Record<string, unknown>
   const wanted = contextName ?? config['current-context']
-  const context = (config.contexts ?? []).find((c) => c?.name === wanted)?.context
+  const context = entry(config, 'contexts', wanted, 'context')
   if (!context) return invalid('current-context', `context "${String(wanted ?? '')}" not found`)
-  const cluster = (config.clusters ?? []).find((c) => c?.name === context.cluster)?.cluster
+  const cluster = entry(config, 'clusters', context.cluster, 'cluster')
   if (!cluster) return invalid('clusters', `cluster "${String(context.cluster)}" not found`)
-  const user = (config.users ?? []).find((u) => u?.name === context.user)?.user ?? {}
+  const user = entry(config, 'users', context.user, 'user') ?? {}
   for (const field of FORBIDDEN_CLUSTER_FIELDS) if (field in cluster) invalid(`clusters.${field}`, `${field} is not accepted; embed the data instead`)
   for (const field of FORBIDDEN_USER_FIELDS) if (field in user) invalid(`users.${field}`, `${field} is not accepted; use a bearer token or embedded client certificate`)
   let credential: ClusterCredential

@@ -115,6 +115,14 @@ export const kubeStatus = {
   /** 500 `Internal error occurred: …`. */
   internal: (message: string) => failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ reason: '', message }] }),
 
+  /**
+   * 504 `Timeout: Too large resource version: <rv>, current: <current>` with a `ResourceVersionTooLarge`
+   * cause: client-go recognises it and relists instead of waiting on a watch that cannot resume.
+   */
+  tooLargeResourceVersion: (requested: number, current: number) =>
+    failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`,
+      { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 }),
+
   /** 503 for an aggregated API that is not there. */
   serviceUnavailable: (message: string) => failure(503, 'ServiceUnavailable', message),
 }

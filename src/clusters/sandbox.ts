@@ -11,7 +11,10 @@ import { registerSandbox } from './service'
  * Its kubeconfig is written to `<data dir>/sandbox.kubeconfig` (mode 0600) for kubectl.
  */
 export async function startSandbox(deps: Deps): Promise<Emulator> {
-  const owner = (await findUserByName(deps.db.read, deps.config.admin.username)) ?? (await findFirstSiteAdmin(deps.db.read))
+  // The emulator's token is cluster-admin: only a site admin may hold it, even when the configured
+  // admin name has since been taken by an ordinary account.
+  const named = await findUserByName(deps.db.read, deps.config.admin.username)
+  const owner = named?.isAdmin ? named : await findFirstSiteAdmin(deps.db.read)
   if (!owner) throw new Error('no site admin to own the sandbox cluster')
   const emulator = await startEmulator({ tls: true, seed: true, port: 0, hostname: '127.0.0.1' })
   await registerSandbox(deps, owner, {

@@ -114,6 +114,13 @@ export class Controllers {
     if (group === 'apps' && resource === 'replicasets') this.enqueue(`rs/${ns}/${name}`, () => this.reconcileReplicaSet(ns, name))
     if (group === 'apps' && resource === 'statefulsets') this.enqueue(`sts/${ns}/${name}`, () => this.reconcileStatefulSet(ns, name))
     if (group === '' && resource === 'pods' && fieldAt(obj, ['status', 'phase']) === 'Pending') this.enqueue(`kubelet/${ns}/${name}`, () => this.startPod(ns, name))
+    // A node added or uncordoned may take the pods that found no schedulable node.
+    if (group === '' && resource === 'nodes' && fieldAt(obj, ['spec', 'unschedulable']) !== true)
+      for (const pod of this.reg.list(this.res('', 'pods'), '').items)
+        if (fieldAt(pod, ['status', 'phase']) === 'Pending' && !fieldAt(pod, ['spec', 'nodeName'])) {
+          const [podNs, podName] = [pod.metadata.namespace ?? '', pod.metadata.name!]
+          this.enqueue(`kubelet/${podNs}/${podName}`, () => this.startPod(podNs, podName))
+        }
   }
 
   /** CRDs are served from the moment they are stored, so a create followed by a use works at once. */
@@ -301,7 +308,10 @@ export class Controllers {
     const spec = pod.spec as JsonObject
     let nodeName = typeof spec.nodeName === 'string' ? spec.nodeName : ''
     if (!nodeName) {
-      nodeName = nodes[this.nodeCursor++ % nodes.length].metadata.name!
+      // Cordoned nodes (kubectl cordon, drain) take no new pods; with none left the pod stays Pending.
+      const schedulable = nodes.filter((n) => fieldAt(n, ['spec', 'unschedulable']) !== true)
+      if (!schedulable.length) return
+      nodeName = schedulable[this.nodeCursor++ % schedulable.length].metadata.name!
       pod = this.reg.update(pr, ns, name, { ...pod, spec: { ...spec, nodeName } })
       recordEvent(this.reg, pr, pod, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${nodeName}`, 'default-scheduler')
     }

@@ -32,6 +32,8 @@ export interface EmulatorOptions {
   logIntervalMs?: number
   /** How often an idle watch gets a keep-alive (a BOOKMARK under allowWatchBookmarks); 5 s by default. */
   bookmarkIntervalMs?: number
+  /** How long a watch from a resourceVersion the store has not reached waits for it before ERROR 504; 3 s as the apiserver. */
+  tooLargeResourceVersionWaitMs?: number
   /** How many changes watches can resume from; older resourceVersions are 410 Expired. */
   watchHistory?: number
   /** Receives one line per request (method, path, status); never tokens or bodies. */
@@ -88,9 +90,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const ctx: EmulatorContext = {
     registry, users, virtual, log: opts.log,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000, logIntervalMs: opts.logIntervalMs ?? 2000,
+    tooLargeResourceVersionWaitMs: opts.tooLargeResourceVersionWaitMs ?? 3_000,
     serverAddress: () => new URL(url).host,
   }
-  const server = Bun.serve({
+  const listen = () => Bun.serve({
     port: opts.port ?? 0, hostname,
     // Bodies up to this size reach the handler, which answers 413 above 3 MiB as a Status; beyond
     // it Bun refuses them itself, so a huge upload never sits in memory.
@@ -104,6 +107,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     },
     websocket: execWebSocket,
   })
+  let server: ReturnType<typeof listen>
+  try {
+    server = listen()
+  } catch (error) {
+    // A port in use must not leave the controllers' timers running behind the caller's back.
+    controllers.stop()
+    throw error
+  }
   url = `${tls ? 'https' : 'http'}://${urlHost(hostname)}:${server.port}`
   return {
     url, token, caCertPem: tls?.caCertPem,

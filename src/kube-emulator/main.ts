@@ -5,7 +5,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { startEmulator, type EmulatorOptions } from './index'
+import { startEmulator, type Emulator, type EmulatorOptions } from './index'
 
 const HELP = `Kubernetes API server emulator (in memory, for development and tests)
 
@@ -62,7 +62,15 @@ async function main(): Promise<void> {
     process.exit(ok ? 0 : 2)
   }
   const log = cli.quiet ? undefined : (line: string) => console.error(`${new Date().toISOString()} ${line}`)
-  const emulator = await startEmulator({ ...cli.options, log })
+  let emulator: Emulator
+  try {
+    emulator = await startEmulator({ ...cli.options, log })
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    const where = `port ${cli.options.port} on ${cli.options.hostname ?? '127.0.0.1'}`
+    process.stderr.write(code === 'EADDRINUSE' ? `${where} is already in use (another emulator running? try --port 0)\n` : `cannot listen on ${where}: ${code ?? String(error)}\n`)
+    process.exit(1)
+  }
   const path = resolve(cli.kubeconfigOut)
   mkdirSync(dirname(path), { recursive: true })
   // Bun.write ignores `mode`: the kubeconfig carries the admin token, so owner-only it is.

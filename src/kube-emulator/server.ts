@@ -24,6 +24,7 @@ export interface EmulatorContext {
   users: ReadonlyMap<string, UserSpec>
   virtual: ReadonlyMap<string, VirtualHandler>
   bookmarkIntervalMs: number
+  tooLargeResourceVersionWaitMs: number
   logIntervalMs: number
   serverAddress: () => string
   log?: (line: string) => void
@@ -197,6 +198,20 @@ function listOptions(q: URLSearchParams, r: Resource): ListOptions {
   return { labels: parseLabelSelector(q.get('labelSelector') ?? ''), fields, limit: n, continueToken: q.get('continue') || undefined }
 }
 
+/** The apiserver's ListOptions rules on resourceVersion, resourceVersionMatch and continue; 422 and 400 in its words. */
+function checkListVersion(q: URLSearchParams): void {
+  const rv = q.get('resourceVersion') ?? ''
+  const match = q.get('resourceVersionMatch') ?? ''
+  const causes: StatusCause[] = []
+  const field = 'resourceVersionMatch'
+  if (match && !rv) causes.push({ reason: 'FieldValueForbidden', field, message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided' })
+  if (match && q.get('continue')) causes.push({ reason: 'FieldValueForbidden', field, message: 'Forbidden: resourceVersionMatch is forbidden when continue is provided' })
+  if (match && match !== 'Exact' && match !== 'NotOlderThan')
+    causes.push({ reason: 'FieldValueNotSupported', field, message: `Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""` })
+  if (causes.length) throw kubeStatus.invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', causes)
+  if (q.get('continue') && rv && rv !== '0') throw kubeStatus.badRequest('specifying resource version is not allowed when using continue')
+}
+
 function wantsTable(req: Request): IncludeObject | undefined {
   const accept = req.headers.get('accept') ?? ''
   return accept.includes('as=Table') ? 'Metadata' : undefined
@@ -240,6 +255,7 @@ async function serveResource(ctx: EmulatorContext, req: Request, url: URL, info:
       return json(table ? toTable(r, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObject(q)) : obj)
     }
     case 'list': {
+      checkListVersion(q)
       const res = reg.list(r, ns, listOptions(q, r))
       const items = res.items.map(out)
       const metadata = { resourceVersion: res.resourceVersion, ...(res.continueToken ? { continue: res.continueToken } : {}),
@@ -402,6 +418,7 @@ function serveWatch(ctx: EmulatorContext, url: URL, info: RequestInfo, r: Resour
     resourceVersion: q.get('resourceVersion') ?? undefined,
     allowBookmarks: queryFlag(q, 'allowWatchBookmarks'), sendInitialEvents: queryFlag(q, 'sendInitialEvents'),
     timeoutSeconds: timeout ? Number(timeout) : undefined, bookmarkIntervalMs: ctx.bookmarkIntervalMs,
+    tooLargeResourceVersionWaitMs: ctx.tooLargeResourceVersionWaitMs,
     present: render, apiVersion: r.group ? `${r.group}/${info.version}` : info.version,
   })
   return new Response(body, { headers: { ...JSON_HEADERS, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' } })

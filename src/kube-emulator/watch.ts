@@ -15,6 +15,8 @@ export interface WatchOptions extends ListOptions {
   sendInitialEvents?: boolean
   timeoutSeconds?: number
   bookmarkIntervalMs: number
+  /** How long a watch from a resourceVersion the store has not reached waits for it before ERROR 504. */
+  tooLargeResourceVersionWaitMs: number
   /** Renders a stored object for the client: its version's apiVersion and kind, or a one-row Table. */
   present: (obj: KubeObject) => unknown
   apiVersion: string
@@ -67,8 +69,9 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
         kind: r.strategy.kind, apiVersion: o.apiVersion,
         metadata: { resourceVersion: registry.currentResourceVersion(), ...(annotations ? { annotations } : {}) },
       })
+      let waitingForStore: ReturnType<typeof setTimeout> | undefined
       const deliver = (e: StoreEvent) => {
-        // A watch from a future resourceVersion starts once the store has caught up with it.
+        if (waitingForStore && e.rv >= from!) { clearTimeout(waitingForStore); waitingForStore = undefined }
         if (from !== undefined && e.rv <= from) return
         const t = translate(registry, r, e, o)
         if (t) send(t.type, o.present(t.object))
@@ -87,6 +90,17 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
         for (const obj of registry.list(r, o.namespace, o).items) send('ADDED', o.present(obj))
         if (o.sendInitialEvents) bookmark({ 'k8s.io/initial-events-end': 'true' })
       } else {
+        // A resourceVersion the store has not reached (one kept from before a restart of the
+        // in-memory emulator) waits for it as the apiserver's watch cache does, then ends in a 504
+        // that client-go answers by relisting; the wait also paces clients that just re-watch.
+        if (from > Number(registry.currentResourceVersion())) {
+          waitingForStore = setTimeout(() => {
+            waitingForStore = undefined
+            send('ERROR', kubeStatus.tooLargeResourceVersion(from, Number(registry.currentResourceVersion())).status)
+            finish()
+          }, o.tooLargeResourceVersionWaitMs)
+          timers.push(waitingForStore)
+        }
         const past = registry.eventsSince(from)
         if (past === 'expired') {
           const err = kubeStatus.expired(`too old resource version: ${from} (${registry.oldestResourceVersion()})`)
@@ -101,7 +115,8 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
       if (!sent) heartbeat()
       // Keep-alive: a BOOKMARK when the client allows them, otherwise a bare newline that every
       // JSON stream decoder skips, so idle timers of proxies in between never see a silent stream.
-      timers.push(setInterval(() => (o.allowBookmarks ? bookmark() : heartbeat()), o.bookmarkIntervalMs))
+      // No BOOKMARK while waiting for the store: its resourceVersion would be older than the one asked for.
+      timers.push(setInterval(() => (o.allowBookmarks && !waitingForStore ? bookmark() : heartbeat()), o.bookmarkIntervalMs))
       // Timers overflow past 2^31-1 ms and would fire at once; longer timeouts are as good as none.
       if (o.timeoutSeconds && o.timeoutSeconds > 0) timers.push(setTimeout(finish, Math.min(o.timeoutSeconds * 1000, MAX_TIMER_MS)))
     },
