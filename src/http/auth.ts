@@ -43,7 +43,7 @@ type Presented =
   | { kind: 'none' }
 
 /** First match wins (decisions §1): query token, Authorization token/bearer, Basic, session cookie. */
-export function presentedCredential(request: Request, query: URLSearchParams, cookies: Record<string, string>): Presented {
+export function presentedCredential(request: Request, query: Pick<URLSearchParams, 'get'>, cookies: Record<string, string>): Presented {
   const queryToken = query.get('token') || query.get('access_token')
   if (queryToken) return { kind: 'bearer', value: queryToken }
   const header = request.headers.get('authorization')
@@ -145,19 +145,25 @@ async function applySudo(deps: Deps, actor: Actor | undefined, target: string): 
   return { ...actor, user, sudoBy: actor.user }
 }
 
-/** Resolves who the request acts as; a credential that is present but invalid is 401 everywhere. */
-export async function resolveActor(deps: Deps, request: Request, address = ''): Promise<Actor | undefined> {
+/** The query of a URL without one, shared: most API calls have none. */
+const NO_QUERY: Pick<URLSearchParams, 'get'> = new URLSearchParams()
+
+/**
+ * Resolves who the request acts as; a credential that is present but invalid is 401 everywhere.
+ * `address` is asked only for password sign-ins (the limiter's key); it costs a syscall.
+ */
+export async function resolveActor(deps: Deps, request: Request, address: () => string = () => ''): Promise<Actor | undefined> {
   const queryStart = request.url.indexOf('?')
   const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2)
   const path = request.url.slice(pathStart, queryStart < 0 ? undefined : queryStart)
   if (CLIENT_AUTHENTICATED_PATHS.has(path)) return undefined
-  const query = new URLSearchParams(queryStart < 0 ? '' : request.url.slice(queryStart + 1))
+  const query = queryStart < 0 ? NO_QUERY : new URLSearchParams(request.url.slice(queryStart + 1))
   const cookies = SESSION_STARTING_PATHS.has(path) ? {} : parseCookies(request.headers.get('cookie'))
   const presented = presentedCredential(request, query, cookies)
   let actor: Actor | undefined
   if (presented.kind === 'bearer') actor = await signInWithBearer(deps, presented.value)
   else if (presented.kind === 'basic') actor = await signInWithBasic(deps, presented.username, presented.password,
-    request.headers.get(OTP_HEADERS[0]) ?? request.headers.get(OTP_HEADERS[1]), address)
+    request.headers.get(OTP_HEADERS[0]) ?? request.headers.get(OTP_HEADERS[1]), address())
   else if (presented.kind === 'session') actor = await signInWithSession(deps, request, presented.value, cookies)
   const sudo = query.get('sudo') ?? request.headers.get('sudo')
   return sudo ? applySudo(deps, actor, sudo) : actor
@@ -167,5 +173,5 @@ export async function resolveActor(deps: Deps, request: Request, address = ''): 
 export const authenticate = (deps: Deps) =>
   // derive, not resolve: it runs before body validation, so a bad credential is 401 before any 422.
   new Elysia({ name: 'authenticate' }).derive({ as: 'global' }, async ({ request, server }) => ({
-    actor: await resolveActor(deps, request, clientAddress(server, request)),
+    actor: await resolveActor(deps, request, () => clientAddress(server, request)),
   }))

@@ -26,8 +26,8 @@ export interface Database {
    */
   write<T>(work: (tx: Executor) => Promise<T>): Promise<T>
   /**
-   * A value that changes with every commit: at once for this process's writes, within a
-   * millisecond (bun:sqlite) or a second (remote libSQL) for another process's. Caches of rows
+   * A value that changes with every commit: at once for this process's writes, within 10 ms
+   * (bun:sqlite) or a second (remote libSQL) for another process's. Caches of rows
    * keyed on it never serve what this process has changed.
    */
   changeCounter(): string
@@ -83,14 +83,14 @@ function openBunSqlite(path: string): Database {
   const enqueue = serialQueue()
   let closed = false
   // Own commits are counted here; another process's show in the reader's data_version, asked at
-  // most once a millisecond (the pragma costs as much as the rest of a cached token sign-in).
+  // most every 10 ms (the pragma costs as much as the rest of a cached token sign-in).
   const dataVersion = reader.query<{ data_version: number }, []>('PRAGMA data_version')
   let localWrites = 0
   let externalVersion = 0
   let askedAt = -Infinity
   const external = () => {
     const now = performance.now()
-    if (reader !== writer && now - askedAt >= 1) {
+    if (reader !== writer && now - askedAt >= 10) {
       externalVersion = dataVersion.get()!.data_version
       askedAt = now
     }
