@@ -1,4 +1,4 @@
-import { makeTestApp, type RequestOptions, type TestApp } from '../support/app'
+import { actingAs, makeTestApp, testRequest, type TestApp } from '../support/app'
 
 /**
  * `makeTestApp`, but every request goes over a real socket to the app listening on a random
@@ -8,22 +8,7 @@ import { makeTestApp, type RequestOptions, type TestApp } from '../support/app'
 export async function makeHttpTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const t = await makeTestApp(env)
   const base = await t.listen()
-  const request = (method: string, path: string, opts: RequestOptions = {}) => {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) }
-    if (opts.token) headers.authorization = `token ${opts.token}`
-    let body: BodyInit | undefined
-    if (opts.body instanceof FormData || typeof opts.body === 'string') body = opts.body
-    else if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body)
-      headers['content-type'] ??= 'application/json'
-    }
-    return fetch(`${base}${path}`, { method, headers, body, redirect: 'manual' })
-  }
-  t.request = request
-  t.as = (who) => ({
-    get: (path, headers) => request('GET', path, { token: who.token, headers }),
-    delete: (path, body) => request('DELETE', path, { token: who.token, body }),
-    send: (method, path, body, headers) => request(method, path, { token: who.token, body, headers }),
-  })
+  t.request = (method, path, opts) => fetch(testRequest(base, method, path, opts))
+  t.as = actingAs(t.request)
   return t
 }

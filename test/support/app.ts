@@ -61,6 +61,26 @@ export interface TestApp {
   listen(): Promise<string>
 }
 
+/** The request a test means: `token` as `Authorization: token`, an object body as JSON. */
+export function testRequest(base: string, method: string, path: string, opts: RequestOptions = {}): Request {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) }
+  if (opts.token) headers.authorization = `token ${opts.token}`
+  let body: BodyInit | undefined
+  if (opts.body instanceof FormData || typeof opts.body === 'string') body = opts.body
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  return new Request(`${base}${path}`, { method, headers, body, redirect: 'manual' })
+}
+
+/** Requests carrying `who`'s token, over whatever `request` sends them with. */
+export const actingAs = (request: TestApp['request']): TestApp['as'] => (who) => ({
+  get: (path, headers) => request('GET', path, { token: who.token, headers }),
+  delete: (path, body) => request('DELETE', path, { token: who.token, body }),
+  send: (method, path, body, headers) => request(method, path, { token: who.token, body, headers }),
+})
+
 /** Builds an app on a fresh data dir with its own database, as `serve` would. */
 export async function makeTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = tempDir()
@@ -71,17 +91,7 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
   passwordHash ??= hashPassword(PASSWORD)
   let adminUser: TestUser | undefined
 
-  const request = (method: string, path: string, opts: RequestOptions = {}) => {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) }
-    if (opts.token) headers.authorization = `token ${opts.token}`
-    let body: BodyInit | undefined
-    if (opts.body instanceof FormData || typeof opts.body === 'string') body = opts.body
-    else if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body)
-      headers['content-type'] ??= 'application/json'
-    }
-    return app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
-  }
+  const request = (method: string, path: string, opts: RequestOptions = {}) => app.handle(testRequest('http://localhost', method, path, opts))
 
   const makeUser = async (name: string, isAdmin: boolean): Promise<TestUser> => {
     const user = await deps.db.write(async (tx) => insertUser(tx, {
@@ -95,11 +105,7 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
     app, deps, config, logs: log.lines, request,
     users: (...names) => Promise.all(names.map((name) => makeUser(name, false))),
     admin: async () => (adminUser ??= await makeUser('root', true)),
-    as: (who) => ({
-      get: (path, headers) => request('GET', path, { token: who.token, headers }),
-      delete: (path, body) => request('DELETE', path, { token: who.token, body }),
-      send: (method, path, body, headers) => request(method, path, { token: who.token, body, headers }),
-    }),
+    as: actingAs(request),
     async logFor(requestId) {
       const parsed = () => log.lines.map((line) => JSON.parse(line) as Record<string, unknown>)
       for (let i = 0; i < 100 && !parsed().some((l) => l.requestId === requestId); i++) await Bun.sleep(2)
