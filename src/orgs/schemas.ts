@@ -89,13 +89,9 @@ export const CreateTeamOption = t.Object({
 }, { description: 'CreateTeamOption' })
 export type CreateTeamOption = typeof CreateTeamOption.static
 
-export const EditTeamOption = t.Object({
-  name: t.Optional(CreateTeamOption.properties.name),
-  description: t.Optional(t.String({ maxLength: 255, description: 'Free text shown in team lists' })),
-  permission: t.Optional(TeamPermission),
-  units: t.Optional(Units),
-  role_ids: t.Optional(RoleIds),
-}, { description: 'EditTeamOption: absent fields are left unchanged; the Owners team keeps its name and permission' })
+export const EditTeamOption = t.Partial(CreateTeamOption, {
+  description: 'EditTeamOption: absent fields are left unchanged; the Owners team keeps its name and permission',
+})
 export type EditTeamOption = typeof EditTeamOption.static
 
 export const CustomRole = t.Object({
