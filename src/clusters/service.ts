@@ -107,15 +107,30 @@ async function describeCluster(deps: Deps, row: store.ClusterWithOwner): Promise
 async function liveStatus(deps: Deps, row: store.ClusterRow): Promise<Pick<ClusterInfo, 'kubernetesVersion' | 'nodeCount' | 'status'>> {
   try {
     const connection = await connectionOf(deps, row)
-    const [version, nodes] = await Promise.all([
+    const [version, nodeCount] = await Promise.all([
       memberJson<{ gitVersion?: string }>(row.name, connection, '/version', STATUS_TIMEOUT_MS),
-      memberJson<{ items?: unknown[] }>(row.name, connection, '/api/v1/nodes', STATUS_TIMEOUT_MS),
+      countNodes(row.name, connection),
     ])
-    return { kubernetesVersion: version.gitVersion ?? '', nodeCount: nodes.items?.length ?? 0, status: { phase: 'Active' } }
+    return { kubernetesVersion: version.gitVersion ?? '', nodeCount, status: { phase: 'Active' } }
   } catch (error) {
     const message = error instanceof AppError ? error.message : 'the cluster could not be asked'
     return { kubernetesVersion: '', nodeCount: 0, status: { phase: 'Unreachable', message } }
   }
+}
+
+interface NodeList { items?: unknown[]; metadata?: { remainingItemCount?: number; continue?: string } }
+
+/**
+ * Counts nodes without fetching them all: a one-item page carries `remainingItemCount`. A
+ * server that leaves it out while more pages follow is asked for the whole list.
+ */
+async function countNodes(clusterName: string, connection: ClusterConnection): Promise<number> {
+  const page = await memberJson<NodeList>(clusterName, connection, '/api/v1/nodes?limit=1', STATUS_TIMEOUT_MS)
+  const shown = page.items?.length ?? 0
+  if (page.metadata?.remainingItemCount !== undefined) return shown + page.metadata.remainingItemCount
+  if (!page.metadata?.continue) return shown
+  const all = await memberJson<NodeList>(clusterName, connection, '/api/v1/nodes', STATUS_TIMEOUT_MS)
+  return all.items?.length ?? 0
 }
 
 /** Ages the way kubectl prints them: 45s, 12m, 5h, 3d, 2y. */
