@@ -13,8 +13,11 @@ export interface ClusterConnection {
 
 export type ClusterCredential = { token: string } | { clientCertificate: string; clientKey: string }
 
-/** Fields of a kubeconfig that would make the server run programs or read its own files. */
-const FORBIDDEN_USER_FIELDS = ['exec', 'auth-provider', 'tokenFile', 'client-certificate', 'client-key', 'username', 'password']
+/**
+ * User fields refused: programs to run, files to read, basic auth, and impersonation (which would
+ * be silently dropped, leaving the credential's full rights where the kubeconfig promised fewer).
+ */
+const FORBIDDEN_USER_FIELDS = ['exec', 'auth-provider', 'tokenFile', 'client-certificate', 'client-key', 'username', 'password', 'as', 'as-uid', 'as-groups', 'as-user-extra']
 const FORBIDDEN_CLUSTER_FIELDS = ['certificate-authority', 'proxy-url']
 
 const invalid = (field: string, message: string): never => {
@@ -64,7 +67,7 @@ export function connectionFromKubeconfig(text: string, contextName?: string): Cl
   if (!cluster) return invalid('clusters', `cluster "${String(context.cluster)}" not found`)
   const user = entry(config, 'users', context.user, 'user') ?? {}
   for (const field of FORBIDDEN_CLUSTER_FIELDS) if (field in cluster) invalid(`clusters.${field}`, `${field} is not accepted; embed the data instead`)
-  for (const field of FORBIDDEN_USER_FIELDS) if (field in user) invalid(`users.${field}`, `${field} is not accepted; use a bearer token or embedded client certificate`)
+  for (const field of FORBIDDEN_USER_FIELDS) if (field in user) invalid(`users.${field}`, `${field} is not accepted: only a bearer token or an embedded client certificate and key are read`)
   let credential: ClusterCredential
   if (typeof user.token === 'string' && user.token !== '') credential = { token: user.token }
   else if ('client-certificate-data' in user || 'client-key-data' in user)

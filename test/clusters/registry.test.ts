@@ -143,6 +143,7 @@ describe('kubeconfig import rules', () => {
     ['a token file', { tokenFile: '/var/run/secrets/token' }, 'users.tokenFile'],
     ['a client certificate path', { 'client-certificate': '/etc/cert.pem', 'client-key': '/etc/key.pem' }, 'users.client-certificate'],
     ['basic auth', { username: 'u', password: 'p' }, 'users.username'],
+    ['impersonation', { token: 't', as: 'someone-weaker' }, 'users.as'],
   ])('%s is refused with 422 naming the field', (_, user, field) => {
     expect(refusal(kubeconfig(user))).toEqual({ kind: 'invalid', field })
   })
