@@ -9,7 +9,6 @@ export const TOKEN_SCOPES = [
   'all', 'read:user', 'write:user', 'read:organization', 'write:organization',
   'read:cluster', 'write:cluster', 'read:admin', 'write:admin',
 ] as const
-export type TokenScope = (typeof TOKEN_SCOPES)[number]
 
 /** The signed-in caller a request acts as. */
 export interface Actor {

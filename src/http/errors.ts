@@ -49,14 +49,6 @@ export function errorBody(message: string, docsUrl: string, fields: FieldError[]
   return body
 }
 
-/** A ready Response with the error body, for code outside Elysia's handlers (upgrades, streams). */
-export function errorResponse(status: number, message: string, docsUrl: string, fields: FieldError[] = [], headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(errorBody(message, docsUrl, fields)), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-  })
-}
-
 /**
  * For a value outside an enumeration (a union of literals), the values that would do, e.g.
  * `must be one of: public, limited, private` (TypeBox's own summary names only their types).

@@ -35,9 +35,6 @@ export interface KubeObject {
   [key: string]: unknown
 }
 
-/** Where a resource lives: the core group is ''. */
-export interface Gvr { group: string; version: string; resource: string }
-
 /** A JSON object (not null, not an array). */
 export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)

@@ -13,11 +13,6 @@ export async function findTokensByLastEight(db: Executor, lastEight: string): Pr
   return prepared(db, tokensByLastEight).all({ lastEight })
 }
 
-/** The user's tokens, newest first. */
-export async function listTokensOfUser(db: Executor, uid: number): Promise<AccessTokenRow[]> {
-  return db.select().from(accessTokens).where(eq(accessTokens.uid, uid)).orderBy(desc(accessTokens.id)).all()
-}
-
 /** A page of the user's tokens, newest first, and how many they have. */
 export async function listTokensPage(db: Executor, uid: number, limit: number, offset: number): Promise<{ rows: AccessTokenRow[]; total: number }> {
   const rows = await db.select().from(accessTokens).where(eq(accessTokens.uid, uid)).orderBy(desc(accessTokens.id)).limit(limit).offset(offset).all()
