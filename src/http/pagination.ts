@@ -10,6 +10,8 @@ export const PageQuery = t.Object({
   limit: t.Optional(t.String({ description: `Page size; default ${DEFAULT_PAGE_SIZE} (or your saved page size), at most ${MAX_PAGE_SIZE} (larger is clamped)` })),
 })
 
+export type PageQuery = typeof PageQuery.static
+
 export interface Page {
   page: number
   limit: number

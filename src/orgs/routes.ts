@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { guard } from '../http/guard'
 import { PageQuery, pageOf, setPaginationHeaders } from '../http/pagination'
@@ -13,8 +14,17 @@ const EmptyBody = t.String({ description: 'Empty body' })
 const NoContent = t.Void({ description: 'No content' })
 
 /** Organizations: create, read, edit, delete; the caller's orgs; the org avatar. */
-export const orgRoutes = (deps: Deps) =>
-  new Elysia({ name: 'orgs.routes', prefix: '/api/v1' })
+export const orgRoutes = (deps: Deps) => {
+  // The caller's organizations, answered by both the API route and the console's settings route.
+  const listMine = async ({ me, query, request, set }: {
+    me: Actor; query: PageQuery; request: Request; set: { headers: Record<string, string | number> }
+  }) => {
+    const page = pageOf(query, me.user)
+    const { orgs: list, total } = await orgs.listMyOrgs(deps, me, page)
+    setPaginationHeaders(set, total, page, { url: new URL(request.url), publicUrl: deps.config.publicUrl })
+    return list
+  }
+  return new Elysia({ name: 'orgs.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .post('/orgs', async ({ me, body, status }) => {
       const org = await orgs.createOrg(deps, me.user, { ...body, origin: 'api' })
@@ -65,24 +75,14 @@ export const orgRoutes = (deps: Deps) =>
       response: { 200: EmptyBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Answers 200 when the caller is an owner of the organization, 403 otherwise', tags: TAGS },
     })
-    .get('/user/orgs', async ({ me, query, request, set }) => {
-      const page = pageOf(query, me.user)
-      const { orgs: list, total } = await orgs.listMyOrgs(deps, me, page)
-      setPaginationHeaders(set, total, page, { url: new URL(request.url), publicUrl: deps.config.publicUrl })
-      return list
-    }, {
+    .get('/user/orgs', listMine, {
       permission: 'signed-in',
       scope: 'organization',
       query: PageQuery,
       response: { 200: t.Array(Organization), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Organizations of the caller, private memberships included', tags: TAGS },
     })
-    .get('/user/settings/organizations', async ({ me, query, request, set }) => {
-      const page = pageOf(query, me.user)
-      const { orgs: list, total } = await orgs.listMyOrgs(deps, me, page)
-      setPaginationHeaders(set, total, page, { url: new URL(request.url), publicUrl: deps.config.publicUrl })
-      return list
-    }, {
+    .get('/user/settings/organizations', listMine, {
       permission: 'signed-in',
       scope: 'organization',
       query: PageQuery,
@@ -148,3 +148,4 @@ export const orgRoutes = (deps: Deps) =>
       response: { 200: ApiResponseMessage, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Remove the organization avatar (back to the generated one)', tags: TAGS },
     })
+}
