@@ -35,6 +35,8 @@ export interface Config {
   shutdownGraceSeconds: number
   /** Regular users may create organizations (site admins always may). */
   allowRegularOrgCreation: boolean
+  /** User-given endpoints (cloud, clusters, discovery, avatars) may be loopback or private addresses; metadata addresses never. */
+  allowPrivateEndpoints: boolean
   /** Write one JSON line per request to stdout. */
   requestLog: boolean
   /** Stamped by a build: the source commit and build time. */
@@ -96,6 +98,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxBodyBytes: parsePositiveInt(env.PLATFORM_MAX_BODY_BYTES ?? String(10 * 1024 * 1024), 'PLATFORM_MAX_BODY_BYTES'),
     shutdownGraceSeconds: parsePositiveInt(env.PLATFORM_SHUTDOWN_GRACE_SECONDS ?? '10', 'PLATFORM_SHUTDOWN_GRACE_SECONDS'),
     allowRegularOrgCreation: !parseBool(env.PLATFORM_DISABLE_REGULAR_ORG_CREATION ?? 'false', 'PLATFORM_DISABLE_REGULAR_ORG_CREATION'),
+    allowPrivateEndpoints: parseBool(env.PLATFORM_ALLOW_PRIVATE_ENDPOINTS ?? 'false', 'PLATFORM_ALLOW_PRIVATE_ENDPOINTS'),
     requestLog: parseBool(env.PLATFORM_REQUEST_LOG ?? 'true', 'PLATFORM_REQUEST_LOG'),
     buildCommit: env.PLATFORM_BUILD_COMMIT || undefined,
     buildDate: env.PLATFORM_BUILD_DATE || undefined,
