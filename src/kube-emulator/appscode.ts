@@ -4,11 +4,10 @@
  * answer it filled with `response`, plus menus and the KubeDB DatabaseConfiguration getter.
  * A missing `request` is the 400 `missing apirequest` the real ui-server gives.
  */
-import { kubeStatus } from '../clusters/kube-status'
+import { isObject, type JsonObject, type KubeObject, kubeStatus } from '../kube'
 import type { Registry, Resource } from './registry'
 import type { VirtualHandler, VirtualRequest } from './server'
 import { fieldAt } from './strategies'
-import { isObject, type JsonObject, type KubeObject } from './types'
 
 const META = 'meta.k8s.appscode.com'
 const SCANNER = 'reports.scanner.appscode.com'

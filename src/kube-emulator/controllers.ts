@@ -6,7 +6,7 @@
  */
 import { groupResource, randomSuffix, type Registry, type Resource, type StoreEvent } from './registry'
 import { fieldAt, strategyFromCrd } from './strategies'
-import { clone, isObject, type JsonObject, type KubeObject, type OwnerReference } from './types'
+import { clone, isObject, type JsonObject, type KubeObject, type OwnerReference } from '../kube'
 
 type Reconcile = () => void
 

@@ -3,11 +3,10 @@
  * built-in shell. No process is ever spawned: commands are functions over the session's streams.
  */
 import type { ServerWebSocket } from 'bun'
-import { execStreamFailure, execStreamStatus, kubeStatus } from '../clusters/kube-status'
+import { execStreamFailure, execStreamStatus, isObject, type KubeObject, kubeStatus } from '../kube'
 import { chooseContainer, containerStartedAt } from './logs'
 import { runCommand, type Io } from './shell'
 import { fieldAt } from './strategies'
-import { isObject, type KubeObject } from './types'
 
 /** Subprotocols in our order of preference when a client offers several. */
 const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v4.base64.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'] as const

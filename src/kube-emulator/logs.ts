@@ -3,11 +3,10 @@
  * computed from the clock rather than stored, so logs grow forever at no memory cost. Options and
  * error messages follow the kubelet's (`container`, `follow`, `tailLines`, `sinceSeconds`, …).
  */
-import { kubeStatus } from '../clusters/kube-status'
+import { isObject, type KubeObject, kubeStatus } from '../kube'
 import type { RequestInfo } from './server'
 import type { Registry, Resource } from './registry'
 import { fieldAt } from './strategies'
-import { isObject, type KubeObject } from './types'
 
 /** Lines older than this many intervals have been "rotated away". */
 const RETAINED_LINES = 5000

@@ -2,12 +2,11 @@
  * metrics.k8s.io/v1beta1 as metrics-server answers it: NodeMetrics for every node and PodMetrics
  * for every running pod, with usage that drifts slowly over time so `kubectl top` looks alive.
  */
-import { kubeStatus } from '../clusters/kube-status'
+import { isObject, type KubeObject, kubeStatus } from '../kube'
 import type { Registry, Resource } from './registry'
 import { parseFieldSelector, parseLabelSelector, matchesFields, matchesLabels } from './selectors'
 import type { VirtualHandler, VirtualRequest } from './server'
 import { fieldAt } from './strategies'
-import { isObject, type KubeObject } from './types'
 
 const GROUP = 'metrics.k8s.io'
 const VERSION = 'v1beta1'

@@ -3,10 +3,9 @@
  * unrestricted or limited to some namespaces and/or verbs. Requests and SelfSubjectAccessReviews
  * ask the same `authorize`, so a review's answer always matches what the request would get.
  */
-import { kubeStatus } from '../clusters/kube-status'
+import { isObject, kubeStatus } from '../kube'
 import type { Resource } from './registry'
 import type { VirtualHandler } from './server'
-import { isObject } from './types'
 
 export interface UserSpec {
   name: string

@@ -4,11 +4,10 @@
  * synchronous, so a read-check-write (optimistic concurrency, patch) can never interleave with
  * another request: 50 parallel updates with one resourceVersion give exactly one winner.
  */
-import { kubeStatus, type GroupResource } from '../clusters/kube-status'
+import { clone, isObject, kubeStatus, validateName, type GroupResource, type KubeObject, type OwnerReference } from '../kube'
 import { deepEqual } from './patch'
 import { matchesFields, matchesLabels, type FieldRequirement, type LabelRequirement } from './selectors'
-import { ALL_VERBS, fieldAt, metadataDecodeError, validateName, type Strategy } from './strategies'
-import { clone, isObject, type KubeObject, type OwnerReference } from './types'
+import { ALL_VERBS, fieldAt, metadataDecodeError, type Strategy } from './strategies'
 
 /** A resource the server knows: stored ones live here, virtual ones only answer requests. */
 export interface Resource {

@@ -5,7 +5,7 @@
  */
 import { recordEvent } from './controllers'
 import type { Registry } from './registry'
-import type { KubeObject } from './types'
+import type { KubeObject } from '../kube'
 
 const labels = (app: string) => ({ 'app.kubernetes.io/name': app, app })
 

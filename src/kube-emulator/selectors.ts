@@ -2,7 +2,7 @@
  * Label and field selectors, parsed by hand-written linear scanners (no user-supplied regex).
  * Grammar follows apimachinery's `labels.Parse` and `fields.ParseSelector`.
  */
-import { kubeStatus } from '../clusters/kube-status'
+import { kubeStatus } from '../kube'
 
 export type LabelOp = '=' | '!=' | 'in' | 'notin' | 'exists' | '!' | '>' | '<'
 export interface LabelRequirement { key: string; op: LabelOp; values: string[] }

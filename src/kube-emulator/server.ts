@@ -5,7 +5,7 @@
  */
 import type { Server, ServerWebSocket } from 'bun'
 import YAML from 'yaml'
-import { kubeStatus, KubeStatusError, successStatus, type KubeStatus, type StatusCause } from '../clusters/kube-status'
+import { isObject, kubeStatus, KubeStatusError, parseApiPath, successStatus, type KubeObject, type KubeStatus, type ResourcePath, type StatusCause } from '../kube'
 import { coreVersions, groupDocument, groupList, openApiV2, openApiV3Document, openApiV3Index, resourceList, SERVER_VERSION } from './discovery'
 import { ExecSession, prepareExec } from './exec'
 import { podLogs } from './logs'
@@ -15,7 +15,6 @@ import { checkFieldLabels, groupResource, readScale, verbsOf, type DeleteOptions
 import { formatLabels, parseFieldSelector, parseLabelSelector } from './selectors'
 import { fieldAt } from './strategies'
 import { toTable, type IncludeObject } from './table'
-import { isObject, type KubeObject } from './types'
 import { watchStream } from './watch'
 
 /** Everything a request handler may need, built once per emulator by `startEmulator`. */
@@ -30,16 +29,8 @@ export interface EmulatorContext {
   log?: (line: string) => void
 }
 
-/** A parsed resource request, as the apiserver's RequestInfo. */
-export interface RequestInfo {
-  verb: string
-  group: string
-  version: string
-  namespace: string
-  resource: string
-  name: string
-  subresource: string
-}
+/** A parsed resource request, as the apiserver's RequestInfo: the target and the verb. */
+export interface RequestInfo extends ResourcePath { verb: string }
 
 /** What a virtual resource's handler gets; it answers a JSON body and a status code. */
 export interface VirtualRequest { info: RequestInfo; resource: Resource; user: UserSpec; query: URLSearchParams; body: unknown }
@@ -115,25 +106,12 @@ const VERBS: Record<string, [collection: string, item: string]> = {
 
 /** `/api/v1/...` or `/apis/{g}/{v}/...` into a RequestInfo; undefined when it is no resource path. */
 function parsePath(method: string, url: URL): RequestInfo | undefined {
-  let parts: string[]
-  try { parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent) } catch { throw kubeStatus.badRequest('malformed percent-encoding in the request path') }
-  let group: string, version: string, rest: string[]
-  if (parts[0] === 'api' && parts.length >= 3) [group, version, rest] = ['', parts[1], parts.slice(2)]
-  else if (parts[0] === 'apis' && parts.length >= 4) [group, version, rest] = [parts[1], parts[2], parts.slice(3)]
-  else return undefined
-  let namespace = ''
-  // `namespaces/{ns}/{resource}...` is namespaced, except a namespace's own subresources (status, finalize).
-  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))) {
-    namespace = rest[1]
-    rest = rest.slice(2)
-  }
-  if (rest.length > 3) return undefined
-  const [resource, name = '', subresource = ''] = rest
+  const target = parseApiPath(url.pathname)
   const verbs = VERBS[method]
-  if (!verbs) return undefined
-  let verb = name ? verbs[1] : verbs[0]
+  if (!target || !verbs) return undefined
+  let verb = target.name ? verbs[1] : verbs[0]
   if (verb === 'list' && queryFlag(url.searchParams, 'watch')) verb = 'watch'
-  return { verb, group, version, namespace, resource, name, subresource }
+  return { ...target, verb }
 }
 
 function checkAccess(user: UserSpec, info: RequestInfo, r: Resource): void {

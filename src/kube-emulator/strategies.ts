@@ -3,8 +3,7 @@
  * defaults and validation. The generic registry asks these entries and nothing else, so a new
  * built-in kind costs one entry; CustomResourceDefinitions produce entries at run time.
  */
-import type { StatusCause } from '../clusters/kube-status'
-import { isObject, type JsonObject, type KubeObject } from './types'
+import { invalidValue, isObject, required, type JsonObject, type KubeObject, type StatusCause } from '../kube'
 
 /** Where a `/scale` subresource reads and writes replicas. */
 export interface ScaleSpec {
@@ -56,30 +55,6 @@ export function fieldAt(obj: unknown, path: string[]): unknown {
 }
 const text = (v: unknown) => (v === undefined || v === null ? '' : String(v))
 const at = (path: string) => (obj: KubeObject) => text(fieldAt(obj, path.split('.')))
-
-const DNS1123_SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-const DNS1123_LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-
-const isAlnum = (c: string) => (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-function isDnsLabel(s: string): boolean {
-  if (!s || s.length > 63 || !isAlnum(s[0]) || !isAlnum(s[s.length - 1])) return false
-  for (const c of s) if (!isAlnum(c) && c !== '-') return false
-  return true
-}
-const isDnsSubdomain = (s: string) => s.length <= 253 && s.split('.').every(isDnsLabel)
-
-/** A FieldValueRequired cause. */
-export const required = (field: string): StatusCause => ({ reason: 'FieldValueRequired', message: 'Required value', field })
-/** A FieldValueInvalid cause quoting the offending value. */
-export const invalidValue = (field: string, value: unknown, why: string): StatusCause =>
-  ({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${why}`, field })
-
-/** Name checks every object gets; namespaces and a few others must be DNS labels. */
-export function validateName(name: string | undefined, labelOnly: boolean): StatusCause[] {
-  if (!name) return [required('metadata.name')]
-  if (labelOnly ? isDnsLabel(name) : isDnsSubdomain(name)) return []
-  return [invalidValue('metadata.name', name, labelOnly ? DNS1123_LABEL_MSG : DNS1123_SUBDOMAIN_MSG)]
-}
 
 function validateContainers(spec: unknown, field: string): StatusCause[] {
   const containers = fieldAt(spec, ['containers'])

@@ -5,7 +5,7 @@
  */
 import type { Resource } from './registry'
 import { fieldAt } from './strategies'
-import { isObject, type KubeObject } from './types'
+import { isObject, type KubeObject } from '../kube'
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object'
 

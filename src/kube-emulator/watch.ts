@@ -3,9 +3,8 @@
  * registry's history (so `resourceVersion=N` resumes exactly) and then live; selector transitions
  * turn into ADDED/DELETED as on a real server; errors after the 200 arrive in-band as ERROR events.
  */
-import { kubeStatus } from '../clusters/kube-status'
+import { type KubeObject, kubeStatus } from '../kube'
 import type { ListOptions, Registry, Resource, StoreEvent } from './registry'
-import type { KubeObject } from './types'
 
 export interface WatchOptions extends ListOptions {
   namespace: string
