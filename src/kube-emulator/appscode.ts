@@ -6,7 +6,7 @@
  */
 import { isObject, type JsonObject, type KubeObject, kubeStatus } from '../kube'
 import type { Registry, Resource } from './registry'
-import type { VirtualHandler, VirtualRequest } from './server'
+import type { VirtualHandler, VirtualRequest } from './context'
 import { fieldAt } from './strategies'
 
 const META = 'meta.k8s.appscode.com'

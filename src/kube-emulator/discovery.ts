@@ -4,6 +4,7 @@
  * when the answer's Content-Type is plain JSON. OpenAPI v3 is served just far enough for kubectl's
  * field-validation probe: one PATCH operation per kind that declares `fieldValidation`.
  */
+import { declaredSubresources, SUBRESOURCES } from './handlers/subresources'
 import { verbsOf, type Registry, type Resource } from './registry'
 
 /** `/version`: what kubectl reports as the server version. */
@@ -54,13 +55,10 @@ function resourceEntries(r: Resource, version: string) {
     ...(s.categories?.length ? { categories: s.categories } : {}),
     storageVersionHash: Buffer.from(`${r.group}/${version}/${r.resource}`).toString('base64').slice(0, 11),
   }
-  const subs: object[] = []
-  if (s.status) subs.push({ name: `${r.resource}/status`, singularName: '', namespaced: s.namespaced, kind: s.kind, verbs: ['get', 'patch', 'update'] })
-  if (s.scale) subs.push({ name: `${r.resource}/scale`, singularName: '', namespaced: s.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] })
-  if (r.group === '' && r.resource === 'pods') {
-    subs.push({ name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] })
-    subs.push({ name: 'pods/exec', singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] })
-  }
+  const subs = declaredSubresources(r).map((name) => {
+    const sub = SUBRESOURCES[name]
+    return { name: `${r.resource}/${name}`, singularName: '', namespaced: s.namespaced, ...sub.groupVersion, kind: sub.kind ?? s.kind, verbs: sub.verbs }
+  })
   return [main, ...subs]
 }
 

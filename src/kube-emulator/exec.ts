@@ -18,7 +18,7 @@ const STDIN = 0, STDOUT = 1, STDERR = 2, ERROR = 3, RESIZE = 4, CLOSE = 255
 const flag = (q: URLSearchParams, k: string) => q.has(k) && q.get(k) !== 'false' && q.get(k) !== '0'
 
 /** Validates an exec request before the upgrade (400s and 404s as plain HTTP) and prepares its session. */
-export function prepareExec(pod: KubeObject, q: URLSearchParams, offered: string[]): { session: ExecSession; protocol: Protocol } {
+export function prepareExec(pod: KubeObject, q: URLSearchParams, offered: string[], startDelayMs: number): { session: ExecSession; protocol: Protocol } {
   const tty = flag(q, 'tty')
   const streams = { stdin: flag(q, 'stdin'), stdout: flag(q, 'stdout'), stderr: flag(q, 'stderr') && !tty }
   if (!streams.stdin && !streams.stdout && !flag(q, 'stderr')) throw kubeStatus.badRequest('you must specify at least 1 of stdin, stdout, stderr')
@@ -30,7 +30,7 @@ export function prepareExec(pod: KubeObject, q: URLSearchParams, offered: string
   const protocol = offered.length ? PROTOCOLS.find((p) => offered.includes(p)) : ''
   if (protocol === undefined) throw kubeStatus.badRequest(`unable to upgrade connection: none of the requested subprotocols is supported: ${offered.join(', ')}; supported: ${PROTOCOLS.join(', ')}`)
   const env = containerEnv(pod, container)
-  return { session: new ExecSession(protocol, command, streams, tty, env, pod.metadata.name ?? ''), protocol }
+  return { session: new ExecSession(protocol, command, streams, tty, env, pod.metadata.name ?? '', startDelayMs), protocol }
 }
 
 function containerEnv(pod: KubeObject, container: string): Record<string, string> {
@@ -95,6 +95,8 @@ export class ExecSession {
   private readonly stdin = new Stdin()
   private readonly abort = new AbortController()
   private size = { width: 80, height: 24 }
+  private startTimer: ReturnType<typeof setTimeout> | undefined
+  private started = false
 
   constructor(
     readonly protocol: Protocol,
@@ -103,6 +105,7 @@ export class ExecSession {
     private readonly tty: boolean,
     private readonly env: Record<string, string>,
     private readonly hostname: string,
+    private readonly startDelayMs: number,
   ) {
     if (!streams.stdin) this.stdin.end()
   }
@@ -130,10 +133,24 @@ export class ExecSession {
     this.send(channel, new TextEncoder().encode(out))
   }
 
+  /**
+   * client-go registers its stdout/stderr/error streams only after the handshake, in a goroutine
+   * racing its reader: output (and the close) arriving in the same read as the 101 is dropped as
+   * "Unknown stream id", and the close then fails stream setup with "closed all streams". So the
+   * command starts at the client's first frame (stdin, resize: its streams exist by then) or after
+   * `startDelayMs`, as a real process start takes a moment too.
+   */
   open(ws: ServerWebSocket<ExecSession>) {
     this.ws = ws
     // The "ready" signal: an empty message on the lowest writable channel.
     this.send(this.streams.stdout ? STDOUT : this.streams.stderr ? STDERR : ERROR, new Uint8Array(0))
+    this.startTimer = setTimeout(() => this.start(), this.startDelayMs)
+  }
+
+  private start() {
+    clearTimeout(this.startTimer)
+    if (this.started || this.abort.signal.aborted) return
+    this.started = true
     void this.run()
   }
 
@@ -172,6 +189,7 @@ export class ExecSession {
     if (channel === STDIN) this.receiveStdin(payload)
     else if (channel === RESIZE) this.resize(payload)
     else if (channel === CLOSE && this.protocol === 'v5.channel.k8s.io' && payload[0] === STDIN) this.stdin.end()
+    this.start()
   }
 
   private receiveStdin(payload: Uint8Array) {
@@ -191,6 +209,7 @@ export class ExecSession {
   }
 
   closed() {
+    clearTimeout(this.startTimer)
     this.abort.abort()
     this.stdin.end()
   }

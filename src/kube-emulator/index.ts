@@ -9,7 +9,8 @@ import { metricsHandlers, metricsResources } from './metrics'
 import { reviewHandler, reviewResource, whoamiHandler, whoamiResource, type UserSpec } from './rbac'
 import { Registry } from './registry'
 import { seed } from './seed'
-import { execWebSocket, handle, type EmulatorContext, type VirtualHandler } from './server'
+import type { EmulatorContext, VirtualHandler } from './context'
+import { execWebSocket, handle } from './server'
 import { BUILTIN } from './strategies'
 import { generateServerTls } from './tls'
 
@@ -36,6 +37,11 @@ export interface EmulatorOptions {
   tooLargeResourceVersionWaitMs?: number
   /** How many changes watches can resume from; older resourceVersions are 410 Expired. */
   watchHistory?: number
+  /**
+   * How long an exec holds its command's first output when the client sends nothing first (kubectl
+   * sets up its streams only after the handshake); 100 ms by default.
+   */
+  execStartDelayMs?: number
   /** Receives one line per request (method, path, status); never tokens or bodies. */
   log?: (line: string) => void
 }
@@ -91,6 +97,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     registry, users, virtual, log: opts.log,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000, logIntervalMs: opts.logIntervalMs ?? 2000,
     tooLargeResourceVersionWaitMs: opts.tooLargeResourceVersionWaitMs ?? 3_000,
+    execStartDelayMs: opts.execStartDelayMs ?? 100,
     serverAddress: () => new URL(url).host,
   }
   const listen = () => Bun.serve({

@@ -4,7 +4,7 @@
  * error messages follow the kubelet's (`container`, `follow`, `tailLines`, `sinceSeconds`, …).
  */
 import { isObject, type KubeObject, kubeStatus } from '../kube'
-import type { RequestInfo } from './server'
+import type { RequestInfo } from './context'
 import type { Registry, Resource } from './registry'
 import { fieldAt } from './strategies'
 

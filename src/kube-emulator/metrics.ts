@@ -5,7 +5,7 @@
 import { isObject, type KubeObject, kubeStatus } from '../kube'
 import type { Registry, Resource } from './registry'
 import { parseFieldSelector, parseLabelSelector, matchesFields, matchesLabels } from './selectors'
-import type { VirtualHandler, VirtualRequest } from './server'
+import type { VirtualHandler, VirtualRequest } from './context'
 import { fieldAt } from './strategies'
 
 const GROUP = 'metrics.k8s.io'

@@ -5,7 +5,7 @@
  */
 import { isObject, kubeStatus } from '../kube'
 import type { Resource } from './registry'
-import type { VirtualHandler } from './server'
+import type { VirtualHandler } from './context'
 
 export interface UserSpec {
   name: string

@@ -7,7 +7,7 @@
 import { clone, isObject, kubeStatus, validateName, type GroupResource, type KubeObject, type OwnerReference } from '../kube'
 import { deepEqual } from './patch'
 import { matchesFields, matchesLabels, type FieldRequirement, type LabelRequirement } from './selectors'
-import { ALL_VERBS, fieldAt, metadataDecodeError, type Strategy } from './strategies'
+import { ALL_VERBS, metadataDecodeError, type Strategy } from './strategies'
 
 /** A resource the server knows: stored ones live here, virtual ones only answer requests. */
 export interface Resource {
@@ -157,7 +157,7 @@ export class Registry {
     // Clients cannot set status on create when the type has a status subresource; internal
     // writers (seed, controllers) pass keepStatus to create objects as a kubelet would report them.
     const status = obj.status
-    if (r.strategy.status) delete obj.status
+    if (r.strategy.subresources?.status) delete obj.status
     r.strategy.prepareForCreate?.(obj)
     if (opts.keepStatus && status !== undefined) obj.status = status
     this.validate(r, obj)
@@ -268,7 +268,7 @@ export class Registry {
     if (subresource === 'status') next = { ...old, status: obj.status }
     else {
       next = { ...obj, metadata: { ...obj.metadata } }
-      if (r.strategy.status) next.status = old.status
+      if (r.strategy.subresources?.status) next.status = old.status
       if (next.status === undefined) delete next.status
     }
     for (const [k, v] of Object.entries(keep)) {
@@ -360,13 +360,3 @@ export function checkFieldLabels(r: Resource, fields: FieldRequirement[]): void 
 
 /** The verbs a resource serves, as discovery lists them. */
 export const verbsOf = (r: Resource): string[] => r.strategy.verbs ?? ALL_VERBS
-
-/** Reads replicas and selector for `/scale` from the paths the strategy names. */
-export function readScale(r: Resource, obj: KubeObject): { spec: number; status: number; selector: unknown } {
-  const scale = r.strategy.scale!
-  return {
-    spec: Number(fieldAt(obj, scale.specReplicasPath) ?? 0),
-    status: Number(fieldAt(obj, scale.statusReplicasPath) ?? 0),
-    selector: scale.labelSelectorPath ? fieldAt(obj, scale.labelSelectorPath) : undefined,
-  }
-}

@@ -12,6 +12,18 @@ export interface ScaleSpec {
   labelSelectorPath?: string[]
 }
 
+/**
+ * Subresources a kind serves. `status`: main-resource writes ignore `.status` and `/status` writes
+ * change only `.status`; `scale`: an autoscaling/v1 Scale over the paths named; `log` and `exec`:
+ * a pod's container output and commands.
+ */
+export interface Subresources {
+  status?: true
+  scale?: ScaleSpec
+  log?: true
+  exec?: true
+}
+
 /** A column of a CRD's `additionalPrinterColumns`, used for Table output. */
 export interface PrinterColumn { name: string; type: string; jsonPath: string; description?: string; priority?: number; format?: string }
 
@@ -22,9 +34,8 @@ export interface Strategy {
   shortNames?: string[]
   categories?: string[]
   verbs?: string[]
-  /** Main-resource writes ignore `.status`; `/status` writes change only `.status`. */
-  status?: boolean
-  scale?: ScaleSpec
+  /** The subresources served under `{name}/…`; discovery lists them and the server routes to them from here. */
+  subresources?: Subresources
   /** Names must be RFC 1123 labels (no dots), not subdomains: namespaces and services. */
   dnsLabelName?: boolean
   /** A custom resource: list items keep apiVersion and kind, as unstructured objects do (built-in lists drop them). */
@@ -107,13 +118,13 @@ const eventFields = Object.fromEntries(
 /** Built-in resources, keyed `group/resource` (core group ''), with their served versions. */
 export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }> = {
   '/namespaces': { versions: ['v1'], strategy: {
-    kind: 'Namespace', singular: 'namespace', namespaced: false, shortNames: ['ns'], status: true, dnsLabelName: true,
+    kind: 'Namespace', singular: 'namespace', namespaced: false, shortNames: ['ns'], subresources: { status: true }, dnsLabelName: true,
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     fields: { 'status.phase': at('status.phase') },
     prepareForCreate: (obj) => { obj.status = { phase: 'Active' }; obj.spec = { finalizers: ['kubernetes'] } },
   } },
   '/pods': { versions: ['v1'], strategy: {
-    kind: 'Pod', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], status: true,
+    kind: 'Pod', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true, log: true, exec: true },
     strategicMerge: true, returnsDeletedObject: true,
     fields: Object.fromEntries(['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName',
       'status.phase', 'status.podIP', 'status.nominatedNodeName'].map((f) => [f, at(f)])),
@@ -127,7 +138,7 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
     validate: (obj) => validateContainers(obj.spec, 'spec'),
   } },
   '/services': { versions: ['v1'], strategy: {
-    kind: 'Service', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], status: true, strategicMerge: true, dnsLabelName: true,
+    kind: 'Service', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: { status: true }, strategicMerge: true, dnsLabelName: true,
     prepareForCreate: (obj) => {
       const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
       spec.type ??= 'ClusterIP'
@@ -146,12 +157,12 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
     fields: { ...eventFields, reason: at('reason'), type: at('type'), source: at('source.component'), reportingComponent: at('reportingComponent') },
   } },
   '/nodes': { versions: ['v1'], strategy: {
-    kind: 'Node', singular: 'node', namespaced: false, shortNames: ['no'], status: true, strategicMerge: true,
+    kind: 'Node', singular: 'node', namespaced: false, shortNames: ['no'], subresources: { status: true }, strategicMerge: true,
     fields: { 'spec.unschedulable': (o) => String(fieldAt(o, ['spec', 'unschedulable']) === true) },
   } },
   'apps/deployments': { versions: ['v1'], strategy: {
     kind: 'Deployment', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'],
-    status: true, scale: WORKLOAD_SCALE, strategicMerge: true, tracksGeneration: true,
+    subresources: { status: true, scale: WORKLOAD_SCALE }, strategicMerge: true, tracksGeneration: true,
     prepareForCreate: (obj) => {
       defaultWorkload(obj)
       const spec = obj.spec as JsonObject
@@ -163,18 +174,18 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
   } },
   'apps/replicasets': { versions: ['v1'], strategy: {
     kind: 'ReplicaSet', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'],
-    status: true, scale: WORKLOAD_SCALE, strategicMerge: true, tracksGeneration: true,
+    subresources: { status: true, scale: WORKLOAD_SCALE }, strategicMerge: true, tracksGeneration: true,
     prepareForCreate: defaultWorkload, validate: validateWorkload,
   } },
   'apps/statefulsets': { versions: ['v1'], strategy: {
     kind: 'StatefulSet', singular: 'statefulset', namespaced: true, shortNames: ['sts'], categories: ['all'],
-    status: true, scale: WORKLOAD_SCALE, strategicMerge: true, tracksGeneration: true,
+    subresources: { status: true, scale: WORKLOAD_SCALE }, strategicMerge: true, tracksGeneration: true,
     prepareForCreate: (obj) => { defaultWorkload(obj); (obj.spec as JsonObject).podManagementPolicy ??= 'OrderedReady' },
     validate: validateWorkload,
   } },
   'autoscaling/horizontalpodautoscalers': { versions: ['v2', 'v1'], strategy: {
     kind: 'HorizontalPodAutoscaler', singular: 'horizontalpodautoscaler', namespaced: true, shortNames: ['hpa'], categories: ['all'],
-    status: true, strategicMerge: true,
+    subresources: { status: true }, strategicMerge: true,
     validate: (obj) => {
       const causes: StatusCause[] = []
       if (!isObject(fieldAt(obj, ['spec', 'scaleTargetRef']))) causes.push(required('spec.scaleTargetRef'))
@@ -184,7 +195,7 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
   } },
   'apiextensions.k8s.io/customresourcedefinitions': { versions: ['v1'], strategy: {
     kind: 'CustomResourceDefinition', singular: 'customresourcedefinition', namespaced: false, shortNames: ['crd', 'crds'],
-    categories: ['api-extensions'], status: true, tracksGeneration: true,
+    categories: ['api-extensions'], subresources: { status: true }, tracksGeneration: true,
     validate: validateCrd,
   } },
 }
@@ -226,13 +237,15 @@ export function strategyFromCrd(crd: KubeObject): { group: string; resource: str
       custom: true,
       shortNames: strings(names.shortNames),
       categories: strings(names.categories),
-      status: isObject(subresources.status),
       tracksGeneration: true,
       returnsDeletedObject: true,
-      scale: scale && {
-        specReplicasPath: jsonPathKeys(String(scale.specReplicasPath)),
-        statusReplicasPath: jsonPathKeys(String(scale.statusReplicasPath)),
-        labelSelectorPath: typeof scale.labelSelectorPath === 'string' ? jsonPathKeys(scale.labelSelectorPath) : undefined,
+      subresources: {
+        ...(isObject(subresources.status) ? { status: true } : {}),
+        ...(scale ? { scale: {
+          specReplicasPath: jsonPathKeys(String(scale.specReplicasPath)),
+          statusReplicasPath: jsonPathKeys(String(scale.statusReplicasPath)),
+          labelSelectorPath: typeof scale.labelSelectorPath === 'string' ? jsonPathKeys(scale.labelSelectorPath) : undefined,
+        } } : {}),
       },
       printerColumns: columns.map((c) => ({
         name: String(c.name), type: String(c.type ?? 'string'), jsonPath: String(c.jsonPath ?? ''),

@@ -1,0 +1,37 @@
+/** What request handlers share: the emulator's context, the parsed request, and the virtual-resource contract. */
+import type { Server } from 'bun'
+import type { ResourcePath } from '../kube'
+import type { ExecSession } from './exec'
+import type { UserSpec } from './rbac'
+import type { Registry, Resource } from './registry'
+
+/** Everything a request handler may need, built once per emulator by `startEmulator`. */
+export interface EmulatorContext {
+  registry: Registry
+  users: ReadonlyMap<string, UserSpec>
+  virtual: ReadonlyMap<string, VirtualHandler>
+  bookmarkIntervalMs: number
+  tooLargeResourceVersionWaitMs: number
+  logIntervalMs: number
+  /** How long an exec session holds its command's output for the client to set up its streams. */
+  execStartDelayMs: number
+  serverAddress: () => string
+  log?: (line: string) => void
+}
+
+/** A parsed resource request, as the apiserver's RequestInfo: the target and the verb. */
+export interface RequestInfo extends ResourcePath { verb: string }
+
+/** One authorized request to a stored resource, as every verb and subresource handler receives it. */
+export interface Call {
+  ctx: EmulatorContext
+  req: Request
+  url: URL
+  info: RequestInfo
+  r: Resource
+  server: Server<ExecSession>
+}
+
+/** What a virtual resource's handler gets; it answers a JSON body and a status code. */
+export interface VirtualRequest { info: RequestInfo; resource: Resource; user: UserSpec; query: URLSearchParams; body: unknown }
+export type VirtualHandler = (req: VirtualRequest) => { code: number; body: unknown }
