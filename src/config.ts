@@ -37,6 +37,10 @@ export interface Config {
   allowRegularOrgCreation: boolean
   /** User-given endpoints (cloud, clusters, discovery, avatars) may be loopback or private addresses; metadata addresses never. */
   allowPrivateEndpoints: boolean
+  /** Page size asked of cloud providers when listing buckets (every page is followed). */
+  bucketListPageSize: number
+  /** Google Cloud Storage JSON API origin; an emulator's (fake-gcs-server) in labs. */
+  gcsEndpoint: string
   /** Write one JSON line per request to stdout. */
   requestLog: boolean
   /** Stamped by a build: the source commit and build time. */
@@ -73,6 +77,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const secretKey = env.PLATFORM_SECRET_KEY
   if (secretKey !== undefined && decodeKey(secretKey) === undefined)
     throw new ConfigError('PLATFORM_SECRET_KEY must be 32 bytes, as 64 hex characters or base64')
+  const gcsEndpoint = (env.PLATFORM_GCS_ENDPOINT ?? 'https://storage.googleapis.com').replace(/\/+$/, '')
+  if (!isHttpUrl(gcsEndpoint)) throw new ConfigError(`PLATFORM_GCS_ENDPOINT must be an http(s) URL, got "${gcsEndpoint}"`)
   const runMode = flags.dev ? 'dev' : (env.PLATFORM_RUN_MODE ?? 'prod')
   if (runMode !== 'dev' && runMode !== 'prod') throw new ConfigError(`PLATFORM_RUN_MODE must be dev or prod, got "${runMode}"`)
   return {
@@ -99,6 +105,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceSeconds: parsePositiveInt(env.PLATFORM_SHUTDOWN_GRACE_SECONDS ?? '10', 'PLATFORM_SHUTDOWN_GRACE_SECONDS'),
     allowRegularOrgCreation: !parseBool(env.PLATFORM_DISABLE_REGULAR_ORG_CREATION ?? 'false', 'PLATFORM_DISABLE_REGULAR_ORG_CREATION'),
     allowPrivateEndpoints: parseBool(env.PLATFORM_ALLOW_PRIVATE_ENDPOINTS ?? 'false', 'PLATFORM_ALLOW_PRIVATE_ENDPOINTS'),
+    bucketListPageSize: parsePositiveInt(env.PLATFORM_BUCKET_LIST_PAGE_SIZE ?? '1000', 'PLATFORM_BUCKET_LIST_PAGE_SIZE'),
+    gcsEndpoint,
     requestLog: parseBool(env.PLATFORM_REQUEST_LOG ?? 'true', 'PLATFORM_REQUEST_LOG'),
     buildCommit: env.PLATFORM_BUILD_COMMIT || undefined,
     buildDate: env.PLATFORM_BUILD_DATE || undefined,

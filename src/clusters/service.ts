@@ -1,8 +1,9 @@
+import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { AppError } from '../http/errors'
 import type { UserRow } from '../identity/store'
 import { orgIdsAdministeredBy } from '../orgs/store'
-import { memberJson } from './client'
+import { memberFetch, memberJson } from './client'
 import { checkConnection, type ClusterConnection, type ClusterCredential } from './connection'
 import type { ClusterInfo } from './schemas'
 import * as store from './store'
@@ -142,3 +143,22 @@ export function kubectlAge(ms: number): string {
   if (s < 2 * 365 * 86400) return `${Math.floor(s / 86400)}d`
   return `${Math.floor(s / (365 * 86400))}y`
 }
+
+/**
+ * The data of Secret `namespace/name` (decoded) in the cluster with `uid` that `user` can use (owns,
+ * or owns or administers through an org). Throws notFound (cluster or Secret), upstream.
+ */
+export async function readSecretOfCluster(deps: Deps, actor: Actor, uid: string, namespace: string, name: string): Promise<Record<string, string>> {
+  const orgIds = await orgIdsAdministeredBy(deps.db.read, actor.user.id)
+  const cluster = (await store.listClustersOfOwners(deps.db.read, [actor.user.id, ...orgIds])).find((row) => row.uid === uid)
+  if (!cluster) throw new AppError('notFound', 'cluster not found')
+  if (!isDnsSubdomain(namespace) || !isDnsSubdomain(name)) throw new AppError('notFound', 'secret not found')
+  const connection = await connectionOf(deps, cluster)
+  const res = await memberFetch(cluster.name, connection, { path: `/api/v1/namespaces/${namespace}/secrets/${name}`, headers: { accept: 'application/json' } })
+  if (res.status === 404) throw new AppError('notFound', `secret ${namespace}/${name} not found in cluster "${cluster.name}"`)
+  if (!res.ok) throw new AppError('upstream', `cluster "${cluster.name}" answered ${res.status} for secret ${namespace}/${name}`)
+  const secret = (await res.json().catch(() => ({}))) as { data?: Record<string, string> }
+  return Object.fromEntries(Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]))
+}
+
+const isDnsSubdomain = (text: string) => text.length <= 253 && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text)
