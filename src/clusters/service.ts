@@ -1,6 +1,7 @@
 import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { AppError } from '../http/errors'
+import { isDnsSubdomain } from '../kube'
 import type { UserRow } from '../identity/store'
 import { orgIdsAdministeredBy } from '../orgs/store'
 import { memberFetch, memberJson } from './client'
@@ -160,5 +161,3 @@ export async function readSecretOfCluster(deps: Deps, actor: Actor, uid: string,
   const secret = (await res.json().catch(() => ({}))) as { data?: Record<string, string> }
   return Object.fromEntries(Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]))
 }
-
-const isDnsSubdomain = (text: string) => text.length <= 253 && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text)
