@@ -77,6 +77,24 @@ export function openApiV2() {
   return { swagger: '2.0', info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion }, paths: {}, definitions: {} }
 }
 
+/**
+ * The protobuf media types of `/openapi/v2` (gnostic's `openapi_v2.Document`): kubectl asks for the
+ * old `@v1.0` spelling, which Go's mime parser refuses in a Content-Type, so answers use `.v1.0`.
+ */
+export const OPENAPI_V2_PROTOBUF = ['application/com.github.proto-openapi.spec.v2@v1.0+protobuf', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf']
+
+/**
+ * `openApiV2()` as protobuf: `swagger` (field 1) and `info` (field 2: title 1, version 2), no
+ * definitions. kubectl's client-side validation (used for `kind: List` files) then finds no schema
+ * for any kind and skips them, as it does for kinds a real server has no schema of.
+ */
+export function openApiV2Protobuf(): Uint8Array<ArrayBuffer> {
+  const field = (no: number, bytes: Uint8Array) => [(no << 3) | 2, bytes.length, ...bytes]
+  const text = (s: string) => new TextEncoder().encode(s)
+  const info = new Uint8Array([...field(1, text('Kubernetes')), ...field(2, text(SERVER_VERSION.gitVersion))])
+  return new Uint8Array([...field(1, text('2.0')), ...field(2, info)])
+}
+
 /** `/openapi/v3`: the index of per-group-version documents. */
 export function openApiV3Index(registry: Registry) {
   const paths: Record<string, { serverRelativeURL: string }> = {}

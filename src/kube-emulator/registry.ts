@@ -158,7 +158,10 @@ export class Registry {
     // writers (seed, controllers) pass keepStatus to create objects as a kubelet would report them.
     const status = obj.status
     if (r.strategy.subresources?.status) delete obj.status
+    // The uid exists before defaulting, as some defaults name it (a Job's selector).
+    meta.uid = crypto.randomUUID()
     r.strategy.prepareForCreate?.(obj)
+    r.strategy.canonicalize?.(obj)
     if (opts.keepStatus && status !== undefined) obj.status = status
     this.validate(r, obj)
     if (table.has(objectKey(ns, meta.name!))) throw kubeStatus.alreadyExists(groupResource(r), meta.name!)
@@ -179,10 +182,10 @@ export class Registry {
 
   /** Server-filled metadata (uid, resourceVersion, generation, creationTimestamp), written name first as a real server does. */
   private stamp(r: Resource, meta: KubeObject['metadata'], rv: number): KubeObject['metadata'] {
-    const { name, generateName, namespace, uid: _u, resourceVersion: _r, creationTimestamp: _c, deletionTimestamp: _d, generation: _g, ...rest } = meta
+    const { name, generateName, namespace, uid, resourceVersion: _r, creationTimestamp: _c, deletionTimestamp: _d, generation: _g, ...rest } = meta
     return {
       name, ...(generateName ? { generateName } : {}), ...(namespace ? { namespace } : {}),
-      uid: crypto.randomUUID(), resourceVersion: String(rv),
+      uid: uid ?? crypto.randomUUID(), resourceVersion: String(rv),
       ...(r.strategy.tracksGeneration ? { generation: 1 } : {}), creationTimestamp: now(), ...rest,
     }
   }
@@ -249,6 +252,7 @@ export class Registry {
     if (obj.metadata.resourceVersion && obj.metadata.resourceVersion !== old.metadata.resourceVersion)
       throw kubeStatus.conflict(groupResource(r), name)
     const next = this.mergeForUpdate(r, old, obj, opts.subresource)
+    if (opts.subresource !== 'status') r.strategy.canonicalize?.(next)
     this.validate(r, next)
     if (deepEqual(next, old)) return old
     if (opts.dryRun) return next
@@ -318,8 +322,7 @@ export class Registry {
       for (const obj of this.table(r).values()) {
         const refs = obj.metadata.ownerReferences
         if (!refs?.some((o) => o.uid === uid)) continue
-        const remaining = refs.filter((o) => o.uid !== uid)
-        this.update(r, obj.metadata.namespace ?? '', obj.metadata.name!, { ...obj, metadata: { ...obj.metadata, ownerReferences: remaining } })
+        this.update(r, obj.metadata.namespace ?? '', obj.metadata.name!, withoutOwner(obj, uid))
       }
     }
   }
@@ -340,6 +343,13 @@ export class Registry {
     const { items } = this.list(r, ns, { labels: list.labels, fields: list.fields })
     return items.map((o) => this.delete(r, o.metadata.namespace ?? '', o.metadata.name!, opts).object)
   }
+}
+
+/** The object with the owner reference to `uid` cut; the field goes when none remains, as on a real server. */
+export function withoutOwner(obj: KubeObject, uid: string): KubeObject {
+  const { ownerReferences, ...meta } = obj.metadata
+  const remaining = (ownerReferences ?? []).filter((o) => o.uid !== uid)
+  return { ...obj, metadata: remaining.length ? { ...meta, ownerReferences: remaining } : meta }
 }
 
 /** A field-selector label's value; unsupported labels are a 400 like on a real server. */

@@ -3,7 +3,7 @@
  * with capacity (for `kubectl top`), workloads whose controllers create ReplicaSets and Pods with
  * growing logs, a Service, ConfigMaps, a Secret, an HPA and a few Events.
  */
-import { recordEvent } from './controllers'
+import { recordEvent } from './controllers/common'
 import type { Registry } from './registry'
 import type { KubeObject } from '../kube'
 

@@ -7,7 +7,7 @@
 import type { Server, ServerWebSocket } from 'bun'
 import { kubeStatus, KubeStatusError, parseApiPath } from '../kube'
 import type { Call, EmulatorContext, RequestInfo } from './context'
-import { coreVersions, groupDocument, groupList, openApiV2, openApiV3Document, openApiV3Index, resourceList, SERVER_VERSION } from './discovery'
+import { coreVersions, groupDocument, groupList, OPENAPI_V2_PROTOBUF, openApiV2, openApiV2Protobuf, openApiV3Document, openApiV3Index, resourceList, SERVER_VERSION } from './discovery'
 import type { ExecSession } from './exec'
 import { remove, removeCollection } from './handlers/delete'
 import { patch } from './handlers/patch'
@@ -75,12 +75,13 @@ function serveDiscovery(ctx: EmulatorContext, req: Request, path: string): Respo
 }
 
 /**
- * kubectl asks `/openapi/v2` for protobuf first; a JSON answer to that is unreadable to it, so a
- * request that accepts no JSON gets 406 and kubectl falls back to what it needs without it.
+ * kubectl asks `/openapi/v2` for protobuf (and cannot read JSON sent instead), others for JSON;
+ * a request accepting neither gets 406.
  */
 function openApiV2Response(req: Request): Response {
   const accept = req.headers.get('accept') ?? ''
-  if (accept && !/application\/json|\*\/\*/.test(accept)) throw kubeStatus.notAcceptable(['application/json'])
+  if (OPENAPI_V2_PROTOBUF.some((t) => accept.includes(t))) return new Response(openApiV2Protobuf(), { headers: { 'Content-Type': OPENAPI_V2_PROTOBUF[1] } })
+  if (accept && !/application\/json|\*\/\*/.test(accept)) throw kubeStatus.notAcceptable(['application/json', OPENAPI_V2_PROTOBUF[1]])
   return json(openApiV2())
 }
 

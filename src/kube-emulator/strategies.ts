@@ -51,6 +51,8 @@ export interface Strategy {
   printerColumns?: PrinterColumn[]
   /** Called before validation on create: defaults and server-owned fields. Mutates `obj`. */
   prepareForCreate?(obj: KubeObject): void
+  /** Called on create and on every write but status writes: defaults and normal forms (`stringData` into `data`). Mutates `obj`. */
+  canonicalize?(obj: KubeObject): void
   /** Pure check on create and update; returns one cause per offending field. */
   validate?(obj: KubeObject): StatusCause[]
 }
@@ -78,16 +80,10 @@ function validateContainers(spec: unknown, field: string): StatusCause[] {
 
 /** Workloads: a selector that matches the template's labels, non-negative replicas, containers. */
 function validateWorkload(obj: KubeObject): StatusCause[] {
-  const causes: StatusCause[] = []
   const replicas = fieldAt(obj, ['spec', 'replicas'])
-  if (replicas !== undefined && (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0))
-    causes.push(invalidValue('spec.replicas', replicas, 'must be greater than or equal to 0'))
-  const matchLabels = fieldAt(obj, ['spec', 'selector', 'matchLabels'])
-  const templateLabels = fieldAt(obj, ['spec', 'template', 'metadata', 'labels'])
-  if (!isObject(fieldAt(obj, ['spec', 'selector']))) causes.push(required('spec.selector'))
-  else if (isObject(matchLabels) && Object.entries(matchLabels).some(([k, v]) => !isObject(templateLabels) || templateLabels[k] !== v))
-    causes.push(invalidValue('spec.template.metadata.labels', templateLabels ?? {}, '`selector` does not match template `labels`'))
-  return [...causes, ...validateContainers(fieldAt(obj, ['spec', 'template', 'spec']), 'spec.template.spec')]
+  const causes = replicas !== undefined && (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
+    ? [invalidValue('spec.replicas', replicas, 'must be greater than or equal to 0')] : []
+  return [...causes, ...validateSelector(obj), ...validateContainers(fieldAt(obj, ['spec', 'template', 'spec']), 'spec.template.spec')]
 }
 
 /** Guaranteed when every container's limits equal its requests, BestEffort when none set any, else Burstable. */
@@ -103,10 +99,91 @@ function qosOf(containers: unknown): string {
   return guaranteed ? 'Guaranteed' : 'Burstable'
 }
 
-function defaultWorkload(obj: KubeObject): void {
+/** Replicas default to 1; kinds with an update strategy get its rolling-update default. */
+const defaultWorkload = (kind: string) => (obj: KubeObject): void => {
   const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
-  if (spec.replicas === undefined) spec.replicas = 1
+  if (kind !== 'DaemonSet') spec.replicas ??= 1
+  if (kind !== 'ReplicaSet') spec.revisionHistoryLimit ??= 10
+  const field = kind === 'Deployment' ? 'strategy' : 'updateStrategy'
+  if (DEFAULT_UPDATE[kind]) spec[field] ??= DEFAULT_UPDATE[kind]
 }
+
+/** A pod spec's containers (regular, init, ephemeral): ports default to `protocol: TCP` as the apiserver's defaulting does. */
+function defaultPodSpec(spec: unknown): void {
+  if (!isObject(spec)) return
+  for (const field of ['containers', 'initContainers', 'ephemeralContainers'])
+    for (const c of Array.isArray(spec[field]) ? spec[field] : [])
+      for (const port of isObject(c) && Array.isArray(c.ports) ? c.ports : []) if (isObject(port)) port.protocol ??= 'TCP'
+}
+
+/** Defaults of the pod template inside a workload (`spec.template`, or a CronJob's `spec.jobTemplate.spec.template`). */
+const canonicalTemplate = (...path: string[]) => (obj: KubeObject) => defaultPodSpec(fieldAt(obj, [...path, 'template', 'spec']))
+
+/** Secret `stringData` is a write-only convenience: merged into `data` as base64 and never stored. */
+function canonicalSecret(obj: KubeObject): void {
+  if (!isObject(obj.stringData)) { delete obj.stringData; return }
+  const data = isObject(obj.data) ? obj.data : (obj.data = {})
+  for (const [k, v] of Object.entries(obj.stringData)) data[k] = Buffer.from(String(v)).toString('base64')
+  delete obj.stringData
+}
+
+/** Service ports default to TCP and to a targetPort equal to the port. */
+function canonicalService(obj: KubeObject): void {
+  for (const port of Array.isArray(fieldAt(obj, ['spec', 'ports'])) ? (fieldAt(obj, ['spec', 'ports']) as unknown[]) : []) {
+    if (!isObject(port)) continue
+    port.protocol ??= 'TCP'
+    port.targetPort ??= port.port ?? null
+  }
+}
+
+/** The rolling-update defaults of Deployments, StatefulSets and DaemonSets. */
+const DEFAULT_UPDATE: Record<string, JsonObject> = {
+  Deployment: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+  StatefulSet: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
+  DaemonSet: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } },
+}
+
+/** A Job's selector and its pods' labels name the Job's uid, as the apiserver's Job defaulting does. */
+function prepareJob(obj: KubeObject): void {
+  const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
+  const uid = obj.metadata.uid ?? ''
+  const name = obj.metadata.name ?? ''
+  spec.parallelism ??= 1
+  spec.completions ??= 1
+  spec.backoffLimit ??= 6
+  spec.completionMode ??= 'NonIndexed'
+  spec.suspend ??= false
+  if (spec.manualSelector !== true) spec.selector = { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } }
+  const template = isObject(spec.template) ? spec.template : (spec.template = {})
+  const meta = isObject(template.metadata) ? template.metadata : (template.metadata = {})
+  meta.labels = { ...(isObject(meta.labels) ? meta.labels : {}), 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': name, 'controller-uid': uid, 'job-name': name }
+  obj.status = {}
+}
+
+/** A Job's pods must not restart forever: `Never` or `OnFailure`. */
+function validateJob(obj: KubeObject): StatusCause[] {
+  const policy = fieldAt(obj, ['spec', 'template', 'spec', 'restartPolicy'])
+  const causes = validateContainers(fieldAt(obj, ['spec', 'template', 'spec']), 'spec.template.spec')
+  if (policy !== 'Never' && policy !== 'OnFailure')
+    causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(policy ?? '')}: supported values: "OnFailure", "Never"`, field: 'spec.template.spec.restartPolicy' })
+  return causes
+}
+
+/** Selector and template rules shared by DaemonSets (no replicas) and the replicated workloads. */
+function validateSelector(obj: KubeObject): StatusCause[] {
+  const matchLabels = fieldAt(obj, ['spec', 'selector', 'matchLabels'])
+  const templateLabels = fieldAt(obj, ['spec', 'template', 'metadata', 'labels'])
+  if (!isObject(fieldAt(obj, ['spec', 'selector']))) return [required('spec.selector')]
+  if (isObject(matchLabels) && Object.entries(matchLabels).some(([k, v]) => !isObject(templateLabels) || templateLabels[k] !== v))
+    return [invalidValue('spec.template.metadata.labels', templateLabels ?? {}, '`selector` does not match template `labels`')]
+  return []
+}
+
+/** Names of the RBAC kinds (roles and bindings), stored for charts; authorization does not read them. */
+const rbac = (kind: string, namespaced: boolean): { versions: string[]; strategy: Strategy } => ({ versions: ['v1'], strategy: {
+  kind, singular: kind.toLowerCase(), namespaced,
+  validate: (obj) => kind.endsWith('Binding') && !isObject(obj.roleRef) ? [required('roleRef')] : [],
+} })
 
 const WORKLOAD_SCALE: ScaleSpec = { specReplicasPath: ['spec', 'replicas'], statusReplicasPath: ['status', 'replicas'], labelSelectorPath: ['spec', 'selector'] }
 
@@ -122,6 +199,8 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     fields: { 'status.phase': at('status.phase') },
     prepareForCreate: (obj) => { obj.status = { phase: 'Active' }; obj.spec = { finalizers: ['kubernetes'] } },
+    // The apiserver keeps this label equal to the name, whatever a client writes.
+    canonicalize: (obj) => { obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' } },
   } },
   '/pods': { versions: ['v1'], strategy: {
     kind: 'Pod', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: { status: true, log: true, exec: true },
@@ -135,6 +214,7 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
       spec.schedulerName ??= 'default-scheduler'
       obj.status = { phase: 'Pending', qosClass: qosOf(fieldAt(spec, ['containers'])) }
     },
+    canonicalize: (obj) => defaultPodSpec(obj.spec),
     validate: (obj) => validateContainers(obj.spec, 'spec'),
   } },
   '/services': { versions: ['v1'], strategy: {
@@ -145,13 +225,30 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
       if (spec.type !== 'ExternalName' && spec.clusterIP === undefined) spec.clusterIP = `10.96.${(Math.random() * 250) | 0}.${1 + ((Math.random() * 250) | 0)}`
       obj.status = { loadBalancer: {} }
     },
+    canonicalize: canonicalService,
   } },
+  '/endpoints': { versions: ['v1'], strategy: { kind: 'Endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'], strategicMerge: true } },
   '/configmaps': { versions: ['v1'], strategy: { kind: 'ConfigMap', singular: 'configmap', namespaced: true, shortNames: ['cm'], strategicMerge: true } },
   '/secrets': { versions: ['v1'], strategy: {
     kind: 'Secret', singular: 'secret', namespaced: true, strategicMerge: true, fields: { type: at('type') },
     prepareForCreate: (obj) => { obj.type ??= 'Opaque' },
+    canonicalize: canonicalSecret,
   } },
   '/serviceaccounts': { versions: ['v1'], strategy: { kind: 'ServiceAccount', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'], strategicMerge: true } },
+  '/persistentvolumeclaims': { versions: ['v1'], strategy: {
+    kind: 'PersistentVolumeClaim', singular: 'persistentvolumeclaim', namespaced: true, shortNames: ['pvc'], subresources: { status: true }, strategicMerge: true,
+    prepareForCreate: (obj) => {
+      const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
+      spec.volumeMode ??= 'Filesystem'
+      obj.status = { phase: 'Pending' }
+    },
+    validate: (obj) => {
+      const causes: StatusCause[] = []
+      if (!Array.isArray(fieldAt(obj, ['spec', 'accessModes'])) || !(fieldAt(obj, ['spec', 'accessModes']) as unknown[]).length) causes.push(required('spec.accessModes'))
+      if (fieldAt(obj, ['spec', 'resources', 'requests', 'storage']) === undefined) causes.push(required('spec.resources[storage]'))
+      return causes
+    },
+  } },
   '/events': { versions: ['v1'], strategy: {
     kind: 'Event', singular: 'event', namespaced: true, shortNames: ['ev'], strategicMerge: true,
     fields: { ...eventFields, reason: at('reason'), type: at('type'), source: at('source.component'), reportingComponent: at('reportingComponent') },
@@ -164,24 +261,46 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
     kind: 'Deployment', singular: 'deployment', namespaced: true, shortNames: ['deploy'], categories: ['all'],
     subresources: { status: true, scale: WORKLOAD_SCALE }, strategicMerge: true, tracksGeneration: true,
     prepareForCreate: (obj) => {
-      defaultWorkload(obj)
-      const spec = obj.spec as JsonObject
-      spec.strategy ??= { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } }
-      spec.revisionHistoryLimit ??= 10
-      spec.progressDeadlineSeconds ??= 600
+      defaultWorkload('Deployment')(obj)
+      ;(obj.spec as JsonObject).progressDeadlineSeconds ??= 600
     },
+    canonicalize: canonicalTemplate('spec'),
     validate: validateWorkload,
   } },
   'apps/replicasets': { versions: ['v1'], strategy: {
     kind: 'ReplicaSet', singular: 'replicaset', namespaced: true, shortNames: ['rs'], categories: ['all'],
     subresources: { status: true, scale: WORKLOAD_SCALE }, strategicMerge: true, tracksGeneration: true,
-    prepareForCreate: defaultWorkload, validate: validateWorkload,
+    prepareForCreate: defaultWorkload('ReplicaSet'), canonicalize: canonicalTemplate('spec'), validate: validateWorkload,
   } },
   'apps/statefulsets': { versions: ['v1'], strategy: {
     kind: 'StatefulSet', singular: 'statefulset', namespaced: true, shortNames: ['sts'], categories: ['all'],
     subresources: { status: true, scale: WORKLOAD_SCALE }, strategicMerge: true, tracksGeneration: true,
-    prepareForCreate: (obj) => { defaultWorkload(obj); (obj.spec as JsonObject).podManagementPolicy ??= 'OrderedReady' },
+    prepareForCreate: (obj) => { defaultWorkload('StatefulSet')(obj); (obj.spec as JsonObject).podManagementPolicy ??= 'OrderedReady' },
+    canonicalize: canonicalTemplate('spec'),
     validate: validateWorkload,
+  } },
+  'apps/daemonsets': { versions: ['v1'], strategy: {
+    kind: 'DaemonSet', singular: 'daemonset', namespaced: true, shortNames: ['ds'], categories: ['all'],
+    subresources: { status: true }, strategicMerge: true, tracksGeneration: true,
+    prepareForCreate: defaultWorkload('DaemonSet'), canonicalize: canonicalTemplate('spec'),
+    validate: (obj) => [...validateSelector(obj), ...validateContainers(fieldAt(obj, ['spec', 'template', 'spec']), 'spec.template.spec')],
+  } },
+  'batch/jobs': { versions: ['v1'], strategy: {
+    kind: 'Job', singular: 'job', namespaced: true, categories: ['all'], subresources: { status: true }, strategicMerge: true, tracksGeneration: true,
+    prepareForCreate: prepareJob, canonicalize: canonicalTemplate('spec'), validate: validateJob,
+  } },
+  'batch/cronjobs': { versions: ['v1'], strategy: {
+    kind: 'CronJob', singular: 'cronjob', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: { status: true }, strategicMerge: true, tracksGeneration: true,
+    prepareForCreate: (obj) => {
+      const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
+      spec.suspend ??= false
+      spec.concurrencyPolicy ??= 'Allow'
+      spec.successfulJobsHistoryLimit ??= 3
+      spec.failedJobsHistoryLimit ??= 1
+      obj.status = {}
+    },
+    canonicalize: canonicalTemplate('spec', 'jobTemplate', 'spec'),
+    validate: (obj) => (typeof fieldAt(obj, ['spec', 'schedule']) === 'string' ? [] : [required('spec.schedule')]),
   } },
   'autoscaling/horizontalpodautoscalers': { versions: ['v2', 'v1'], strategy: {
     kind: 'HorizontalPodAutoscaler', singular: 'horizontalpodautoscaler', namespaced: true, shortNames: ['hpa'], categories: ['all'],
@@ -193,6 +312,29 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
       return causes
     },
   } },
+  'networking.k8s.io/ingresses': { versions: ['v1'], strategy: {
+    kind: 'Ingress', singular: 'ingress', namespaced: true, shortNames: ['ing'], subresources: { status: true }, strategicMerge: true, tracksGeneration: true,
+    prepareForCreate: (obj) => { obj.status = { loadBalancer: {} } },
+  } },
+  'networking.k8s.io/networkpolicies': { versions: ['v1'], strategy: {
+    kind: 'NetworkPolicy', singular: 'networkpolicy', namespaced: true, shortNames: ['netpol'], strategicMerge: true, tracksGeneration: true,
+    prepareForCreate: (obj) => {
+      const spec = isObject(obj.spec) ? obj.spec : (obj.spec = {})
+      spec.podSelector ??= {}
+      spec.policyTypes ??= ['Ingress', ...(spec.egress !== undefined ? ['Egress'] : [])]
+    },
+  } },
+  'discovery.k8s.io/endpointslices': { versions: ['v1'], strategy: {
+    kind: 'EndpointSlice', singular: 'endpointslice', namespaced: true, strategicMerge: true,
+    validate: (obj) => (typeof obj.addressType === 'string' ? [] : [required('addressType')]),
+  } },
+  'policy/poddisruptionbudgets': { versions: ['v1'], strategy: {
+    kind: 'PodDisruptionBudget', singular: 'poddisruptionbudget', namespaced: true, shortNames: ['pdb'], subresources: { status: true }, strategicMerge: true, tracksGeneration: true,
+  } },
+  'rbac.authorization.k8s.io/roles': rbac('Role', true),
+  'rbac.authorization.k8s.io/rolebindings': rbac('RoleBinding', true),
+  'rbac.authorization.k8s.io/clusterroles': rbac('ClusterRole', false),
+  'rbac.authorization.k8s.io/clusterrolebindings': rbac('ClusterRoleBinding', false),
   'apiextensions.k8s.io/customresourcedefinitions': { versions: ['v1'], strategy: {
     kind: 'CustomResourceDefinition', singular: 'customresourcedefinition', namespaced: false, shortNames: ['crd', 'crds'],
     categories: ['api-extensions'], subresources: { status: true }, tracksGeneration: true,

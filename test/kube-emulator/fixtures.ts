@@ -59,3 +59,36 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
 export const scratch = () => mkdtempSync(join(tmpdir(), 'kube-emulator-'))
 
 export const KUBECTL = join(import.meta.dir, '../../.tools/bin/kubectl')
+
+export interface Kubectl {
+  run(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }>
+  spawn(args: string[]): ReturnType<typeof Bun.spawn>
+  /** The kubeconfig file kubectl (and helm) use. */
+  kubeconfig: string
+  /** Environment for other tools (helm): HOME and KUBECONFIG in the scratch directory. */
+  env: Record<string, string | undefined>
+}
+
+/** A TLS emulator and a kubectl pointed at it through a generated kubeconfig, with its own cache dir. */
+export async function withKubectl(opts: EmulatorOptions = {}): Promise<{ k: Client; kubectl: Kubectl }> {
+  const k = await emulator({ tls: true, logIntervalMs: 100, ...opts })
+  const dir = scratch()
+  const kubeconfig = join(dir, 'config')
+  await Bun.write(kubeconfig, k.emulator.kubeconfig())
+  const env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig }
+  const spawn = (args: string[], stdin?: string) => Bun.spawn([KUBECTL, '--cache-dir', join(dir, 'cache'), ...args], {
+    env, stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin), stdout: 'pipe', stderr: 'pipe',
+  })
+  return {
+    k,
+    kubectl: {
+      kubeconfig, env,
+      spawn: (args) => spawn(args),
+      async run(args, stdin) {
+        const p = spawn(args, stdin)
+        const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
+        return { code, stdout, stderr }
+      },
+    },
+  }
+}

@@ -1,33 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
-import { emulator, eventually, KUBECTL, scratch, stopAll, type Client } from './fixtures'
+import { eventually, stopAll, withKubectl } from './fixtures'
 
 afterEach(stopAll)
-
-interface Kubectl { run(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }>; spawn(args: string[]): ReturnType<typeof Bun.spawn> }
-
-/** A TLS emulator and a kubectl pointed at it through a generated kubeconfig, with its own cache dir. */
-async function withKubectl(): Promise<{ k: Client; kubectl: Kubectl }> {
-  const k = await emulator({ tls: true, logIntervalMs: 100 })
-  const dir = scratch()
-  const kubeconfig = join(dir, 'config')
-  await Bun.write(kubeconfig, k.emulator.kubeconfig())
-  const env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig }
-  const spawn = (args: string[], stdin?: string) => Bun.spawn([KUBECTL, '--cache-dir', join(dir, 'cache'), ...args], {
-    env, stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin), stdout: 'pipe', stderr: 'pipe',
-  })
-  return {
-    k,
-    kubectl: {
-      spawn: (args) => spawn(args),
-      async run(args, stdin) {
-        const p = spawn(args, stdin)
-        const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
-        return { code, stdout, stderr }
-      },
-    },
-  }
-}
 
 const MANIFEST = `apiVersion: v1
 kind: ConfigMap
