@@ -20,6 +20,7 @@ import { memberRoutes } from './orgs/members/routes'
 import { teamRoutes } from './orgs/teams/routes'
 import { claimCheckRoutes, hostedClaimRoutes } from './orgs/claims/routes'
 import { inboxRoutes } from './inbox/routes'
+import { authSourceRoutes } from './orgs/auth-source/routes'
 import { cloudRoutes } from './cloud/routes'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
@@ -63,6 +64,7 @@ export function createApp(deps: Deps) {
     .use(memberRoutes(deps))
     .use(teamRoutes(deps))
     .use(inboxRoutes(deps))
+    .use(authSourceRoutes(deps))
     .use(cloudRoutes(deps))
   // Deployment modes add or omit whole plugins (decisions §1); an omitted route is a plain 404.
   if (deps.config.modes.has('hosted')) app.use(hostedClaimRoutes(deps))

@@ -62,8 +62,10 @@ export const webauthnChallenges = sqliteTable('webauthn_challenges', {
 }, (t) => [uniqueIndex('webauthn_challenges_uid').on(t.uid)])
 
 /**
- * Links between a local user and an account at an external login source (org SSO). The source's
- * provider type and display name are copied here so a link stays listable on its own.
+ * Links between a local user and an account at an external login source (org SSO; `source_id` is
+ * the org's id). An external account is (source, issuer, subject): the issuer is part of the key
+ * so that pointing a source at another provider cannot sign its subjects into existing links. The
+ * source's provider type and display name are copied here so a link stays listable on its own.
  */
 export const externalLoginUsers = sqliteTable('external_login_users', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -71,10 +73,11 @@ export const externalLoginUsers = sqliteTable('external_login_users', {
   sourceId: integer('source_id').notNull(),
   provider: text('provider').notNull(),
   sourceName: text('source_name').notNull().default(''),
+  issuer: text('issuer').notNull().default(''),
   externalId: text('external_id').notNull(),
   createdAt: createdAt(),
 }, (t) => [
-  uniqueIndex('external_login_users_source_external').on(t.sourceId, t.externalId),
+  uniqueIndex('external_login_users_source_issuer_external').on(t.sourceId, t.issuer, t.externalId),
   uniqueIndex('external_login_users_uid_source').on(t.uid, t.sourceId),
 ])
 

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import type { Actor } from '../authz/actor'
 import { findAccountByName, findUserByEmail, findUserByName, USER_TYPE, type UserRow } from '../identity/store'
 import { verifyPassword } from '../identity/passwords'
+import { assertPasswordSignInAllowed } from '../identity/signin/service'
 import { checkSecondFactor } from '../identity/security/two-factor/service'
 import { authenticateOAuthAccessToken, OAUTH_ACCESS_PREFIX } from '../identity/oauth2/authorization'
 import { authenticateSession } from '../identity/sessions/service'
@@ -116,6 +117,7 @@ async function signInWithBasic(deps: Deps, username: string, password: string, o
   if (!user || !ok || !user.isActive || user.prohibitLogin) throw new AppError('unauthenticated', Messages.invalidBasic)
   await checkSecondFactor(deps, user.id, otp)
   limiter.recordSuccess(account, address)
+  await assertPasswordSignInAllowed(deps, user)
   return { user, credential: 'basic-password', scopes: undefined }
 }
 

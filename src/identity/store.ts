@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
-import { accessTokens, emailAddresses, follows, sessions, twoFactors, users } from '../../db/schema'
+import { accessTokens, emailAddresses, follows, orgAuthSources, orgUsers, sessions, twoFactors, users } from '../../db/schema'
 import type { Executor } from '../storage/database'
 import { prepared } from '../storage/prepared'
 import { isUniqueViolation } from '../storage/database'
@@ -137,4 +137,29 @@ export async function hasTwoFactor(db: Executor, uid: number): Promise<boolean> 
 /** The oldest site administrator, if any. */
 export async function findFirstSiteAdmin(db: Executor): Promise<UserRow | undefined> {
   return db.select().from(users).where(and(eq(users.isAdmin, true), eq(users.type, USER_TYPE.individual))).orderBy(asc(users.id)).get()
+}
+
+/** What sign-in needs of an organization's single sign-on source (the orgs area manages the rows). */
+export interface SsoSourceSummary {
+  orgId: number
+  orgName: string
+  name: string
+  provider: string
+}
+
+const ssoSummary = { orgId: orgAuthSources.orgId, orgName: users.name, name: orgAuthSources.name, provider: orgAuthSources.provider }
+
+/** The active single sign-on source of the organization named `orgName`, if any. */
+export async function findActiveSsoSourceOfOrg(db: Executor, orgName: string): Promise<SsoSourceSummary | undefined> {
+  return db.select(ssoSummary).from(orgAuthSources).innerJoin(users, eq(users.id, orgAuthSources.orgId))
+    .where(and(eq(users.lowerName, orgName.toLowerCase()), eq(users.type, USER_TYPE.organization), eq(orgAuthSources.isActive, true))).get()
+}
+
+/** The first active source that makes `uid` (a member of its org) sign in with single sign-on, if any. */
+export async function findSsoSourceEnforcedOn(db: Executor, uid: number): Promise<SsoSourceSummary | undefined> {
+  return db.select(ssoSummary).from(orgAuthSources)
+    .innerJoin(orgUsers, eq(orgUsers.orgId, orgAuthSources.orgId))
+    .innerJoin(users, eq(users.id, orgAuthSources.orgId))
+    .where(and(eq(orgUsers.uid, uid), eq(orgAuthSources.isActive, true), eq(orgAuthSources.enforceForMembers, true)))
+    .orderBy(asc(orgAuthSources.orgId)).get()
 }

@@ -146,6 +146,10 @@ export async function listOrgsOfUser(db: Executor, uid: number, visibleTo: 'all'
 
 // Teams
 
+export async function findTeamByName(db: Executor, orgId: number, name: string): Promise<TeamRow | undefined> {
+  return db.select().from(teams).where(and(eq(teams.orgId, orgId), eq(teams.lowerName, name.toLowerCase()))).get()
+}
+
 export async function findTeamById(db: Executor, id: number): Promise<TeamRow | undefined> {
   return db.select().from(teams).where(eq(teams.id, id)).get()
 }

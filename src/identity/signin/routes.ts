@@ -45,7 +45,7 @@ export const signInRoutes = (deps: Deps) =>
       response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Sign out: end the session and clear its cookies', tags: ['user'] },
     })
-    .get('/user/login-method', ({ query }) => signin.loginMethod(query), {
+    .get('/user/login-method', ({ query }) => signin.loginMethod(deps, query), {
       permission: 'public',
       query: LoginMethodQuery,
       response: { 200: LoginMethodResponse, 400: ErrorBody },

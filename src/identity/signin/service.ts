@@ -13,6 +13,7 @@ export const Messages = {
   inactive: 'This account is not activated.',
   twoFactor: 'This account uses two-factor authentication and cannot sign in here',
   loginMethodInput: 'orgname or username is required',
+  ssoRequired: (org: string, source: string) => `members of ${org} must sign in with single sign-on (${source}), not a password`,
 } as const
 
 export interface SignInInput {
@@ -43,6 +44,7 @@ export async function signIn(deps: Deps, input: SignInInput, client: { address: 
     throw new AppError('invalid', Messages.wrongPassword, [{ field: 'password', message: Messages.wrongPassword }])
   }
   limiter.recordSuccess(account, client.address)
+  await assertPasswordSignInAllowed(deps, user)
   if (user.prohibitLogin) throw new AppError('methodNotAllowed', Messages.prohibited)
   if (!user.isActive) throw new AppError('methodNotAllowed', Messages.inactive)
   if (await store.hasTwoFactor(deps.db.read, user.id)) throw new AppError('methodNotAllowed', Messages.twoFactor)
@@ -57,6 +59,16 @@ export async function signOut(deps: Deps, sessionId: number | undefined): Promis
   if (sessionId !== undefined) await endSession(deps.db, sessionId)
 }
 
+/**
+ * Password sign-in (POST /user/signin, Basic) is refused for members of an org whose active source
+ * enforces single sign-on; site admins are exempt so the site cannot be locked out. Throws forbidden.
+ */
+export async function assertPasswordSignInAllowed(deps: Deps, user: store.UserRow): Promise<void> {
+  if (user.isAdmin) return
+  const source = await store.findSsoSourceEnforcedOn(deps.db.read, user.id)
+  if (source) throw new AppError('forbidden', Messages.ssoRequired(source.orgName, source.name))
+}
+
 export interface LoginMethod {
   method: 'password' | 'sso'
   orgAuthSourceID?: number
@@ -65,12 +77,24 @@ export interface LoginMethod {
   displayName?: string
 }
 
+const ssoMethod = (source: store.SsoSourceSummary): LoginMethod => ({
+  method: 'sso', orgAuthSourceID: source.orgId, providerName: source.provider,
+  oauthCallbackPath: `/user/oauth2/org-${source.orgId}`, displayName: source.name,
+})
+
 /**
- * How `username` (or members of `orgname`) sign in. Organization SSO sources do not exist yet,
- * so every answer is `password`; the SSO lookup joins here with the organizations' auth sources.
- * Throws badRequest when neither is given.
+ * How members of `orgname`, or `username` (login or email), sign in: `sso` with the source's
+ * fields when the org has an active source, or when one of the user's orgs enforces its source;
+ * otherwise `password` (also for unknown names: the answer does not reveal accounts). Throws
+ * badRequest when neither is given.
  */
-export function loginMethod(query: { orgname?: string; username?: string }): LoginMethod {
-  if (!query.orgname?.trim() && !query.username?.trim()) throw new AppError('badRequest', Messages.loginMethodInput)
-  return { method: 'password' }
+export async function loginMethod(deps: Deps, query: { orgname?: string; username?: string }): Promise<LoginMethod> {
+  const orgname = query.orgname?.trim()
+  const login = query.username?.trim()
+  if (!orgname && !login) throw new AppError('badRequest', Messages.loginMethodInput)
+  const ofOrg = orgname ? await store.findActiveSsoSourceOfOrg(deps.db.read, orgname) : undefined
+  if (ofOrg) return ssoMethod(ofOrg)
+  const user = login ? await (login.includes('@') ? store.findUserByAnyEmail(deps.db.read, login) : store.findUserByName(deps.db.read, login)) : undefined
+  const enforced = user && !user.isAdmin ? await store.findSsoSourceEnforcedOn(deps.db.read, user.id) : undefined
+  return enforced ? ssoMethod(enforced) : { method: 'password' }
 }
