@@ -211,6 +211,21 @@ describe('signing in through the org source (real OpenID provider, PKCE)', () =>
     expect(await l.t.deps.db.read.query.users.findFirst({ where: (u, { eq }) => eq(u.lowerName, 'alice') })).toBeUndefined()
   })
 
+  test('an ID token carrying another nonce (the authorization request was altered) → 400 naming the ID token', async () => {
+    const l = await lab()
+    l.idp.signInAs(alice)
+    const jar = new CookieJar()
+    const first = await l.t.request('GET', `/api/v1/user/oauth2/org-${l.orgId}`)
+    jar.store(first)
+    const authorization = new URL(first.headers.get('location')!)
+    authorization.searchParams.set('nonce', 'attacker-chosen-nonce')
+    const callbackUrl = await throughProvider(authorization.href, PUBLIC)
+    const res = await l.t.request('GET', callbackUrl.slice(PUBLIC.length), { headers: { cookie: jar.header() } })
+    expect(res.status).toBe(400)
+    expect((await res.json()).message).toContain('ID token')
+    expect(res.headers.getSetCookie().join()).not.toContain('platform_session=')
+  })
+
   test('a tampered state cookie → 400', async () => {
     const l = await lab()
     l.idp.signInAs(alice)
