@@ -159,6 +159,7 @@ describe('Google Cloud Storage (HTTPS stub that checks the JWT signature)', asyn
     NODE_EXTRA_CA_CERTS: stub.caFile, PLATFORM_GCS_ENDPOINT: stub.origin, PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true',
     PLATFORM_BUCKET_LIST_PAGE_SIZE: PAGE_SIZE, PLATFORM_ADMIN_PASSWORD: 'admin-password-1',
   })
+  afterAll(() => { server.child.kill() })
   const token = createTokenOnCommandLine(dataDir, 'admin')
   const call = (method: string, path: string, body?: unknown) => fetch(`${server.base}${path}`, {
     method, headers: { authorization: `token ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),

@@ -36,7 +36,7 @@ export async function startAzurite(containers: string[]): Promise<{ endpoint: st
   const child = Bun.spawn([process.execPath, main, '--blobHost', '127.0.0.1', '--blobPort', '0', '--inMemoryPersistence', '--extentMemoryLimit', '64', '--silent'], {
     stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
   })
-  afterAll(() => { child.kill() })
+  afterAll(() => { child.kill('SIGKILL') })
   const reader = child.stdout.getReader()
   let seen = ''
   let port: string | undefined
