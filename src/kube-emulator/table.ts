@@ -67,6 +67,55 @@ function nodeRoles(o: KubeObject): string {
 }
 const nodeAddress = (o: KubeObject) => String(list(fieldAt(o, ['status', 'addresses'])).find((a) => a.type === 'InternalIP')?.address ?? '<none>')
 
+const str = (o: unknown, ...path: string[]) => { const v = fieldAt(o, path); return v === undefined || v === null || v === '' ? '<none>' : String(v) }
+const CREATED_AT: Column = { ...AGE, name: 'Created At', type: 'date', cell: (o) => o.metadata.creationTimestamp ?? '' }
+const ACCESS_MODES: Record<string, string> = { ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' }
+
+/** A label selector (`matchLabels` and `matchExpressions`) as kubectl prints it; '<none>' when it selects everything. */
+function labelSelectorText(sel: unknown): string {
+  if (!isObject(sel)) return '<none>'
+  const parts = Object.entries(isObject(sel.matchLabels) ? sel.matchLabels : {}).map(([k, v]) => `${k}=${String(v)}`)
+  for (const e of list(sel.matchExpressions)) {
+    const values = Array.isArray(e.values) ? e.values.map(String).join(',') : ''
+    const op = String(e.operator)
+    parts.push(op === 'Exists' ? String(e.key) : op === 'DoesNotExist' ? `!${String(e.key)}` : `${String(e.key)} ${op.toLowerCase()} (${values})`)
+  }
+  return parts.join(',') || '<none>'
+}
+
+function jobStatus(o: KubeObject): string {
+  const conditions = list(fieldAt(o, ['status', 'conditions'])).filter((c) => c.status === 'True').map((c) => String(c.type))
+  for (const type of ['Failed', 'Complete', 'Suspended', 'FailureTarget', 'SuccessCriteriaMet']) if (conditions.includes(type)) return type === 'SuccessCriteriaMet' ? 'Complete' : type
+  return 'Running'
+}
+
+function jobDuration(o: KubeObject): string {
+  const start = fieldAt(o, ['status', 'startTime'])
+  if (typeof start !== 'string') return ''
+  const end = fieldAt(o, ['status', 'completionTime'])
+  return humanDuration((typeof end === 'string' ? Date.parse(end) : Date.now()) - Date.parse(start))
+}
+
+const subjects = (kind: string) => (o: KubeObject) => list(o.subjects).filter((s) => s.kind === kind)
+  .map((s) => (kind === 'ServiceAccount' ? `${String(s.namespace ?? '')}/${String(s.name)}` : String(s.name))).join(', ')
+const BINDING = [NAME, col('Role', (o) => `${str(o, 'roleRef', 'kind')}/${str(o, 'roleRef', 'name')}`), AGE,
+  col('Users', subjects('User'), 1), col('Groups', subjects('Group'), 1), col('ServiceAccounts', subjects('ServiceAccount'), 1)]
+
+/** `10.244.0.11:80,10.244.0.12:80` from an Endpoints' subsets. */
+function endpointsText(o: KubeObject): string {
+  const out: string[] = []
+  for (const subset of list(o.subsets)) {
+    const ports = list(subset.ports)
+    for (const a of list(subset.addresses)) for (const p of ports.length ? ports : [{}]) out.push(p.port === undefined ? String(a.ip) : `${String(a.ip)}:${String(p.port)}`)
+  }
+  return out.length ? out.slice(0, 3).join(',') + (out.length > 3 ? ` + ${out.length - 3} more...` : '') : '<none>'
+}
+
+const JOB_WIDE = (path: string[]) => [
+  col('Containers', (o) => list(fieldAt(o, [...path, 'containers'])).map((c) => String(c.name)).join(','), 1),
+  col('Images', (o) => list(fieldAt(o, [...path, 'containers'])).map((c) => String(c.image)).join(','), 1),
+]
+
 /** Built-in printers keyed `group/resource`, after kubectl's `printers/internalversion`. */
 const PRINTERS: Record<string, Column[]> = {
   '/pods': [NAME,
@@ -120,7 +169,41 @@ const PRINTERS: Record<string, Column[]> = {
     col('MaxPods', (o) => num(fieldAt(o, ['spec', 'maxReplicas'])), 0, 'integer'),
     col('Replicas', (o) => num(fieldAt(o, ['status', 'currentReplicas'])), 0, 'integer'),
     AGE],
-  'apiextensions.k8s.io/customresourcedefinitions': [NAME, { ...AGE, name: 'Created At', type: 'date', cell: (o) => o.metadata.creationTimestamp ?? '' }],
+  'apiextensions.k8s.io/customresourcedefinitions': [NAME, CREATED_AT],
+  'apps/daemonsets': [NAME,
+    ...['Desired:desiredNumberScheduled', 'Current:currentNumberScheduled', 'Ready:numberReady', 'Up-to-date:updatedNumberScheduled', 'Available:numberAvailable']
+      .map((pair) => { const [name, field] = pair.split(':'); return col(name, (o) => num(fieldAt(o, ['status', field])), 0, 'integer') }),
+    col('Node Selector', (o) => { const sel = fieldAt(o, ['spec', 'template', 'spec', 'nodeSelector']); return isObject(sel) && Object.keys(sel).length ? Object.entries(sel).map(([k, v]) => `${k}=${String(v)}`).join(',') : '<none>' }),
+    AGE, ...WORKLOAD_WIDE],
+  'batch/jobs': [NAME, col('Status', jobStatus),
+    col('Completions', (o) => `${num(fieldAt(o, ['status', 'succeeded']))}/${num(fieldAt(o, ['spec', 'completions']) ?? 1)}`),
+    col('Duration', jobDuration), AGE, ...JOB_WIDE(['spec', 'template', 'spec']), col('Selector', (o) => labelSelectorText(fieldAt(o, ['spec', 'selector'])), 1)],
+  'batch/cronjobs': [NAME, col('Schedule', (o) => str(o, 'spec', 'schedule')), col('Timezone', (o) => str(o, 'spec', 'timeZone')),
+    col('Suspend', (o) => (fieldAt(o, ['spec', 'suspend']) === true ? 'True' : 'False'), 0, 'boolean'),
+    col('Active', (o) => list(fieldAt(o, ['status', 'active'])).length, 0, 'integer'),
+    col('Last Schedule', (o) => { const t = fieldAt(o, ['status', 'lastScheduleTime']); return typeof t === 'string' ? humanDuration(Date.now() - Date.parse(t)) : '<none>' }),
+    AGE, ...JOB_WIDE(['spec', 'jobTemplate', 'spec', 'template', 'spec'])],
+  '/persistentvolumeclaims': [NAME, col('Status', (o) => str(o, 'status', 'phase')), col('Volume', (o) => String(fieldAt(o, ['spec', 'volumeName']) ?? '')),
+    col('Capacity', (o) => String(fieldAt(o, ['status', 'capacity', 'storage']) ?? '')),
+    col('Access Modes', (o) => (Array.isArray(fieldAt(o, ['status', 'accessModes'])) ? (fieldAt(o, ['status', 'accessModes']) as unknown[]) : []).map((m) => ACCESS_MODES[String(m)] ?? String(m)).join(',')),
+    col('StorageClass', (o) => String(fieldAt(o, ['spec', 'storageClassName']) ?? '')), col('VolumeAttributesClass', (o) => str(o, 'spec', 'volumeAttributesClassName')),
+    AGE, col('VolumeMode', (o) => str(o, 'spec', 'volumeMode'), 1)],
+  '/endpoints': [NAME, col('Endpoints', endpointsText), AGE],
+  'discovery.k8s.io/endpointslices': [NAME, col('AddressType', (o) => String(o.addressType ?? '')),
+    col('Ports', (o) => list(o.ports).map((p) => String(p.port ?? '')).join(',') || '<unset>'),
+    col('Endpoints', (o) => list(o.endpoints).flatMap((e) => (Array.isArray(e.addresses) ? e.addresses.map(String) : [])).join(',') || '<unset>'), AGE],
+  'networking.k8s.io/ingresses': [NAME, col('Class', (o) => str(o, 'spec', 'ingressClassName')),
+    col('Hosts', (o) => list(fieldAt(o, ['spec', 'rules'])).map((r) => String(r.host ?? '*')).join(',') || '*'),
+    col('Address', (o) => list(fieldAt(o, ['status', 'loadBalancer', 'ingress'])).map((i) => String(i.ip ?? i.hostname)).join(',')),
+    col('Ports', (o) => (list(fieldAt(o, ['spec', 'tls'])).length ? '80, 443' : '80')), AGE],
+  'networking.k8s.io/networkpolicies': [NAME, col('Pod-Selector', (o) => labelSelectorText(fieldAt(o, ['spec', 'podSelector']))), AGE],
+  'policy/poddisruptionbudgets': [NAME, col('Min Available', (o) => (fieldAt(o, ['spec', 'minAvailable']) === undefined ? 'N/A' : String(fieldAt(o, ['spec', 'minAvailable'])))),
+    col('Max Unavailable', (o) => (fieldAt(o, ['spec', 'maxUnavailable']) === undefined ? 'N/A' : String(fieldAt(o, ['spec', 'maxUnavailable'])))),
+    col('Allowed Disruptions', (o) => num(fieldAt(o, ['status', 'disruptionsAllowed'])), 0, 'integer'), AGE],
+  'rbac.authorization.k8s.io/roles': [NAME, CREATED_AT],
+  'rbac.authorization.k8s.io/clusterroles': [NAME, CREATED_AT],
+  'rbac.authorization.k8s.io/rolebindings': BINDING,
+  'rbac.authorization.k8s.io/clusterrolebindings': BINDING,
   '/events': [
     col('Last Seen', (o) => { const t = fieldAt(o, ['lastTimestamp']); return typeof t === 'string' ? humanDuration(Date.now() - Date.parse(t)) : age(o) }),
     col('Type', (o) => String(fieldAt(o, ['type']) ?? '')),

@@ -10,7 +10,7 @@ import { fieldAt, strategyFromCrd } from '../strategies'
 import { controllerOf, nowIso, resource } from './common'
 import { reconcileJob } from './jobs'
 import { Kubelet } from './kubelet'
-import { bindClaim, reconcileEndpoints } from './services'
+import { bindClaim, reconcileDisruptionBudget, reconcileEndpoints } from './services'
 import { reconcileDaemonSet, reconcileDeployment, reconcileReplicaSet, reconcileStatefulSet } from './workloads'
 
 type Reconcile = () => void
@@ -79,10 +79,12 @@ export class Controllers {
     const owner = controllerOf(obj)
     if (owner) this.reconcileOwner(owner.kind, ns, owner.name)
     if (key === '/services' || key === '/pods') this.endpointsOf(key === '/services' ? [name] : undefined, ns)
+    if (key === '/pods') this.budgetsIn(ns)
     if (e.type === 'DELETED') return
     const own = Object.entries(OWNERS).find(([, o]) => o.key === key)
     if (own) this.reconcileOwner(own[0], ns, name)
     if (key === '/namespaces' && e.type === 'ADDED') this.enqueue(`sa/${name}`, () => this.createDefaultServiceAccount(name))
+    if (key === 'policy/poddisruptionbudgets') this.enqueue(`pdb/${ns}/${name}`, () => reconcileDisruptionBudget(this.reg, ns, name))
     if (key === '/persistentvolumeclaims') this.enqueue(`pvc/${ns}/${name}`, () => bindClaim(this.reg, ns, name))
     if (key === '/pods' && fieldAt(obj, ['status', 'phase']) === 'Pending') this.enqueue(`kubelet/${ns}/${name}`, () => this.kubelet.startPod(ns, name))
     if (key === '/nodes') this.observeNode()
@@ -92,6 +94,13 @@ export class Controllers {
   private endpointsOf(names: string[] | undefined, ns: string): void {
     const services = names ?? this.reg.list(resource(this.reg, '', 'services'), ns).items.map((s) => s.metadata.name!)
     for (const svc of services) this.enqueue(`ep/${ns}/${svc}`, () => reconcileEndpoints(this.reg, ns, svc))
+  }
+
+  private budgetsIn(ns: string): void {
+    for (const pdb of this.reg.list(resource(this.reg, 'policy', 'poddisruptionbudgets'), ns).items) {
+      const name = pdb.metadata.name!
+      this.enqueue(`pdb/${ns}/${name}`, () => reconcileDisruptionBudget(this.reg, ns, name))
+    }
   }
 
   /** A node added, relabelled, tainted or uncordoned may take pending pods and change where daemons run. */

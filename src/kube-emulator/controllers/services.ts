@@ -1,12 +1,13 @@
 /**
- * Endpoints and EndpointSlices for Services with a selector (the running pods that match, with the
- * service's target ports), and a volume binder that binds every PersistentVolumeClaim at once.
+ * What follows the pods a selector picks: Endpoints and EndpointSlices for Services (the running
+ * pods that match, with the service's target ports) and PodDisruptionBudget status; and a volume
+ * binder that binds every PersistentVolumeClaim at once.
  */
 import { isObject, type JsonObject, type KubeObject } from '../../kube'
 import type { Registry } from '../registry'
-import { matchesLabels } from '../selectors'
+import { matchesLabels, type LabelRequirement } from '../selectors'
 import { fieldAt } from '../strategies'
-import { isRunning, ownerRef, resource, setStatus } from './common'
+import { isRunning, nowIso, ownerRef, resource, setStatus } from './common'
 
 const SERVICE_NAME = 'kubernetes.io/service-name'
 
@@ -68,4 +69,37 @@ export function bindClaim(reg: Registry, ns: string, name: string): void {
   if (!fieldAt(pvc, ['spec', 'volumeName'])) pvc = reg.update(r, ns, name, { ...pvc, spec: { ...(pvc.spec as JsonObject), volumeName: `pvc-${pvc.metadata.uid}` } })
   setStatus(reg, r, pvc, { phase: 'Bound', accessModes: fieldAt(pvc, ['spec', 'accessModes']) as JsonObject[],
     capacity: { storage: String(fieldAt(pvc, ['spec', 'resources', 'requests', 'storage']) ?? '') } })
+}
+
+/** A `matchLabels`/`matchExpressions` selector as label requirements; undefined for a missing selector. */
+function requirementsOf(sel: unknown): LabelRequirement[] | undefined {
+  if (!isObject(sel)) return undefined
+  const reqs: LabelRequirement[] = Object.entries(isObject(sel.matchLabels) ? sel.matchLabels : {}).map(([key, v]) => ({ key, op: '=', values: [String(v)] }))
+  const ops: Record<string, LabelRequirement['op']> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' }
+  for (const e of Array.isArray(sel.matchExpressions) ? sel.matchExpressions.filter(isObject) : [])
+    if (ops[String(e.operator)]) reqs.push({ key: String(e.key), op: ops[String(e.operator)], values: Array.isArray(e.values) ? e.values.map(String) : [] })
+  return reqs
+}
+
+/** An int-or-percent of `total` (percentages round up, as the disruption controller does for minAvailable). */
+const scaled = (v: unknown, total: number) => (typeof v === 'string' && v.endsWith('%') ? Math.ceil((Number(v.slice(0, -1)) * total) / 100) : Number(v))
+
+/** How many of the budget's pods are healthy and how many may be disrupted now. */
+export function reconcileDisruptionBudget(reg: Registry, ns: string, name: string): void {
+  const r = resource(reg, 'policy', 'poddisruptionbudgets')
+  const pdb = reg.get(r, ns, name)
+  const reqs = requirementsOf(fieldAt(pdb, ['spec', 'selector']))
+  const pods = reqs ? reg.list(resource(reg, '', 'pods'), ns).items.filter((p) => !p.metadata.deletionTimestamp && matchesLabels(reqs, p.metadata.labels)) : []
+  const healthy = pods.filter(isRunning).length
+  const min = fieldAt(pdb, ['spec', 'minAvailable'])
+  const maxUnavailable = fieldAt(pdb, ['spec', 'maxUnavailable'])
+  const desired = min !== undefined ? scaled(min, pods.length) : maxUnavailable !== undefined ? Math.max(0, pods.length - scaled(maxUnavailable, pods.length)) : pods.length
+  const allowed = Math.max(0, healthy - desired)
+  const previous = (Array.isArray(fieldAt(pdb, ['status', 'conditions'])) ? (fieldAt(pdb, ['status', 'conditions']) as unknown[]) : []).filter(isObject).find((c) => c.type === 'DisruptionAllowed')
+  const status = allowed > 0 ? 'True' : 'False'
+  setStatus(reg, r, pdb, {
+    observedGeneration: pdb.metadata.generation ?? 1, currentHealthy: healthy, desiredHealthy: desired, expectedPods: pods.length, disruptionsAllowed: allowed,
+    conditions: [{ type: 'DisruptionAllowed', status, reason: allowed > 0 ? 'SufficientPods' : 'InsufficientPods', message: '', observedGeneration: pdb.metadata.generation ?? 1,
+      lastTransitionTime: previous?.status === status ? String(previous.lastTransitionTime) : nowIso() }],
+  })
 }

@@ -4,6 +4,7 @@
  */
 import { groupVersion, isObject, kubeStatus, type KubeObject, type KubeStatus, type StatusCause } from '../../kube'
 import { checkFieldLabels, type DeleteOptions, type ListOptions, type Resource } from '../registry'
+import { decodeProtobuf, PROTOBUF } from '../protobuf'
 import { parseFieldSelector, parseLabelSelector } from '../selectors'
 import type { IncludeObject } from '../table'
 
@@ -42,10 +43,16 @@ export function nestingDepth(text: string): number {
   return max
 }
 
-/** Reads and parses a JSON body; oversized, too deep or malformed bodies are 4xx Status errors. */
+/** Reads and parses a JSON (or Kubernetes protobuf) body; oversized, too deep or malformed bodies are 4xx Status errors. */
 export async function readJson(req: Request): Promise<unknown> {
   const declared = Number(req.headers.get('content-length') ?? 0)
   if (declared > MAX_BODY_BYTES) throw kubeStatus.tooLarge()
+  const type = (req.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase()
+  if (type === PROTOBUF) {
+    const bytes = new Uint8Array(await req.arrayBuffer())
+    if (bytes.length > MAX_BODY_BYTES) throw kubeStatus.tooLarge()
+    return bytes.length ? decodeProtobuf(bytes) : undefined
+  }
   const text = await req.text()
   if (text.length > MAX_BODY_BYTES) throw kubeStatus.tooLarge()
   if (!text.trim()) return undefined

@@ -1,0 +1,60 @@
+/** The real Helm (.tools/bin/helm) installs and uninstalls a `helm create` chart in the emulator over TLS. */
+import { afterEach, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { eventually, stopAll, withKubectl } from './fixtures'
+
+afterEach(stopAll)
+
+const HELM = join(import.meta.dir, '../../.tools/bin/helm')
+
+describe('helm against the emulator', () => {
+  test('helm install of a `helm create` chart → deployed and running; upgrade without the HPA and 2 replicas → revision 2, HPA gone; helm uninstall → every object of the release gone', async () => {
+    const { k, kubectl } = await withKubectl()
+    const dir = kubectl.env.HOME!
+    const helm = async (...args: string[]) => {
+      const p = Bun.spawn([HELM, ...args], { cwd: dir, env: { ...kubectl.env, HELM_CACHE_HOME: join(dir, 'helm-cache'), HELM_CONFIG_HOME: join(dir, 'helm-config'), HELM_DATA_HOME: join(dir, 'helm-data') }, stdout: 'pipe', stderr: 'pipe' })
+      const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
+      return { code, stdout, stderr }
+    }
+    expect((await helm('create', 'shop')).code).toBe(0)
+    const installed = await helm('install', 'shop', './shop', '-n', 'demo', '--set', 'autoscaling.enabled=true', '--set', 'ingress.enabled=true', '--wait', '--timeout', '30s')
+    expect({ code: installed.code, stderr: installed.stderr }).toEqual({ code: 0, stderr: "" })
+    expect(installed.stdout).toContain('STATUS: deployed')
+    const status = await helm('status', 'shop', '-n', 'demo')
+    expect(status.stdout).toMatch(/STATUS: deployed\nREVISION: 1\n/)
+    const selector = 'app.kubernetes.io/instance=shop'
+    const kinds = 'deployments,services,serviceaccounts,ingresses,horizontalpodautoscalers'
+    const listed = await kubectl.run(['get', kinds, '-n', 'demo', '-l', selector, '-o', 'name'])
+    expect(listed.stdout.trim().split('\n').sort()).toEqual([
+      'deployment.apps/shop', 'horizontalpodautoscaler.autoscaling/shop', 'ingress.networking.k8s.io/shop', 'service/shop', 'serviceaccount/shop'])
+    const pods = (await k.json('GET', `/api/v1/namespaces/demo/pods?labelSelector=${encodeURIComponent(selector)}`)).body.items
+    expect(pods.map((p: any) => p.status.phase)).toEqual(['Running'])
+    const upgraded = await helm('upgrade', 'shop', './shop', '-n', 'demo', '--reuse-values', '--set', 'autoscaling.enabled=false', '--set', 'replicaCount=2', '--wait', '--timeout', '30s')
+    expect({ code: upgraded.code, stderr: upgraded.stderr }).toEqual({ code: 0, stderr: '' })
+    expect((await helm('status', 'shop', '-n', 'demo')).stdout).toMatch(/STATUS: deployed\nREVISION: 2\n/)
+    expect((await k.json('GET', '/apis/apps/v1/namespaces/demo/deployments/shop')).body.status.readyReplicas).toBe(2)
+    expect((await k.get('/apis/autoscaling/v2/namespaces/demo/horizontalpodautoscalers/shop')).status).toBe(404)
+    const uninstalled = await helm('uninstall', 'shop', '-n', 'demo', '--wait')
+    expect({ code: uninstalled.code, stderr: uninstalled.stderr, stdout: uninstalled.stdout }).toEqual({ code: 0, stderr: '', stdout: 'release "shop" uninstalled\n' })
+    await eventually(async () => {
+      const left = await kubectl.run(['get', `${kinds},replicasets,pods,endpoints,endpointslices`, '-n', 'demo', '-l', selector, '-o', 'name'])
+      return left.stdout === '' && left.code === 0
+    })
+    expect((await k.get('/api/v1/namespaces/demo/endpoints/shop')).status).toBe(404)
+    expect((await k.json('GET', '/api/v1/namespaces/demo/secrets?labelSelector=owner%3Dhelm')).body.items).toEqual([])
+    expect((await helm('status', 'shop', '-n', 'demo')).stderr).toContain('release: not found')
+  }, 60_000)
+
+  test('a protobuf body of a kind the emulator does not decode → 415 naming what it takes; a malformed one → 400', async () => {
+    const { k } = await withKubectl()
+    const typeMeta = [0x0a, 2, ...Buffer.from('v1'), 0x12, 3, ...Buffer.from('Pod')]
+    const pod = new Uint8Array([0x6b, 0x38, 0x73, 0x00, 0x0a, typeMeta.length, ...typeMeta])
+    const headers = { 'Content-Type': 'application/vnd.kubernetes.protobuf', Authorization: `Bearer ${k.emulator.token}` }
+    const tls = { ca: k.emulator.caCertPem }
+    const refused = await fetch(`${k.emulator.url}/api/v1/namespaces/demo/pods`, { method: 'POST', headers, body: pod, tls })
+    expect(refused.status).toBe(415)
+    expect((await refused.json()).message).toContain('application/vnd.kubernetes.protobuf (Secret, ConfigMap, DeleteOptions)')
+    const garbage = await fetch(`${k.emulator.url}/api/v1/namespaces/demo/secrets`, { method: 'POST', headers, body: new Uint8Array([1, 2, 3, 4, 5]), tls })
+    expect(garbage.status).toBe(400)
+  })
+})
