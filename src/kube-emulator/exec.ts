@@ -135,15 +135,13 @@ export class ExecSession {
 
   /**
    * client-go registers its stdout/stderr/error streams only after the handshake, in a goroutine
-   * racing its reader: output (and the close) arriving in the same read as the 101 is dropped as
-   * "Unknown stream id", and the close then fails stream setup with "closed all streams". So the
-   * command starts at the client's first frame (stdin, resize: its streams exist by then) or after
-   * `startDelayMs`, as a real process start takes a moment too.
+   * racing its reader: a frame arriving in the same read as the 101 is dropped ("Unknown stream id
+   * 1, discarding message"), and a close that early fails stream setup ("closed all streams"). So
+   * the session starts (ready signal, then the command) at the client's first frame (stdin, resize:
+   * its streams exist by then) or after `startDelayMs`, as a real process start takes a moment too.
    */
   open(ws: ServerWebSocket<ExecSession>) {
     this.ws = ws
-    // The "ready" signal: an empty message on the lowest writable channel.
-    this.send(this.streams.stdout ? STDOUT : this.streams.stderr ? STDERR : ERROR, new Uint8Array(0))
     this.startTimer = setTimeout(() => this.start(), this.startDelayMs)
   }
 
@@ -151,6 +149,8 @@ export class ExecSession {
     clearTimeout(this.startTimer)
     if (this.started || this.abort.signal.aborted) return
     this.started = true
+    // The "ready" signal: an empty message on the lowest writable channel.
+    this.send(this.streams.stdout ? STDOUT : this.streams.stderr ? STDERR : ERROR, new Uint8Array(0))
     void this.run()
   }
 
@@ -186,10 +186,11 @@ export class ExecSession {
       channel = message[0]
       payload = new Uint8Array(message.subarray(1))
     }
+    // A first frame means the client's streams exist: the ready signal goes out before any echo.
+    this.start()
     if (channel === STDIN) this.receiveStdin(payload)
     else if (channel === RESIZE) this.resize(payload)
     else if (channel === CLOSE && this.protocol === 'v5.channel.k8s.io' && payload[0] === STDIN) this.stdin.end()
-    this.start()
   }
 
   private receiveStdin(payload: Uint8Array) {

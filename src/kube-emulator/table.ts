@@ -36,13 +36,17 @@ const NAME: Column = { name: 'Name', type: 'string', format: 'name', description
 const AGE: Column = { name: 'Age', type: 'string', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, cell: age }
 const col = (name: string, cell: Column['cell'], priority = 0, type = 'string'): Column => ({ name, type, description: name, priority, cell })
 
+/** kubectl's STATUS of a pod: Terminating, a waiting container's reason, a finished pod's terminated reason (Completed, Error), or the phase. */
 function podStatus(o: KubeObject): string {
   if (o.metadata.deletionTimestamp) return 'Terminating'
+  const phase = String(fieldAt(o, ['status', 'phase']) ?? 'Pending')
   for (const cs of list(fieldAt(o, ['status', 'containerStatuses']))) {
     const waiting = fieldAt(cs, ['state', 'waiting', 'reason'])
     if (typeof waiting === 'string') return waiting
+    const terminated = fieldAt(cs, ['state', 'terminated', 'reason'])
+    if (typeof terminated === 'string' && (phase === 'Succeeded' || phase === 'Failed')) return terminated
   }
-  return String(fieldAt(o, ['status', 'phase']) ?? 'Pending')
+  return phase
 }
 
 const containersOf = (o: KubeObject) => list(fieldAt(o, ['spec', 'template', 'spec', 'containers']))

@@ -48,10 +48,17 @@ for (const [key, { versions, strategy }] of Object.entries(BUILTIN)) {
   const name = resource === 'customresourcedefinitions' ? 'things.conf.io' : 'conformance'
 
   describe(`conformance of ${key}`, () => {
-    test(`an admin creates, reads, lists, updates and deletes a ${strategy.kind} → generic registry semantics`, async () => {
+    test(`an admin creates, reads, lists, watches, updates and deletes a ${strategy.kind} → generic registry semantics`, async () => {
       const k = await emulator()
+      const listRv = (await k.json('GET', base)).body.metadata.resourceVersion
       const created = await k.json('POST', base, { metadata: { name, labels: { suite: 'conformance' } }, ...SAMPLES[key] })
       expect(created.status).toBe(201)
+      const watch = await k.get(`${base}?watch=1&labelSelector=suite%3Dconformance&resourceVersion=${listRv}`)
+      const reader = watch.body!.getReader()
+      let line = ''
+      while (!line.includes('\n')) line += new TextDecoder().decode((await reader.read()).value)
+      await reader.cancel()
+      expect(JSON.parse(line.split('\n')[0])).toMatchObject({ type: 'ADDED', object: { kind: strategy.kind, metadata: { name } } })
       expect(created.body).toMatchObject({ kind: strategy.kind, metadata: { name } })
       const got = await k.json('GET', `${base}/${name}`)
       expect(got.body.metadata.uid).toBe(created.body.metadata.uid)

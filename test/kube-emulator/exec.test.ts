@@ -51,6 +51,18 @@ describe('exec over WebSocket', () => {
     expect(statusOf(s)).toEqual({ metadata: {}, status: 'Success' })
   })
 
+  test('a client that has not sent a frame gets none; its first frame (a resize) starts the session: ready frame, output, close', async () => {
+    // A start delay far beyond the test's life: only the client's frame can start the command.
+    const k = await emulator({ execStartDelayMs: 600_000 })
+    const s = await exec(k, await apiPod(k), q(['echo', 'hi']), ['v5.channel.k8s.io'])
+    await Bun.sleep(0)
+    const before = s.frames.length
+    s.send(4, '{"Width":100,"Height":40}')
+    expect(await s.closed).toBe(1000)
+    expect(before).toBe(0)
+    expect(s.frames.slice(0, 2)).toEqual([{ channel: 1, text: '' }, { channel: 1, text: 'hi\n' }])
+  })
+
   test('a v5 client runs sh -c "exit 3" → NonZeroExitCode with an ExitCode cause of 3', async () => {
     const k = await emulator()
     const s = await exec(k, await apiPod(k), q(['sh', '-c', 'exit 3']), ['v5.channel.k8s.io'])

@@ -123,6 +123,7 @@ spec:
     expect(ok(await kubectl.run(['get', 'job', 'migrate', '-n', 'demo']))).toMatch(/^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\nmigrate\s+Complete\s+2\/2\s+\d+s\s+\d+s\n$/)
     const pods = ok(await kubectl.run(['get', 'pods', '-n', 'demo', '-l', 'job-name=migrate', '-o', 'jsonpath={range .items[*]}{.status.phase} {.status.containerStatuses[0].state.terminated.exitCode}{"\\n"}{end}']))
     expect(pods).toBe('Succeeded 0\nSucceeded 0\n')
+    expect(ok(await kubectl.run(['get', 'pods', '-n', 'demo', '-l', 'job-name=migrate', '--no-headers']))).toMatch(/^migrate-\w{5}\s+0\/1\s+Completed\s+0\s+\d+s\nmigrate-\w{5}\s+0\/1\s+Completed\s+0\s+\d+s\n$/)
   })
 
   test('a Job whose command exits 2 past its backoffLimit → kubectl wait --for=condition=failed returns; two failed pods', async () => {
