@@ -4,7 +4,7 @@
  * answer it filled with `response`, plus menus and the KubeDB DatabaseConfiguration getter.
  * A missing `request` is the 400 `missing apirequest` the real ui-server gives.
  */
-import { isObject, type JsonObject, type KubeObject, kubeStatus } from '../kube'
+import { isObject, kubeStatus, type JsonObject, type KubeObject } from '../kube'
 import type { Registry, Resource } from './registry'
 import type { VirtualHandler, VirtualRequest } from './context'
 import { fieldAt } from './strategies'

@@ -3,7 +3,7 @@
  * built-in shell. No process is ever spawned: commands are functions over the session's streams.
  */
 import type { ServerWebSocket } from 'bun'
-import { execStreamFailure, execStreamStatus, isObject, type KubeObject, kubeStatus } from '../kube'
+import { execStreamFailure, execStreamStatus, isObject, kubeStatus, type KubeObject } from '../kube'
 import { chooseContainer, containerStartedAt } from './logs'
 import { runCommand, type Io } from './shell'
 import { fieldAt } from './strategies'

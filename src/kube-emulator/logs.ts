@@ -3,7 +3,7 @@
  * computed from the clock rather than stored, so logs grow forever at no memory cost. Options and
  * error messages follow the kubelet's (`container`, `follow`, `tailLines`, `sinceSeconds`, …).
  */
-import { isObject, type KubeObject, kubeStatus } from '../kube'
+import { isObject, kubeStatus, type KubeObject } from '../kube'
 import type { RequestInfo } from './context'
 import type { Registry, Resource } from './registry'
 import { fieldAt } from './strategies'

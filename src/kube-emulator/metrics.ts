@@ -2,7 +2,7 @@
  * metrics.k8s.io/v1beta1 as metrics-server answers it: NodeMetrics for every node and PodMetrics
  * for every running pod, with usage that drifts slowly over time so `kubectl top` looks alive.
  */
-import { isObject, type KubeObject, kubeStatus } from '../kube'
+import { isObject, kubeStatus, type KubeObject } from '../kube'
 import type { Registry, Resource } from './registry'
 import { parseFieldSelector, parseLabelSelector, matchesFields, matchesLabels } from './selectors'
 import type { VirtualHandler, VirtualRequest } from './context'

@@ -3,7 +3,7 @@
  * registry's history (so `resourceVersion=N` resumes exactly) and then live; selector transitions
  * turn into ADDED/DELETED as on a real server; errors after the 200 arrive in-band as ERROR events.
  */
-import { type KubeObject, kubeStatus } from '../kube'
+import { kubeStatus, type KubeObject } from '../kube'
 import type { ListOptions, Registry, Resource, StoreEvent } from './registry'
 
 export interface WatchOptions extends ListOptions {
