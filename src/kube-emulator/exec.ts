@@ -18,7 +18,7 @@ const STDIN = 0, STDOUT = 1, STDERR = 2, ERROR = 3, RESIZE = 4, CLOSE = 255
 const flag = (q: URLSearchParams, k: string) => q.has(k) && q.get(k) !== 'false' && q.get(k) !== '0'
 
 /** Validates an exec request before the upgrade (400s and 404s as plain HTTP) and prepares its session. */
-export function prepareExec(pod: KubeObject, q: URLSearchParams, offered: string[], startDelayMs: number): { session: ExecSession; protocol: Protocol } {
+export function prepareExec(pod: KubeObject, q: URLSearchParams, offered: string[], startDelayMs: number, lookupService: Io['lookupService']): { session: ExecSession; protocol: Protocol } {
   const tty = flag(q, 'tty')
   const streams = { stdin: flag(q, 'stdin'), stdout: flag(q, 'stdout'), stderr: flag(q, 'stderr') && !tty }
   if (!streams.stdin && !streams.stdout && !flag(q, 'stderr')) throw kubeStatus.badRequest('you must specify at least 1 of stdin, stdout, stderr')
@@ -30,7 +30,7 @@ export function prepareExec(pod: KubeObject, q: URLSearchParams, offered: string
   const protocol = offered.length ? PROTOCOLS.find((p) => offered.includes(p)) : ''
   if (protocol === undefined) throw kubeStatus.badRequest(`unable to upgrade connection: none of the requested subprotocols is supported: ${offered.join(', ')}; supported: ${PROTOCOLS.join(', ')}`)
   const env = containerEnv(pod, container)
-  return { session: new ExecSession(protocol, command, streams, tty, env, pod.metadata.name ?? '', startDelayMs), protocol }
+  return { session: new ExecSession(protocol, command, streams, tty, env, pod.metadata.name ?? '', startDelayMs, lookupService), protocol }
 }
 
 function containerEnv(pod: KubeObject, container: string): Record<string, string> {
@@ -106,6 +106,7 @@ export class ExecSession {
     private readonly env: Record<string, string>,
     private readonly hostname: string,
     private readonly startDelayMs: number,
+    private readonly lookupService: Io['lookupService'],
   ) {
     if (!streams.stdin) this.stdin.end()
   }
@@ -157,7 +158,7 @@ export class ExecSession {
   private async run() {
     const io: Io = {
       stdin: this.stdin, out: (t) => this.write(STDOUT, t), err: (t) => this.write(STDERR, t),
-      env: this.env, signal: this.abort.signal, tty: this.tty, hostname: this.hostname, size: () => this.size,
+      env: this.env, signal: this.abort.signal, tty: this.tty, hostname: this.hostname, size: () => this.size, lookupService: this.lookupService,
     }
     const result = await runCommand(this.command, io)
     if (this.abort.signal.aborted || !this.ws) return

@@ -13,6 +13,8 @@ export interface Io {
   tty: boolean
   hostname: string
   size(): { width: number; height: number }
+  /** The address of the Service `host` names (`svc`, `svc.ns`, `svc.ns.svc.cluster.local`) when it serves `port` with ready endpoints. */
+  lookupService?(host: string, port: number): string | undefined
 }
 
 type Builtin = (args: string[], io: Io) => Promise<number>
@@ -27,7 +29,7 @@ function files(io: Io): Record<string, string | string[]> {
     '/': ['app', 'bin', 'dev', 'etc', 'home', 'proc', 'root', 'sys', 'tmp', 'usr', 'var'],
     '/app': ['config.yaml', 'server'],
     '/app/config.yaml': 'listen: :8080\nlogLevel: info\n',
-    '/bin': ['cat', 'date', 'echo', 'env', 'false', 'hostname', 'ls', 'pwd', 'sh', 'sleep', 'true', 'uname'],
+    '/bin': ['cat', 'curl', 'date', 'echo', 'env', 'false', 'hostname', 'ls', 'pwd', 'sh', 'sleep', 'true', 'uname', 'wget'],
     '/etc': ['hostname', 'hosts', 'os-release', 'resolv.conf'],
     '/etc/hostname': `${io.hostname}\n`,
     '/etc/hosts': `127.0.0.1\tlocalhost\n10.244.0.10\t${io.hostname}\n`,
@@ -60,7 +62,43 @@ function dateText(d: Date): string {
   return `${day} ${mon} ${dd} ${time} UTC ${yyyy}`
 }
 
+/** An http(s) URL's host and port (80/443 by default); undefined when it is no URL. */
+function target(url: string): { host: string; port: number } | undefined {
+  try {
+    const u = new URL(/^[a-z]+:\/\//i.test(url) ? url : `http://${url}`)
+    return { host: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)) }
+  } catch { return undefined }
+}
+
+/** What an emulated Service answers: there is no real container behind it. */
+const page = (host: string) => `<!DOCTYPE html>\n<html><head><title>${host}</title></head><body><p>${host} answered (emulated service)</p></body></html>\n`
+
 const BUILTINS: Record<string, Builtin> = {
+  /** busybox wget: reaches Services of the cluster (by name) with ready endpoints; `-O -` prints the page. */
+  wget: async (args, io) => {
+    const quiet = args.includes('-q')
+    const toStdout = args.some((a, i) => (a === '-O' && args[i + 1] === '-') || a === '-O-')
+    const url = args.find((a, i) => !a.startsWith('-') && args[i - 1] !== '-O' && args[i - 1] !== '-T')
+    const t = url ? target(url) : undefined
+    if (!url || !t) { io.err('BusyBox v1.36.1 multi-call binary.\n\nUsage: wget [-q] [-O FILE] URL\n'); return 1 }
+    const ip = io.lookupService?.(t.host, t.port)
+    if (!ip) { io.err(`wget: bad address '${t.host}:${t.port}'\n`); return 1 }
+    const body = page(t.host)
+    if (!quiet) io.err(`Connecting to ${t.host}:${t.port} (${ip}:${t.port})\n`)
+    if (toStdout) io.out(body)
+    else if (!quiet) io.err(`saving to 'index.html'\nindex.html           100% |********************************|   ${body.length}  0:00:00 ETA\n'index.html' saved\n`)
+    return 0
+  },
+  /** curl: the same reach as wget; the page on stdout. */
+  curl: async (args, io) => {
+    const url = args.find((a, i) => !a.startsWith('-') && !['-o', '-H', '-X', '-d', '-m', '--max-time'].includes(args[i - 1]))
+    const t = url ? target(url) : undefined
+    if (!url || !t) { io.err('curl: no URL specified!\n'); return 2 }
+    if (!io.lookupService?.(t.host, t.port)) { io.err(`curl: (6) Could not resolve host: ${t.host}\n`); return 6 }
+    io.out(page(t.host))
+    return 0
+  },
+
   echo: async (args, io) => {
     const newline = args[0] !== '-n'
     io.out(`${(newline ? args : args.slice(1)).join(' ')}${newline ? '\n' : ''}`)

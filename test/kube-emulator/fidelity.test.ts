@@ -193,6 +193,16 @@ describe('apply of a List and openapi', () => {
 })
 
 describe('exec', () => {
+  test('kubectl exec -- wget -O - web → the Service answers; an unknown host → exit 1 with bad address', async () => {
+    const { kubectl } = await withKubectl()
+    const reached = await kubectl.run(['exec', '-n', 'demo', 'deploy/api', '--', 'wget', '-q', '-O', '-', 'http://web'])
+    expect([reached.code, reached.stdout]).toEqual([0, expect.stringContaining('web answered (emulated service)')])
+    const other = await kubectl.run(['exec', '-n', 'demo', 'deploy/api', '--', 'curl', '-s', 'web.demo.svc.cluster.local:80'])
+    expect(other.code).toBe(0)
+    const missing = await kubectl.run(['exec', '-n', 'demo', 'deploy/api', '--', 'wget', 'nope:80'])
+    expect([missing.code, missing.stderr]).toEqual([1, "wget: bad address 'nope:80'\ncommand terminated with exit code 1\n"])
+  })
+
   // The race ("Unknown stream id 1 … closed all streams") needs output to beat kubectl's stream
   // setup, so the runs go four at a time to add scheduling pressure.
   test('kubectl exec -- env forty times, four at a time → every run exits 0 with the whole environment', async () => {

@@ -7,21 +7,35 @@ afterEach(stopAll)
 
 const HELM = join(import.meta.dir, '../../.tools/bin/helm')
 
+/** Runs helm in the kubectl scratch directory (its HOME), with caches and config kept there too. */
+const helmIn = (env: Record<string, string | undefined>) => async (...args: string[]) => {
+  const dir = env.HOME!
+  const p = Bun.spawn([HELM, ...args], { cwd: dir, env: { ...env, HELM_CACHE_HOME: join(dir, 'helm-cache'), HELM_CONFIG_HOME: join(dir, 'helm-config'), HELM_DATA_HOME: join(dir, 'helm-data') }, stdout: 'pipe', stderr: 'pipe' })
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
+  return { code, stdout, stderr }
+}
+
 describe('helm against the emulator', () => {
+  test('helm test of a `helm create` chart → its test pod reaches the Service with wget and succeeds', async () => {
+    const { kubectl } = await withKubectl()
+    const helm = helmIn(kubectl.env)
+    expect((await helm('create', 'shop')).code).toBe(0)
+    expect((await helm('install', 'shop', './shop', '-n', 'demo', '--wait', '--timeout', '30s')).code).toBe(0)
+    const tested = await helm('test', 'shop', '-n', 'demo', '--timeout', '20s')
+    expect({ code: tested.code, stderr: tested.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(tested.stdout).toMatch(/TEST SUITE:\s+shop-test-connection\n[\s\S]*Phase:\s+Succeeded/)
+  }, 60_000)
+
   test('helm install of a `helm create` chart → deployed and running; upgrade without the HPA and 2 replicas → revision 2, HPA gone; helm uninstall → every object of the release gone', async () => {
     const { k, kubectl } = await withKubectl()
-    const dir = kubectl.env.HOME!
-    const helm = async (...args: string[]) => {
-      const p = Bun.spawn([HELM, ...args], { cwd: dir, env: { ...kubectl.env, HELM_CACHE_HOME: join(dir, 'helm-cache'), HELM_CONFIG_HOME: join(dir, 'helm-config'), HELM_DATA_HOME: join(dir, 'helm-data') }, stdout: 'pipe', stderr: 'pipe' })
-      const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
-      return { code, stdout, stderr }
-    }
+    const helm = helmIn(kubectl.env)
     expect((await helm('create', 'shop')).code).toBe(0)
     const installed = await helm('install', 'shop', './shop', '-n', 'demo', '--set', 'autoscaling.enabled=true', '--set', 'ingress.enabled=true', '--wait', '--timeout', '30s')
     expect({ code: installed.code, stderr: installed.stderr }).toEqual({ code: 0, stderr: "" })
     expect(installed.stdout).toContain('STATUS: deployed')
     const status = await helm('status', 'shop', '-n', 'demo')
     expect(status.stdout).toMatch(/STATUS: deployed\nREVISION: 1\n/)
+
     const selector = 'app.kubernetes.io/instance=shop'
     const kinds = 'deployments,services,serviceaccounts,ingresses,horizontalpodautoscalers'
     const listed = await kubectl.run(['get', kinds, '-n', 'demo', '-l', selector, '-o', 'name'])

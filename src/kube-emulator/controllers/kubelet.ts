@@ -11,6 +11,7 @@ import { runCommand, type Io } from '../shell'
 import { fieldAt } from '../strategies'
 import { nowIso, recordEvent, resource, setStatus } from './common'
 import { feasibleNodes } from './scheduling'
+import { serviceResolver } from './services'
 
 const containersOf = (pod: KubeObject) => (Array.isArray(fieldAt(pod, ['spec', 'containers'])) ? (fieldAt(pod, ['spec', 'containers']) as unknown[]) : []).filter(isObject)
 
@@ -84,7 +85,7 @@ export class Kubelet {
       const io: Io = {
         stdin: { read: async () => null, readLine: async () => null }, out: () => {}, err: () => {},
         env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOSTNAME: pod.metadata.name ?? '', ...env }, signal: this.abort.signal, tty: false,
-        hostname: pod.metadata.name ?? '', size: () => ({ width: 80, height: 24 }),
+        hostname: pod.metadata.name ?? '', size: () => ({ width: 80, height: 24 }), lookupService: serviceResolver(this.reg, pod.metadata.namespace ?? ''),
       }
       const result = argv.length ? await runCommand(argv, io) : 0
       exits.push(typeof result === 'number' ? result : 127)

@@ -103,3 +103,20 @@ export function reconcileDisruptionBudget(reg: Registry, ns: string, name: strin
       lastTransitionTime: previous?.status === status ? String(previous.lastTransitionTime) : nowIso() }],
   })
 }
+
+/**
+ * How pods of `ns` reach Services by name, for the shell's wget and curl: `svc`, `svc.ns`,
+ * `svc.ns.svc[.cluster.local]` resolve to the cluster IP when the Service has the port and a ready endpoint.
+ */
+export function serviceResolver(reg: Registry, ns: string): (host: string, port: number) => string | undefined {
+  return (host, port) => {
+    const [name, namespace = ns, ...rest] = host.replace(/\.svc(\.cluster\.local)?$/, '').split('.')
+    if (rest.length) return undefined
+    const byName = (r: string) => reg.list(resource(reg, '', r), namespace, { fields: [{ field: 'metadata.name', op: '=', value: name }] }).items[0]
+    const svc = byName('services')
+    const ports = fieldAt(svc, ['spec', 'ports'])
+    if (!svc || !Array.isArray(ports) || !ports.some((p) => isObject(p) && p.port === port)) return undefined
+    const subsets = fieldAt(byName('endpoints'), ['subsets'])
+    return Array.isArray(subsets) && subsets.length ? String(fieldAt(svc, ['spec', 'clusterIP'])) : undefined
+  }
+}

@@ -4,6 +4,7 @@
  */
 import { isObject, kubeStatus, type KubeObject, type StatusCause } from '../../kube'
 import type { Call } from '../context'
+import { serviceResolver } from '../controllers/services'
 import { prepareExec } from '../exec'
 import { podLogs } from '../logs'
 import { applyPatch } from '../patch'
@@ -90,7 +91,7 @@ function exec({ ctx, req, url, info, r, server }: Call): Response | undefined {
   if (upgrade !== 'websocket') throw kubeStatus.badRequest('Upgrade request required')
   const pod = ctx.registry.get(r, info.namespace, info.name)
   const offered = (req.headers.get('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim()).filter(Boolean)
-  const { session, protocol } = prepareExec(pod, url.searchParams, offered, ctx.execStartDelayMs)
+  const { session, protocol } = prepareExec(pod, url.searchParams, offered, ctx.execStartDelayMs, serviceResolver(ctx.registry, info.namespace))
   // Bun echoes the client's first offer unless told otherwise, so the choice is always explicit.
   const headers = protocol ? { 'Sec-WebSocket-Protocol': protocol } : undefined
   if (server.upgrade(req, { data: session, headers })) return undefined
