@@ -26,15 +26,30 @@ describe('helm against the emulator', () => {
     expect(tested.stdout).toMatch(/TEST SUITE:\s+shop-test-connection\n[\s\S]*Phase:\s+Succeeded/)
   }, 60_000)
 
-  test('helm install of a `helm create` chart → deployed and running; upgrade without the HPA and 2 replicas → revision 2, HPA gone; helm uninstall → every object of the release gone', async () => {
+  test('helm install of a `helm create` chart with a pre-install hook Job → hook completed and deleted, deployed and running; upgrade without the HPA and 2 replicas → revision 2, HPA gone; helm uninstall → every object of the release gone', async () => {
     const { k, kubectl } = await withKubectl()
     const helm = helmIn(kubectl.env)
     expect((await helm('create', 'shop')).code).toBe(0)
+    await Bun.write(join(kubectl.env.HOME!, 'shop/templates/migrate.yaml'), `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  annotations: {"helm.sh/hook": pre-install, "helm.sh/hook-delete-policy": hook-succeeded}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: m, image: busybox, command: [sh, -c, "echo migrating"]}]
+`)
     const installed = await helm('install', 'shop', './shop', '-n', 'demo', '--set', 'autoscaling.enabled=true', '--set', 'ingress.enabled=true', '--wait', '--timeout', '30s')
     expect({ code: installed.code, stderr: installed.stderr }).toEqual({ code: 0, stderr: "" })
     expect(installed.stdout).toContain('STATUS: deployed')
     const status = await helm('status', 'shop', '-n', 'demo')
     expect(status.stdout).toMatch(/STATUS: deployed\nREVISION: 1\n/)
+    // The pre-install hook Job completed (Helm waited for it), then Helm deleted it as its policy says.
+    const events = (await k.json('GET', '/api/v1/namespaces/demo/events?fieldSelector=involvedObject.name%3Dmigrate,reason%3DCompleted')).body.items
+    expect(events.map((e: any) => e.involvedObject.kind)).toEqual(['Job'])
+    expect((await k.get('/apis/batch/v1/namespaces/demo/jobs/migrate')).status).toBe(404)
 
     const selector = 'app.kubernetes.io/instance=shop'
     const kinds = 'deployments,services,serviceaccounts,ingresses,horizontalpodautoscalers'
