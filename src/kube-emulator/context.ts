@@ -1,6 +1,7 @@
 /** What request handlers share: the emulator's context, the parsed request, and the virtual-resource contract. */
 import type { Server } from 'bun'
 import type { ResourcePath } from '../kube'
+import type { ContainerOutputs } from './container-output'
 import type { ExecSession } from './exec'
 import type { UserSpec } from './rbac'
 import type { Registry, Resource } from './registry'
@@ -13,6 +14,8 @@ export interface EmulatorContext {
   bookmarkIntervalMs: number
   tooLargeResourceVersionWaitMs: number
   logIntervalMs: number
+  /** What run-to-completion pods printed, for their logs. */
+  outputs: ContainerOutputs
   /** How long an exec session holds its command's output for the client to set up its streams. */
   execStartDelayMs: number
   serverAddress: () => string

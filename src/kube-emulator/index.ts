@@ -4,6 +4,7 @@
  */
 import YAML from 'yaml'
 import { appscodeHandlers, appscodeResources } from './appscode'
+import { ContainerOutputs } from './container-output'
 import { Controllers } from './controllers'
 import { metricsHandlers, metricsResources } from './metrics'
 import { reviewHandler, reviewResource, whoamiHandler, whoamiResource, type UserSpec } from './rbac'
@@ -86,7 +87,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const token = opts.token ?? Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('base64url')
   const users = new Map<string, UserSpec>([[token, { name: 'admin', groups: ['system:masters', 'system:authenticated'] }], ...Object.entries(opts.users ?? {})])
   const { registry, virtual } = buildRegistry(opts.watchHistory)
-  const controllers = new Controllers(registry)
+  const outputs = new ContainerOutputs()
+  const controllers = new Controllers(registry, outputs)
   if (opts.seed !== false) {
     seed(registry)
     await controllers.settled()
@@ -94,7 +96,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const tls = opts.tls ? await generateServerTls(certificateHosts(hostname)) : undefined
   let url = ''
   const ctx: EmulatorContext = {
-    registry, users, virtual, log: opts.log,
+    registry, users, virtual, log: opts.log, outputs,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000, logIntervalMs: opts.logIntervalMs ?? 2000,
     tooLargeResourceVersionWaitMs: opts.tooLargeResourceVersionWaitMs ?? 3_000,
     execStartDelayMs: opts.execStartDelayMs ?? 100,

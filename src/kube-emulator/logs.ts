@@ -5,6 +5,7 @@
  */
 import { isObject, kubeStatus, type KubeObject } from '../kube'
 import type { RequestInfo } from './context'
+import type { ContainerOutputs, LogLine } from './container-output'
 import type { Registry, Resource } from './registry'
 import { fieldAt } from './strategies'
 
@@ -51,13 +52,6 @@ function lineText(pod: KubeObject, container: string, seq: number): string {
   return `level=${level} pod=${pod.metadata.name} container=${container} seq=${seq} msg="GET ${path}" status=${status} duration=${(seq * 13) % 90 + 2}ms`
 }
 
-/** Boot lines carry the start time; request line k (seq BOOT.length + k) comes k+1 intervals later. */
-const lineTime = (started: number, intervalMs: number, seq: number) => started + Math.max(0, seq - BOOT.length + 1) * intervalMs
-
-/** The first line at or after `since`. */
-const firstSince = (started: number, intervalMs: number, since: number) =>
-  since <= started ? 0 : BOOT.length - 1 + Math.ceil((since - started) / intervalMs)
-
 /** RFC3339 with nanoseconds, as the kubelet prefixes lines under `timestamps=true`. */
 const nanoTimestamp = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z')
 
@@ -89,23 +83,57 @@ function parseQuery(q: URLSearchParams): LogQuery {
   }
 }
 
-/** GET pods/{name}/log: plain text, or a chunked stream under `follow` that ends when the client leaves or the pod goes. */
-export function podLogs(reg: Registry, r: Resource, info: RequestInfo, q: URLSearchParams, intervalMs: number, signal: AbortSignal): Response {
+/** Where a container's lines come from: the synthetic clock-driven log, or a finished-or-running command's captured output. */
+interface LineSource {
+  /** How many lines exist now. */
+  written(): number
+  line(seq: number): LogLine
+  /** The first line at or after `since`. */
+  firstSince(since: number): number
+  /** No line will be added any more. */
+  done(): boolean
+}
+
+/** Boot lines carry the start time; request line k (seq BOOT.length + k) comes k+1 intervals later. */
+function syntheticSource(pod: KubeObject, container: string, started: number, intervalMs: number): LineSource {
+  return {
+    written: () => BOOT.length + Math.floor((Date.now() - started) / intervalMs),
+    line: (seq) => ({ time: started + Math.max(0, seq - BOOT.length + 1) * intervalMs, text: lineText(pod, container, seq) }),
+    firstSince: (since) => (since <= started ? 0 : BOOT.length - 1 + Math.ceil((since - started) / intervalMs)),
+    done: () => false,
+  }
+}
+
+function capturedSource(captured: { lines: readonly LogLine[]; done: boolean }): LineSource {
+  return {
+    written: () => captured.lines.length,
+    line: (seq) => captured.lines[seq],
+    firstSince: (since) => { const i = captured.lines.findIndex((l) => l.time >= since); return i < 0 ? captured.lines.length : i },
+    done: () => captured.done,
+  }
+}
+
+/**
+ * GET pods/{name}/log: plain text, or a chunked stream under `follow` that ends when the client
+ * leaves, the pod goes or (for a command that ran to completion) its output ended.
+ */
+export function podLogs(reg: Registry, r: Resource, info: RequestInfo, q: URLSearchParams, intervalMs: number, outputs: ContainerOutputs, signal: AbortSignal): Response {
   if (info.verb !== 'get') throw kubeStatus.methodNotSupported({ group: '', resource: 'pods/log' }, info.verb)
   const pod = reg.get(r, info.namespace, info.name)
   const container = chooseContainer(pod, q.get('container'))
   if (q.get('previous') === 'true') throw kubeStatus.badRequest(`previous terminated container "${container}" in pod "${info.name}" not found`)
   const opts = parseQuery(q)
+  const captured = outputs.read(pod.metadata.uid ?? '', container)
   const started = containerStartedAt(pod, container)
-  if (started === undefined) throw kubeStatus.badRequest(`container "${container}" in pod "${info.name}" is waiting to start: ContainerCreating`)
+  if (!captured && started === undefined) throw kubeStatus.badRequest(`container "${container}" in pod "${info.name}" is waiting to start: ContainerCreating`)
+  const source = captured ? capturedSource(captured) : syntheticSource(pod, container, started!, intervalMs)
   const format = (seq: number) => {
-    const text = lineText(pod, container, seq)
-    return `${opts.timestamps ? `${nanoTimestamp(lineTime(started, intervalMs, seq))} ` : ''}${text}\n`
+    const { time, text } = source.line(seq)
+    return `${opts.timestamps ? `${nanoTimestamp(time)} ` : ''}${text}\n`
   }
-  const written = () => BOOT.length + Math.floor((Date.now() - started) / intervalMs)
-  let first = Math.max(0, written() - RETAINED_LINES)
-  if (opts.sinceMs !== undefined) first = Math.max(first, firstSince(started, intervalMs, opts.sinceMs))
-  let next = written()
+  let first = Math.max(0, source.written() - RETAINED_LINES)
+  if (opts.sinceMs !== undefined) first = Math.max(first, source.firstSince(opts.sinceMs))
+  let next = source.written()
   if (opts.tailLines !== undefined) first = Math.max(first, next - opts.tailLines)
   const initial = Array.from({ length: Math.max(0, next - first) }, (_, i) => format(first + i)).join('')
   const headers = { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache' }
@@ -128,16 +156,21 @@ export function podLogs(reg: Registry, r: Resource, info: RequestInfo, q: URLSea
         if (out && !closed) controller.enqueue(encoder.encode(out))
         if (budget <= 0) stop()
       }
-      push(initial)
-      if (closed) return
-      signal.addEventListener('abort', stop)
-      timer = setInterval(() => {
-        try { reg.get(r, info.namespace, info.name) } catch { stop(); return }
-        const upTo = written()
+      const drain = () => {
+        const upTo = source.written()
         let text = ''
         for (; next < upTo; next++) text += format(next)
         push(text)
-      }, Math.min(intervalMs, 1000))
+        if (source.done()) stop()
+      }
+      push(initial)
+      if (closed) return
+      if (source.done()) { stop(); return }
+      signal.addEventListener('abort', stop)
+      timer = setInterval(() => {
+        try { reg.get(r, info.namespace, info.name) } catch { stop(); return }
+        drain()
+      }, Math.min(intervalMs, captured ? 100 : 1000))
     },
     cancel() { closed = true; clearInterval(timer) },
   })

@@ -107,7 +107,7 @@ describe('kinds Helm charts install', () => {
     expect(text).toBe('ingress.networking.k8s.io/app\n')
   })
 
-  test('a Job whose pods run a shell command → kubectl wait --for=condition=complete returns; get job shows Complete 2/2', async () => {
+  test('a Job whose pods run a shell command → kubectl wait --for=condition=complete returns; get job shows Complete 2/2; logs show its output', async () => {
     const { kubectl } = await withKubectl()
     ok(await kubectl.run(['apply', '-f', '-'], `apiVersion: batch/v1
 kind: Job
@@ -123,6 +123,9 @@ spec:
     expect(ok(await kubectl.run(['get', 'job', 'migrate', '-n', 'demo']))).toMatch(/^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\nmigrate\s+Complete\s+2\/2\s+\d+s\s+\d+s\n$/)
     const pods = ok(await kubectl.run(['get', 'pods', '-n', 'demo', '-l', 'job-name=migrate', '-o', 'jsonpath={range .items[*]}{.status.phase} {.status.containerStatuses[0].state.terminated.exitCode}{"\\n"}{end}']))
     expect(pods).toBe('Succeeded 0\nSucceeded 0\n')
+    const logs = await kubectl.run(['logs', 'job/migrate', '-n', 'demo'])
+    expect([logs.code, logs.stdout, logs.stderr]).toEqual([0, 'migrating\n', expect.stringMatching(/^Found 2 pods, using pod\/migrate-\w{5}\n$/)])
+    expect(ok(await kubectl.run(['logs', '-n', 'demo', '-l', 'job-name=migrate', '--timestamps']))).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z migrating\n\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z migrating\n$/)
     expect(ok(await kubectl.run(['get', 'pods', '-n', 'demo', '-l', 'job-name=migrate', '--no-headers']))).toMatch(/^migrate-\w{5}\s+0\/1\s+Completed\s+0\s+\d+s\nmigrate-\w{5}\s+0\/1\s+Completed\s+0\s+\d+s\n$/)
   })
 

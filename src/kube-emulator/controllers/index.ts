@@ -5,6 +5,7 @@
  * for what they do. Reconciles run on a queue after the triggering write has answered.
  */
 import type { JsonObject, KubeObject } from '../../kube'
+import type { ContainerOutputs } from '../container-output'
 import { groupResource, withoutOwner, type Registry, type StoreEvent } from '../registry'
 import { fieldAt, strategyFromCrd } from '../strategies'
 import { controllerOf, nowIso, resource } from './common'
@@ -31,8 +32,8 @@ export class Controllers {
   private readonly unsubscribe: () => void
   private readonly kubelet: Kubelet
 
-  constructor(private readonly reg: Registry) {
-    this.kubelet = new Kubelet(reg)
+  constructor(private readonly reg: Registry, private readonly outputs: ContainerOutputs) {
+    this.kubelet = new Kubelet(reg, outputs)
     this.unsubscribe = reg.subscribe((e) => this.observe(e))
   }
 
@@ -75,6 +76,7 @@ export class Controllers {
     if (e.type === 'DELETED') {
       this.enqueue(`gc/${obj.metadata.uid}`, () => this.collectDependents(obj))
       if (key === '/namespaces') this.enqueue(`ns/${name}`, () => this.emptyNamespace(name))
+      if (key === '/pods') this.outputs.forget(obj.metadata.uid ?? '')
     }
     const owner = controllerOf(obj)
     if (owner) this.reconcileOwner(owner.kind, ns, owner.name)

@@ -5,6 +5,7 @@
  * command in the built-in shell and end `Succeeded` or `Failed` with each container's exit code.
  */
 import { isObject, type JsonObject, type KubeObject } from '../../kube'
+import type { ContainerOutputs } from '../container-output'
 import type { Registry } from '../registry'
 import { randomSuffix } from '../registry'
 import { runCommand, type Io } from '../shell'
@@ -20,7 +21,7 @@ export class Kubelet {
   private podIp = 10
   private readonly abort = new AbortController()
 
-  constructor(private readonly reg: Registry) {}
+  constructor(private readonly reg: Registry, private readonly outputs: ContainerOutputs) {}
 
   stop(): void { this.abort.abort() }
 
@@ -79,16 +80,21 @@ export class Kubelet {
   /** Runs each container's command and args in the built-in shell; the pod ends with their exit codes. */
   private async runToCompletion(pod: KubeObject): Promise<void> {
     const exits: number[] = []
+    const uid = pod.metadata.uid ?? ''
+    for (const c of containersOf(pod)) this.outputs.start(uid, String(c.name))
     for (const c of containersOf(pod)) {
+      const write = (text: string) => this.outputs.write(uid, String(c.name), text)
       const argv = [...(Array.isArray(c.command) ? c.command.map(String) : []), ...(Array.isArray(c.args) ? c.args.map(String) : [])]
       const env = Object.fromEntries((Array.isArray(c.env) ? c.env.filter(isObject) : []).map((e) => [String(e.name), String(e.value ?? '')]))
       const io: Io = {
-        stdin: { read: async () => null, readLine: async () => null }, out: () => {}, err: () => {},
+        stdin: { read: async () => null, readLine: async () => null }, out: write, err: write,
         env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOSTNAME: pod.metadata.name ?? '', ...env }, signal: this.abort.signal, tty: false,
         hostname: pod.metadata.name ?? '', size: () => ({ width: 80, height: 24 }), lookupService: serviceResolver(this.reg, pod.metadata.namespace ?? ''),
       }
       const result = argv.length ? await runCommand(argv, io) : 0
+      if (typeof result === 'string') write(`${result}\n`)
       exits.push(typeof result === 'number' ? result : 127)
+      this.outputs.finish(uid, String(c.name))
     }
     if (this.abort.signal.aborted) return
     const pr = resource(this.reg, '', 'pods')
