@@ -12,7 +12,7 @@ import type { ExecSession } from './exec'
 import { remove, removeCollection } from './handlers/delete'
 import { patch } from './handlers/patch'
 import { get, list, watch } from './handlers/read'
-import { json, queryFlag, readJson, statusResponse } from './handlers/request'
+import { json, queryFlag, readBody, statusResponse } from './handlers/request'
 import { SUBRESOURCES } from './handlers/subresources'
 import { create, update } from './handlers/write'
 import { authenticate, authorize, impersonate, type UserSpec } from './rbac'
@@ -113,7 +113,7 @@ function checkAccess(user: UserSpec, info: RequestInfo, r: Resource): void {
 async function serveVirtual(ctx: EmulatorContext, req: Request, url: URL, info: RequestInfo, r: Resource, user: UserSpec): Promise<Response> {
   const handler = ctx.virtual.get(`${r.group}/${r.resource}`)
   if (!handler || !verbsOf(r).includes(info.verb)) throw kubeStatus.methodNotSupported(groupResource(r), info.verb)
-  const body = info.verb === 'create' ? await readJson(req) : undefined
+  const body = info.verb === 'create' ? await readBody(req) : undefined
   const res = handler({ info, resource: r, user, query: url.searchParams, body })
   return json(res.body, res.code)
 }

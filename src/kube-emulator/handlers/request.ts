@@ -44,7 +44,7 @@ export function nestingDepth(text: string): number {
 }
 
 /** Reads and parses a JSON (or Kubernetes protobuf) body; oversized, too deep or malformed bodies are 4xx Status errors. */
-export async function readJson(req: Request): Promise<unknown> {
+export async function readBody(req: Request): Promise<unknown> {
   const declared = Number(req.headers.get('content-length') ?? 0)
   if (declared > MAX_BODY_BYTES) throw kubeStatus.tooLarge()
   const type = (req.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase()
@@ -64,7 +64,7 @@ export async function readJson(req: Request): Promise<unknown> {
 
 /** The request body as an object of `r` in `version`; a different apiVersion or kind is a 400 as on a real server. */
 export async function readObject(req: Request, r: Resource, version: string): Promise<KubeObject> {
-  const body = await readJson(req)
+  const body = await readBody(req)
   if (!isObject(body)) throw kubeStatus.badRequest('the body of the request must be a JSON object')
   const expected = apiVersionOf(r, version)
   if (body.apiVersion !== undefined && body.apiVersion !== expected)

@@ -12,7 +12,7 @@ import type { Resource } from '../registry'
 import { formatLabels } from '../selectors'
 import { fieldAt, type ScaleSpec, type Subresources } from '../strategies'
 import { parsePatch, patchStored } from './patch'
-import { dryRunQuery, json, present, readJson, readObject } from './request'
+import { dryRunQuery, json, present, readBody, readObject } from './request'
 
 export interface SubresourceHandler {
   /** Verbs as discovery lists them. */
@@ -61,7 +61,7 @@ async function scale({ ctx, req, url, info, r }: Call): Promise<Response> {
   if (info.verb === 'get') return json(scaleOf(spec, reg.get(r, info.namespace, info.name)))
   if (info.verb !== 'update' && info.verb !== 'patch') throw notSupported(r, 'scale', info.verb)
   const dryRun = dryRunQuery(url.searchParams)
-  const replacement = info.verb === 'update' ? await readJson(req) : undefined
+  const replacement = info.verb === 'update' ? await readBody(req) : undefined
   const patch = info.verb === 'patch' ? parsePatch(req, await req.text(), true) : undefined
   const current = reg.get(r, info.namespace, info.name)
   const invalid = (causes: StatusCause[]) => kubeStatus.invalid({ group: 'autoscaling', kind: 'Scale' }, info.name, causes)
