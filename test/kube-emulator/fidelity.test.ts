@@ -43,6 +43,19 @@ describe('rollout', () => {
     expect(ok(await kubectl.run(['get', 'deploy', 'shop', '-n', 'demo', '-o', 'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}']))).toBe('3')
   })
 
+  test('kubectl rollout pause, then set image → no new ReplicaSet; rollout resume → the new one rolls out', async () => {
+    const { k, kubectl } = await withKubectl()
+    const sets = async () => (await k.json('GET', '/apis/apps/v1/namespaces/demo/replicasets?labelSelector=app%3Dapi')).body.items
+    ok(await kubectl.run(['rollout', 'pause', 'deployment/api', '-n', 'demo']))
+    ok(await kubectl.run(['set', 'image', 'deployment/api', 'api=ghcr.io/example/api:2.0.0', '-n', 'demo']))
+    await Bun.sleep(100)
+    expect((await sets()).map((rs: any) => rs.spec.template.spec.containers[0].image)).toEqual(['ghcr.io/example/api:1.4.2'])
+    ok(await kubectl.run(['rollout', 'resume', 'deployment/api', '-n', 'demo']))
+    ok(await kubectl.run(['rollout', 'status', 'deployment/api', '-n', 'demo', '--timeout=20s']))
+    const after = await eventually(async () => { const items = await sets(); return items.length === 2 ? items : undefined })
+    expect(after.map((rs: any) => [rs.spec.template.spec.containers[0].image, rs.spec.replicas]).sort()).toEqual([['ghcr.io/example/api:1.4.2', 0], ['ghcr.io/example/api:2.0.0', 1]])
+  })
+
   test('kubectl rollout status statefulset/db → complete; after a new image it waits for the update, then reports the new revision', async () => {
     const { k, kubectl } = await withKubectl()
     expect(ok(await kubectl.run(['get', 'sts', 'db', '-n', 'demo', '-o', 'jsonpath={.spec.updateStrategy.type}']))).toBe('RollingUpdate')

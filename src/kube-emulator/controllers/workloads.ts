@@ -32,8 +32,12 @@ export function reconcileDeployment(reg: Registry, ns: string, name: string): vo
   const sets = owned(reg, rsr, ns, d)
   const newest = Math.max(0, ...sets.map(revisionOf))
   let current = sets.find((s) => templateHash(withoutLabel(fieldAt(s, ['spec', 'template']), POD_TEMPLATE_HASH)) === hash)
-  if (!current) current = createReplicaSet(reg, d, hash, newest + 1)
-  else if (revisionOf(current) < newest) {
+  // A paused Deployment rolls nothing out: the newest replica set stays current until it is resumed.
+  if (!current && spec.paused === true) current = sets.find((s) => revisionOf(s) === newest)
+  if (!current) {
+    if (spec.paused === true) return
+    current = createReplicaSet(reg, d, hash, newest + 1)
+  } else if (revisionOf(current) < newest && spec.paused !== true) {
     current = reg.update(rsr, ns, current.metadata.name!, { ...current, metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, [REVISION]: String(newest + 1) } } })
   }
   scaleReplicaSet(reg, d, current, desired)
