@@ -5,7 +5,11 @@ import { ConfigError, loadConfig, type Config, type ServeFlags } from './config'
 import type { Deps } from './deps'
 import { AppError } from './http/errors'
 import { createUser, ensureFirstAdmin } from './identity/service'
-import { findUserByName } from './identity/store'
+import { findFirstSiteAdmin, findUserByName } from './identity/store'
+import type { Actor } from './authz/actor'
+import * as clusters from './clusters/service'
+import { statusProbes } from './clusters/probe'
+import { readFileSync } from 'node:fs'
 import { mintToken } from './identity/tokens/service'
 import { TOKEN_SCOPES } from './authz/actor'
 import { openDatabase } from './storage/database'
@@ -21,6 +25,9 @@ Commands:
   migrate               apply database migrations and exit
   admin create-user     create a user
   admin create-token    create an access token for a user (printed once)
+  cluster import        register a cluster from a kubeconfig (the platform connects to it first)
+  cluster list          list registered clusters
+  cluster remove        forget a cluster and its stored credentials
 
 Run "<command> --help" for a command's options. Configuration comes from the environment
 (PORT, HOST, PLATFORM_DATA_DIR, DATABASE_URL, PLATFORM_SECRET_KEY, PLATFORM_PUBLIC_URL,
@@ -43,6 +50,17 @@ Creates a user. Without --password a random one is generated and printed once.`,
 
 Creates an access token for the user and prints it once; it cannot be shown again.
 Scopes: ${TOKEN_SCOPES.join(', ')} (default all).`,
+  'cluster import': `Usage: bun src/main.ts cluster import --owner OWNER --name NAME --kubeconfig FILE [--context CONTEXT] [--display-name TEXT]
+
+Registers the kubeconfig's cluster (its current context, or CONTEXT) for the user or organization
+OWNER. The platform connects first and refuses, naming the reason, when it cannot. Loopback or
+private API servers need PLATFORM_ALLOW_PRIVATE_ENDPOINTS=true.`,
+  'cluster list': `Usage: bun src/main.ts cluster list [--owner OWNER]
+
+Lists registered clusters (all owners, or OWNER's) with their live status.`,
+  'cluster remove': `Usage: bun src/main.ts cluster remove --owner OWNER --name NAME
+
+Forgets the cluster and its stored credentials; nothing is done to the cluster itself.`,
 }
 
 /** Exit codes: 0 ok, 1 the command failed, 2 bad usage or configuration. */
@@ -60,6 +78,13 @@ async function main(argv: string[]): Promise<number> {
     if (sub === 'create-user') return adminCreateUser(args)
     if (sub === 'create-token') return adminCreateToken(args)
     throw new UsageError(`unknown admin command "${sub ?? ''}"; try create-user or create-token`)
+  }
+  if (command === 'cluster') {
+    const [sub, ...args] = rest
+    if (sub === 'import') return clusterImport(args)
+    if (sub === 'list') return clusterList(args)
+    if (sub === 'remove') return clusterRemove(args)
+    throw new UsageError(`unknown cluster command "${sub ?? ''}"; try import, list or remove`)
   }
   throw new UsageError(`unknown command "${command}"; run --help`)
 }
@@ -127,6 +152,50 @@ async function adminCreateToken(args: string[]): Promise<number> {
     return (await mintToken(deps.db, user.id, { name, scopes })).plaintext
   })
   console.log(plaintext)
+  return 0
+}
+
+/** The command line acts as the site admin: whoever runs it can read the database anyway. */
+async function operator(deps: Deps): Promise<Actor> {
+  const admin = await findFirstSiteAdmin(deps.db.read)
+  if (!admin) throw new CommandFailed('no site admin yet: start the server once (it creates one) or run admin create-user --admin')
+  return { user: admin, credential: 'basic-password', scopes: undefined }
+}
+
+async function clusterImport(args: string[]): Promise<number> {
+  const values = parse(args, { owner: { type: 'string' }, name: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' }, 'display-name': { type: 'string' } })
+  if (values.help) return print(HELP['cluster import'])
+  if (!values.owner || !values.name || !values.kubeconfig) throw new UsageError('--owner, --name and --kubeconfig are required')
+  let kubeconfig: string
+  try {
+    kubeconfig = readFileSync(values.kubeconfig, 'utf8')
+  } catch (error) {
+    throw new CommandFailed(`cannot read ${values.kubeconfig}: ${(error as { code?: string }).code ?? String(error)}`)
+  }
+  const info = await withDeps(loadConfig(), async (deps) => clusters.importCluster(deps, statusProbes(), await operator(deps), values.owner!, {
+    name: values.name!, kubeconfig, context: values.context, displayName: values['display-name'],
+  }))
+  console.log(`registered ${info.ownerName}/${info.name} (uid ${info.uid}, ${info.kubernetesVersion}, ${info.nodeCount} nodes)`)
+  return 0
+}
+
+async function clusterList(args: string[]): Promise<number> {
+  const values = parse(args, { owner: { type: 'string' } })
+  if (values.help) return print(HELP['cluster list'])
+  const rows = await withDeps(loadConfig(), async (deps) => clusters.listAllClusters(deps, statusProbes(), values.owner))
+  const table = [['OWNER', 'NAME', 'UID', 'SERVER', 'STATUS', 'VERSION', 'NODES', 'AGE'],
+    ...rows.map((c) => [c.ownerName, c.name, c.uid, c.endpoint, c.status.phase, c.kubernetesVersion, String(c.nodeCount), c.age])]
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)))
+  for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd())
+  return 0
+}
+
+async function clusterRemove(args: string[]): Promise<number> {
+  const values = parse(args, { owner: { type: 'string' }, name: { type: 'string' } })
+  if (values.help) return print(HELP['cluster remove'])
+  if (!values.owner || !values.name) throw new UsageError('--owner and --name are required')
+  await withDeps(loadConfig(), async (deps) => clusters.removeCluster(deps, statusProbes(), await operator(deps), values.owner!, values.name!))
+  console.log(`removed ${values.owner}/${values.name}`)
   return 0
 }
 

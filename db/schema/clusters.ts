@@ -1,9 +1,11 @@
 import { sql } from 'drizzle-orm'
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { users } from './identity'
+import { teams } from './orgs'
 
 /**
- * Member clusters. The connection is the few kubeconfig fields decisions §3 allows; the credential
+ * Member clusters. `uid` is the cluster's identity (its kube-system namespace uid): one owner
+ * cannot register the same cluster twice, but two owners may each register it. The connection is the few kubeconfig fields decisions §3 allows; the credential
  * (bearer token or client certificate and key) is sealed with the data key and never returned.
  */
 export const clusters = sqliteTable('clusters', {
@@ -30,4 +32,10 @@ export const clusters = sqliteTable('clusters', {
   /** Send Impersonate-User/Group of the caller (decisions §3); off by default. */
   impersonate: integer('impersonate', { mode: 'boolean' }).notNull().default(false),
   createdAt: integer('created_at', { mode: 'timestamp' }).notNull().default(sql`(unixepoch())`),
-}, (t) => [uniqueIndex('clusters_uid').on(t.uid), uniqueIndex('clusters_owner_name').on(t.ownerId, t.lowerName), index('clusters_owner').on(t.ownerId)])
+}, (t) => [uniqueIndex('clusters_owner_uid').on(t.ownerId, t.uid), uniqueIndex('clusters_owner_name').on(t.ownerId, t.lowerName), index('clusters_uid').on(t.uid)])
+
+/** Clusters of an org granted to one of its teams (Gitea's team repositories, for clusters). */
+export const teamClusters = sqliteTable('team_clusters', {
+  teamId: integer('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+  clusterId: integer('cluster_id').notNull().references(() => clusters.id, { onDelete: 'cascade' }),
+}, (t) => [primaryKey({ columns: [t.teamId, t.clusterId] }), index('team_clusters_cluster').on(t.clusterId)])

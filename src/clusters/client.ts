@@ -45,8 +45,27 @@ export async function memberFetch(clusterName: string, connection: ClusterConnec
   }
 }
 
+/** What a failed connection means, by the error code Bun's fetch reports, in words a person can act on. */
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'refused the connection (is the API server running on that port?)',
+  ENOTFOUND: 'could not be found: its host name does not resolve (DNS)',
+  EAI_AGAIN: 'could not be found: DNS did not answer',
+  ECONNRESET: 'closed the connection',
+  EPROTO: 'broke off the TLS handshake (does it want a client certificate, or is it not TLS?)',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'presented a TLS certificate that the configured certificate authority did not sign',
+  SELF_SIGNED_CERT_IN_CHAIN: 'presented a TLS certificate that the configured certificate authority did not sign',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'presented a self-signed TLS certificate that is not the configured certificate authority',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'presented a TLS certificate for another name (set tlsServerName to the name it was issued for)',
+  CERT_HAS_EXPIRED: 'presented an expired TLS certificate',
+}
+
+/** The TLS error codes of NETWORK_REASONS: the caller may want to show the certificate's subject. */
+export const isTlsFailure = (error: AppError) => error.message.includes('TLS certificate')
+
 const networkFailure = (clusterName: string, error: unknown) => {
-  const reason = error instanceof Error && error.name === 'TimeoutError' ? 'did not answer in time' : 'could not be reached'
+  const code = (error as { code?: unknown }).code
+  const reason = error instanceof Error && error.name === 'TimeoutError' ? 'did not answer in time'
+    : (typeof code === 'string' && NETWORK_REASONS[code]) || 'could not be reached'
   return new AppError('upstream', `cluster "${clusterName}" ${reason}`)
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Deps } from '../deps'
 import { findUserByName, findFirstSiteAdmin } from '../identity/store'
 import { startEmulator, type Emulator } from '../kube-emulator'
-import { registerSandbox } from './service'
+import { registerSandbox, sandboxUid } from './service'
 
 /**
  * Starts the built-in Kubernetes emulator on a loopback port with TLS and registers it as the
@@ -16,7 +16,8 @@ export async function startSandbox(deps: Deps): Promise<Emulator> {
   const named = await findUserByName(deps.db.read, deps.config.admin.username)
   const owner = named?.isAdmin ? named : await findFirstSiteAdmin(deps.db.read)
   if (!owner) throw new Error('no site admin to own the sandbox cluster')
-  const emulator = await startEmulator({ tls: true, seed: true, port: 0, hostname: '127.0.0.1' })
+  // The emulator keeps the registration's uid as its kube-system uid: the cluster's identity survives restarts.
+  const emulator = await startEmulator({ tls: true, seed: true, port: 0, hostname: '127.0.0.1', clusterUid: await sandboxUid(deps, owner) })
   await registerSandbox(deps, owner, {
     server: emulator.url,
     caData: emulator.caCertPem ?? '',

@@ -19,12 +19,55 @@ export const ClusterInfo = t.Object({
   createdAt: t.String({ format: 'date-time', description: 'When the cluster was registered' }),
   age: t.String({ description: 'Time since registration, kubectl style (e.g. 5d, 3h, 42m)' }),
   status: t.Object({
-    phase: t.Union([t.Literal('Active'), t.Literal('Unreachable')], { description: 'Whether the API server answered just now' }),
-    message: t.Optional(t.String({ description: 'Why it is unreachable' })),
-  }, { additionalProperties: true, description: 'Kubernetes-style status, read live from the cluster' }),
+    phase: t.Union([t.Literal('Active'), t.Literal('NotReady'), t.Literal('Unknown')], { description: 'Active: the API server answered the last probe; NotReady: it did not; Unknown: no probe has finished yet' }),
+    message: t.Optional(t.String({ description: 'Why it is not ready' })),
+    lastProbeTime: t.String({ description: 'When the last finished probe ran (RFC 3339); empty before the first' }),
+  }, { additionalProperties: true, description: 'Kubernetes-style status from a health probe cached for 30 s (2 s timeout)' }),
 }, { description: 'ClusterInfo' })
 export type ClusterInfo = typeof ClusterInfo.static
 
 export const ClusterListQuery = t.Object({
-  all: t.Optional(t.String({ description: '"true": also clusters of organizations the caller owns or administers' })),
+  all: t.Optional(t.String({ description: '"true": also clusters of organizations the caller owns or administers, and clusters granted to their teams' })),
+})
+
+const pem = (description: string) => t.Optional(t.String({ maxLength: 65536, description: `${description}, base64 of PEM as in a kubeconfig's *-data field` }))
+
+/** The connection fields of an import or a credential rotation: a kubeconfig, or the explicit fields. */
+const connectionFields = {
+  kubeconfig: t.Optional(t.String({ maxLength: 1048576, description: 'A kubeconfig (YAML or JSON); exec, auth-provider and file paths are refused' })),
+  context: t.Optional(t.String({ maxLength: 253, description: 'The kubeconfig context to use; its current-context by default' })),
+  server: t.Optional(t.String({ maxLength: 2048, description: 'API server URL (explicit fields instead of a kubeconfig)' })),
+  caData: pem('Certificate authority of the API server; the system roots when empty'),
+  token: t.Optional(t.String({ maxLength: 16384, description: 'Bearer token; write-only' })),
+  clientCertificate: pem('Client certificate'),
+  clientKey: pem('Client key; write-only'),
+  tlsServerName: t.Optional(t.String({ maxLength: 253, description: 'Name to check the API server certificate against' })),
+  insecureSkipTLSVerify: t.Optional(t.Boolean({ description: 'Do not verify the API server certificate (labs only)' })),
+  impersonate: t.Optional(t.Boolean({ description: 'Send Impersonate-User/Group of the caller with every proxied request' })),
+}
+
+export const ImportClusterOption = t.Object({
+  name: t.String({ maxLength: 40, description: 'Cluster name, unique per owner; the {cluster} of proxy paths' }),
+  displayName: t.Optional(t.String({ maxLength: 100, description: 'Name shown to people' })),
+  ...connectionFields,
+}, { description: 'ImportClusterOption: a kubeconfig (with context) or the explicit fields, bearer token or client certificate' })
+export type ImportClusterOption = typeof ImportClusterOption.static
+
+export const PatchClusterOption = t.Object({
+  displayName: t.Optional(t.String({ maxLength: 100, description: 'Name shown to people' })),
+  ...connectionFields,
+}, { description: 'PatchClusterOption: a new display name, and/or new connection fields (checked against the cluster before they are saved)' })
+export type PatchClusterOption = typeof PatchClusterOption.static
+
+export const OwnerParams = t.Object({ owner: t.String({ description: 'User or organization owning the clusters' }) })
+export const ClusterParams = t.Object({
+  owner: t.String({ description: 'User or organization owning the cluster' }),
+  cluster: t.String({ description: 'Cluster name' }),
+})
+export const TeamClusterParams = t.Object({
+  teamId: t.String({ description: 'Team id' }),
+  cluster: t.String({ description: 'Name of a cluster of the team\'s organization' }),
+})
+export const KubeconfigQuery = t.Object({
+  readonly: t.Optional(t.String({ description: '"true": the token gets read:cluster instead of write:cluster' })),
 })

@@ -1,25 +1,32 @@
+import YAML from 'yaml'
 import type { Actor } from '../authz/actor'
+import type { OrgScope } from '../authz/authorize'
 import type { Deps } from '../deps'
 import { AppError } from '../http/errors'
+import { checkName } from '../identity/names'
+import { findAccountByName, type UserRow } from '../identity/store'
+import { mintToken } from '../identity/tokens/service'
+import { findTokenOfUserByName } from '../identity/tokens/store'
 import { isDnsSubdomain } from '../kube'
-import type { UserRow } from '../identity/store'
+import { EgressRefused, resolveChecked } from '../net/egress'
 import { orgIdsAdministeredBy } from '../orgs/store'
-import { memberFetch, memberJson } from './client'
-import { checkConnection, type ClusterConnection, type ClusterCredential } from './connection'
-import type { ClusterInfo } from './schemas'
+import { AccessMessages, manageableOwner, resolveCluster, resolveClusterByUid, usableClustersOf } from './access'
+import { memberFetch } from './client'
+import { checkConnection, connectionFromKubeconfig, type ClusterConnection, type ClusterCredential } from './connection'
+import { inspectCluster, type StatusProbes } from './probe'
+import type { ClusterInfo, ImportClusterOption, PatchClusterOption } from './schemas'
 import * as store from './store'
+import { StoreMessages } from './store'
 
-/** How long a listing waits for each cluster's live version and node count. */
-const STATUS_TIMEOUT_MS = 3000
+export const Messages = {
+  badName: 'cluster name must be 1-40 letters, digits, "-", "_" or "." (decisions §1), not a reserved word',
+  noConnection: 'give a kubeconfig, or server with a token or a client certificate and key',
+  otherCluster: 'the new connection reaches another cluster (its kube-system uid differs): import it as a new cluster instead',
+  notTeamCluster: 'the cluster must belong to the team\'s organization',
+} as const
 
-export interface ClusterRegistration {
-  name: string
-  displayName?: string
-  provider?: string
-  vendor?: string
-  location?: string
-  connection: ClusterConnection
-}
+/** How long registration waits for each answer of the cluster (connect and read). */
+const IMPORT_TIMEOUT_MS = 5_000
 
 /** The live connection of a stored cluster, its credential unsealed. */
 export async function connectionOf(deps: Deps, cluster: store.ClusterRow): Promise<ClusterConnection> {
@@ -40,50 +47,187 @@ const connectionColumns = async (deps: Deps, connection: ClusterConnection) => (
   sealedCredential: await deps.secrets.seal(JSON.stringify(connection.credential)),
 })
 
-/** Registers a cluster for `owner`. Throws invalid (name, connection) or duplicate (name taken). */
-export async function registerCluster(deps: Deps, owner: UserRow, registration: ClusterRegistration): Promise<store.ClusterRow> {
-  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(registration.name))
-    throw new AppError('invalid', 'cluster name must be a DNS label: lowercase letters, digits and "-", at most 63', [{ field: 'name', message: 'not a DNS label' }])
-  const columns = await connectionColumns(deps, checkConnection(registration.connection))
-  return deps.db.write((tx) => store.insertCluster(tx, {
-    uid: crypto.randomUUID(),
-    ownerId: owner.id,
-    name: registration.name,
-    lowerName: registration.name,
-    displayName: registration.displayName ?? '',
-    provider: registration.provider ?? 'Generic',
-    vendor: registration.vendor ?? '',
-    location: registration.location ?? '',
-    ...columns,
+const decodePem = (field: string, value: string): string => {
+  const text = Buffer.from(value, 'base64').toString('utf8')
+  if (!text.includes('-----BEGIN')) throw new AppError('invalid', `${field} must be base64 of a PEM block`, [{ field, message: 'is not base64 of a PEM block' }])
+  return text
+}
+
+/** The connection an import or a rotation names: a kubeconfig, or the explicit fields; undefined when it names none. Throws invalid. */
+function connectionFromInput(input: PatchClusterOption): ClusterConnection | undefined {
+  if (input.kubeconfig !== undefined) return connectionFromKubeconfig(input.kubeconfig, input.context)
+  if (input.server === undefined && input.token === undefined && input.clientCertificate === undefined) return undefined
+  let credential: ClusterCredential
+  if (input.token) credential = { token: input.token }
+  else if (input.clientCertificate && input.clientKey)
+    credential = { clientCertificate: decodePem('clientCertificate', input.clientCertificate), clientKey: decodePem('clientKey', input.clientKey) }
+  else throw new AppError('invalid', Messages.noConnection, [{ field: 'token', message: 'or clientCertificate and clientKey are required' }])
+  return checkConnection({
+    server: input.server ?? '',
+    caData: input.caData ? decodePem('caData', input.caData) : '',
+    tlsServerName: input.tlsServerName ?? '',
+    insecureSkipTlsVerify: input.insecureSkipTLSVerify ?? false,
+    credential,
+  })
+}
+
+/** Checks the server address with the egress guard, then asks the cluster who it is. Throws invalid. */
+async function checkedIdentity(deps: Deps, name: string, connection: ClusterConnection) {
+  try {
+    await resolveChecked(new URL(connection.server), { allowPrivate: deps.config.allowPrivateEndpoints })
+  } catch (error) {
+    if (error instanceof EgressRefused) throw new AppError('invalid', `server is not allowed: ${error.message}`, [{ field: 'server', message: error.message }])
+    throw error
+  }
+  return inspectCluster(name, connection, IMPORT_TIMEOUT_MS)
+}
+
+/**
+ * Registers a cluster for an owner the caller manages, after connecting to it (/version, nodes,
+ * the kube-system uid, which becomes the cluster's uid). Throws notFound (owner), invalid (name,
+ * connection, the cluster's refusal), conflict (name or cluster already registered for the owner).
+ */
+export async function importCluster(deps: Deps, probes: StatusProbes, actor: Actor, ownerName: string, input: ImportClusterOption): Promise<ClusterInfo> {
+  const owner = await manageableOwner(deps, actor, ownerName)
+  if (checkName(input.name) !== 'VALID') throw new AppError('invalid', Messages.badName, [{ field: 'name', message: 'is not a valid name' }])
+  const connection = connectionFromInput(input)
+  if (!connection) throw new AppError('invalid', Messages.noConnection, [{ field: 'kubeconfig', message: 'or server and a credential are required' }])
+  // Checked before connecting: a taken name needs no trip to the cluster (the index still decides races).
+  if (await store.findClusterOfOwner(deps.db.read, owner.id, input.name)) throw new AppError('conflict', StoreMessages.nameTaken, [{ field: 'name', message: 'is already used' }])
+  const identity = await checkedIdentity(deps, input.name, connection)
+  const row = await deps.db.write(async (tx) => store.insertCluster(tx, {
+    uid: identity.uid, ownerId: owner.id, name: input.name, lowerName: input.name.toLowerCase(), displayName: input.displayName ?? '',
+    impersonate: input.impersonate ?? false, ...(await connectionColumns(deps, connection)),
   }))
+  return describeCluster(deps, probes, { ...row, ownerName: owner.name })
 }
 
 /**
  * Registers the built-in emulator as `owner`'s cluster `sandbox`, or points the existing
- * registration at this run's emulator (its URL, CA and token change on every start).
+ * registration at this run's emulator (its URL, CA and token change on every start; its
+ * kube-system uid is kept, so the registration's uid stays the cluster's).
  */
 export async function registerSandbox(deps: Deps, owner: UserRow, connection: ClusterConnection): Promise<void> {
+  const checked = checkConnection(connection)
+  const identity = await inspectCluster('sandbox', checked, IMPORT_TIMEOUT_MS)
   const existing = await store.findClusterOfOwner(deps.db.read, owner.id, 'sandbox')
-  if (!existing) {
-    await registerCluster(deps, owner, { name: 'sandbox', displayName: 'Sandbox', provider: 'Sandbox', vendor: 'platform-api emulator', connection })
-    return
-  }
-  const columns = await connectionColumns(deps, checkConnection(connection))
-  await deps.db.write((tx) => store.updateClusterConnection(tx, existing.id, columns))
+  const columns = await connectionColumns(deps, checked)
+  await deps.db.write(async (tx) => existing
+    ? store.updateCluster(tx, existing.id, { ...columns, uid: identity.uid })
+    : store.insertCluster(tx, { uid: identity.uid, ownerId: owner.id, name: 'sandbox', lowerName: 'sandbox', displayName: 'Sandbox', provider: 'Sandbox', vendor: 'platform-api emulator', ...columns }))
+}
+
+/** The sandbox registration's uid, if there is one: the emulator keeps it as its kube-system uid. */
+export async function sandboxUid(deps: Deps, owner: UserRow): Promise<string | undefined> {
+  return (await store.findClusterOfOwner(deps.db.read, owner.id, 'sandbox'))?.uid
 }
 
 /**
- * The clusters `user` owns, oldest first, each with its live version, node count and status;
- * with `includeOrgs`, also the clusters of organizations the user owns or administers.
+ * The caller's clusters, oldest first; with `includeShared`, also those of organizations they own
+ * or administer and those granted to their teams.
  */
-export async function listClusters(deps: Deps, user: UserRow, includeOrgs: boolean): Promise<ClusterInfo[]> {
-  const orgIds = includeOrgs ? await orgIdsAdministeredBy(deps.db.read, user.id) : []
-  const rows = await store.listClustersOfOwners(deps.db.read, [user.id, ...orgIds])
-  return Promise.all(rows.map((row) => describeCluster(deps, row)))
+export async function listMyClusters(deps: Deps, probes: StatusProbes, actor: Actor, includeShared: boolean): Promise<ClusterInfo[]> {
+  const orgIds = includeShared ? await orgIdsAdministeredBy(deps.db.read, actor.user.id) : []
+  const rows = await store.listClustersOfOwners(deps.db.read, [actor.user.id, ...orgIds])
+  const granted = includeShared ? await store.listClustersGrantedTo(deps.db.read, actor.user.id) : []
+  const seen = new Set(rows.map((r) => r.id))
+  return describeAll(deps, probes, [...rows, ...granted.filter((r) => !seen.has(r.id))])
 }
 
-async function describeCluster(deps: Deps, row: store.ClusterWithOwner): Promise<ClusterInfo> {
-  const live = await liveStatus(deps, row)
+/** Every registered cluster, or `ownerName`'s (the command line's view). Throws notFound. */
+export async function listAllClusters(deps: Deps, probes: StatusProbes, ownerName?: string): Promise<ClusterInfo[]> {
+  const owner = ownerName === undefined ? undefined : await findAccountByName(deps.db.read, ownerName)
+  if (ownerName !== undefined && !owner) throw new AppError('notFound', AccessMessages.ownerNotFound)
+  return describeAll(deps, probes, await store.listClusters(deps.db.read, owner?.id))
+}
+
+/** The clusters of `ownerName` the caller may use. Throws notFound. */
+export async function listOwnerClusters(deps: Deps, probes: StatusProbes, actor: Actor, ownerName: string): Promise<ClusterInfo[]> {
+  return describeAll(deps, probes, await usableClustersOf(deps, actor, ownerName))
+}
+
+export async function getCluster(deps: Deps, probes: StatusProbes, actor: Actor, ownerName: string, name: string): Promise<ClusterInfo> {
+  const { cluster, owner } = await resolveCluster(deps, actor, ownerName, name, 'read')
+  return describeCluster(deps, probes, { ...cluster, ownerName: owner.name })
+}
+
+/**
+ * Renames the display name, turns impersonation on or off, or rotates the connection; a new
+ * connection is checked against the cluster and must reach the same cluster (uid). Throws
+ * notFound, forbidden (not a manager), invalid.
+ */
+export async function patchCluster(deps: Deps, probes: StatusProbes, actor: Actor, ownerName: string, name: string, input: PatchClusterOption): Promise<ClusterInfo> {
+  const { cluster, owner } = await resolveCluster(deps, actor, ownerName, name, 'manage')
+  const connection = connectionFromInput(input)
+  if (connection && (await checkedIdentity(deps, cluster.name, connection)).uid !== cluster.uid)
+    throw new AppError('invalid', Messages.otherCluster, [{ field: 'server', message: 'reaches another cluster' }])
+  const row = await deps.db.write(async (tx) => store.updateCluster(tx, cluster.id, {
+    ...(input.displayName !== undefined ? { displayName: input.displayName } : {}),
+    ...(input.impersonate !== undefined ? { impersonate: input.impersonate } : {}),
+    ...(connection ? await connectionColumns(deps, connection) : {}),
+  }))
+  if (!row) throw new AppError('notFound', AccessMessages.notFound)
+  if (connection) probes.forget(row.id)
+  return describeCluster(deps, probes, { ...row, ownerName: owner.name })
+}
+
+/** Forgets the registration and its credentials; nothing is done to the cluster. Throws notFound, forbidden. */
+export async function removeCluster(deps: Deps, probes: StatusProbes, actor: Actor, ownerName: string, name: string): Promise<void> {
+  const { cluster } = await resolveCluster(deps, actor, ownerName, name, 'manage')
+  await deps.db.write((tx) => store.deleteCluster(tx, cluster.id))
+  probes.forget(cluster.id)
+}
+
+/**
+ * A kubeconfig reaching the cluster through the platform's native passthrough, with a new access
+ * token of the caller (write:cluster, or read:cluster when `readonly`), shown only here. A caller
+ * with read access must ask for a read-only one. Throws notFound, forbidden.
+ */
+export async function kubeconfigFor(deps: Deps, actor: Actor, ownerName: string, name: string, readonly: boolean): Promise<string> {
+  const { cluster, owner } = await resolveCluster(deps, actor, ownerName, name, readonly ? 'read' : 'write')
+  const prefix = `kubeconfig-${owner.name}-${cluster.name}`
+  let n = 1
+  while (await findTokenOfUserByName(deps.db.read, actor.user.id, `${prefix}-${n}`)) n++
+  const { plaintext } = await mintToken(deps.db, actor.user.id, { name: `${prefix}-${n}`, scopes: [readonly ? 'read:cluster' : 'write:cluster'] })
+  const contextName = `${owner.name}-${cluster.name}`
+  return YAML.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: contextName, cluster: { server: `${deps.config.publicUrl}/api/v1/clusters/${owner.name}/${cluster.name}/k8s` } }],
+    users: [{ name: `${actor.user.name}@${contextName}`, user: { token: plaintext } }],
+    contexts: [{ name: contextName, context: { cluster: contextName, user: `${actor.user.name}@${contextName}` } }],
+    'current-context': contextName,
+  })
+}
+
+/** Clusters granted to the team of `scope`. */
+export async function listTeamClusters(deps: Deps, probes: StatusProbes, scope: OrgScope): Promise<ClusterInfo[]> {
+  return describeAll(deps, probes, await store.listTeamClusters(deps.db.read, scope.team!.id))
+}
+
+async function teamCluster(deps: Deps, scope: OrgScope, name: string): Promise<store.ClusterRow> {
+  const cluster = await store.findClusterOfOwner(deps.db.read, scope.org.id, name)
+  if (!cluster) throw new AppError('notFound', Messages.notTeamCluster)
+  return cluster
+}
+
+/** Grants a cluster of the team's org to the team (idempotent). Throws notFound. */
+export async function grantTeamCluster(deps: Deps, scope: OrgScope, name: string): Promise<void> {
+  const cluster = await teamCluster(deps, scope, name)
+  await deps.db.write((tx) => store.grantCluster(tx, scope.team!.id, cluster.id))
+}
+
+/** Takes a cluster away from the team (idempotent). Throws notFound. */
+export async function revokeTeamCluster(deps: Deps, scope: OrgScope, name: string): Promise<void> {
+  const cluster = await teamCluster(deps, scope, name)
+  await deps.db.write((tx) => store.revokeCluster(tx, scope.team!.id, cluster.id))
+}
+
+const describeAll = (deps: Deps, probes: StatusProbes, rows: store.ClusterWithOwner[]) =>
+  Promise.all(rows.map((row) => describeCluster(deps, probes, row)))
+
+async function describeCluster(deps: Deps, probes: StatusProbes, row: store.ClusterWithOwner): Promise<ClusterInfo> {
+  const live = await probes.statusOf(row.id, row.name, () => connectionOf(deps, row))
   return {
     id: row.id,
     displayName: row.displayName || row.name,
@@ -106,35 +250,6 @@ async function describeCluster(deps: Deps, row: store.ClusterWithOwner): Promise
   }
 }
 
-async function liveStatus(deps: Deps, row: store.ClusterRow): Promise<Pick<ClusterInfo, 'kubernetesVersion' | 'nodeCount' | 'status'>> {
-  try {
-    const connection = await connectionOf(deps, row)
-    const [version, nodeCount] = await Promise.all([
-      memberJson<{ gitVersion?: string }>(row.name, connection, '/version', STATUS_TIMEOUT_MS),
-      countNodes(row.name, connection),
-    ])
-    return { kubernetesVersion: version.gitVersion ?? '', nodeCount, status: { phase: 'Active' } }
-  } catch (error) {
-    const message = error instanceof AppError ? error.message : 'the cluster could not be asked'
-    return { kubernetesVersion: '', nodeCount: 0, status: { phase: 'Unreachable', message } }
-  }
-}
-
-interface NodeList { items?: unknown[]; metadata?: { remainingItemCount?: number; continue?: string } }
-
-/**
- * Counts nodes without fetching them all: a one-item page carries `remainingItemCount`. A
- * server that leaves it out while more pages follow is asked for the whole list.
- */
-async function countNodes(clusterName: string, connection: ClusterConnection): Promise<number> {
-  const page = await memberJson<NodeList>(clusterName, connection, '/api/v1/nodes?limit=1', STATUS_TIMEOUT_MS)
-  const shown = page.items?.length ?? 0
-  if (page.metadata?.remainingItemCount !== undefined) return shown + page.metadata.remainingItemCount
-  if (!page.metadata?.continue) return shown
-  const all = await memberJson<NodeList>(clusterName, connection, '/api/v1/nodes', STATUS_TIMEOUT_MS)
-  return all.items?.length ?? 0
-}
-
 /** Ages the way kubectl prints them: 45s, 12m, 5h, 3d, 2y. */
 export function kubectlAge(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000))
@@ -146,13 +261,11 @@ export function kubectlAge(ms: number): string {
 }
 
 /**
- * The data of Secret `namespace/name` (decoded) in the cluster with `uid` that `user` can use (owns,
- * or owns or administers through an org). Throws notFound (cluster or Secret), upstream.
+ * The data of Secret `namespace/name` (decoded) in the caller's cluster with `uid` (read access
+ * suffices). Throws notFound (cluster or Secret), upstream.
  */
 export async function readSecretOfCluster(deps: Deps, actor: Actor, uid: string, namespace: string, name: string): Promise<Record<string, string>> {
-  const orgIds = await orgIdsAdministeredBy(deps.db.read, actor.user.id)
-  const cluster = (await store.listClustersOfOwners(deps.db.read, [actor.user.id, ...orgIds])).find((row) => row.uid === uid)
-  if (!cluster) throw new AppError('notFound', 'cluster not found')
+  const cluster = await resolveClusterByUid(deps, actor, uid, 'read')
   if (!isDnsSubdomain(namespace) || !isDnsSubdomain(name)) throw new AppError('notFound', 'secret not found')
   const connection = await connectionOf(deps, cluster)
   const res = await memberFetch(cluster.name, connection, { path: `/api/v1/namespaces/${namespace}/secrets/${name}`, headers: { accept: 'application/json' } })

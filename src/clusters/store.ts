@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
-import { clusters, users } from '../../db/schema'
+import { clusters, teamClusters, teamUsers, teams, users } from '../../db/schema'
 import { AppError } from '../http/errors'
 import { isUniqueViolation, type Executor } from '../storage/database'
 
@@ -7,30 +7,98 @@ export type ClusterRow = typeof clusters.$inferSelect
 export type NewCluster = typeof clusters.$inferInsert
 export type ClusterWithOwner = ClusterRow & { ownerName: string }
 
+export const StoreMessages = {
+  nameTaken: 'this owner already has a cluster with that name',
+  uidTaken: 'this owner already registered that cluster (same kube-system uid) under another name',
+} as const
+
 const withOwner = { cluster: clusters, ownerName: users.name }
+const flatten = (rows: { cluster: ClusterRow; ownerName: string }[]): ClusterWithOwner[] => rows.map((r) => ({ ...r.cluster, ownerName: r.ownerName }))
 
 /** Clusters owned by any of `ownerIds`, oldest first, with the owner's name. */
 export async function listClustersOfOwners(db: Executor, ownerIds: number[]): Promise<ClusterWithOwner[]> {
   if (ownerIds.length === 0) return []
-  const rows = await db.select(withOwner).from(clusters).innerJoin(users, eq(users.id, clusters.ownerId))
-    .where(inArray(clusters.ownerId, ownerIds)).orderBy(asc(clusters.id)).all()
-  return rows.map((r) => ({ ...r.cluster, ownerName: r.ownerName }))
+  return flatten(await db.select(withOwner).from(clusters).innerJoin(users, eq(users.id, clusters.ownerId))
+    .where(inArray(clusters.ownerId, ownerIds)).orderBy(asc(clusters.id)).all())
+}
+
+/** Every cluster, or `ownerId`'s, oldest first. */
+export async function listClusters(db: Executor, ownerId?: number): Promise<ClusterWithOwner[]> {
+  const query = db.select(withOwner).from(clusters).innerJoin(users, eq(users.id, clusters.ownerId))
+  return flatten(await (ownerId === undefined ? query : query.where(eq(clusters.ownerId, ownerId))).orderBy(asc(clusters.id)).all())
+}
+
+/** Clusters granted to any team `uid` belongs to, oldest first. */
+export async function listClustersGrantedTo(db: Executor, uid: number): Promise<ClusterWithOwner[]> {
+  return flatten(await db.selectDistinct(withOwner).from(teamClusters)
+    .innerJoin(teamUsers, eq(teamUsers.teamId, teamClusters.teamId))
+    .innerJoin(clusters, eq(clusters.id, teamClusters.clusterId))
+    .innerJoin(users, eq(users.id, clusters.ownerId))
+    .where(eq(teamUsers.uid, uid)).orderBy(asc(clusters.id)).all())
+}
+
+/** Permissions of `uid`'s teams that were granted cluster `clusterId`. */
+export async function grantedTeamPermissions(db: Executor, clusterId: number, uid: number): Promise<string[]> {
+  const rows = await db.select({ permission: teams.permission }).from(teamClusters)
+    .innerJoin(teamUsers, eq(teamUsers.teamId, teamClusters.teamId))
+    .innerJoin(teams, eq(teams.id, teamClusters.teamId))
+    .where(and(eq(teamClusters.clusterId, clusterId), eq(teamUsers.uid, uid))).all()
+  return rows.map((r) => r.permission)
+}
+
+/** Registrations of the cluster `uid`, oldest first. */
+export async function listClustersByUid(db: Executor, uid: string): Promise<ClusterWithOwner[]> {
+  return flatten(await db.select(withOwner).from(clusters).innerJoin(users, eq(users.id, clusters.ownerId))
+    .where(eq(clusters.uid, uid)).orderBy(asc(clusters.id)).all())
 }
 
 export async function findClusterOfOwner(db: Executor, ownerId: number, name: string): Promise<ClusterRow | undefined> {
   return db.select().from(clusters).where(and(eq(clusters.ownerId, ownerId), eq(clusters.lowerName, name.toLowerCase()))).get()
 }
 
-/** Inserts a cluster; a name the owner already uses is `duplicate`. */
+/** Inserts a cluster; a name or a uid the owner already has is `conflict` (409). */
 export async function insertCluster(db: Executor, cluster: NewCluster): Promise<ClusterRow> {
   try {
     const [row] = await db.insert(clusters).values(cluster).returning()
-    return row
+    return row!
   } catch (e) {
-    throw isUniqueViolation(e) ? new AppError('duplicate', 'a cluster with this name already exists for this owner', [{ field: 'name', message: 'is already used' }]) : e
+    throw uniqueConflict(e)
   }
 }
 
-export async function updateClusterConnection(db: Executor, id: number, changes: Pick<NewCluster, 'server' | 'caData' | 'tlsServerName' | 'insecureSkipTlsVerify' | 'sealedCredential'>): Promise<void> {
-  await db.update(clusters).set(changes).where(eq(clusters.id, id))
+/** Updates a cluster's registration; undefined when it is gone. A name or uid taken is `conflict`. */
+export async function updateCluster(db: Executor, id: number, changes: Partial<NewCluster>): Promise<ClusterRow | undefined> {
+  try {
+    const [row] = await db.update(clusters).set(changes).where(eq(clusters.id, id)).returning()
+    return row
+  } catch (e) {
+    throw uniqueConflict(e)
+  }
+}
+
+function uniqueConflict(e: unknown): unknown {
+  if (!isUniqueViolation(e)) return e
+  const byUid = /clusters\.uid|clusters_owner_uid/.test(String((e as Error).message))
+  return byUid ? new AppError('conflict', StoreMessages.uidTaken) : new AppError('conflict', StoreMessages.nameTaken, [{ field: 'name', message: 'is already used' }])
+}
+
+export async function deleteCluster(db: Executor, id: number): Promise<void> {
+  await db.delete(clusters).where(eq(clusters.id, id))
+}
+
+/** Clusters granted to team `teamId`, oldest first. */
+export async function listTeamClusters(db: Executor, teamId: number): Promise<ClusterWithOwner[]> {
+  return flatten(await db.select(withOwner).from(teamClusters)
+    .innerJoin(clusters, eq(clusters.id, teamClusters.clusterId))
+    .innerJoin(users, eq(users.id, clusters.ownerId))
+    .where(eq(teamClusters.teamId, teamId)).orderBy(asc(clusters.id)).all())
+}
+
+/** Grants the cluster to the team (idempotent). */
+export async function grantCluster(tx: Executor, teamId: number, clusterId: number): Promise<void> {
+  await tx.insert(teamClusters).values({ teamId, clusterId }).onConflictDoNothing()
+}
+
+export async function revokeCluster(tx: Executor, teamId: number, clusterId: number): Promise<void> {
+  await tx.delete(teamClusters).where(and(eq(teamClusters.teamId, teamId), eq(teamClusters.clusterId, clusterId)))
 }

@@ -10,6 +10,11 @@ import type { Registry, Resource } from './registry'
 export interface EmulatorContext {
   registry: Registry
   users: ReadonlyMap<string, UserSpec>
+  /**
+   * Under mutual TLS, the user of a request without a bearer token: the TLS layer only lets in
+   * clients whose certificate the emulator's CA signed (Bun does not hand the certificate over).
+   */
+  certificateUser?: UserSpec
   virtual: ReadonlyMap<string, VirtualHandler>
   bookmarkIntervalMs: number
   tooLargeResourceVersionWaitMs: number

@@ -24,10 +24,17 @@ export interface EmulatorOptions {
   hostname?: string
   /** Serve HTTPS with a freshly generated CA (kubectl only sends tokens over HTTPS). */
   tls?: boolean
+  /**
+   * With `tls`: require a client certificate signed by the emulator's CA (mutual TLS); a request
+   * without a bearer token then acts as the certificate's user, cluster-admin (`clientCertPem`).
+   */
+  clientCertificates?: boolean
   /** The admin bearer token; random when omitted. */
   token?: string
   /** Start with namespaces, nodes, workloads and events; true by default. */
   seed?: boolean
+  /** The seeded kube-system namespace's uid (a cluster's identity); random when omitted. */
+  clusterUid?: string
   /** Further users by bearer token, optionally limited to namespaces and verbs. */
   users?: Record<string, UserSpec>
   /** How often containers print a log line; 2000 ms by default. */
@@ -51,6 +58,9 @@ export interface Emulator {
   url: string
   token: string
   caCertPem?: string
+  /** With `clientCertificates`: a client certificate and key the emulator accepts (cluster-admin). */
+  clientCertPem?: string
+  clientKeyPem?: string
   /** A kubeconfig (YAML) with one cluster, user and context named `sandbox`. */
   kubeconfig(): string
   stop(): Promise<void>
@@ -90,13 +100,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const outputs = new ContainerOutputs()
   const controllers = new Controllers(registry, outputs)
   if (opts.seed !== false) {
-    seed(registry)
+    seed(registry, opts.clusterUid)
     await controllers.settled()
   }
   const tls = opts.tls ? await generateServerTls(certificateHosts(hostname)) : undefined
   let url = ''
   const ctx: EmulatorContext = {
     registry, users, virtual, log: opts.log, outputs,
+    ...(opts.tls && opts.clientCertificates ? { certificateUser: { name: 'emulator-client', groups: ['system:masters', 'system:authenticated'] } } : {}),
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000, logIntervalMs: opts.logIntervalMs ?? 2000,
     tooLargeResourceVersionWaitMs: opts.tooLargeResourceVersionWaitMs ?? 3_000,
     execStartDelayMs: opts.execStartDelayMs ?? 100,
@@ -107,7 +118,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     // Bodies up to this size reach the handler, which answers 413 above 3 MiB as a Status; beyond
     // it Bun refuses them itself, so a huge upload never sits in memory.
     maxRequestBodySize: 8 * 1024 * 1024,
-    ...(tls ? { tls: { cert: tls.certPem, key: tls.keyPem } } : {}),
+    ...(tls ? { tls: { cert: tls.certPem, key: tls.keyPem, ...(opts.clientCertificates ? { ca: tls.caCertPem, requestCert: true, rejectUnauthorized: true } : {}) } } : {}),
     async fetch(req, srv) {
       const started = performance.now()
       const res = await handle(ctx, req, srv)
@@ -127,6 +138,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   url = `${tls ? 'https' : 'http'}://${urlHost(hostname)}:${server.port}`
   return {
     url, token, caCertPem: tls?.caCertPem,
+    ...(tls && opts.clientCertificates ? { clientCertPem: tls.clientCertPem, clientKeyPem: tls.clientKeyPem } : {}),
     kubeconfig: () => YAML.stringify({
       apiVersion: 'v1', kind: 'Config', 'current-context': 'sandbox', preferences: {},
       clusters: [{ name: 'sandbox', cluster: { server: url, ...(tls ? { 'certificate-authority-data': Buffer.from(tls.caCertPem).toString('base64') } : {}) } }],

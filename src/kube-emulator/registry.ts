@@ -140,7 +140,7 @@ export class Registry {
   }
 
   /** Creates `obj` under `ns` ('' when cluster-scoped). Throws alreadyExists, invalid, notFound (namespace), badRequest. */
-  create(r: Resource, ns: string, input: KubeObject, opts: WriteOptions & { keepStatus?: boolean } = {}): KubeObject {
+  create(r: Resource, ns: string, input: KubeObject, opts: WriteOptions & { keepStatus?: boolean; uid?: string } = {}): KubeObject {
     // Stored objects carry no apiVersion or kind: `present` adds those of the version asked for.
     const { apiVersion: _a, kind: _k, ...obj } = clone(input)
     const meta = obj.metadata
@@ -158,8 +158,9 @@ export class Registry {
     // writers (seed, controllers) pass keepStatus to create objects as a kubelet would report them.
     const status = obj.status
     if (r.strategy.subresources?.status) delete obj.status
-    // The uid exists before defaulting, as some defaults name it (a Job's selector).
-    meta.uid = crypto.randomUUID()
+    // The uid exists before defaulting, as some defaults name it (a Job's selector). Internal
+    // writers may fix it (the sandbox keeps its kube-system uid, its cluster identity, across restarts).
+    meta.uid = opts.uid ?? crypto.randomUUID()
     r.strategy.prepareForCreate?.(obj)
     r.strategy.canonicalize?.(obj)
     if (opts.keepStatus && status !== undefined) obj.status = status

@@ -37,13 +37,16 @@ function deployment(name: string, ns: string, replicas: number, containers: obje
   }
 }
 
-/** Fills an empty registry. Controllers, already subscribed, create ReplicaSets and Pods from the workloads. */
-export function seed(reg: Registry): void {
+/**
+ * Fills an empty registry. Controllers, already subscribed, create ReplicaSets and Pods from the
+ * workloads. `clusterUid` becomes the kube-system namespace's uid, which identifies a cluster.
+ */
+export function seed(reg: Registry, clusterUid?: string): void {
   const r = (group: string, version: string, resource: string) => reg.lookup(group, version, resource)!
-  const create = (group: string, version: string, resource: string, ns: string, obj: KubeObject) =>
-    reg.create(r(group, version, resource), ns, obj, { keepStatus: true })
+  const create = (group: string, version: string, resource: string, ns: string, obj: KubeObject, uid?: string) =>
+    reg.create(r(group, version, resource), ns, obj, { keepStatus: true, uid })
   for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'demo'])
-    create('', 'v1', 'namespaces', '', { metadata: { name: ns, labels: { 'kubernetes.io/metadata.name': ns } } })
+    create('', 'v1', 'namespaces', '', { metadata: { name: ns, labels: { 'kubernetes.io/metadata.name': ns } } }, ns === 'kube-system' ? clusterUid : undefined)
   const nodes = [create('', 'v1', 'nodes', '', node('node-1', '10.0.0.11', 'control-plane')), create('', 'v1', 'nodes', '', node('node-2', '10.0.0.12'))]
   for (const n of nodes) recordEvent(reg, r('', 'v1', 'nodes'), n, 'Normal', 'NodeReady', `Node ${n.metadata.name} status is now: NodeReady`, 'kubelet')
 

@@ -31,7 +31,8 @@ export async function handle(ctx: EmulatorContext, req: Request, server: Server<
   const url = new URL(req.url)
   try {
     if (UNAUTHENTICATED_PATHS.has(url.pathname)) return url.pathname === '/version' ? json(SERVER_VERSION) : new Response('ok')
-    const requester = authenticate(ctx.users, req.headers.get('authorization'))
+    const authorization = req.headers.get('authorization')
+    const requester = authorization ? authenticate(ctx.users, authorization) : ctx.certificateUser
     if (!requester) throw kubeStatus.unauthorized()
     const user = impersonate(requester, req.headers, ctx.users)
     const discovery = req.method === 'GET' ? serveDiscovery(ctx, req, url.pathname) : undefined

@@ -5,7 +5,14 @@
 import 'reflect-metadata'
 import * as x509 from '@peculiar/x509'
 
-export interface ServerTls { caCertPem: string; certPem: string; keyPem: string }
+export interface ServerTls {
+  caCertPem: string
+  certPem: string
+  keyPem: string
+  /** A client certificate the same CA signed (CN=emulator-client, O=system:masters), for mutual TLS. */
+  clientCertPem: string
+  clientKeyPem: string
+}
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const
 const TEN_YEARS_MS = 3650 * 86400_000
@@ -25,10 +32,9 @@ const isIp = (host: string) => /^[\d.]+$/.test(host) || host.includes(':')
 const pem = (label: string, body: ArrayBuffer) =>
   `-----BEGIN ${label}-----\n${Buffer.from(body).toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----\n`
 
-/** A fresh CA and a server certificate for `hosts` (DNS names or IP addresses), valid ten years. */
+/** A fresh CA, a server certificate for `hosts` (DNS names or IP addresses) and a client certificate, valid ten years. */
 export async function generateServerTls(hosts: string[]): Promise<ServerTls> {
   const caKeys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair
-  const serverKeys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair
   const notBefore = new Date(Date.now() - 3600_000)
   const notAfter = new Date(Date.now() + TEN_YEARS_MS)
   const caSubjectKeyId = await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey)
@@ -40,18 +46,26 @@ export async function generateServerTls(hosts: string[]): Promise<ServerTls> {
       caSubjectKeyId,
     ],
   })
-  const server = await x509.X509CertificateGenerator.create({
-    serialNumber: serialNumber(), subject: `${ORGANIZATION}, CN=kube-apiserver`, issuer: ca.subject, notBefore, notAfter,
-    publicKey: serverKeys.publicKey, signingKey: caKeys.privateKey, signingAlgorithm: ALG,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      await x509.SubjectKeyIdentifierExtension.create(serverKeys.publicKey),
-      new x509.AuthorityKeyIdentifierExtension(caSubjectKeyId.keyId),
-      new x509.SubjectAlternativeNameExtension(hosts.map((h) => ({ type: isIp(h) ? 'ip' as const : 'dns' as const, value: h }))),
-    ],
-  })
-  const key = await crypto.subtle.exportKey('pkcs8', serverKeys.privateKey)
-  return { caCertPem: ca.toString('pem') + '\n', certPem: server.toString('pem') + '\n', keyPem: pem('PRIVATE KEY', key) }
+  /** A leaf certificate signed by the CA: its PEM and its private key's. */
+  const issue = async (subject: string, usage: x509.ExtendedKeyUsage, extra: x509.Extension[]) => {
+    const keys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair
+    const cert = await x509.X509CertificateGenerator.create({
+      serialNumber: serialNumber(), subject, issuer: ca.subject, notBefore, notAfter,
+      publicKey: keys.publicKey, signingKey: caKeys.privateKey, signingAlgorithm: ALG,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        new x509.ExtendedKeyUsageExtension([usage]),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+        new x509.AuthorityKeyIdentifierExtension(caSubjectKeyId.keyId),
+        ...extra,
+      ],
+    })
+    return { certPem: cert.toString('pem') + '\n', keyPem: pem('PRIVATE KEY', await crypto.subtle.exportKey('pkcs8', keys.privateKey)) }
+  }
+  const server = await issue(`${ORGANIZATION}, CN=kube-apiserver`, x509.ExtendedKeyUsage.serverAuth,
+    [new x509.SubjectAlternativeNameExtension(hosts.map((h) => ({ type: isIp(h) ? 'ip' as const : 'dns' as const, value: h })))])
+  // Kubernetes reads a client certificate's O as groups: system:masters is cluster-admin.
+  const client = await issue('O=system:masters, CN=emulator-client', x509.ExtendedKeyUsage.clientAuth, [])
+  return { caCertPem: ca.toString('pem') + '\n', ...server, clientCertPem: client.certPem, clientKeyPem: client.keyPem }
 }

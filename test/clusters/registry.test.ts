@@ -4,7 +4,8 @@ import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import YAML from 'yaml'
 import { connectionFromKubeconfig } from '../../src/clusters/connection'
-import { registerCluster, registerSandbox } from '../../src/clusters/service'
+import { registerSandbox } from '../../src/clusters/service'
+import { registrationFixture } from './support'
 import { startSandbox } from '../../src/clusters/sandbox'
 import { AppError } from '../../src/http/errors'
 import { startEmulator } from '../../src/kube-emulator'
@@ -31,15 +32,15 @@ describe('GET /api/v1/user/clusters', () => {
     expect(cluster.age).toMatch(/^\d+s$/)
   })
 
-  test('a cluster that does not answer is listed as Unreachable, not an error', async () => {
+  test('a cluster that refuses connections is listed as NotReady with the reason, not an error', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
     const closed = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('no') })
     const server = `http://127.0.0.1:${closed.port}`
     await closed.stop(true)
-    await registerCluster(t.deps, alice.user, { name: 'gone', connection: { ...sandboxConnection(), server, caData: '' } })
+    await registrationFixture(t, alice.user, 'gone', { ...sandboxConnection(), server, caData: '' })
     const [cluster] = await (await t.as(alice).get('/api/v1/user/clusters')).json()
-    expect(cluster.status.phase).toBe('Unreachable')
+    expect(cluster.status.phase).toBe('NotReady')
     expect(cluster.status.message).toContain('cluster "gone"')
     expect(cluster.nodeCount).toBe(0)
   })
@@ -49,7 +50,7 @@ describe('GET /api/v1/user/clusters', () => {
     const [olga, adam, mia] = await t.users('olga', 'adam', 'mia')
     const { org } = await makeOrg(t, 'acme', { owner: olga, admins: [adam], members: [mia] })
     await registerSandbox(t.deps, org, sandboxConnection())
-    await registerCluster(t.deps, olga.user, { name: 'own', connection: sandboxConnection() })
+    await registrationFixture(t, olga.user, 'own', sandboxConnection())
     const names = async (who: typeof olga, query: string) => (await (await t.as(who).get(`/api/v1/user/clusters${query}`)).json()).map((c: { ownerName: string; name: string }) => `${c.ownerName}/${c.name}`)
     expect(await names(olga, '')).toEqual(['olga/own'])
     expect(await names(olga, '?all=true')).toEqual(['acme/sandbox', 'olga/own'])
@@ -114,6 +115,27 @@ describe('the sandbox cluster', () => {
       const clusters = await (await t.as(admin).get('/api/v1/user/clusters')).json()
       expect(clusters).toHaveLength(1)
       expect(clusters[0]).toMatchObject({ endpoint: second.url, status: { phase: 'Active' } })
+    } finally {
+      await second.stop()
+    }
+  })
+})
+
+describe('the sandbox\'s identity', () => {
+  test('its uid is its kube-system namespace\'s uid, kept across restarts', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    const first = await startSandbox(t.deps)
+    const kubeSystem = async (e: typeof first) => ((await (await fetch(`${e.url}/api/v1/namespaces/kube-system`, {
+      headers: { authorization: `Bearer ${e.token}` }, tls: { ca: e.caCertPem },
+    } as RequestInit)).json()) as { metadata: { uid: string } }).metadata.uid
+    const uid = await kubeSystem(first)
+    await first.stop()
+    const second = await startSandbox(t.deps)
+    try {
+      expect(await kubeSystem(second)).toBe(uid)
+      const [cluster] = await (await t.as(admin).get('/api/v1/user/clusters')).json()
+      expect(cluster.uid).toBe(uid)
     } finally {
       await second.stop()
     }

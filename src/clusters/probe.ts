@@ -1,0 +1,166 @@
+import { connect } from 'node:tls'
+import { AppError } from '../http/errors'
+import { isTlsFailure, memberFetch } from './client'
+import type { ClusterConnection } from './connection'
+
+/** What a cluster says about itself when it is registered. */
+export interface ClusterIdentity {
+  kubernetesVersion: string
+  nodeCount: number
+  /** The kube-system namespace's uid: the cluster's identity. */
+  uid: string
+}
+
+/** Refusals of the cluster's own, in words a person can act on. */
+const STATUS_REASONS: Record<number, string> = {
+  401: 'refused the credential (401 Unauthorized): check the token or the client certificate',
+  403: 'accepted the credential but it may not read {path} (403 Forbidden): grant it at least read access to namespaces, nodes and /version',
+}
+
+async function getJson<T>(name: string, connection: ClusterConnection, path: string, timeoutMs: number): Promise<T> {
+  const res = await memberFetch(name, connection, { path, headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
+  if (!res.ok) {
+    await res.body?.cancel()
+    const reason = STATUS_REASONS[res.status]?.replace('{path}', path) ?? `answered ${res.status} for ${path}`
+    throw new AppError('upstream', `cluster "${name}" ${reason}`)
+  }
+  try {
+    return (await res.json()) as T
+  } catch {
+    throw new AppError('upstream', `cluster "${name}" answered ${path} with something that is not JSON (is this a Kubernetes API server?)`)
+  }
+}
+
+interface NodeList { items?: unknown[]; metadata?: { remainingItemCount?: number; continue?: string } }
+
+/**
+ * Counts nodes without fetching them all: a one-item page carries `remainingItemCount`. A
+ * server that leaves it out while more pages follow is asked for the whole list.
+ */
+async function countNodes(name: string, connection: ClusterConnection, timeoutMs: number): Promise<number> {
+  const page = await getJson<NodeList>(name, connection, '/api/v1/nodes?limit=1', timeoutMs)
+  const shown = page.items?.length ?? 0
+  if (page.metadata?.remainingItemCount !== undefined) return shown + page.metadata.remainingItemCount
+  if (!page.metadata?.continue) return shown
+  return (await getJson<NodeList>(name, connection, '/api/v1/nodes', timeoutMs)).items?.length ?? 0
+}
+
+/** Version and node count, in parallel. Throws upstream naming the cause. */
+export async function readVersionAndNodes(name: string, connection: ClusterConnection, timeoutMs: number): Promise<Omit<ClusterIdentity, 'uid'>> {
+  const [version, nodeCount] = await Promise.all([
+    getJson<{ gitVersion?: string }>(name, connection, '/version', timeoutMs),
+    countNodes(name, connection, timeoutMs),
+  ])
+  return { kubernetesVersion: version.gitVersion ?? '', nodeCount }
+}
+
+/**
+ * Connects as registration does: /version, the node count and the kube-system namespace's uid.
+ * Throws invalid (422) with the reason a person can act on — DNS, refused, the TLS certificate
+ * (with its subject and issuer), 401/403 from the cluster, no answer in time.
+ */
+export async function inspectCluster(name: string, connection: ClusterConnection, timeoutMs: number): Promise<ClusterIdentity> {
+  try {
+    const [facts, kubeSystem] = await Promise.all([
+      readVersionAndNodes(name, connection, timeoutMs),
+      getJson<{ metadata?: { uid?: string } }>(name, connection, '/api/v1/namespaces/kube-system', timeoutMs),
+    ])
+    const uid = kubeSystem.metadata?.uid
+    if (!uid) throw new AppError('upstream', `cluster "${name}" has no kube-system namespace uid`)
+    return { ...facts, uid }
+  } catch (error) {
+    if (!(error instanceof AppError) || error.kind !== 'upstream') throw error
+    const certificate = isTlsFailure(error) ? await describeCertificate(connection) : ''
+    throw new AppError('invalid', `cannot register: ${error.message}${certificate}`, [{ field: 'server', message: error.message }])
+  }
+}
+
+/** `; it is issued to CN=… by CN=…` for the server's certificate, read without verifying it; '' when it cannot be read. */
+async function describeCertificate(connection: ClusterConnection): Promise<string> {
+  const url = new URL(connection.server)
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port || 443), servername: connection.tlsServerName || (isIp(url.hostname) ? undefined : url.hostname), rejectUnauthorized: false }, () => {
+      const cert = socket.getPeerCertificate()
+      socket.destroy()
+      const names = cert.subjectaltname ? ` (${cert.subjectaltname})` : ''
+      resolve(cert.subject ? `; its certificate is issued to ${dn(cert.subject)}${names} by ${dn(cert.issuer)}` : '')
+    })
+    socket.setTimeout(2000, () => { socket.destroy(); resolve('') })
+    socket.on('error', () => resolve(''))
+  })
+}
+
+const isIp = (host: string) => /^[\d.]+$/.test(host) || host.includes(':')
+const dn = (name: Record<string, string | string[] | undefined> | undefined) =>
+  Object.entries(name ?? {}).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : v ?? ''}`).join(', ') || 'an unnamed subject'
+
+export interface ClusterStatus {
+  phase: 'Active' | 'NotReady' | 'Unknown'
+  message?: string
+  lastProbeTime: string
+}
+
+export interface ProbeResult {
+  status: ClusterStatus
+  kubernetesVersion: string
+  nodeCount: number
+}
+
+const PROBE_TTL_MS = 30_000
+const PROBE_TIMEOUT_MS = 2_000
+/** How long an answer waits for a probe it started; a live API server answers well within it. */
+const ANSWER_WAIT_MS = 1_000
+
+/**
+ * Health probes of member clusters (2 s timeout), cached for 30 s: an answer waits at most 1 s for
+ * the probes it starts and says `Unknown` for one still running, which fills the cache when it
+ * ends. One dead cluster costs a list at most a second once, and nothing within the next 30 s.
+ */
+export function statusProbes(now: () => number = Date.now) {
+  const cache = new Map<number, { at: number; result: ProbeResult }>()
+  const running = new Map<number, Promise<ProbeResult>>()
+
+  const probe = async (id: number, name: string, connect: () => Promise<ClusterConnection>): Promise<ProbeResult> => {
+    const lastProbeTime = new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    let result: ProbeResult
+    try {
+      const facts = await readVersionAndNodes(name, await connect(), PROBE_TIMEOUT_MS)
+      result = { ...facts, status: { phase: 'Active', lastProbeTime } }
+    } catch (error) {
+      const message = error instanceof AppError ? error.message : 'the cluster could not be asked'
+      result = { kubernetesVersion: '', nodeCount: 0, status: { phase: 'NotReady', message, lastProbeTime } }
+    }
+    cache.set(id, { at: now(), result })
+    running.delete(id)
+    return result
+  }
+
+  return {
+    /** The cluster's cached status, or a fresh probe's (waiting at most the probe timeout). */
+    async statusOf(id: number, name: string, connect: () => Promise<ClusterConnection>): Promise<ProbeResult> {
+      const cached = cache.get(id)
+      if (cached && now() - cached.at < PROBE_TTL_MS) return cached.result
+      let pending = running.get(id)
+      if (!pending) {
+        pending = probe(id, name, connect)
+        running.set(id, pending)
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const unknown = new Promise<ProbeResult>((resolve) => { timer = setTimeout(() => resolve({
+        kubernetesVersion: cached?.result.kubernetesVersion ?? '', nodeCount: cached?.result.nodeCount ?? 0,
+        status: { phase: 'Unknown', message: 'the health probe has not finished', lastProbeTime: cached?.result.status.lastProbeTime ?? '' },
+      }), ANSWER_WAIT_MS) })
+      try {
+        return await Promise.race([pending, unknown])
+      } finally {
+        clearTimeout(timer)
+      }
+    },
+    /** Drops a cluster's cached status (its connection changed or it was removed). */
+    forget(id: number): void {
+      cache.delete(id)
+    },
+  }
+}
+
+export type StatusProbes = ReturnType<typeof statusProbes>
