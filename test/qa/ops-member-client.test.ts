@@ -45,7 +45,7 @@ test("a TLS member checked against its CA → answers; without the CA (system ro
   expect((await memberJson<{ gitVersion: string }>('emu', withCa, '/version')).gitVersion).toMatch(/^v1\./)
   const error = await memberJson('emu', plain(emulator.url, emulator.token), '/version').catch((e: unknown) => e)
   expect((error as AppError).kind).toBe('upstream')
-  expect((error as AppError).message).toBe('cluster "emu" could not be reached')
+  expect((error as AppError).message).toBe('cluster "emu" presented a TLS certificate that the configured certificate authority did not sign')
 })
 
 test('a TLS member whose certificate does not name tlsServerName → upstream', async () => {
