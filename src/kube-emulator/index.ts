@@ -50,6 +50,10 @@ export interface EmulatorOptions {
    * sets up its streams only after the handshake); 100 ms by default.
    */
   execStartDelayMs?: number
+  /** The time CronJob schedules are read against; `Date.now` by default (tests move a fake clock). */
+  clock?: () => number
+  /** How often CronJobs are checked for a due schedule; 10 s by default. */
+  cronIntervalMs?: number
   /** Receives one line per request (method, path, status); never tokens or bodies. */
   log?: (line: string) => void
 }
@@ -98,7 +102,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const users = new Map<string, UserSpec>([[token, { name: 'admin', groups: ['system:masters', 'system:authenticated'] }], ...Object.entries(opts.users ?? {})])
   const { registry, virtual } = buildRegistry(opts.watchHistory)
   const outputs = new ContainerOutputs()
-  const controllers = new Controllers(registry, outputs)
+  const controllers = new Controllers(registry, outputs, { now: opts.clock ?? Date.now, cronIntervalMs: opts.cronIntervalMs ?? 10_000 })
   if (opts.seed !== false) {
     seed(registry, opts.clusterUid)
     await controllers.settled()

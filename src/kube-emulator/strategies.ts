@@ -4,6 +4,7 @@
  * built-in kind costs one entry; CustomResourceDefinitions produce entries at run time.
  */
 import { invalidValue, isObject, required, type JsonObject, type KubeObject, type StatusCause } from '../kube'
+import { parseSchedule, validTimeZone } from './cron'
 
 /** Where a `/scale` subresource reads and writes replicas. */
 export interface ScaleSpec {
@@ -169,6 +170,19 @@ function validateJob(obj: KubeObject): StatusCause[] {
   return causes
 }
 
+/** A schedule cron can read and a time zone Intl knows. */
+function validateCronJob(obj: KubeObject): StatusCause[] {
+  const schedule = fieldAt(obj, ['spec', 'schedule'])
+  const timeZone = fieldAt(obj, ['spec', 'timeZone'])
+  const causes: StatusCause[] = []
+  if (typeof schedule !== 'string' || !schedule) causes.push(required('spec.schedule'))
+  else {
+    try { parseSchedule(schedule) } catch (e) { causes.push(invalidValue('spec.schedule', schedule, e instanceof Error ? e.message : 'invalid schedule')) }
+  }
+  if (timeZone !== undefined && (typeof timeZone !== 'string' || !validTimeZone(timeZone))) causes.push(invalidValue('spec.timeZone', timeZone, 'unknown time zone'))
+  return causes
+}
+
 /** Selector and template rules shared by DaemonSets (no replicas) and the replicated workloads. */
 function validateSelector(obj: KubeObject): StatusCause[] {
   const matchLabels = fieldAt(obj, ['spec', 'selector', 'matchLabels'])
@@ -300,7 +314,7 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
       obj.status = {}
     },
     canonicalize: canonicalTemplate('spec', 'jobTemplate', 'spec'),
-    validate: (obj) => (typeof fieldAt(obj, ['spec', 'schedule']) === 'string' ? [] : [required('spec.schedule')]),
+    validate: validateCronJob,
   } },
   'autoscaling/horizontalpodautoscalers': { versions: ['v2', 'v1'], strategy: {
     kind: 'HorizontalPodAutoscaler', singular: 'horizontalpodautoscaler', namespaced: true, shortNames: ['hpa'], categories: ['all'],

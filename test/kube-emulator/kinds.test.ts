@@ -66,7 +66,7 @@ apiVersion: batch/v1
 kind: CronJob
 metadata: {name: nightly, namespace: demo}
 spec:
-  schedule: "0 3 * * *"
+  schedule: "0 3 1 1 *"
   jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox, command: [sh, -c, "echo hi"]}]}}}}
 `
 
@@ -92,7 +92,7 @@ describe('kinds Helm charts install', () => {
     expect(await get('pvc', 'data', '-n', 'demo')).toMatch(/^NAME\s+STATUS\s+VOLUME\s+CAPACITY\s+ACCESS MODES\s+STORAGECLASS\s+VOLUMEATTRIBUTESCLASS\s+AGE\n/)
     expect(await get('netpol', 'app', '-n', 'demo')).toMatch(/^NAME\s+POD-SELECTOR\s+AGE\napp\s+app=web\s+\d+s\n$/)
     await eventually(async () => /^web\s+1\s+N\/A\s+1\s+\d+s$/m.test(await get('pdb', 'web', '-n', 'demo')))
-    expect(await get('cronjob', 'nightly', '-n', 'demo')).toMatch(/^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\nnightly\s+0 3 \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\d+s\n$/)
+    expect(await get('cronjob', 'nightly', '-n', 'demo')).toMatch(/^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\nnightly\s+0 3 1 1 \*\s+<none>\s+False\s+0\s+<none>\s+\d+s\n$/)
   })
 
   test('kubectl get --watch on ingresses → the created ingress arrives as a watch event', async () => {
@@ -143,6 +143,37 @@ spec:
 `))
     expect(ok(await kubectl.run(['wait', '--for=condition=failed', 'job/broken', '-n', 'demo', '--timeout=20s']))).toBe('job.batch/broken condition met\n')
     expect(ok(await kubectl.run(['get', 'job', 'broken', '-n', 'demo', '-o', 'jsonpath={.status.failed}']))).toBe('2')
+  })
+
+  test('a CronJob → a Job once a scheduled minute passes on the emulator clock; history limit kept; suspended → none', async () => {
+    let now = Date.now()
+    const { k, kubectl } = await withKubectl({ clock: () => now, cronIntervalMs: 20 })
+    ok(await kubectl.run(['apply', '-f', '-'], `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: report, namespace: demo}
+spec:
+  schedule: "*/5 * * * *"
+  successfulJobsHistoryLimit: 1
+  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox, command: [sh, -c, "echo report"]}]}}}}
+`))
+    const jobs = async () => (await k.json('GET', '/apis/batch/v1/namespaces/demo/jobs')).body.items.map((j: any) => j.metadata.name).sort()
+    await Bun.sleep(100)
+    expect(await jobs()).toEqual([])
+    const tick = (ms: number) => Math.floor(ms / 300_000) * 5
+    now += 5 * 60_000
+    const first = `report-${tick(now)}`
+    await eventually(async () => (await jobs()).join() === first)
+    ok(await kubectl.run(['wait', '--for=condition=complete', `job/${first}`, '-n', 'demo', '--timeout=20s']))
+    expect(ok(await kubectl.run(['get', 'cronjob', 'report', '-n', 'demo']))).toMatch(/^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\nreport\s+\*\/5 \* \* \* \*\s+<none>\s+False\s+0\s+\S+\s+\d+s\n$/)
+    now += 5 * 60_000
+    const second = `report-${tick(now)}`
+    await eventually(async () => (await jobs()).join() === second, 5000)
+    ok(await kubectl.run(['patch', 'cronjob', 'report', '-n', 'demo', '--type=merge', '-p', '{"spec":{"suspend":true}}']))
+    now += 10 * 60_000
+    await Bun.sleep(200)
+    expect(await jobs()).toEqual([second])
+    const bad = await kubectl.run(['create', 'cronjob', 'broken', '-n', 'demo', '--image=busybox', '--schedule=61 * * * *'])
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('spec.schedule: Invalid value: "61 * * * *"')])
   })
 
   test('a DaemonSet → one pod per node it fits; a node tainted NoSchedule gets none', async () => {

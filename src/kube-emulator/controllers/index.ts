@@ -9,7 +9,7 @@ import type { ContainerOutputs } from '../container-output'
 import { groupResource, withoutOwner, type Registry, type StoreEvent } from '../registry'
 import { fieldAt, strategyFromCrd } from '../strategies'
 import { controllerOf, nowIso, resource } from './common'
-import { reconcileJob } from './jobs'
+import { reconcileCronJob, reconcileJob } from './jobs'
 import { Kubelet } from './kubelet'
 import { bindClaim, reconcileDisruptionBudget, reconcileEndpoints } from './services'
 import { reconcileDaemonSet, reconcileDeployment, reconcileReplicaSet, reconcileStatefulSet } from './workloads'
@@ -25,19 +25,34 @@ const OWNERS: Record<string, { key: string; reconcile: (reg: Registry, ns: strin
   Job: { key: 'batch/jobs', reconcile: reconcileJob },
 }
 
+export interface ControllerOptions {
+  /** The time CronJob schedules are read against. */
+  now: () => number
+  /** How often CronJobs are checked for a due schedule. */
+  cronIntervalMs: number
+}
+
 /** The controllers of one emulator, fed by the registry's change events. */
 export class Controllers {
   private readonly queue = new Map<string, Reconcile>()
   private scheduled = false
   private readonly unsubscribe: () => void
   private readonly kubelet: Kubelet
+  private readonly cronTimer: ReturnType<typeof setInterval>
 
-  constructor(private readonly reg: Registry, private readonly outputs: ContainerOutputs) {
+  constructor(private readonly reg: Registry, private readonly outputs: ContainerOutputs, private readonly opts: ControllerOptions) {
     this.kubelet = new Kubelet(reg, outputs)
     this.unsubscribe = reg.subscribe((e) => this.observe(e))
+    this.cronTimer = setInterval(() => {
+      for (const cj of reg.list(resource(reg, 'batch', 'cronjobs'), '').items) this.reconcileCronJob(cj.metadata.namespace ?? '', cj.metadata.name!)
+    }, opts.cronIntervalMs)
   }
 
-  stop(): void { this.unsubscribe(); this.queue.clear(); this.kubelet.stop() }
+  stop(): void { clearInterval(this.cronTimer); this.unsubscribe(); this.queue.clear(); this.kubelet.stop() }
+
+  private reconcileCronJob(ns: string, name: string): void {
+    this.enqueue(`CronJob/${ns}/${name}`, () => reconcileCronJob(this.reg, ns, name, this.opts.now()))
+  }
 
   /** Resolves once no reconcile is queued (used after seeding, so pods exist before the first request). */
   async settled(): Promise<void> {
@@ -79,12 +94,14 @@ export class Controllers {
       if (key === '/pods') this.outputs.forget(obj.metadata.uid ?? '')
     }
     const owner = controllerOf(obj)
-    if (owner) this.reconcileOwner(owner.kind, ns, owner.name)
+    if (owner?.kind === 'CronJob') this.reconcileCronJob(ns, owner.name)
+    else if (owner) this.reconcileOwner(owner.kind, ns, owner.name)
     if (key === '/services' || key === '/pods') this.endpointsOf(key === '/services' ? [name] : undefined, ns)
     if (key === '/pods') this.budgetsIn(ns)
     if (e.type === 'DELETED') return
     const own = Object.entries(OWNERS).find(([, o]) => o.key === key)
     if (own) this.reconcileOwner(own[0], ns, name)
+    if (key === 'batch/cronjobs') this.reconcileCronJob(ns, name)
     if (key === '/namespaces' && e.type === 'ADDED') this.enqueue(`sa/${name}`, () => this.createDefaultServiceAccount(name))
     if (key === 'policy/poddisruptionbudgets') this.enqueue(`pdb/${ns}/${name}`, () => reconcileDisruptionBudget(this.reg, ns, name))
     if (key === '/persistentvolumeclaims') this.enqueue(`pvc/${ns}/${name}`, () => bindClaim(this.reg, ns, name))

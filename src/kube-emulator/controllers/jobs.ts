@@ -1,12 +1,13 @@
 /**
- * The Job controller: up to `parallelism` pods at a time until `completions` succeeded (the kubelet
+ * The Job and CronJob controllers. Jobs: up to `parallelism` pods at a time until `completions` succeeded (the kubelet
  * runs their commands in the built-in shell), then the `Complete` condition that `kubectl wait
  * --for=condition=complete` waits for; more than `backoffLimit` failures end it `Failed`.
  */
-import { isObject, type JsonObject, type KubeObject } from '../../kube'
+import { clone, isObject, type JsonObject, type KubeObject } from '../../kube'
+import { lastScheduledTime, parseSchedule } from '../cron'
 import type { Registry } from '../registry'
 import { fieldAt } from '../strategies'
-import { isRunning, newPod, nowIso, owned, phaseOf, recordEvent, resource, setStatus } from './common'
+import { isRunning, newPod, nowIso, owned, ownerRef, phaseOf, recordEvent, resource, setStatus } from './common'
 
 const finished = (job: KubeObject) => (Array.isArray(fieldAt(job, ['status', 'conditions'])) ? (fieldAt(job, ['status', 'conditions']) as unknown[]) : [])
   .some((c) => isObject(c) && (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')
@@ -46,4 +47,53 @@ export function reconcileJob(reg: Registry, ns: string, name: string): void {
     recordEvent(reg, jr, job, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`, 'job-controller')
   }
   setStatus(reg, jr, job, counts)
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z')
+const finishedAt = (job: KubeObject) => Date.parse(String(fieldAt(job, ['status', 'completionTime']) ?? job.metadata.creationTimestamp))
+const succeededJob = (job: KubeObject) => (Array.isArray(fieldAt(job, ['status', 'conditions'])) ? (fieldAt(job, ['status', 'conditions']) as unknown[]) : [])
+  .some((c) => isObject(c) && c.type === 'Complete' && c.status === 'True')
+
+/**
+ * The CronJob controller: when a scheduled minute has passed since the last one (read against the
+ * emulator's clock, in `timeZone`), a Job from `jobTemplate` named `<cronjob>-<minutes since epoch>`,
+ * honouring `suspend` and `concurrencyPolicy`; finished Jobs beyond the history limits are deleted.
+ */
+export function reconcileCronJob(reg: Registry, ns: string, name: string, now: number): void {
+  const cr = resource(reg, 'batch', 'cronjobs')
+  const jr = resource(reg, 'batch', 'jobs')
+  const cj = reg.get(cr, ns, name)
+  if (cj.metadata.deletionTimestamp) return
+  const spec = cj.spec as JsonObject
+  const status = (isObject(cj.status) ? cj.status : {}) as JsonObject
+  let jobs = owned(reg, jr, ns, cj)
+  let lastScheduleTime = typeof status.lastScheduleTime === 'string' ? status.lastScheduleTime : undefined
+  const since = Date.parse(lastScheduleTime ?? String(cj.metadata.creationTimestamp))
+  const due = spec.suspend === true ? undefined : lastScheduledTime(parseSchedule(String(spec.schedule)), since, now, String(spec.timeZone ?? 'UTC'))
+  const active = () => jobs.filter((j) => !finished(j))
+  if (due !== undefined && !(spec.concurrencyPolicy === 'Forbid' && active().length)) {
+    if (spec.concurrencyPolicy === 'Replace') for (const j of active()) reg.delete(jr, ns, j.metadata.name!)
+    const template = isObject(spec.jobTemplate) ? spec.jobTemplate : {}
+    const meta = isObject(template.metadata) ? template.metadata : {}
+    const job = reg.create(jr, ns, {
+      metadata: { name: `${name}-${Math.floor(due / 60_000)}`, labels: { ...(meta.labels as Record<string, string> | undefined) },
+        annotations: { ...(meta.annotations as Record<string, string> | undefined), 'batch.kubernetes.io/cronjob-scheduled-timestamp': iso(due) },
+        ownerReferences: [ownerRef(cr, cj)] },
+      spec: clone(isObject(template.spec) ? template.spec : {}),
+    })
+    recordEvent(reg, cr, cj, 'Normal', 'SuccessfulCreate', `Created job ${job.metadata.name}`, 'cronjob-controller')
+    lastScheduleTime = iso(due)
+    jobs = owned(reg, jr, ns, cj)
+  }
+  for (const [ok, limit] of [[true, Number(spec.successfulJobsHistoryLimit ?? 3)], [false, Number(spec.failedJobsHistoryLimit ?? 1)]] as const) {
+    const done = jobs.filter((j) => finished(j) && succeededJob(j) === ok).sort((a, b) => finishedAt(a) - finishedAt(b))
+    for (const j of done.slice(0, Math.max(0, done.length - limit))) reg.delete(jr, ns, j.metadata.name!)
+  }
+  jobs = owned(reg, jr, ns, cj)
+  const lastSuccess = Math.max(0, ...jobs.filter(succeededJob).map(finishedAt))
+  setStatus(reg, cr, cj, {
+    ...(active().length ? { active: active().map((j) => ({ apiVersion: 'batch/v1', kind: 'Job', name: j.metadata.name!, namespace: ns, uid: j.metadata.uid!, resourceVersion: j.metadata.resourceVersion! })) } : {}),
+    ...(lastScheduleTime ? { lastScheduleTime } : {}),
+    ...(lastSuccess ? { lastSuccessfulTime: iso(lastSuccess) } : {}),
+  })
 }
