@@ -316,6 +316,10 @@ export const BUILTIN: Record<string, { versions: string[]; strategy: Strategy }>
     canonicalize: canonicalTemplate('spec', 'jobTemplate', 'spec'),
     validate: validateCronJob,
   } },
+  'apps/controllerrevisions': { versions: ['v1'], strategy: {
+    kind: 'ControllerRevision', singular: 'controllerrevision', namespaced: true, strategicMerge: true,
+    validate: (obj) => (typeof obj.revision === 'number' && Number.isInteger(obj.revision) ? [] : [required('revision')]),
+  } },
   'autoscaling/horizontalpodautoscalers': { versions: ['v2', 'v1'], strategy: {
     kind: 'HorizontalPodAutoscaler', singular: 'horizontalpodautoscaler', namespaced: true, shortNames: ['hpa'], categories: ['all'],
     subresources: { status: true }, strategicMerge: true,

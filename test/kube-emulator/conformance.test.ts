@@ -23,6 +23,7 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   'autoscaling/horizontalpodautoscalers': { spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3 } },
   '/endpoints': { subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 80 }] }] },
   '/persistentvolumeclaims': { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+  'apps/controllerrevisions': { data: { spec: { template: template } }, revision: 1 },
   'apps/daemonsets': { spec: { selector: workload.spec.selector, template } },
   'batch/jobs': { spec: { template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } } } },
   'batch/cronjobs': { spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } } } } } },

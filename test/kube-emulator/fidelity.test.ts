@@ -76,6 +76,21 @@ describe('rollout', () => {
   })
 })
 
+describe('rollout history of stateful and daemon sets', () => {
+  test('kubectl rollout history and undo statefulset/db → two revisions; undo restores the first image as revision 3', async () => {
+    const { k, kubectl } = await withKubectl()
+    ok(await kubectl.run(['set', 'image', 'statefulset/db', 'postgres=postgres:17.0', '-n', 'demo']))
+    ok(await kubectl.run(['rollout', 'status', 'statefulset/db', '-n', 'demo', '--timeout=20s']))
+    expect(ok(await kubectl.run(['rollout', 'history', 'statefulset/db', '-n', 'demo']))).toMatch(/^statefulset.apps\/db \nREVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>\n\n$/)
+    expect(ok(await kubectl.run(['rollout', 'undo', 'statefulset/db', '-n', 'demo']))).toBe('statefulset.apps/db rolled back\n')
+    await eventually(async () => {
+      const pod = (await k.json('GET', '/api/v1/namespaces/demo/pods/db-0')).body
+      return pod.spec?.containers[0].image === 'postgres:16.4' && pod.status.phase === 'Running'
+    })
+    expect(ok(await kubectl.run(['get', 'controllerrevisions', '-n', 'demo', '-l', 'app=db', '--sort-by=.revision']))).toMatch(/^NAME\s+CONTROLLER\s+REVISION\s+AGE\ndb-\w+\s+statefulset.apps\/db\s+2\s+\d+s\ndb-\w+\s+statefulset.apps\/db\s+3\s+\d+s\n$/)
+  })
+})
+
 describe('dry run', () => {
   test('kubectl scale/apply/delete/patch with --dry-run=server → answered, nothing persisted', async () => {
     const { k, kubectl } = await withKubectl()

@@ -176,7 +176,7 @@ spec:
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('spec.schedule: Invalid value: "61 * * * *"')])
   })
 
-  test('a DaemonSet → one pod per node it fits; a node tainted NoSchedule gets none', async () => {
+  test('a DaemonSet → one pod per node it fits, a node tainted NoSchedule gets none; rollout history and undo work', async () => {
     const { k, kubectl } = await withKubectl()
     ok(await kubectl.run(['taint', 'node', 'node-1', 'dedicated=db:NoSchedule']))
     ok(await kubectl.run(['apply', '-f', '-'], `apiVersion: apps/v1
@@ -192,6 +192,12 @@ spec:
     const pods = (await k.json('GET', '/api/v1/namespaces/demo/pods?labelSelector=app%3Dagent')).body.items
     expect(pods.map((p: any) => [p.spec.nodeName, p.status.phase])).toEqual([['node-2', 'Running']])
     expect(ok(await kubectl.run(['get', 'ds', 'agent', '-n', 'demo']))).toMatch(/^NAME\s+DESIRED\s+CURRENT\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+NODE SELECTOR\s+AGE\nagent\s+1\s+1\s+1\s+1\s+1\s+<none>\s+\d+s\n$/)
+    expect(ok(await kubectl.run(['rollout', 'history', 'daemonset/agent', '-n', 'demo']))).toMatch(/^daemonset.apps\/agent \nREVISION\s+CHANGE-CAUSE\n1\s+<none>\n\n$/)
+    ok(await kubectl.run(['set', 'image', 'daemonset/agent', 'agent=fluent-bit:3', '-n', 'demo']))
+    ok(await kubectl.run(['rollout', 'status', 'daemonset/agent', '-n', 'demo', '--timeout=20s']))
+    expect(ok(await kubectl.run(['rollout', 'undo', 'daemonset/agent', '-n', 'demo']))).toBe('daemonset.apps/agent rolled back\n')
+    await eventually(async () => (await k.json('GET', '/api/v1/namespaces/demo/pods?labelSelector=app%3Dagent')).body.items
+      .map((p: any) => `${p.spec.containers[0].image} ${p.status.phase}`).join() === 'fluent-bit Running')
     ok(await kubectl.run(['taint', 'node', 'node-1', 'dedicated-']))
     await eventually(async () => (await k.json('GET', '/api/v1/namespaces/demo/pods?labelSelector=app%3Dagent')).body.items
       .filter((p: any) => p.status.phase === 'Running').map((p: any) => p.spec.nodeName).sort().join() === 'node-1,node-2')

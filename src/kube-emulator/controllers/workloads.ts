@@ -4,7 +4,7 @@
  * Pods with update/current revisions, DaemonSet → one Pod per node the template fits.
  */
 import { clone, isObject, type JsonObject, type KubeObject } from '../../kube'
-import type { Registry } from '../registry'
+import type { Registry, Resource } from '../registry'
 import { fieldAt } from '../strategies'
 import { isRunning, newPod, nowIso, owned, ownerRef, recordEvent, resource, setStatus, templateHash, withoutLabel } from './common'
 import { misfit } from './scheduling'
@@ -151,6 +151,7 @@ export function reconcileStatefulSet(reg: Registry, ns: string, name: string): v
       { 'statefulset.kubernetes.io/pod-name': podName, 'apps.kubernetes.io/pod-index': String(i), [REVISION_HASH]: updateRevision }, { hostname: podName }))
     recordEvent(reg, sr, sts, 'Normal', 'SuccessfulCreate', `create Pod ${podName} in StatefulSet ${name} successful`, 'statefulset-controller')
   }
+  recordRevision(reg, sts, sr, updateRevision, live)
   const updated = live.filter((p) => p.metadata.labels?.[REVISION_HASH] === updateRevision)
   const readyCount = live.filter(isRunning).length
   const previousCurrent = fieldAt(sts, ['status', 'currentRevision'])
@@ -160,6 +161,33 @@ export function reconcileStatefulSet(reg: Registry, ns: string, name: string): v
     currentReplicas: live.filter((p) => p.metadata.labels?.[REVISION_HASH] === currentRevision).length,
     updatedReplicas: updated.length, availableReplicas: readyCount, currentRevision, updateRevision, collisionCount: 0,
   })
+}
+
+/**
+ * The ControllerRevision of a template (`kubectl rollout history/undo` of stateful and daemon sets
+ * read them): its data is the patch that restores the template. A template seen before becomes the
+ * newest revision again; revisions beyond `revisionHistoryLimit` that no pod runs are deleted.
+ */
+function recordRevision(reg: Registry, owner: KubeObject, ownerResource: Resource, name: string, live: KubeObject[]): void {
+  const crr = resource(reg, 'apps', 'controllerrevisions')
+  const ns = owner.metadata.namespace!
+  const revisions = owned(reg, crr, ns, owner)
+  const newest = Math.max(0, ...revisions.map((r) => Number(r.revision ?? 0)))
+  const existing = revisions.find((r) => r.metadata.name === name)
+  if (!existing) {
+    const template = clone(fieldAt(owner, ['spec', 'template']) as JsonObject)
+    const labels = fieldAt(template, ['metadata', 'labels'])
+    reg.create(crr, ns, {
+      metadata: { name, labels: { ...(isObject(labels) ? (labels as Record<string, string>) : {}), [REVISION_HASH]: name.slice(name.lastIndexOf('-') + 1) },
+        ownerReferences: [ownerRef(ownerResource, owner)] },
+      data: { spec: { template: { ...template, $patch: 'replace' } } }, revision: newest + 1,
+    })
+  } else if (Number(existing.revision) < newest) reg.update(crr, ns, name, { ...existing, revision: newest + 1 })
+  const inUse = new Set(live.map((p) => p.metadata.labels?.[REVISION_HASH]))
+  const old = owned(reg, crr, ns, owner).filter((r) => r.metadata.name !== name && !inUse.has(r.metadata.name) && !inUse.has(r.metadata.name!.slice(r.metadata.name!.lastIndexOf('-') + 1)))
+    .sort((a, b) => Number(a.revision) - Number(b.revision))
+  const limit = Number(fieldAt(owner, ['spec', 'revisionHistoryLimit']) ?? 10)
+  for (const r of old.slice(0, Math.max(0, old.length - limit))) reg.delete(crr, ns, r.metadata.name!)
 }
 
 /** What every DaemonSet pod tolerates, as the daemon set controller adds it. */
@@ -199,6 +227,7 @@ export function reconcileDaemonSet(reg: Registry, ns: string, name: string): voi
     live.push(pod)
     recordEvent(reg, dsr, ds, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`, 'daemonset-controller')
   }
+  recordRevision(reg, ds, dsr, `${name}-${revision}`, live)
   const readyCount = live.filter(isRunning).length
   setStatus(reg, dsr, ds, {
     observedGeneration: ds.metadata.generation ?? 1, desiredNumberScheduled: wanted.length, currentNumberScheduled: live.length,

@@ -76,7 +76,7 @@ export async function readObject(req: Request, r: Resource, version: string): Pr
 }
 
 /** `dryRun=All` on any write: validate and answer, persist nothing. Any other value is a 400. */
-export function dryRunOf(values: string[]): boolean {
+function dryRunOf(values: string[]): boolean {
   const bad = values.find((v) => v !== 'All')
   if (bad !== undefined) throw kubeStatus.badRequest(`dryRun: Unsupported value: "${bad}": supported values: "All"`)
   return values.length > 0
