@@ -13,6 +13,7 @@ import { buildInfo } from './system/service'
 import { systemRoutes } from './system/routes'
 import { identityRoutes } from './identity/routes'
 import { clusterRoutes } from './clusters/routes'
+import { proxyRoutes } from './clusters/proxy/routes'
 import { securityRoutes } from './identity/security/routes'
 import { oauth2ApplicationRoutes, oauth2FlowRoutes } from './identity/oauth2/routes'
 import { orgRoutes } from './orgs/routes'
@@ -57,6 +58,7 @@ export function createApp(deps: Deps) {
     .use(systemRoutes(deps))
     .use(identityRoutes(deps))
     .use(clusterRoutes(deps))
+    .use(proxyRoutes(deps))
     .use(securityRoutes(deps))
     .use(oauth2ApplicationRoutes(deps))
     .use(oauth2FlowRoutes(deps))

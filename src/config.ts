@@ -41,6 +41,8 @@ export interface Config {
   bucketListPageSize: number
   /** Google Cloud Storage JSON API origin; an emulator's (fake-gcs-server) in labs. */
   gcsEndpoint: string
+  /** Serve HTTPS with this certificate and key (PEM files); undefined: plain HTTP (behind a TLS proxy). */
+  tls: { certFile: string; keyFile: string; caFile: string | undefined } | undefined
   /** Write one JSON line per request to stdout. */
   requestLog: boolean
   /** Stamped by a build: the source commit and build time. */
@@ -79,6 +81,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('PLATFORM_SECRET_KEY must be 32 bytes, as 64 hex characters or base64')
   const gcsEndpoint = (env.PLATFORM_GCS_ENDPOINT ?? 'https://storage.googleapis.com').replace(/\/+$/, '')
   if (!isHttpUrl(gcsEndpoint)) throw new ConfigError(`PLATFORM_GCS_ENDPOINT must be an http(s) URL, got "${gcsEndpoint}"`)
+  const certFile = env.PLATFORM_TLS_CERT_FILE || undefined
+  const keyFile = env.PLATFORM_TLS_KEY_FILE || undefined
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new ConfigError('PLATFORM_TLS_CERT_FILE and PLATFORM_TLS_KEY_FILE go together: set both or neither')
   const runMode = flags.dev ? 'dev' : (env.PLATFORM_RUN_MODE ?? 'prod')
   if (runMode !== 'dev' && runMode !== 'prod') throw new ConfigError(`PLATFORM_RUN_MODE must be dev or prod, got "${runMode}"`)
   return {
@@ -107,6 +112,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowPrivateEndpoints: parseBool(env.PLATFORM_ALLOW_PRIVATE_ENDPOINTS ?? 'false', 'PLATFORM_ALLOW_PRIVATE_ENDPOINTS'),
     bucketListPageSize: parsePositiveInt(env.PLATFORM_BUCKET_LIST_PAGE_SIZE ?? '1000', 'PLATFORM_BUCKET_LIST_PAGE_SIZE'),
     gcsEndpoint,
+    tls: certFile && keyFile ? { certFile, keyFile, caFile: env.PLATFORM_TLS_CA_FILE || undefined } : undefined,
     requestLog: parseBool(env.PLATFORM_REQUEST_LOG ?? 'true', 'PLATFORM_REQUEST_LOG'),
     buildCommit: env.PLATFORM_BUILD_COMMIT || undefined,
     buildDate: env.PLATFORM_BUILD_DATE || undefined,

@@ -218,6 +218,7 @@ async function serve(args: string[]): Promise<number> {
       hostname: config.host,
       reusePort: false,
       maxRequestBodySize: config.maxBodyBytes,
+      ...(config.tls ? { tls: { cert: Bun.file(config.tls.certFile), key: Bun.file(config.tls.keyFile) } } : {}),
       // Streams (watch, logs -f, exec) opt out per request; plain requests idle out after a minute.
       idleTimeout: 60,
     })
@@ -247,7 +248,7 @@ async function serve(args: string[]): Promise<number> {
     process.on('SIGTERM', () => void stop('SIGTERM'))
     process.on('SIGINT', () => void stop('SIGINT'))
   })
-  deps.log.info('listening', { url: `http://${config.host}:${app.server?.port}`, publicUrl: config.publicUrl, database: deps.db.driver })
+  deps.log.info('listening', { url: `${config.tls ? 'https' : 'http'}://${config.host}:${app.server?.port}`, publicUrl: config.publicUrl, database: deps.db.driver })
   return stopped
 }
 

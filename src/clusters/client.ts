@@ -22,14 +22,8 @@ export interface MemberRequest {
  */
 export async function memberFetch(clusterName: string, connection: ClusterConnection, request: MemberRequest): Promise<Response> {
   const headers = new Headers(request.headers)
-  const credential = connection.credential
-  if ('token' in credential) headers.set('authorization', `Bearer ${credential.token}`)
-  const tls = {
-    ...(connection.caData ? { ca: connection.caData } : {}),
-    ...('clientCertificate' in credential ? { cert: credential.clientCertificate, key: credential.clientKey } : {}),
-    ...(connection.tlsServerName ? { serverName: connection.tlsServerName } : {}),
-    rejectUnauthorized: !connection.insecureSkipTlsVerify,
-  }
+  const { authorization, tls } = credentialsOf(connection)
+  if (authorization) headers.set('authorization', authorization)
   try {
     return await fetch(`${connection.server}${request.path}`, {
       method: request.method ?? 'GET',
@@ -44,6 +38,39 @@ export async function memberFetch(clusterName: string, connection: ClusterConnec
     throw networkFailure(clusterName, error)
   }
 }
+
+/** The cluster's credential as a bearer header or a client certificate, and the TLS settings that check the server. */
+function credentialsOf(connection: ClusterConnection) {
+  const credential = connection.credential
+  return {
+    authorization: 'token' in credential ? `Bearer ${credential.token}` : undefined,
+    tls: {
+      ...(connection.caData ? { ca: connection.caData } : {}),
+      ...('clientCertificate' in credential ? { cert: credential.clientCertificate, key: credential.clientKey } : {}),
+      ...(connection.tlsServerName ? { serverName: connection.tlsServerName } : {}),
+      rejectUnauthorized: !connection.insecureSkipTlsVerify,
+    },
+  }
+}
+
+/**
+ * Opens a WebSocket to the member (exec, attach) offering `protocols`, with the cluster's
+ * credential and TLS settings and the platform's `extraHeaders` (impersonation); resolves once it
+ * is open, with the protocol the member chose. Rejects when the member does not switch protocols.
+ */
+export function memberWebSocket(connection: ClusterConnection, path: string, protocols: string[], extraHeaders: Record<string, string>): Promise<WebSocket> {
+  const { authorization, tls } = credentialsOf(connection)
+  const options: Bun.WebSocketOptions = { protocols, headers: { ...extraHeaders, ...(authorization ? { authorization } : {}) }, tls }
+  const socket = new BunWebSocket(`${connection.server.replace(/^http/, 'ws')}${path}`, options)
+  socket.binaryType = 'arraybuffer'
+  return new Promise((resolve, reject) => {
+    socket.addEventListener('open', () => resolve(socket), { once: true })
+    socket.addEventListener('error', () => reject(new Error('the member did not switch protocols')), { once: true })
+  })
+}
+
+/** Bun's WebSocket client, which takes headers and TLS options (the DOM typing of the global knows only protocols). */
+const BunWebSocket = WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket
 
 /** What a failed connection means, by the error code Bun's fetch reports, in words a person can act on. */
 const NETWORK_REASONS: Record<string, string> = {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import YAML from 'yaml'
 import type { Actor } from '../authz/actor'
 import type { OrgScope } from '../authz/authorize'
@@ -193,11 +194,17 @@ export async function kubeconfigFor(deps: Deps, actor: Actor, ownerName: string,
   return YAML.stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: contextName, cluster: { server: `${deps.config.publicUrl}/api/v1/clusters/${owner.name}/${cluster.name}/k8s` } }],
+    clusters: [{ name: contextName, cluster: { server: `${deps.config.publicUrl}/api/v1/clusters/${owner.name}/${cluster.name}/k8s`, ...platformCa(deps) } }],
     users: [{ name: `${actor.user.name}@${contextName}`, user: { token: plaintext } }],
     contexts: [{ name: contextName, context: { cluster: contextName, user: `${actor.user.name}@${contextName}` } }],
     'current-context': contextName,
   })
+}
+
+/** When the platform serves TLS itself: the CA kubectl must trust (the configured CA, else the certificate). */
+function platformCa(deps: Deps): { 'certificate-authority-data'?: string } {
+  const tls = deps.config.tls
+  return tls ? { 'certificate-authority-data': readFileSync(tls.caFile ?? tls.certFile).toString('base64') } : {}
 }
 
 /** Clusters granted to the team of `scope`. */

@@ -1,0 +1,114 @@
+import { AppError } from '../../http/errors'
+import { pathSegmentErrors } from '../../kube'
+import { memberFetch, MEMBER_TIMEOUT_MS } from '../client'
+import type { ClusterConnection } from '../connection'
+
+/**
+ * Request headers a client may have passed on to the member cluster. Everything else stays here:
+ * the platform's own credentials (Authorization, Cookie), Impersonate-* (the platform decides who
+ * the cluster sees), hop-by-hop and Connection-named headers, Host and X-Forwarded-*.
+ */
+const FORWARDED_REQUEST_HEADERS = [
+  'accept', 'accept-encoding', 'content-type', 'content-encoding', 'user-agent', 'if-none-match', 'if-match',
+  'kubectl-command', 'kubectl-session', 'x-stream-protocol-version',
+] as const
+
+/** Response headers passed back; the cluster's cookies, auth challenges and hop-by-hop headers are not. */
+const RELAYED_RESPONSE_HEADERS = [
+  'content-type', 'content-encoding', 'content-length', 'cache-control', 'etag', 'warning', 'audit-id',
+  'x-kubernetes-pf-flowschema-uid', 'x-kubernetes-pf-prioritylevel-uid', 'x-content-type-options',
+] as const
+
+export const RelayMessages = {
+  badSegment: (segment: string, why: string) => `invalid path segment ${JSON.stringify(segment)}: ${why}`,
+  redirect: (cluster: string, status: number) => `cluster "${cluster}" answered with a redirect (${status}), which the platform does not follow`,
+  outsideRoot: 'the request path leaves the cluster\'s API root',
+} as const
+
+/**
+ * The raw path segments after a prefix, each decoded once, checked as a Kubernetes path segment
+ * (no '.', '..', '/', '%', control characters: an encoded `..`, `%2f` or `%00` is refused) and
+ * encoded again. Throws invalid.
+ */
+export function safeSegments(rawPath: string): string[] {
+  return rawPath.split('/').filter((s) => s !== '').map((raw) => {
+    let segment: string
+    try {
+      segment = decodeURIComponent(raw)
+    } catch {
+      throw new AppError('invalid', RelayMessages.badSegment(raw, 'malformed percent-encoding'))
+    }
+    const problems = pathSegmentErrors(segment)
+    if (/[\u0000-\u001f\u007f]/.test(segment)) problems.push('may not contain control characters')
+    if (problems.length > 0) throw new AppError('invalid', RelayMessages.badSegment(segment, problems.join(', ')))
+    return encodeURIComponent(segment)
+  })
+}
+
+/** `/` + the segments, after checking the resulting URL stays under the cluster's server URL. Throws invalid. */
+export function upstreamPath(connection: ClusterConnection, segments: string[], search: string): string {
+  const path = `/${segments.join('/')}${search}`
+  const root = new URL(connection.server)
+  const target = new URL(`${connection.server}${path}`)
+  if (target.origin !== root.origin || !target.pathname.startsWith(root.pathname.replace(/\/?$/, '/'))) throw new AppError('invalid', RelayMessages.outsideRoot)
+  return path
+}
+
+/** The allow-listed request headers of `request`, plus what the platform adds (impersonation). */
+export function forwardedHeaders(request: Request, extra: Record<string, string> = {}): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = request.headers.get(name)
+    if (value !== null) headers[name] = value
+  }
+  return { ...headers, ...extra }
+}
+
+/** The body to send upstream: the stream as the client sent it, or the JSON the app already parsed. */
+export function upstreamBody(request: Request, parsed: unknown): BodyInit | null {
+  if (request.method === 'GET' || request.method === 'HEAD') return null
+  if (!request.bodyUsed) return request.body
+  return parsed === undefined ? null : JSON.stringify(parsed)
+}
+
+export interface RelayRequest {
+  method: string
+  path: string
+  headers: Record<string, string>
+  body: BodyInit | null
+  /** A watch, a followed log, a stream: no timeout; ends when the client goes away. */
+  streaming: boolean
+  /** The client's request: its abort (the client went away) aborts the upstream call. */
+  clientSignal: AbortSignal
+}
+
+/**
+ * Sends one request to the member and hands back its answer unchanged: status, allow-listed
+ * headers, the bytes as sent (still compressed), streamed without buffering. A redirect is not
+ * followed nor relayed (502). Throws upstream (unreachable, timeout).
+ */
+export async function relay(clusterName: string, connection: ClusterConnection, request: RelayRequest): Promise<Response> {
+  const signal = request.streaming ? request.clientSignal : AbortSignal.any([request.clientSignal, AbortSignal.timeout(MEMBER_TIMEOUT_MS * 3)])
+  const res = await memberFetch(clusterName, connection, { method: request.method, path: request.path, headers: request.headers, body: request.body, signal, raw: true })
+  if (res.status >= 300 && res.status < 400 && res.status !== 304) {
+    await res.body?.cancel()
+    throw new AppError('upstream', RelayMessages.redirect(clusterName, res.status))
+  }
+  return new Response(res.body, { status: res.status, headers: relayedHeaders(res.headers) })
+}
+
+export function relayedHeaders(from: Headers): Headers {
+  const headers = new Headers()
+  for (const name of RELAYED_RESPONSE_HEADERS) {
+    const value = from.get(name)
+    if (value !== null) headers.set(name, value)
+  }
+  return headers
+}
+
+/** True for requests that stream: watches, followed logs, and the upgrade-based verbs. */
+export function isStreaming(method: string, segments: string[], query: URLSearchParams): boolean {
+  const flag = (name: string) => ['true', '1'].includes(query.get(name) ?? '')
+  const last = segments.at(-1) ?? ''
+  return method === 'GET' && (flag('watch') || flag('follow') || segments.includes('watch') || ['exec', 'attach', 'portforward'].includes(last))
+}

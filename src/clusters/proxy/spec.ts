@@ -1,0 +1,224 @@
+import type { Server } from 'bun'
+import type { Actor } from '../../authz/actor'
+import type { Deps } from '../../deps'
+import { AppError } from '../../http/errors'
+import { jsonPatchDiff, type KubeObject } from '../../kube'
+import { memberFetch } from '../client'
+import { forwardedHeaders, isStreaming, relay, relayedHeaders, safeSegments, upstreamBody, upstreamPath } from './relay'
+import { relayExec, targetFor, type Target } from './service'
+
+/**
+ * The spec's proxy routes (`/proxy/{group}/{version}/…`, decisions §3b), one code path for every
+ * group, version and resource: `core` is the legacy group (`/api/v1`), anything else `/apis/g/v`.
+ * Most requests are relayed as they are; the platform adds what the spec asks of it: creates
+ * answer 200, GETs carry an ETag (304 on If-None-Match), a plain JSON PATCH is a desired object
+ * diffed into a JSON patch, and the object-level views events, controller, scale and
+ * horizontalpodautoscalers.
+ */
+export const SpecMessages = {
+  badPath: 'a proxy path is {group}/{version}/[namespaces/{namespace}/]{resource}[/{name}[/{subresource}]]',
+  noController: 'the object has no controlling owner',
+  replicasRequired: 'replicas (an integer) is required',
+  batchResources: 'resources (an array of at most 500 entries) is required',
+} as const
+
+const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json'
+
+interface Parsed {
+  group: string
+  version: string
+  namespace: string
+  resource: string
+  name: string
+  subresource: string
+}
+
+/** Reads `group/version/[namespaces/ns/]resource[/name[/sub]]`; a namespace's own subresources stay cluster-scoped. Throws invalid. */
+function parse(segments: string[]): Parsed {
+  const [group, version, ...rest] = segments.map(decodeURIComponent)
+  let tail = rest
+  let namespace = ''
+  if (tail[0] === 'namespaces' && tail.length >= 3 && !(tail.length === 3 && ['status', 'finalize'].includes(tail[2]!))) {
+    namespace = tail[1]!
+    tail = tail.slice(2)
+  }
+  if (!group || !version || tail.length < 1 || tail.length > 3) throw new AppError('invalid', SpecMessages.badPath)
+  const [resource = '', name = '', subresource = ''] = tail
+  return { group, version, namespace, resource, name, subresource }
+}
+
+/** The member's path of a target: `/api/v1/…` for core, `/apis/{g}/{v}/…` otherwise, every segment encoded. */
+function memberPath(p: Omit<Parsed, 'subresource'> & { subresource?: string }): string {
+  const prefix = p.group === 'core' ? ['api', p.version] : ['apis', p.group, p.version]
+  return `/${[...prefix, ...(p.namespace ? ['namespaces', p.namespace] : []), p.resource, p.name, p.subresource ?? ''].filter(Boolean).map(encodeURIComponent).join('/')}`
+}
+
+/** A JSON document from the member, or its own error passed through as it is (AnswerError). */
+async function memberJson(target: Target, path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<KubeObject> {
+  const res = await memberFetch(target.resolved.cluster.name, target.connection, {
+    method: init.method ?? 'GET', path, body: init.body,
+    headers: { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}), ...target.identity, ...init.headers },
+  })
+  if (!res.ok) throw new AnswerError(new Response(await res.arrayBuffer(), { status: res.status, headers: relayedHeaders(res.headers) }))
+  return (await res.json()) as KubeObject
+}
+
+/** The member's own answer (a Status), to be handed back unchanged. */
+class AnswerError extends Error {
+  constructor(readonly response: Response) {
+    super('member answer')
+  }
+}
+
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+
+/** Buffers a GET answer and gives it a strong ETag of its exact bytes; a matching If-None-Match is 304 with no body. */
+async function withETag(request: Request, res: Response): Promise<Response> {
+  if (res.status !== 200) return res
+  const bytes = new Uint8Array(await res.arrayBuffer())
+  const etag = `"${new Bun.CryptoHasher('sha256').update(bytes).digest('base64url')}"`
+  const headers = new Headers(res.headers)
+  headers.set('etag', etag)
+  const wanted = request.headers.get('if-none-match')
+  if (wanted && wanted.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(etag)) return new Response(null, { status: 304, headers: { etag } })
+  return new Response(bytes, { status: 200, headers })
+}
+
+/** A 201 from the member is the spec's 200 (creates answer the created object with 200). */
+const createdAs200 = (res: Response) => (res.status === 201 ? new Response(res.body, { status: 200, headers: res.headers }) : res)
+
+/**
+ * Serves one request under `/proxy/`. `rest` is the raw (still encoded) path after `/proxy/`.
+ * Throws notFound, forbidden, invalid, upstream; the member's own refusals come back unchanged.
+ */
+export async function proxyRequest(deps: Deps, actor: Actor, owner: string, cluster: string, rest: string, request: Request, parsedBody: unknown, server: Server<unknown> | null): Promise<Response | undefined> {
+  const segments = safeSegments(rest)
+  if (segments.length === 1 && segments[0] === 'batch-delete') return batchDelete(deps, actor, owner, cluster, parsedBody)
+  const p = parse(segments)
+  if (p.subresource === 'exec' && server) return relayExec(deps, actor, owner, cluster, memberPath(p), request, server)
+  const target = await targetFor(deps, actor, owner, cluster, request.method, segments)
+  try {
+    return await serve(target, p, request, parsedBody)
+  } catch (error) {
+    if (error instanceof AnswerError) return error.response
+    throw error
+  }
+}
+
+async function serve(target: Target, p: Parsed, request: Request, parsedBody: unknown): Promise<Response> {
+  const url = new URL(request.url)
+  const query = new URLSearchParams(url.searchParams)
+  const convertToTable = query.get('convertToTable') === 'true'
+  query.delete('convertToTable')
+  const search = query.size > 0 ? `?${query}` : ''
+  if (request.method === 'GET' && p.name && p.subresource === 'events') return withETag(request, json(await eventsOf(target, p)))
+  if (request.method === 'GET' && p.name && p.subresource === 'controller') return withETag(request, json(await controllerOf(target, p)))
+  if (request.method === 'GET' && p.name && p.subresource === 'horizontalpodautoscalers') return withETag(request, json(await autoscalersOf(target, p)))
+  if (request.method === 'GET' && p.name && p.subresource === 'metrics') return withETag(request, json(await memberJson(target, metricsPath(p))))
+  if (request.method === 'PUT' && p.subresource === 'scale') return json(await scaleTo(target, p, parsedBody))
+  if (request.method === 'PATCH' && /^application\/json\b/i.test(request.headers.get('content-type') ?? '')) return json(await patchToDesired(target, p, parsedBody))
+  const path = upstreamPath(target.connection, memberPath(p).split('/').filter(Boolean), search)
+  const streaming = isStreaming(request.method, [p.subresource], url.searchParams)
+  const headers = forwardedHeaders(request, target.identity)
+  if (convertToTable) headers.accept = TABLE_ACCEPT
+  // The ETag covers the bytes the client gets: no compression for buffered GETs.
+  if (request.method === 'GET' && !streaming) delete headers['accept-encoding']
+  const res = await relay(target.resolved.cluster.name, target.connection, {
+    method: request.method, path, headers, body: upstreamBody(request, parsedBody), streaming, clientSignal: request.signal,
+  })
+  if (request.method === 'GET' && !streaming) return withETag(request, res)
+  return request.method === 'POST' ? createdAs200(res) : res
+}
+
+/** The Events whose involvedObject is the object (by uid, the field selector the apiserver serves). */
+async function eventsOf(target: Target, p: Parsed): Promise<KubeObject> {
+  const object = await memberJson(target, memberPath({ ...p, subresource: '' }))
+  const selector = encodeURIComponent(`involvedObject.uid=${object.metadata?.uid ?? ''}`)
+  const base = p.namespace ? `/api/v1/namespaces/${encodeURIComponent(p.namespace)}/events` : '/api/v1/events'
+  return memberJson(target, `${base}?fieldSelector=${selector}`)
+}
+
+/** The object's controlling owner (ownerReferences with controller: true), fetched from the member. */
+async function controllerOf(target: Target, p: Parsed): Promise<KubeObject> {
+  const object = await memberJson(target, memberPath({ ...p, subresource: '' }))
+  const refs = (object.metadata?.ownerReferences ?? []) as { apiVersion: string; kind: string; name: string; controller?: boolean }[]
+  const ref = refs.find((r) => r.controller === true)
+  if (!ref) throw new AppError('notFound', SpecMessages.noController)
+  const [group, version] = ref.apiVersion.includes('/') ? ref.apiVersion.split('/') as [string, string] : ['core', ref.apiVersion]
+  const resource = await resourceOfKind(target, group, version, ref.kind)
+  return memberJson(target, memberPath({ group, version, namespace: p.namespace, resource, name: ref.name }))
+}
+
+/** The plural resource name of `kind` in a group/version, from the member's discovery. */
+async function resourceOfKind(target: Target, group: string, version: string, kind: string): Promise<string> {
+  const list = await memberJson(target, group === 'core' ? `/api/${version}` : `/apis/${group}/${version}`) as { resources?: { name: string; kind: string }[] }
+  const found = list.resources?.find((r) => r.kind === kind && !r.name.includes('/'))
+  if (!found) throw new AppError('notFound', SpecMessages.noController)
+  return found.name
+}
+
+/** The HorizontalPodAutoscalers of the object's namespace whose scaleTargetRef names its kind and name. */
+async function autoscalersOf(target: Target, p: Parsed): Promise<KubeObject> {
+  const object = await memberJson(target, memberPath({ ...p, subresource: '' }))
+  const list = await memberJson(target, `/apis/autoscaling/v2/namespaces/${encodeURIComponent(p.namespace)}/horizontalpodautoscalers`)
+  const items = ((list.items ?? []) as { spec?: { scaleTargetRef?: { kind?: string; name?: string } } }[])
+    .filter((hpa) => hpa.spec?.scaleTargetRef?.kind === object.kind && hpa.spec?.scaleTargetRef?.name === p.name)
+  return { ...list, items } as KubeObject
+}
+
+/** metrics.k8s.io's path for a node's or a pod's metrics. */
+function metricsPath(p: Parsed): string {
+  const base = '/apis/metrics.k8s.io/v1beta1'
+  return p.resource === 'nodes' ? `${base}/nodes/${encodeURIComponent(p.name)}` : `${base}/namespaces/${encodeURIComponent(p.namespace)}/pods/${encodeURIComponent(p.name)}`
+}
+
+/** PUT …/scale with `{replicas}`: the current Scale with spec.replicas changed, written back. */
+async function scaleTo(target: Target, p: Parsed, body: unknown): Promise<KubeObject> {
+  const replicas = (body as { replicas?: unknown } | undefined)?.replicas
+  if (!Number.isInteger(replicas) || (replicas as number) < 0 || (replicas as number) > 2 ** 31 - 1)
+    throw new AppError('invalid', SpecMessages.replicasRequired, [{ field: 'replicas', message: 'must be a non-negative int32' }])
+  const path = memberPath({ ...p, subresource: 'scale' })
+  const scale = await memberJson(target, path)
+  return memberJson(target, path, { method: 'PUT', body: JSON.stringify({ ...scale, spec: { ...(scale.spec as object), replicas } }) })
+}
+
+/**
+ * A PATCH with plain JSON is the desired object (decisions §3): fields it leaves out are removed,
+ * server-owned metadata and status are kept, and the JSON patch carries a test of the
+ * resourceVersion it was computed from, so a concurrent change is a 409 instead of being undone.
+ */
+async function patchToDesired(target: Target, p: Parsed, body: unknown): Promise<KubeObject> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('invalid', 'a plain JSON PATCH body must be the desired object')
+  const path = memberPath(p)
+  const current = await memberJson(target, path)
+  const desired = body as KubeObject
+  const serverOwned = ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'managedFields', 'selfLink']
+  const metadata = { ...(desired.metadata ?? {}) } as Record<string, unknown>
+  for (const key of serverOwned) if (current.metadata && key in current.metadata) metadata[key] = (current.metadata as Record<string, unknown>)[key]
+  const target_ = { ...desired, metadata, ...(current.status !== undefined ? { status: current.status } : {}) }
+  const operations = [{ op: 'test', path: '/metadata/resourceVersion', value: current.metadata?.resourceVersion }, ...jsonPatchDiff(current, target_)]
+  return memberJson(target, path, { method: 'PATCH', body: JSON.stringify(operations), headers: { 'content-type': 'application/json-patch+json' } })
+}
+
+interface BatchEntry { namespace?: string; name?: string; group?: string; version?: string; resource?: string }
+
+/** Rule 3: each entry deleted on its own; only the failures are listed, with the member's Status. Throws invalid. */
+async function batchDelete(deps: Deps, actor: Actor, owner: string, cluster: string, body: unknown): Promise<Response> {
+  const resources = (body as { resources?: unknown } | undefined)?.resources
+  if (!Array.isArray(resources) || resources.length > 500) throw new AppError('invalid', SpecMessages.batchResources, [{ field: 'resources', message: 'must be an array of at most 500 entries' }])
+  const target = await targetFor(deps, actor, owner, cluster, 'DELETE', ['batch-delete'])
+  const failed: (BatchEntry & { status: unknown })[] = []
+  for (const entry of resources as BatchEntry[]) {
+    const id = { namespace: entry.namespace ?? '', name: entry.name ?? '', group: entry.group ?? '', version: entry.version ?? '', resource: entry.resource ?? '' }
+    try {
+      if (!id.name || !id.version || !id.resource) throw new AppError('invalid', 'name, version and resource are required')
+      safeSegments([id.namespace, id.name, id.group, id.version, id.resource].filter(Boolean).map(encodeURIComponent).join('/'))
+      await memberJson(target, memberPath({ group: id.group || 'core', version: id.version, namespace: id.namespace, resource: id.resource, name: id.name }), { method: 'DELETE' })
+    } catch (error) {
+      const status = error instanceof AnswerError ? await error.response.json().catch(() => ({ kind: 'Status', status: 'Failure', code: error.response.status }))
+        : { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: error instanceof AppError ? error.message : 'the delete failed', code: error instanceof AppError ? error.status : 500 }
+      failed.push({ ...id, status })
+    }
+  }
+  return json({ resourcesStatus: failed })
+}

@@ -1,0 +1,187 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { startEmulator } from '../../src/kube-emulator'
+import { generateServerTls } from '../../src/kube-emulator/tls'
+import { makeTestApp, tempDir, type TestApp, type TestUser } from '../support/app'
+import { makeOrg } from '../orgs/support'
+
+// The member cluster, over TLS; it records what reaches it, so tests can prove what did not.
+const seen: string[] = []
+const member = await startEmulator({ tls: true, seed: true, log: (line) => { seen.push(line) } })
+afterAll(() => member.stop())
+
+let caPem = ''
+/** fetch that trusts the platform's test CA. */
+const call = (url: string, init: RequestInit = {}) => fetch(url, { ...init, tls: { ca: caPem } } as RequestInit)
+
+interface Lab { t: TestApp; base: string; alice: TestUser; bob: TestUser; kubeconfig: string }
+
+/** An app on a real port (kubectl needs one), alice's cluster `dev` imported, and her kubeconfig from the registry. */
+async function lab(): Promise<Lab> {
+  const dataDir = tempDir()
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
+  const port = probe.port
+  probe.stop(true)
+  // kubectl sends tokens over HTTPS only: the platform serves TLS itself here, and its kubeconfig carries the CA.
+  const tls = await generateServerTls(['127.0.0.1'])
+  writeFileSync(join(dataDir, 'tls.crt'), tls.certPem)
+  writeFileSync(join(dataDir, 'tls.key'), tls.keyPem)
+  writeFileSync(join(dataDir, 'ca.crt'), tls.caCertPem)
+  const t = await makeTestApp({
+    PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true', PLATFORM_PUBLIC_URL: `https://127.0.0.1:${port}`, PLATFORM_DATA_DIR: dataDir,
+    PLATFORM_TLS_CERT_FILE: join(dataDir, 'tls.crt'), PLATFORM_TLS_KEY_FILE: join(dataDir, 'tls.key'), PLATFORM_TLS_CA_FILE: join(dataDir, 'ca.crt'),
+  })
+  const server = t.app.listen({ port, hostname: '127.0.0.1', reusePort: false, idleTimeout: 60, tls: { cert: tls.certPem, key: tls.keyPem } })
+  caPem = tls.caCertPem
+  afterAll(() => server.stop())
+  const [alice, bob] = await t.users('alice', 'bob')
+  const imported = await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
+    name: 'dev', server: member.url, caData: Buffer.from(member.caCertPem!).toString('base64'), token: member.token,
+  })
+  expect(imported.status).toBe(201)
+  const kubeconfig = join(dataDir, 'alice.kubeconfig')
+  writeFileSync(kubeconfig, await (await t.as(alice!).get('/api/v1/clustersv2/alice/dev/kubeconfig')).text())
+  return { t, base: `https://127.0.0.1:${port}`, alice: alice!, bob: bob!, kubeconfig }
+}
+
+async function kubectl(l: Lab, ...args: string[]): Promise<{ out: string; err: string; code: number }> {
+  const child = Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', l.kubeconfig, ...args], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' })
+  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  return { out, err, code }
+}
+
+describe('kubectl through the native passthrough', () => {
+  test('get pods -A lists the member\'s pods', async () => {
+    const l = await lab()
+    const { out, code, err } = await kubectl(l, 'get', 'pods', '-A', '-o', 'name')
+    expect(err).toBe('')
+    expect(code).toBe(0)
+    expect(out).toContain('pod/web-')
+  })
+
+  test('apply, get, delete a ConfigMap', async () => {
+    const l = await lab()
+    const file = join(tempDir(), 'cm.yaml')
+    writeFileSync(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: through-proxy\n  namespace: demo\ndata:\n  a: "1"\n')
+    expect((await kubectl(l, 'apply', '-f', file)).out).toContain('configmap/through-proxy created')
+    expect((await kubectl(l, 'apply', '--server-side', '-f', file)).code).toBe(0)
+    expect((await kubectl(l, 'get', 'configmap', 'through-proxy', '-n', 'demo', '-o', 'jsonpath={.data.a}')).out).toBe('1')
+    expect((await kubectl(l, 'delete', 'configmap', 'through-proxy', '-n', 'demo')).code).toBe(0)
+  })
+
+  test('logs -f streams lines as they come', async () => {
+    const l = await lab()
+    const pod = (await kubectl(l, 'get', 'pods', '-n', 'demo', '-l', 'app=api', '-o', 'name')).out.trim().split('\n')[0]!
+    const child = Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', l.kubeconfig, 'logs', '-f', '-n', 'demo', pod], { stdout: 'pipe', stderr: 'pipe' })
+    const reader = child.stdout.getReader()
+    const first = await reader.read()
+    expect(new TextDecoder().decode(first.value).length).toBeGreaterThan(0)
+    child.kill()
+  })
+
+  test('get -w delivers a change made afterwards', async () => {
+    const l = await lab()
+    const child = Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', l.kubeconfig, 'get', 'configmaps', '-n', 'demo', '-w', '-o', 'name'], { stdout: 'pipe', stderr: 'pipe' })
+    const reader = child.stdout.getReader()
+    let text = ''
+    await Bun.sleep(300)
+    await kubectl(l, 'create', 'configmap', 'watched', '-n', 'demo')
+    while (!text.includes('configmap/watched')) {
+      const { value, done } = await reader.read()
+      if (done) break
+      text += new TextDecoder().decode(value)
+    }
+    child.kill()
+    expect(text).toContain('configmap/watched')
+    await kubectl(l, 'delete', 'configmap', 'watched', '-n', 'demo')
+  })
+
+  test('exec runs a command and carries its exit code back', async () => {
+    const l = await lab()
+    const pod = (await kubectl(l, 'get', 'pods', '-n', 'demo', '-l', 'app=api', '-o', 'name')).out.trim().split('\n')[0]!
+    const ok = await kubectl(l, 'exec', '-n', 'demo', pod, '--', 'echo', 'through-the-platform')
+    expect(ok.err).toBe('')
+    expect(ok.out.trim()).toBe('through-the-platform')
+    const failing = await kubectl(l, 'exec', '-n', 'demo', pod, '--', 'sh', '-c', 'exit 3')
+    expect(failing.code).toBe(3)
+  })
+
+  test('exec into a pod that does not exist → kubectl shows the member\'s NotFound', async () => {
+    const l = await lab()
+    const missing = await kubectl(l, 'exec', '-n', 'demo', 'no-such-pod', '--', 'true')
+    expect(missing.code).not.toBe(0)
+    expect(missing.err).toContain('not found')
+  })
+
+  test('auth can-i answers through the proxy', async () => {
+    const l = await lab()
+    const { out } = await kubectl(l, 'auth', 'can-i', 'list', 'pods', '-n', 'demo')
+    expect(out.trim()).toBe('yes')
+  })
+})
+
+describe('passthrough hygiene and access', () => {
+  const get = (l: Lab, who: TestUser, path: string, headers: Record<string, string> = {}) =>
+    call(`${l.base}/api/v1/clusters/alice/dev/k8s${path}`, { headers: { authorization: `token ${who.token}`, ...headers } })
+
+  test('another user → 404, and nothing reaches the member', async () => {
+    const l = await lab()
+    const before = seen.length
+    expect((await get(l, l.bob, '/api/v1/namespaces')).status).toBe(404)
+    expect(seen.length).toBe(before)
+  })
+
+  test('an unknown cluster → 404 with the platform\'s error body', async () => {
+    const l = await lab()
+    const res = await call(`${l.base}/api/v1/clusters/alice/nope/k8s/api/v1/namespaces`, { headers: { authorization: `token ${l.alice.token}` } })
+    expect(res.status).toBe(404)
+    expect(await res.json()).toMatchObject({ message: 'cluster not found' })
+  })
+
+  for (const path of ['/api/v1/namespaces/demo%2fsecrets', '/api/v1/namespaces/demo%2Fsecrets', '/api/v1/namespaces/demo%00/pods', '/api/v1/namespaces/%252e%252e/pods', '/api/v1/namespaces/..%2f..%2fsecrets'])
+    test(`an encoded path trick ${path} → 422`, async () => {
+      const l = await lab()
+      expect((await get(l, l.alice, path)).status).toBe(422)
+    })
+
+  test('the member\'s own errors pass through unchanged (404 Status)', async () => {
+    const l = await lab()
+    const res = await get(l, l.alice, '/api/v1/namespaces/demo/configmaps/absent')
+    expect(res.status).toBe(404)
+    expect(await res.json()).toMatchObject({ kind: 'Status', reason: 'NotFound' })
+  })
+
+  test('client Authorization, Cookie and Impersonate-* never reach the member', async () => {
+    const l = await lab()
+    // The member would honour impersonation by its admin token; as the platform drops the header, the answer is the admin's.
+    const res = await get(l, l.alice, '/apis/authentication.k8s.io/v1/selfsubjectreviews', { 'impersonate-user': 'mallory', cookie: 'x=1' })
+    expect([200, 201, 404, 405]).toContain(res.status)
+    const whoami = await call(`${l.base}/api/v1/clusters/alice/dev/k8s/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
+      method: 'POST', headers: { authorization: `token ${l.alice.token}`, 'impersonate-user': 'mallory', 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }),
+    })
+    const review = await whoami.json() as { status?: { userInfo?: { username?: string } } }
+    expect(review.status?.userInfo?.username).toBe('admin')
+  })
+
+  test('a read team member may list but not create (403), and a write one may', async () => {
+    const l = await lab()
+    const [rita, will] = await l.t.users('rita', 'will')
+    await makeOrg(l.t, 'acme', { owner: l.alice })
+    expect((await l.t.as(l.alice).send('POST', '/api/v1/clustersv2/acme/import', { name: 'prod', server: member.url, caData: Buffer.from(member.caCertPem!).toString('base64'), token: member.token })).status).toBe(201)
+    const team = async (name: string, permission: string, who: TestUser) => {
+      const created = await (await l.t.as(l.alice).send('POST', '/api/v1/orgs/acme/teams', { name, permission })).json()
+      await l.t.as(l.alice).send('PUT', `/api/v1/teams/${created.id}/members/${who.name}`)
+      await l.t.as(l.alice).send('PUT', `/api/v1/teams/${created.id}/clusters/prod`)
+    }
+    await team('readers', 'read', rita!)
+    await team('writers', 'write', will!)
+    const send = (who: TestUser, method: string, body?: unknown) => call(`${l.base}/api/v1/clusters/acme/prod/k8s/api/v1/namespaces/demo/configmaps`, {
+      method, headers: { authorization: `token ${who.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    expect((await send(rita!, 'GET')).status).toBe(200)
+    expect((await send(rita!, 'POST', { metadata: { name: 'by-reader' } })).status).toBe(403)
+    expect((await send(will!, 'POST', { metadata: { name: 'by-writer' } })).status).toBe(201)
+  })
+})

@@ -1,0 +1,203 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { SpecMessages } from '../../src/clusters/proxy/spec'
+import { startEmulator } from '../../src/kube-emulator'
+import { makeTestApp, type TestApp, type TestUser } from '../support/app'
+
+const member = await startEmulator({ tls: true, seed: true })
+afterAll(() => member.stop())
+
+interface Lab { t: TestApp; alice: TestUser; bob: TestUser }
+
+async function lab(): Promise<Lab> {
+  const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
+  const [alice, bob] = await t.users('alice', 'bob')
+  const res = await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', { name: 'dev', server: member.url, caData: Buffer.from(member.caCertPem!).toString('base64'), token: member.token })
+  expect(res.status).toBe(201)
+  return { t, alice: alice!, bob: bob! }
+}
+
+const P = '/api/v1/clusters/alice/dev/proxy'
+const send = (l: Lab, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => l.t.as(l.alice).send(method, `${P}${path}`, body, headers)
+const unique = () => `cm-${crypto.randomUUID().slice(0, 8)}`
+
+describe('proxy CRUD, generic over group/version/resource', () => {
+  test('list a namespaced resource of the core group → 200 list with an ETag; If-None-Match → 304 without a body', async () => {
+    const l = await lab()
+    const res = await send(l, 'GET', '/core/v1/namespaces/demo/pods')
+    expect(res.status).toBe(200)
+    const list = await res.json()
+    expect(list.kind).toBe('PodList')
+    const etag = res.headers.get('etag')!
+    expect(etag).toMatch(/^"[\w-]+"$/)
+    const again = await send(l, 'GET', '/core/v1/namespaces/demo/pods', undefined, { 'if-none-match': etag })
+    expect(again.status).toBe(304)
+    expect(await again.text()).toBe('')
+  })
+
+  test('a cluster-scoped list and a named group (apps/v1)', async () => {
+    const l = await lab()
+    expect((await (await send(l, 'GET', '/core/v1/namespaces')).json()).kind).toBe('NamespaceList')
+    expect((await (await send(l, 'GET', '/apps/v1/namespaces/demo/deployments/web')).json()).metadata.name).toBe('web')
+  })
+
+  test('the spec\'s trailing slash is accepted', async () => {
+    const l = await lab()
+    expect((await send(l, 'GET', '/core/v1/namespaces/demo/configmaps/')).status).toBe(200)
+  })
+
+  test('create → 200 (not 201) with server fields; again → 409 AlreadyExists Status from the member', async () => {
+    const l = await lab()
+    const name = unique()
+    const created = await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name }, data: { a: '1' } })
+    expect(created.status).toBe(200)
+    expect((await created.json()).metadata.uid).toBeTruthy()
+    const again = await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name }, data: { a: '1' } })
+    expect(again.status).toBe(409)
+    expect(await again.json()).toMatchObject({ kind: 'Status', reason: 'AlreadyExists' })
+  })
+
+  test('put replaces, delete removes', async () => {
+    const l = await lab()
+    const name = unique()
+    const created = await (await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name }, data: { a: '1' } })).json()
+    const put = await send(l, 'PUT', `/core/v1/namespaces/demo/configmaps/${name}`, { ...created, data: { b: '2' } })
+    expect((await put.json()).data).toEqual({ b: '2' })
+    expect((await send(l, 'DELETE', `/core/v1/namespaces/demo/configmaps/${name}`)).status).toBe(200)
+    expect((await send(l, 'GET', `/core/v1/namespaces/demo/configmaps/${name}`)).status).toBe(404)
+  })
+
+  test('a plain JSON PATCH is the desired object: a field left out is removed, server metadata kept', async () => {
+    const l = await lab()
+    const name = unique()
+    await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name, labels: { keep: 'x', drop: 'y' } }, data: { a: '1' } })
+    const res = await send(l, 'PATCH', `/core/v1/namespaces/demo/configmaps/${name}`, { metadata: { name, labels: { keep: 'x' } }, data: { a: '2' } }, { 'content-type': 'application/json' })
+    expect(res.status).toBe(200)
+    const patched = await res.json()
+    expect(patched.metadata.labels).toEqual({ keep: 'x' })
+    expect(patched.data).toEqual({ a: '2' })
+    expect(patched.metadata.uid).toBeTruthy()
+  })
+
+  test('a merge patch passes through by its content type', async () => {
+    const l = await lab()
+    const name = unique()
+    await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name }, data: { a: '1' } })
+    const res = await send(l, 'PATCH', `/core/v1/namespaces/demo/configmaps/${name}`, { data: { b: '2' } }, { 'content-type': 'application/merge-patch+json' })
+    expect((await res.json()).data).toEqual({ a: '1', b: '2' })
+  })
+
+  test('convertToTable=true answers a Table', async () => {
+    const l = await lab()
+    const res = await send(l, 'GET', '/core/v1/namespaces/demo/pods?convertToTable=true')
+    expect((await res.json()).kind).toBe('Table')
+  })
+
+  test('label selectors pass through', async () => {
+    const l = await lab()
+    const pods = await (await send(l, 'GET', '/core/v1/namespaces/demo/pods?labelSelector=app%3Dweb')).json()
+    expect(pods.items.length).toBeGreaterThan(0)
+    expect(pods.items.every((p: { metadata: { labels: Record<string, string> } }) => p.metadata.labels.app === 'web')).toBe(true)
+  })
+})
+
+describe('object views', () => {
+  test('scale: GET the Scale; PUT {replicas} sets it; PUT without replicas → 422', async () => {
+    const l = await lab()
+    const scale = await (await send(l, 'GET', '/apps/v1/namespaces/demo/deployments/api/scale')).json()
+    expect(scale.kind).toBe('Scale')
+    const put = await send(l, 'PUT', '/apps/v1/namespaces/demo/deployments/api/scale', { replicas: 2 })
+    expect((await put.json()).spec.replicas).toBe(2)
+    const bad = await send(l, 'PUT', '/apps/v1/namespaces/demo/deployments/api/scale', {})
+    expect(bad.status).toBe(422)
+    expect((await bad.json()).message).toBe(SpecMessages.replicasRequired)
+    await send(l, 'PUT', '/apps/v1/namespaces/demo/deployments/api/scale', { replicas: 1 })
+  })
+
+  test('controller of a pod is its ReplicaSet; an object without one → 404', async () => {
+    const l = await lab()
+    const pods = await (await send(l, 'GET', '/core/v1/namespaces/demo/pods?labelSelector=app%3Dweb')).json()
+    const owner = await (await send(l, 'GET', `/core/v1/namespaces/demo/pods/${pods.items[0].metadata.name}/controller`)).json()
+    expect(owner.kind).toBe('ReplicaSet')
+    expect((await send(l, 'GET', '/apps/v1/namespaces/demo/deployments/web/controller')).status).toBe(404)
+  })
+
+  test('events of an object are the events naming its uid', async () => {
+    const l = await lab()
+    const node = await (await send(l, 'GET', '/core/v1/nodes/node-1')).json()
+    const events = await (await send(l, 'GET', '/core/v1/nodes/node-1/events')).json()
+    expect(events.items.length).toBeGreaterThan(0)
+    expect(events.items.every((e: { involvedObject: { uid: string } }) => e.involvedObject.uid === node.metadata.uid)).toBe(true)
+  })
+
+  test('horizontalpodautoscalers of a deployment are those targeting it', async () => {
+    const l = await lab()
+    const hpa = (name: string, target: string) => ({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target }, minReplicas: 1, maxReplicas: 3 } })
+    const a = unique()
+    const b = unique()
+    await send(l, 'POST', '/autoscaling/v2/namespaces/demo/horizontalpodautoscalers', hpa(a, 'web'))
+    await send(l, 'POST', '/autoscaling/v2/namespaces/demo/horizontalpodautoscalers', hpa(b, 'api'))
+    const list = await (await send(l, 'GET', '/apps/v1/namespaces/demo/deployments/web/horizontalpodautoscalers')).json()
+    expect(list.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toContain(a)
+    expect(list.items.map((i: { metadata: { name: string } }) => i.metadata.name)).not.toContain(b)
+  })
+
+  test('pod logs and node and pod metrics', async () => {
+    const l = await lab()
+    const pods = await (await send(l, 'GET', '/core/v1/namespaces/demo/pods?labelSelector=app%3Dapi')).json()
+    const pod = pods.items[0].metadata.name
+    const log = await send(l, 'GET', `/core/v1/namespaces/demo/pods/${pod}/log?tailLines=1`)
+    expect(log.status).toBe(200)
+    expect(log.headers.get('content-type')).toContain('text/plain')
+    expect((await (await send(l, 'GET', '/core/v1/nodes/node-1/metrics')).json()).kind).toBe('NodeMetrics')
+    expect((await (await send(l, 'GET', `/core/v1/namespaces/demo/pods/${pod}/metrics`)).json()).kind).toBe('PodMetrics')
+    expect((await send(l, 'GET', '/core/v1/nodes/no-such-node/metrics')).status).toBe(404)
+  })
+
+  test('SelfSubjectAccessReview → 200 with a populated status', async () => {
+    const l = await lab()
+    const res = await send(l, 'POST', '/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { namespace: 'demo', verb: 'list', resource: 'pods' } },
+    })
+    expect(res.status).toBe(200)
+    expect((await res.json()).status.allowed).toBe(true)
+  })
+
+  test('batch-delete deletes each entry on its own and lists only the failures', async () => {
+    const l = await lab()
+    const name = unique()
+    await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name } })
+    const res = await send(l, 'POST', '/batch-delete', { resources: [
+      { namespace: 'demo', name, version: 'v1', resource: 'configmaps' },
+      { namespace: 'demo', name: 'never-was', version: 'v1', resource: 'configmaps' },
+    ] })
+    expect(res.status).toBe(200)
+    const body = await res.json()
+    expect(body.resourcesStatus).toHaveLength(1)
+    expect(body.resourcesStatus[0]).toMatchObject({ name: 'never-was', status: { reason: 'NotFound' } })
+    expect((await send(l, 'GET', `/core/v1/namespaces/demo/configmaps/${name}`)).status).toBe(404)
+  })
+
+  test('batch-delete without resources → 422', async () => {
+    const l = await lab()
+    expect((await send(l, 'POST', '/batch-delete', {})).status).toBe(422)
+  })
+})
+
+describe('proxy access', () => {
+  test('another user → 404 on every path family', async () => {
+    const l = await lab()
+    for (const path of ['/core/v1/namespaces', '/apps/v1/namespaces/demo/deployments/web/scale', '/batch-delete'])
+      expect((await l.t.as(l.bob).send(path === '/batch-delete' ? 'POST' : 'GET', `${P}${path}`, path === '/batch-delete' ? { resources: [] } : undefined)).status).toBe(404)
+  })
+
+  test('anonymous → 401', async () => {
+    const l = await lab()
+    expect((await l.t.request('GET', `${P}/core/v1/namespaces`)).status).toBe(401)
+  })
+
+  test('a malformed proxy path → 422', async () => {
+    const l = await lab()
+    expect((await send(l, 'GET', '/core')).status).toBe(422)
+  })
+})
