@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
-import { makeTestApp, tempDir, type TestApp, type TestUser } from '../support/app'
+import { ExecMessages } from '../../src/clusters/proxy/service'
+import { makeTestApp, PASSWORD, tempDir, type TestApp, type TestUser } from '../support/app'
 import { makeOrg } from '../orgs/support'
 
 // The member cluster, over TLS; it records what reaches it, so tests can prove what did not.
@@ -183,5 +184,19 @@ describe('passthrough hygiene and access', () => {
     expect((await send(rita!, 'GET')).status).toBe(200)
     expect((await send(rita!, 'POST', { metadata: { name: 'by-reader' } })).status).toBe(403)
     expect((await send(will!, 'POST', { metadata: { name: 'by-writer' } })).status).toBe(201)
+  })
+
+  test('a cookie-authenticated exec upgrade from another site\'s page → 403 (cross-site WebSocket hijacking)', async () => {
+    const l = await lab()
+    const signIn = await call(`${l.base}/api/v1/user/signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: PASSWORD }) })
+    const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
+    const upgrade = (origin: string) => call(`${l.base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/pods/x/exec?command=true`, {
+      headers: { cookie, origin, upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': 'v5.channel.k8s.io' },
+    })
+    const foreign = await upgrade('https://evil.example')
+    expect(foreign.status).toBe(403)
+    expect((await foreign.json()).message).toBe(ExecMessages.crossOrigin)
+    const own = await upgrade(l.base)
+    expect(own.status).not.toBe(403)
   })
 })

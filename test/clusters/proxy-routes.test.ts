@@ -201,3 +201,90 @@ describe('proxy access', () => {
     expect((await send(l, 'GET', '/core')).status).toBe(422)
   })
 })
+
+describe('render and report routes (rule 1), database configurations (rule 2), all-available, filter', () => {
+  const q = (object: unknown) => encodeURIComponent(JSON.stringify(object))
+  const renderMenu = { apiVersion: 'meta.k8s.appscode.com/v1alpha1', kind: 'RenderMenu', request: { menu: 'kubedb', mode: 'Accordion' } }
+
+  test('a render GET with q → 200 with the filled object and an ETag; the same ETag → 304', async () => {
+    const l = await lab()
+    const res = await send(l, 'GET', `/meta.k8s.appscode.com/v1alpha1/rendermenus?q=${q(renderMenu)}`)
+    expect(res.status).toBe(200)
+    expect((await res.json()).response).toBeDefined()
+    const again = await send(l, 'GET', `/meta.k8s.appscode.com/v1alpha1/rendermenus?q=${q(renderMenu)}`, undefined, { 'if-none-match': res.headers.get('etag')! })
+    expect(again.status).toBe(304)
+  })
+
+  test('q missing → 400 on renders, 500 on images and policy reports (as the spec says); q not JSON → 400', async () => {
+    const l = await lab()
+    expect((await send(l, 'GET', '/meta.k8s.appscode.com/v1alpha1/renders')).status).toBe(400)
+    expect((await send(l, 'GET', '/reports.scanner.appscode.com/v1alpha1/images')).status).toBe(500)
+    expect((await send(l, 'GET', '/policy.k8s.appscode.com/v1alpha1/policyreports')).status).toBe(500)
+    const bad = await send(l, 'GET', '/meta.k8s.appscode.com/v1alpha1/renders?q=%7Bnot-json')
+    expect(bad.status).toBe(400)
+    expect((await bad.json()).message).toBe(SpecMessages.qInvalid)
+  })
+
+  test('an incomplete request object → the member\'s 400', async () => {
+    const l = await lab()
+    expect((await send(l, 'GET', `/meta.k8s.appscode.com/v1alpha1/rendermenus?q=${q({ kind: 'RenderMenu' })}`)).status).toBe(400)
+  })
+
+  test('a user menu\'s available entries pass through', async () => {
+    const l = await lab()
+    expect((await send(l, 'GET', '/meta.k8s.appscode.com/v1alpha1/usermenus/kubedb/available')).status).toBe(200)
+  })
+
+  test('a DatabaseConfiguration: keys forwarded, resourceVersion cleared, ETag and Cache-Control set', async () => {
+    const l = await lab()
+    const res = await send(l, 'GET', '/ui.kubedb.com/v1alpha1/namespaces/demo/databaseconfigurations/db?keys=postgresql.conf')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('etag')).toBeTruthy()
+    expect(res.headers.get('cache-control')).toBe('private, no-cache')
+    const body = await res.json()
+    expect(body.request.keys).toEqual(['postgresql.conf'])
+    expect(body.metadata.resourceVersion).toBeUndefined()
+  })
+
+  test('a DatabaseConfiguration the member refuses with 401 is reported as 403', async () => {
+    const l = await lab()
+    const { registrationFixture } = await import('./support')
+    await registrationFixture(l.t, l.alice.user, 'stale', { server: member.url, caData: member.caCertPem!, tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'revoked' } })
+    const res = await l.t.as(l.alice).get('/api/v1/clusters/alice/stale/proxy/ui.kubedb.com/v1alpha1/namespaces/demo/databaseconfigurations/db')
+    expect(res.status).toBe(403)
+  })
+
+  test('all-available maps every listable kind of the group to its objects\' names', async () => {
+    const l = await lab()
+    const all = await (await send(l, 'GET', '/apps/v1/all-available')).json()
+    expect(all.Deployment).toContain('web')
+    expect(all.StatefulSet).toContain('db')
+  })
+
+  test('filter maps a list to the fields asked for', async () => {
+    const l = await lab()
+    const filter = encodeURIComponent(JSON.stringify([{ $ref: '#/items' }, { name: { $ref: '#/metadata/name' }, node: { $ref: '#/spec/nodeName' } }]))
+    const res = await send(l, 'GET', `/core/v1/namespaces/demo/pods?labelSelector=app%3Dweb&filter=${filter}`)
+    const rows = await res.json()
+    expect(rows.length).toBeGreaterThan(0)
+    expect(Object.keys(rows[0]).sort()).toEqual(['name', 'node'])
+    expect((await send(l, 'GET', '/core/v1/namespaces/demo/pods?filter=%7Bnope')).status).toBe(400)
+  })
+})
+
+describe('per-cluster impersonation', () => {
+  test('a cluster registered with impersonate: the member sees the caller and the org group', async () => {
+    const l = await lab()
+    const { makeOrg } = await import('../orgs/support')
+    await makeOrg(l.t, 'acme', { owner: l.alice })
+    await l.t.as(l.alice).send('POST', '/api/v1/clustersv2/acme/import', {
+      name: 'shared', server: member.url, caData: Buffer.from(member.caCertPem!).toString('base64'), token: member.token, impersonate: true,
+    })
+    const res = await l.t.as(l.alice).send('POST', '/api/v1/clusters/acme/shared/proxy/authentication.k8s.io/v1/selfsubjectreviews', {
+      apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview',
+    })
+    const review = await res.json()
+    expect(review.status.userInfo.username).toBe('alice')
+    expect(review.status.userInfo.groups).toContain('platform:org:acme')
+  })
+})

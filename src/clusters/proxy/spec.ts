@@ -20,7 +20,27 @@ export const SpecMessages = {
   noController: 'the object has no controlling owner',
   replicasRequired: 'replicas (an integer) is required',
   batchResources: 'resources (an array of at most 500 entries) is required',
+  qRequired: 'q (the JSON-encoded request object) is required',
+  qInvalid: 'q must be a JSON-encoded request object (with its request)',
+  filterInvalid: 'filter must be a JSON array of operations ({"$ref": "#/pointer"} or {"out": {"$ref": "#/pointer"}})',
 } as const
+
+/** The neutral names of the AppsCode groups (decisions §3b). */
+const META = 'meta.k8s.appscode.com'
+const SCANNER = 'reports.scanner.appscode.com'
+const POLICY = 'policy.k8s.appscode.com'
+const UI_DB = 'ui.kubedb.com'
+
+/**
+ * Rule 1: render and report kinds are creates made cacheable as GETs with the request object in
+ * `q`. A missing `q` is 400, except where the spec names 500 (images, policy reports).
+ */
+const RENDERS: Record<string, { missingQ: 'badRequest' | 'internal' }> = {
+  [`${META}/renders`]: { missingQ: 'badRequest' }, [`${META}/renderdashboards`]: { missingQ: 'badRequest' },
+  [`${META}/rendermenus`]: { missingQ: 'badRequest' }, [`${META}/resourcegraphs`]: { missingQ: 'badRequest' },
+  [`${SCANNER}/images`]: { missingQ: 'internal' }, [`${SCANNER}/cvereports`]: { missingQ: 'badRequest' },
+  [`${POLICY}/policyreports`]: { missingQ: 'internal' },
+}
 
 const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json'
 
@@ -110,7 +130,14 @@ async function serve(target: Target, p: Parsed, request: Request, parsedBody: un
   const query = new URLSearchParams(url.searchParams)
   const convertToTable = query.get('convertToTable') === 'true'
   query.delete('convertToTable')
+  const filter = query.get('filter')
+  query.delete('filter')
   const search = query.size > 0 ? `?${query}` : ''
+  if (filter !== null && request.method === 'GET') return withETag(request, json(applyFilter(await memberJson(target, `${memberPath(p)}${search}`), filter)))
+  const render = RENDERS[`${p.group}/${p.resource}`]
+  if (render && request.method === 'GET' && !p.name) return withETag(request, json(await renderFromQuery(target, p, query.get('q'), render.missingQ)))
+  if (p.group === UI_DB && p.resource === 'databaseconfigurations' && request.method === 'GET' && p.name) return databaseConfiguration(target, p, search, request)
+  if (request.method === 'GET' && p.resource === 'all-available' && !p.name) return withETag(request, json(await allAvailable(target, p)))
   if (request.method === 'GET' && p.name && p.subresource === 'events') return withETag(request, json(await eventsOf(target, p)))
   if (request.method === 'GET' && p.name && p.subresource === 'controller') return withETag(request, json(await controllerOf(target, p)))
   if (request.method === 'GET' && p.name && p.subresource === 'horizontalpodautoscalers') return withETag(request, json(await autoscalersOf(target, p)))
@@ -198,6 +225,93 @@ async function patchToDesired(target: Target, p: Parsed, body: unknown): Promise
   const target_ = { ...desired, metadata, ...(current.status !== undefined ? { status: current.status } : {}) }
   const operations = [{ op: 'test', path: '/metadata/resourceVersion', value: current.metadata?.resourceVersion }, ...jsonPatchDiff(current, target_)]
   return memberJson(target, path, { method: 'PATCH', body: JSON.stringify(operations), headers: { 'content-type': 'application/json-patch+json' } })
+}
+
+/** Rule 1: `q` decoded and created upstream; the answer is the filled object, 200. */
+async function renderFromQuery(target: Target, p: Parsed, q: string | null, missing: 'badRequest' | 'internal'): Promise<KubeObject> {
+  if (q === null || q === '') throw new AppError(missing, SpecMessages.qRequired)
+  let object: unknown
+  try {
+    object = JSON.parse(q)
+  } catch {
+    throw new AppError('badRequest', SpecMessages.qInvalid)
+  }
+  if (typeof object !== 'object' || object === null || Array.isArray(object)) throw new AppError('badRequest', SpecMessages.qInvalid)
+  return memberJson(target, memberPath(p), { method: 'POST', body: JSON.stringify(object) })
+}
+
+/**
+ * Rule 2: every query parameter but filter and convertToTable goes to the member; resourceVersion
+ * is cleared so the ETag stays stable; the member's status passes through, but 401 becomes 403.
+ */
+async function databaseConfiguration(target: Target, p: Parsed, search: string, request: Request): Promise<Response> {
+  const res = await memberFetch(target.resolved.cluster.name, target.connection, { path: `${memberPath(p)}${search}`, headers: { accept: 'application/json', ...target.identity } })
+  const status = res.status === 401 ? 403 : res.status
+  if (!res.ok) return new Response(await res.arrayBuffer(), { status, headers: relayedHeaders(res.headers) })
+  const object = (await res.json()) as KubeObject
+  if (object.metadata) delete object.metadata.resourceVersion
+  const answer = await withETag(request, json(object))
+  answer.headers.set('cache-control', 'private, no-cache')
+  return answer
+}
+
+/** `{Kind: [names]}` over the group/version's listable resources (all namespaces). */
+async function allAvailable(target: Target, p: Parsed): Promise<Record<string, string[]>> {
+  const discovery = await memberJson(target, p.group === 'core' ? `/api/${p.version}` : `/apis/${p.group}/${p.version}`) as { resources?: { name: string; kind: string; verbs?: string[] }[] }
+  const listable = (discovery.resources ?? []).filter((r) => !r.name.includes('/') && r.verbs?.includes('list'))
+  const result: Record<string, string[]> = {}
+  for (const r of listable) {
+    const list = await memberJson(target, memberPath({ group: p.group, version: p.version, namespace: '', resource: r.name, name: '' })).catch((): KubeObject => ({ metadata: {}, items: [] }))
+    result[r.kind] = ((list.items ?? []) as KubeObject[]).map((item) => item.metadata?.name ?? '').filter(Boolean)
+  }
+  return result
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+
+/** A JSON pointer (`#/a/b` or `/a/b`) into `doc`; undefined when it leads nowhere. */
+function pointer(doc: Json, ref: string): Json | undefined {
+  const path = ref.replace(/^#/, '')
+  if (path === '' || path === '/') return doc
+  let at: Json | undefined = doc
+  for (const raw of path.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    if (at === null || typeof at !== 'object') return undefined
+    at = Array.isArray(at) ? at[Number(key)] : at[key]
+  }
+  return at
+}
+
+/**
+ * decisions §3's json-filter: a JSON array of operations applied in turn; `{"$ref": ptr}` fetches,
+ * `{out: {"$ref": ptr}, …}` builds an object; when the current value is an array, an operation
+ * maps over its elements. Throws badRequest for anything else.
+ */
+export function applyFilter(doc: unknown, filter: string): unknown {
+  let operations: unknown
+  try {
+    operations = JSON.parse(filter)
+  } catch {
+    throw new AppError('badRequest', SpecMessages.filterInvalid)
+  }
+  if (!Array.isArray(operations)) throw new AppError('badRequest', SpecMessages.filterInvalid)
+  const refOf = (op: unknown) => (typeof op === 'object' && op !== null && typeof (op as { $ref?: unknown }).$ref === 'string' ? (op as { $ref: string }).$ref : undefined)
+  const one = (op: unknown, value: Json): Json | undefined => {
+    const ref = refOf(op)
+    if (ref !== undefined) return pointer(value, ref)
+    if (typeof op !== 'object' || op === null || Array.isArray(op)) throw new AppError('badRequest', SpecMessages.filterInvalid)
+    const out: Record<string, Json> = {}
+    for (const [key, inner] of Object.entries(op)) {
+      const innerRef = refOf(inner)
+      if (innerRef === undefined) throw new AppError('badRequest', SpecMessages.filterInvalid)
+      const picked = pointer(value, innerRef)
+      if (picked !== undefined) out[key] = picked
+    }
+    return out
+  }
+  let value = doc as Json
+  for (const op of operations) value = (Array.isArray(value) ? value.map((item) => one(op, item) ?? null) : one(op, value) ?? null) as Json
+  return value
 }
 
 interface BatchEntry { namespace?: string; name?: string; group?: string; version?: string; resource?: string }
