@@ -288,3 +288,26 @@ describe('per-cluster impersonation', () => {
     expect(review.status.userInfo.groups).toContain('platform:org:acme')
   })
 })
+
+describe('a member that redirects', () => {
+  test('a redirect is neither followed nor relayed: 502 naming the cluster, the target is never asked', async () => {
+    const l = await lab()
+    let targetHits = 0
+    const target = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => { targetHits++; return new Response('{}') } })
+    const redirector = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => Response.redirect(`http://127.0.0.1:${target.port}${new URL(req.url).pathname}`, 307) })
+    try {
+      const { registrationFixture } = await import('./support')
+      await registrationFixture(l.t, l.alice.user, 'moved', { server: `http://127.0.0.1:${redirector.port}`, caData: '', tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'member-secret-token' } })
+      for (const path of ['/api/v1/clusters/alice/moved/proxy/core/v1/namespaces', '/api/v1/clusters/alice/moved/k8s/api/v1/namespaces']) {
+        const res = await l.t.as(l.alice).get(path)
+        expect(res.status).toBe(502)
+        expect(res.headers.get('location')).toBeNull()
+        expect((await res.json()).message).toContain('cluster "moved" answered with a redirect')
+      }
+      expect(targetHits).toBe(0)
+    } finally {
+      target.stop(true)
+      redirector.stop(true)
+    }
+  })
+})
