@@ -6,6 +6,7 @@ import { Messages } from '../../src/identity/settings/service'
 import { findUserById } from '../../src/identity/store'
 import { basic, PASSWORD, type TestApp } from '../support/app'
 import { makeHttpTestApp } from './http'
+import { updateUser } from '../../src/identity/store'
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0])
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0])
@@ -246,17 +247,87 @@ describe('avatars', () => {
     expect((await res.json()).message).toBe(AvatarMessages.avatarTooLarge)
   })
 
-  test('avatar_link URL → 200; /avatars/<name> redirects to it; an email link → Gravatar; junk → 422; nothing → 422', async () => {
+  test('an email avatar_link → Gravatar (the one host /avatars redirects to); junk → 422; nothing → 422', async () => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
-    expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar_link: 'https://img.test/a.png' }))).status).toBe(200)
-    const redirect = await t.request('GET', '/avatars/alice')
-    expect(redirect.status).toBe(302)
-    expect(redirect.headers.get('location')).toBe('https://img.test/a.png')
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar_link: 'alice@example.com' }))).status).toBe(200)
     expect((await t.request('GET', '/avatars/alice')).headers.get('location')).toStartWith('https://gravatar.com/avatar/')
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar_link: 'javascript:alert(1)' }))).status).toBe(422)
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ source: 'local' }))).status).toBe(422)
+  })
+
+  describe('avatar_link URLs are fetched once and served by the platform, never redirected to (open redirect)', () => {
+    const imageHost = (answer: () => Response) => {
+      let hits = 0
+      const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => { hits++; return answer() } })
+      return { url: `http://127.0.0.1:${server.port}/me.png`, hits: () => hits, stop: () => server.stop(true) }
+    }
+
+    test('an image URL → the platform serves its own copy with 200, and the host is asked once', async () => {
+      const t = await makeHttpTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
+      const [alice] = await t.users('alice')
+      const host = imageHost(() => new Response(PNG, { headers: { 'content-type': 'image/png' } }))
+      try {
+        expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar_link: host.url }))).status).toBe(200)
+        for (let i = 0; i < 3; i++) {
+          const res = await t.request('GET', '/avatars/alice')
+          expect(res.status).toBe(200)
+          expect(res.headers.get('location')).toBeNull()
+          expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG)
+        }
+        expect(host.hits()).toBe(1)
+        expect(await (await t.as(alice).get('/api/v1/user/settings/avatar')).json()).toEqual({ source: 'lookup', avatar_link: host.url, federavatar: false })
+      } finally {
+        host.stop()
+      }
+    })
+
+    test('a URL that is not an image → 422, nothing changes', async () => {
+      const t = await makeHttpTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
+      const [alice] = await t.users('alice')
+      const host = imageHost(() => new Response('<html>phish</html>', { headers: { 'content-type': 'text/html' } }))
+      try {
+        expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar_link: host.url }))).status).toBe(422)
+        expect((await t.request('GET', '/avatars/alice')).headers.get('content-type')).toBe('image/svg+xml')
+      } finally {
+        host.stop()
+      }
+    })
+
+    test('a URL that redirects → 422 (the redirect is not followed)', async () => {
+      const t = await makeHttpTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
+      const [alice] = await t.users('alice')
+      const host = imageHost(() => Response.redirect('https://evil.example/', 302))
+      try {
+        const res = await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar_link: host.url }))
+        expect(res.status).toBe(422)
+        expect((await res.json()).message).toContain('redirect')
+      } finally {
+        host.stop()
+      }
+    })
+
+    test('a metadata address, or a loopback one under the default policy → 422 and no request', async () => {
+      const t = await makeHttpTestApp()
+      const [alice] = await t.users('alice')
+      const host = imageHost(() => new Response(PNG))
+      try {
+        expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar_link: 'http://169.254.169.254/latest/meta-data/' }))).status).toBe(422)
+        expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar_link: host.url }))).status).toBe(422)
+        expect(host.hits()).toBe(0)
+      } finally {
+        host.stop()
+      }
+    })
+
+    test('a link stored before this rule (an arbitrary URL, no copy) is not redirected to: the identicon is served', async () => {
+      const t = await makeHttpTestApp()
+      const [alice] = await t.users('alice')
+      await t.deps.db.write((tx) => updateUser(tx, alice.user.id, { avatarLink: 'https://evil.example/x' }))
+      const res = await t.request('GET', '/avatars/alice')
+      expect(res.status).toBe(200)
+      expect(res.headers.get('location')).toBeNull()
+    })
   })
 
   test('delete → 200; the stored file goes and the generated identicon is served', async () => {
