@@ -7,6 +7,7 @@ import { jsonBody } from './http/body'
 import { jsonLogger, type Logger } from './http/logger'
 import { DOCS_PATH, openapiDocs } from './http/openapi'
 import { requestIdOfRequest, requestLog } from './http/request-log'
+import { securityHeaders } from './http/security-headers'
 import { openDatabase } from './storage/database'
 import { loadOrCreateKey, secretBox } from './storage/secret-box'
 import { buildInfo } from './system/service'
@@ -53,6 +54,7 @@ export function createApp(deps: Deps) {
       stack: error instanceof Error ? error.stack : undefined,
     })))
     .use(requestLog(deps.log, deps.config.requestLog))
+    .use(securityHeaders)
     .use(jsonBody(deps.config.maxBodyBytes))
     .use(openapiDocs(buildInfo(deps.config).version))
     .use(systemRoutes(deps))

@@ -6,7 +6,7 @@ import { migrate as migrateBun } from 'drizzle-orm/bun-sqlite/migrator'
 import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql'
 import { migrate as migrateLibsql } from 'drizzle-orm/libsql/migrator'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
-import { mkdirSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import * as schema from '../../db/schema'
 
@@ -71,6 +71,9 @@ class StatementCachingSqlite extends BunSqlite {
 function openBunSqlite(path: string): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const writer = new StatementCachingSqlite(path, { create: true, readwrite: true, strict: true })
+  // Password hashes, sessions and sealed secrets: the service's user alone may read the file. SQLite
+  // gives the -wal and -shm files the database's mode, so setting it before WAL starts covers them.
+  if (path !== ':memory:') for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600)
   // FULL: every commit is fsynced, so an acknowledged write survives a power cut, not only a kill.
   writer.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;')
   const writeDb = drizzleBun({ client: writer, schema })

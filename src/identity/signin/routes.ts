@@ -32,6 +32,8 @@ export const signInRoutes = (deps: Deps) =>
       setSessionCookies(deps, cookie, session)
     }, {
       permission: 'public',
+      // The answer sets the session cookie: no shared or browser cache may keep it.
+      secret: true,
       parse: jsonOnly,
       body: SignInParams,
       response: { 200: t.Void(), 404: ErrorBody, 405: ErrorBody, 409: ErrorBody, 415: ErrorBody, 422: ErrorBody, 429: ErrorBody },

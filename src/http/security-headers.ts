@@ -1,0 +1,9 @@
+import { Elysia } from 'elysia'
+
+/**
+ * Headers every answer carries: `X-Content-Type-Options: nosniff`, so a browser never reads a
+ * JSON error or a relayed body as HTML or script, whatever it contains.
+ */
+export const securityHeaders = new Elysia({ name: 'security-headers' }).onRequest(({ set }) => {
+  set.headers['x-content-type-options'] = 'nosniff'
+})
