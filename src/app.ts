@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { ConfigError, type Config } from './config'
 import type { Deps } from './deps'
 import { errorHandler } from './http/errors'
+import { resolveActor } from './http/auth'
 import { jsonBody } from './http/body'
 import { jsonLogger, type Logger } from './http/logger'
 import { DOCS_PATH, openapiDocs } from './http/openapi'
@@ -42,6 +43,7 @@ export async function openDeps(config: Config, log: Logger = jsonLogger()): Prom
 /** Builds the HTTP app from the area plugins; `serve` and every test use this. */
 export function createApp(deps: Deps) {
   const docsUrl = `${deps.config.publicUrl}${DOCS_PATH}`
+  const checkCredential = (request: Request) => resolveActor(deps, request)
   // strictPath, and Elysia's router rather than Bun's (which lets `/x/` answer `/x` too): the
   // contract's trailing slashes are distinct routes. encodeSchema off: no response schema has a
   // transform to encode, and the pass over every response cost a fifth of GET /user.
@@ -52,11 +54,11 @@ export function createApp(deps: Deps) {
       path: new URL(request.url).pathname,
       error: error instanceof Error ? `${error.name}: ${error.message}` : 'non-Error thrown',
       stack: error instanceof Error ? error.stack : undefined,
-    })))
+    }), checkCredential))
     .use(requestLog(deps.log, deps.config.requestLog))
     .use(securityHeaders)
     .use(jsonBody(deps.config.maxBodyBytes))
-    .use(openapiDocs(buildInfo(deps.config).version))
+    .use(openapiDocs(buildInfo(deps.config).version, checkCredential))
     .use(systemRoutes(deps))
     .use(identityRoutes(deps))
     .use(clusterRoutes(deps))

@@ -80,8 +80,8 @@ export function fieldsOf(error: Readonly<ValidationError>): FieldError[] {
  * Translates every failure into the one error body: AppError by kind, validation to 422,
  * unknown routes to 404, anything else logged with the request id and answered as a bare 500.
  */
-export const errorHandler = (docsUrl: string, logUnexpected: (request: Request, error: unknown) => void) =>
-  new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
+export const errorHandler = (docsUrl: string, logUnexpected: (request: Request, error: unknown) => void, checkCredential: (request: Request) => Promise<unknown> = async () => undefined) =>
+  new Elysia({ name: 'errors' }).onError({ as: 'global' }, async ({ code, error, request, set }) => {
     const reply = (status: number, message: string, fields: FieldError[] = [], headers: Record<string, string> = {}) => {
       set.status = status
       Object.assign(set.headers, headers)
@@ -95,7 +95,12 @@ export const errorHandler = (docsUrl: string, logUnexpected: (request: Request, 
     // An answer failing its own response schema is the server's fault, not the client's.
     if (code === 'VALIDATION' && error.type !== 'response') return reply(422, 'Validation Failed', fieldsOf(error))
     if (code === 'PARSE') return reply(422, 'The request body is not valid JSON')
-    if (code === 'NOT_FOUND') return reply(404, 'Not Found')
+    if (code === 'NOT_FOUND') {
+      // A credential that is present but invalid is 401 on every route, unknown ones included (decisions §1).
+      const refusal = await checkCredential(request).then(() => undefined, (e: unknown) => e)
+      if (refusal instanceof AppError) return reply(refusal.status, refusal.message, refusal.fields, refusal.headers)
+      return reply(404, 'Not Found')
+    }
     if (code === 'INVALID_COOKIE_SIGNATURE') return reply(401, 'Invalid cookie')
     logUnexpected(request, error)
     return reply(500, 'Internal Server Error')

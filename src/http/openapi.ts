@@ -11,8 +11,13 @@ const ASSETS = join(dirname(require.resolve('swagger-ui-dist/package.json')))
  * The OpenAPI document, generated from the route schemas, and a browsable Swagger UI served
  * from the local swagger-ui-dist package (no CDN: self-hosted machines may be offline).
  */
-export const openapiDocs = (version: string) =>
+export const openapiDocs = (version: string, checkCredential: (request: Request) => Promise<unknown>) =>
   new Elysia({ name: 'openapi' })
+    // The document is public, but a credential that is present and invalid is 401 here too (decisions §1).
+    .onRequest(async ({ request }) => {
+      const path = new URL(request.url).pathname
+      if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`) || path === SPEC_PATH) await checkCredential(request)
+    })
     .use(openapi({
       path: DOCS_PATH,
       specPath: SPEC_PATH,

@@ -27,3 +27,13 @@ describe('security headers and file modes', () => {
     for (const file of [db, `${db}-wal`]) expect(statSync(file).mode & 0o777).toBe(0o600)
   })
 })
+
+describe('a wrong credential is 401 everywhere', () => {
+  for (const path of ['/api/v1/swagger.json', '/api/v1/swagger', '/api/v1/no-such-route', '/no-such-page'])
+    test(`GET ${path} with an invalid token → 401; without a credential → not 401`, async () => {
+      const t = await makeTestApp()
+      const bad = await t.request('GET', path, { headers: { authorization: 'token 0000000000000000000000000000000000000000' } })
+      expect(bad.status).toBe(401)
+      expect((await t.request('GET', path)).status).not.toBe(401)
+    })
+})
