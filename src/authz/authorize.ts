@@ -123,6 +123,9 @@ async function loadOrgScope(deps: Deps, actor: Actor | undefined, permission: Or
   if (!orgVisibleTo(org, actor, role)) throw hidden()
   if (permission === 'org-visible') return scope
   const isMember = role !== undefined || siteAdmin
+  // A team is not shown to outsiders at all: whatever the route asks, a non-member of its org gets
+  // the same 404 as for a team id that does not exist (no oracle of team ids).
+  if (team && !isMember) throw new AppError('notFound', Messages.teamNotFound)
   switch (permission) {
     case 'org-member':
     case 'org-subscriber':
