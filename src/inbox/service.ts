@@ -5,6 +5,7 @@ import { AppError } from '../http/errors'
 import type { CreateInboxSubscriptionOption, InboxSubscription, SubscriptionFilters } from './schemas'
 import { writeInOrg } from '../orgs/service'
 import * as store from './store'
+import { resolveClusterByUid } from '../clusters/access'
 
 export const Messages = {
   notSubscribed: 'you are not subscribed to this organization',
@@ -51,7 +52,8 @@ const orgKey = (orgId: number) => `org/${orgId}`
 
 /**
  * Subscribes the caller to a cluster, namespace or resource. The fields identifying the scope
- * are required; those of narrower scopes must be empty. Throws invalid, duplicate.
+ * are required; those of narrower scopes must be empty; the cluster must be one the caller may
+ * use. Throws invalid, notFound, duplicate.
  */
 export async function createSubscription(deps: Deps, actor: Actor, input: CreateInboxSubscriptionOption): Promise<InboxSubscription> {
   const needed: (keyof CreateInboxSubscriptionOption)[] = input.scope === 'cluster' ? []
@@ -60,6 +62,8 @@ export async function createSubscription(deps: Deps, actor: Actor, input: Create
   const missing = needed.filter((f) => !input[f])
   if (missing.length > 0)
     throw new AppError('invalid', Messages.missingField(missing[0], input.scope), missing.map((f) => ({ field: f, message: Messages.missingField(f, input.scope) })))
+  // A subscription names a cluster: only one the caller may use (a missing or hidden one is the same 404).
+  await resolveClusterByUid(deps, actor, input.clusterUID, 'read')
   const narrow = input.scope === 'resource'
   const row: store.NewSubscription = {
     subscriberId: actor.user.id,

@@ -4,12 +4,17 @@ import { Messages } from '../../src/inbox/service'
 import { Messages as StoreMessages } from '../../src/inbox/store'
 import { insertUser } from '../../src/identity/store'
 import { mintToken } from '../../src/identity/tokens/service'
-import { makeTestApp } from '../support/app'
+import { makeTestApp, type TestApp, type TestUser } from '../support/app'
+import { registrationFixture } from '../clusters/support'
 import { makeOrg } from '../orgs/support'
 
 const API = '/api/v1'
 const cluster = { scope: 'cluster', clusterUID: 'c-1', clusterName: 'prod', clusterOwnerID: 7 }
 const namespace = { ...cluster, scope: 'namespace', namespaceUID: 'ns-1', namespaceName: 'web' }
+/** Alice's cluster `prod`, registered with uid c-1 (never asked: subscriptions only need the registration). */
+const prodCluster = (t: TestApp, owner: TestUser) => registrationFixture(t, owner.user, 'prod', {
+  server: 'https://127.0.0.1:1', caData: '', tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'x' },
+}, 'c-1')
 const resource = { ...namespace, scope: 'resource', apiGroup: 'apps', version: 'v1', resource: 'deployments', resourceName: 'api', resourceUID: 'r-1' }
 
 describe('organization subscription', () => {
@@ -78,6 +83,7 @@ describe('GET|POST /user/inbox/subscriptions', () => {
   test('cluster, namespace and resource subscriptions → 201 each; the same one twice → 422', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
+    await prodCluster(t, alice)
     for (const body of [cluster, namespace, resource]) {
       const res = await t.as(alice).send('POST', `${API}/user/inbox/subscriptions`, body)
       expect(res.status).toBe(201)
@@ -91,6 +97,7 @@ describe('GET|POST /user/inbox/subscriptions', () => {
   test('narrow fields sent with a wide scope are dropped', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
+    await prodCluster(t, alice)
     const res = await t.as(alice).send('POST', `${API}/user/inbox/subscriptions`, { ...resource, scope: 'cluster' })
     expect(await res.json()).toMatchObject({ scope: 'cluster', namespaceUID: '', resourceUID: '' })
   })
@@ -103,6 +110,7 @@ describe('GET|POST /user/inbox/subscriptions', () => {
   ])('a missing or wrong field → 422 naming it (%#)', async (body, field) => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
+    await prodCluster(t, alice)
     const res = await t.as(alice).send('POST', `${API}/user/inbox/subscriptions`, body)
     expect(res.status).toBe(422)
     expect((await res.json()).errors.map((e: { field: string }) => e.field)).toContain(field)
@@ -118,6 +126,7 @@ describe('GET|POST /user/inbox/subscriptions', () => {
     test(`filter ${name}=${value} matches exactly → ${count}`, async () => {
       const t = await makeTestApp()
       const [alice] = await t.users('alice')
+      await prodCluster(t, alice)
       await makeOrg(t, 'acme', { owner: alice })
       for (const body of [cluster, namespace, resource]) await t.as(alice).send('POST', `${API}/user/inbox/subscriptions`, body)
       await t.as(alice).send('POST', `${API}/orgs/acme/subscription`)
@@ -129,6 +138,7 @@ describe('GET|POST /user/inbox/subscriptions', () => {
   test('filter orgID matches the org subscription', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
+    await prodCluster(t, alice)
     const { org } = await makeOrg(t, 'acme', { owner: alice })
     await t.as(alice).send('POST', `${API}/orgs/acme/subscription`)
     expect((await (await t.as(alice).get(`${API}/user/inbox/subscriptions?orgID=${org.id}`)).json()).length).toBe(1)
@@ -137,9 +147,21 @@ describe('GET|POST /user/inbox/subscriptions', () => {
   test('each caller sees only their own subscriptions; anonymous → 401', async () => {
     const t = await makeTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
+    await prodCluster(t, alice)
     await t.as(alice).send('POST', `${API}/user/inbox/subscriptions`, cluster)
     expect(await (await t.as(bob).get(`${API}/user/inbox/subscriptions`)).json()).toEqual([])
     expect((await t.request('GET', `${API}/user/inbox/subscriptions`)).status).toBe(401)
     expect((await t.request('POST', `${API}/user/inbox/subscriptions`, { body: cluster })).status).toBe(401)
+  })
+
+  test('a cluster the caller may not use (another user\'s, or none with that uid) → 404, nothing stored', async () => {
+    const t = await makeTestApp()
+    const [alice, eve] = await t.users('alice', 'eve')
+    await prodCluster(t, alice)
+    for (const body of [cluster, namespace, resource, { ...cluster, clusterUID: 'no-such-cluster' }]) {
+      const res = await t.as(eve).send('POST', `${API}/user/inbox/subscriptions`, body)
+      expect(res.status).toBe(404)
+    }
+    expect(await (await t.as(eve).get(`${API}/user/inbox/subscriptions`)).json()).toEqual([])
   })
 })
