@@ -111,12 +111,13 @@ async function signInWithBasic(deps: Deps, username: string, password: string, o
   }
   const limiter = signInLimiter(deps)
   const account = accountKey(user, username)
-  limiter.assertAllowed(account, address)
+  limiter.takeSlot(account, address)
   const ok = await verifyPassword(password, user?.passwordHash ?? '')
-  if (!user || !ok) limiter.recordFailure(account, address)
-  if (!user || !ok || !user.isActive || user.prohibitLogin) throw new AppError('unauthenticated', Messages.invalidBasic)
-  await checkSecondFactor(deps, user.id, otp)
+  if (!user || !ok) throw new AppError('unauthenticated', Messages.invalidBasic)
+  // The password is right: its slot goes back; the second factor counts its own failures.
   limiter.recordSuccess(account, address)
+  if (!user.isActive || user.prohibitLogin) throw new AppError('unauthenticated', Messages.invalidBasic)
+  await checkSecondFactor(deps, user.id, otp)
   await assertPasswordSignInAllowed(deps, user)
   return { user, credential: 'basic-password', scopes: undefined }
 }

@@ -32,9 +32,10 @@ export function accountKey(user: { id: number } | undefined, login: string): str
 }
 
 /**
- * Counts failed password attempts per account (see `accountKey`), per account and client
- * address, and per client address, in fixed windows. Checked before any hashing, so a locked-out
- * guesser costs no argon2.
+ * Counts password attempts per account (see `accountKey`), per account and client address, and
+ * per client address, in fixed windows. An attempt takes its slot before any hashing and counts
+ * as a failure until it proves the password, so parallel guesses cannot overtake the count: at
+ * most the limit is ever hashed, and a locked-out guesser costs no argon2.
  */
 export class SignInLimiter {
   private readonly accounts = new Map<string, Window>()
@@ -43,8 +44,16 @@ export class SignInLimiter {
 
   constructor(private readonly now: () => number = () => Date.now() / 1000) {}
 
-  /** Throws tooManyRequests (429, Retry-After) when the account, the pair or the address is locked out. */
-  assertAllowed(account: string, address: string): void {
+  /**
+   * Takes an attempt's slot: throws tooManyRequests (429, Retry-After) when the account, the pair
+   * or the address is locked out, else counts the attempt as a failure until `recordSuccess`.
+   */
+  takeSlot(account: string, address: string): void {
+    this.assertAllowed(account, address)
+    this.recordFailure(account, address)
+  }
+
+  private assertAllowed(account: string, address: string): void {
     const now = this.now()
     const blocked = [this.live(this.accounts, account, now, MAX_FAILURES_PER_ACCOUNT),
       this.live(this.pairs, pairKey(account, address), now, MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS),
@@ -54,17 +63,19 @@ export class SignInLimiter {
     throw new AppError('tooManyRequests', Messages.tooManyAttempts, [], { 'retry-after': String(retryAfter) })
   }
 
-  recordFailure(account: string, address: string): void {
+  private recordFailure(account: string, address: string): void {
     const now = this.now()
     this.bump(this.accounts, account, now)
     this.bump(this.pairs, pairKey(account, address), now)
     this.bump(this.addresses, address, now)
   }
 
-  /** A correct password clears the account's counts (the address keeps its own). */
+  /** A correct password clears the account's counts; the address gets back the slot the attempt took. */
   recordSuccess(account: string, address: string): void {
     this.accounts.delete(account)
     this.pairs.delete(pairKey(account, address))
+    const window = this.addresses.get(address)
+    if (window && window.failures > 0) window.failures--
   }
 
   /** The key's window when it has reached `max` failures and has not yet reset. */

@@ -3,7 +3,7 @@ import { twoFactors } from '../../db/schema'
 import { Messages } from '../../src/identity/signin/service'
 import { FAILURE_WINDOW_SECONDS, MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS, MAX_FAILURES_PER_ADDRESS, Messages as LimiterMessages, SignInLimiter } from '../../src/identity/sign-in-limiter'
 import { updateUser } from '../../src/identity/store'
-import { basic, PASSWORD, type TestApp } from '../support/app'
+import { basic, makeTestApp, PASSWORD, type TestApp } from '../support/app'
 import { makeHttpTestApp } from './http'
 
 const signIn = (t: TestApp, username: string, password = PASSWORD, extra: Record<string, unknown> = {}) =>
@@ -251,22 +251,41 @@ describe('GET /api/v1/user/login-method', () => {
 describe('the sign-in limiter across addresses', () => {
   test("one attacker's wrong passwords lock only their own address out of the account, not the owner's", () => {
     const limiter = new SignInLimiter(() => 1_000)
-    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++) limiter.recordFailure('user:1', '203.0.113.9')
-    expect(() => limiter.assertAllowed('user:1', '203.0.113.9')).toThrow(LimiterMessages.tooManyAttempts)
-    expect(() => limiter.assertAllowed('user:1', '198.51.100.7')).not.toThrow()
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++) limiter.takeSlot('user:1', '203.0.113.9')
+    expect(() => limiter.takeSlot('user:1', '203.0.113.9')).toThrow(LimiterMessages.tooManyAttempts)
+    expect(() => limiter.takeSlot('user:1', '198.51.100.7')).not.toThrow()
   })
 
   test(`guessing one account from many addresses is stopped after ${MAX_FAILURES_PER_ACCOUNT} failures in all`, () => {
     const limiter = new SignInLimiter(() => 1_000)
-    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++) limiter.recordFailure('user:1', `203.0.113.${i}`)
-    expect(() => limiter.assertAllowed('user:1', '198.51.100.7')).toThrow(LimiterMessages.tooManyAttempts)
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++) limiter.takeSlot('user:1', `203.0.113.${i}`)
+    expect(() => limiter.takeSlot('user:1', '198.51.100.7')).toThrow(LimiterMessages.tooManyAttempts)
   })
 
   test('the window ends: after it, the same address may try again', () => {
     let now = 1_000
     const limiter = new SignInLimiter(() => now)
-    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++) limiter.recordFailure('user:1', '203.0.113.9')
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++) limiter.takeSlot('user:1', '203.0.113.9')
     now += FAILURE_WINDOW_SECONDS
-    expect(() => limiter.assertAllowed('user:1', '203.0.113.9')).not.toThrow()
+    expect(() => limiter.takeSlot('user:1', '203.0.113.9')).not.toThrow()
+  })
+})
+
+describe('parallel guesses', () => {
+  test('40 wrong passwords sent at once from one address: at most the limit are evaluated, the rest are 429', async () => {
+    const t = await makeTestApp()
+    await t.users('alice')
+    const responses = await Promise.all(Array.from({ length: 40 }, () =>
+      t.request('POST', '/api/v1/user/signin', { body: { username: 'alice', password: 'not the password' } })))
+    const statuses = responses.map((r) => r.status)
+    expect(statuses.filter((s) => s !== 429).length).toBeLessThanOrEqual(MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS)
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(40 - MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS)
+  })
+
+  test('a correct password gives its slot back: the owner signing in repeatedly is never limited', async () => {
+    const t = await makeTestApp()
+    await t.users('alice')
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS + 3; i++)
+      expect((await t.request('POST', '/api/v1/user/signin', { body: { username: 'alice', password: PASSWORD } })).status).toBe(200)
   })
 })

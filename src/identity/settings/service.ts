@@ -106,11 +106,9 @@ export async function changePassword(
   client: { address: string; sessionId: number | undefined },
 ): Promise<void> {
   const limiter = signInLimiter(deps)
-  limiter.assertAllowed(accountKey(user, user.name), client.address)
-  if (!(await verifyPassword(input.old_password, user.passwordHash))) {
-    limiter.recordFailure(accountKey(user, user.name), client.address)
-    throw invalid('old_password', Messages.oldPasswordWrong)
-  }
+  limiter.takeSlot(accountKey(user, user.name), client.address)
+  if (!(await verifyPassword(input.old_password, user.passwordHash))) throw invalid('old_password', Messages.oldPasswordWrong)
+  limiter.recordSuccess(accountKey(user, user.name), client.address)
   if (input.password.length < MIN_PASSWORD_LENGTH) throw invalid('password', Messages.passwordTooShort)
   if (input.retype !== input.password) throw invalid('retype', Messages.retypeMismatch)
   const passwordHash = await hashPassword(input.password)
@@ -128,11 +126,9 @@ export async function changePassword(
  */
 export async function deleteAccount(deps: Deps, user: store.UserRow, password: string, address: string): Promise<void> {
   const limiter = signInLimiter(deps)
-  limiter.assertAllowed(accountKey(user, user.name), address)
-  if (!(await verifyPassword(password, user.passwordHash))) {
-    limiter.recordFailure(accountKey(user, user.name), address)
-    throw new AppError('forbidden', Messages.accountPasswordWrong)
-  }
+  limiter.takeSlot(accountKey(user, user.name), address)
+  if (!(await verifyPassword(password, user.passwordHash))) throw new AppError('forbidden', Messages.accountPasswordWrong)
+  limiter.recordSuccess(accountKey(user, user.name), address)
   await deps.db.write(async (tx) => {
     if (user.isAdmin && (await store.countAdmins(tx)) <= 1) throw new AppError('forbidden', Messages.lastAdmin)
     await ownsNoOrgAlone(tx, user.id)

@@ -33,14 +33,10 @@ export async function signIn(deps: Deps, input: SignInInput, client: { address: 
   const login = input.username.trim()
   const user = login.includes('@') ? await store.findUserByAnyEmail(deps.db.read, login) : await store.findUserByName(deps.db.read, login)
   const account = accountKey(user, login)
-  limiter.assertAllowed(account, client.address)
+  limiter.takeSlot(account, client.address)
   const ok = await verifyPassword(input.password, user?.passwordHash ?? '')
-  if (!user) {
-    limiter.recordFailure(account, client.address)
-    throw new AppError('notFound', Messages.userNotFound)
-  }
+  if (!user) throw new AppError('notFound', Messages.userNotFound)
   if (!ok) {
-    limiter.recordFailure(account, client.address)
     throw new AppError('invalid', Messages.wrongPassword, [{ field: 'password', message: Messages.wrongPassword }])
   }
   limiter.recordSuccess(account, client.address)
