@@ -6,6 +6,7 @@ import { AppError } from '../http/errors'
 import { findAccountByName, USER_TYPE, type UserRow } from '../identity/store'
 import { teamPermissionsOf } from '../orgs/store'
 import * as store from './store'
+import { commitCache } from '../storage/commit-cache'
 
 export const AccessMessages = {
   notFound: 'cluster not found',
@@ -13,6 +14,8 @@ export const AccessMessages = {
   needsWrite: 'your access to this cluster is read-only',
   needsManage: 'only the cluster\'s owner, or an owner or admin of its organization, may change it',
 } as const
+
+const resolutions = commitCache<ResolvedCluster | undefined>()
 
 export interface ResolvedCluster {
   cluster: store.ClusterRow
@@ -37,10 +40,16 @@ async function accessOf(deps: Deps, actor: Actor, owner: UserRow, clusterId: num
  * may use with less than `needed` is 403. This is the one access check of the registry and the proxy.
  */
 export async function resolveCluster(deps: Deps, actor: Actor, ownerName: string, clusterName: string, needed: ClusterAccess): Promise<ResolvedCluster> {
-  const owner = await findAccountByName(deps.db.read, ownerName)
-  const cluster = owner ? await store.findClusterOfOwner(deps.db.read, owner.id, clusterName) : undefined
-  const access = owner && cluster ? await accessOf(deps, actor, owner, cluster.id) : undefined
-  if (!owner || !cluster || !access) throw new AppError('notFound', AccessMessages.notFound)
+  // The proxy asks this on every request: answers are kept until the next commit of any kind.
+  const key = `${actor.user.id}\u0000${actor.user.isAdmin}\u0000${ownerName.toLowerCase()}\u0000${clusterName.toLowerCase()}`
+  const found = await resolutions(deps.db, key, async () => {
+    const owner = await findAccountByName(deps.db.read, ownerName)
+    const cluster = owner ? await store.findClusterOfOwner(deps.db.read, owner.id, clusterName) : undefined
+    const access = owner && cluster ? await accessOf(deps, actor, owner, cluster.id) : undefined
+    return owner && cluster && access ? { owner, cluster, access } : undefined
+  })
+  if (!found) throw new AppError('notFound', AccessMessages.notFound)
+  const { owner, cluster, access } = found
   if (!accessAllows(access, needed)) throw new AppError('forbidden', needed === 'manage' ? AccessMessages.needsManage : AccessMessages.needsWrite)
   return { cluster, owner, access }
 }

@@ -39,8 +39,19 @@ export async function memberFetch(clusterName: string, connection: ClusterConnec
   }
 }
 
-/** The cluster's credential as a bearer header or a client certificate, and the TLS settings that check the server. */
+/**
+ * The cluster's credential as a bearer header or a client certificate, and the TLS settings that
+ * check the server; one object per connection, so Bun's fetch sees the same TLS settings and
+ * keeps reusing its pooled connection instead of a new TLS handshake per request.
+ */
+const credentialsCache = new WeakMap<ClusterConnection, ReturnType<typeof credentialsFor>>()
 function credentialsOf(connection: ClusterConnection) {
+  let found = credentialsCache.get(connection)
+  if (!found) credentialsCache.set(connection, (found = credentialsFor(connection)))
+  return found
+}
+
+function credentialsFor(connection: ClusterConnection) {
   const credential = connection.credential
   return {
     authorization: 'token' in credential ? `Bearer ${credential.token}` : undefined,

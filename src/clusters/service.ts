@@ -29,15 +29,28 @@ export const Messages = {
 /** How long registration waits for each answer of the cluster (connect and read). */
 const IMPORT_TIMEOUT_MS = 5_000
 
+/**
+ * Unsealed connections by registration id, reused while the stored row is unchanged (every seal
+ * has a fresh IV, so a rotated credential never matches an old entry): the proxy's hot path
+ * neither decrypts nor builds new TLS settings per request.
+ */
+const connections = new Map<number, { row: string; connection: ClusterConnection }>()
+const rowKey = (c: store.ClusterRow) => [c.server, c.caData, c.tlsServerName, String(c.insecureSkipTlsVerify), c.sealedCredential].join('\u0000')
+
 /** The live connection of a stored cluster, its credential unsealed. */
 export async function connectionOf(deps: Deps, cluster: store.ClusterRow): Promise<ClusterConnection> {
-  return {
+  const key = rowKey(cluster)
+  const cached = connections.get(cluster.id)
+  if (cached?.row === key) return cached.connection
+  const connection: ClusterConnection = {
     server: cluster.server,
     caData: cluster.caData,
     tlsServerName: cluster.tlsServerName,
     insecureSkipTlsVerify: cluster.insecureSkipTlsVerify,
     credential: JSON.parse(await deps.secrets.open(cluster.sealedCredential)) as ClusterCredential,
   }
+  connections.set(cluster.id, { row: key, connection })
+  return connection
 }
 
 const connectionColumns = async (deps: Deps, connection: ClusterConnection) => ({

@@ -94,7 +94,9 @@ export async function relay(clusterName: string, connection: ClusterConnection, 
     await res.body?.cancel()
     throw new AppError('upstream', RelayMessages.redirect(clusterName, res.status))
   }
-  return new Response(res.body, { status: res.status, headers: relayedHeaders(res.headers) })
+  // A finite answer is read whole: handing Bun the bytes costs less than piping a stream through.
+  const body = request.streaming ? res.body : await res.arrayBuffer()
+  return new Response(body, { status: res.status, headers: relayedHeaders(res.headers) })
 }
 
 export function relayedHeaders(from: Headers): Headers {
