@@ -39,6 +39,7 @@ export const orgRoutes = (deps: Deps) => {
     .get('/orgs/:org', async ({ scope }) =>
       orgs.presentOrg(deps.config.publicUrl, scope.org, await store.findOrgDetails(deps.db.read, scope.org.id)), {
       permission: 'org-visible',
+      scope: 'organization',
       params: OrgParams,
       response: { 200: Organization, 404: ErrorBody },
       detail: { summary: 'Get an organization (404 when hidden from the caller)', tags: TAGS },

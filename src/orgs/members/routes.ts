@@ -23,6 +23,7 @@ export const memberRoutes = (deps: Deps) =>
       return users
     }, {
       permission: 'org-visible',
+      scope: 'organization',
       params: OrgParams,
       query: PageQuery,
       response: { 200: t.Array(User), 404: ErrorBody },
@@ -36,6 +37,7 @@ export const memberRoutes = (deps: Deps) =>
       return status(204, undefined)
     }, {
       permission: 'org-visible',
+      scope: 'organization',
       params: OrgUserParams,
       response: { 204: NoContent, 302: NoContent, 404: ErrorBody },
       detail: { summary: 'Is the user a member? 204 yes, 404 no; outsiders are redirected (302) to the public check', tags: TAGS },
@@ -68,6 +70,7 @@ export const memberRoutes = (deps: Deps) =>
       return users
     }, {
       permission: 'org-visible',
+      scope: 'organization',
       params: OrgParams,
       query: PageQuery,
       response: { 200: t.Array(User), 404: ErrorBody },
@@ -78,6 +81,7 @@ export const memberRoutes = (deps: Deps) =>
       return status(204, undefined)
     }, {
       permission: 'org-visible',
+      scope: 'organization',
       params: OrgUserParams,
       response: { 204: NoContent, 404: ErrorBody },
       detail: { summary: 'Is the user a public member? 204 yes, 404 no', tags: TAGS },
