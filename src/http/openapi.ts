@@ -22,7 +22,9 @@ export const openapiDocs = (version: string, checkCredential: (request: Request)
       path: DOCS_PATH,
       specPath: SPEC_PATH,
       provider: 'swagger-ui',
-      swagger: { cdn: `${DOCS_PATH}/assets/swagger-ui-bundle.js`, theme: `${DOCS_PATH}/assets/swagger-ui.css` },
+      // An absolute spec URL: the plugin's default is relative to the page, which resolves to
+      // /api/v1/api/v1/swagger.json. Its options type leaves `url` out, though its page honours it.
+      swagger: { cdn: `${DOCS_PATH}/assets/swagger-ui-bundle.js`, theme: `${DOCS_PATH}/assets/swagger-ui.css`, ...({ url: SPEC_PATH } as object) },
       exclude: { paths: [`${DOCS_PATH}/assets/:file`] },
       documentation: {
         info: { title: 'platform-api', version, description: 'Identity, organizations, member-cluster proxy, deployment orders and usage reports.' },

@@ -1,12 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import puppeteer from 'puppeteer-core'
+import { CHROMIUM_ARGS } from '../support/browser'
 import { makeTestApp } from '../support/app'
 
 const BASE = '/api/v1/user/settings/security/webauthn'
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
-]
 
 /** A port free right now: WebAuthn needs the page origin to equal PLATFORM_PUBLIC_URL, known before the app is built. */
 function freePort(): number {
