@@ -3,6 +3,7 @@
 // watches and followed logs held through the proxy while the platform's RSS is watched.
 // Usage: npm run bench:proxy [-- --duration 5 --connections 20 --hold 60 --watches 200 --logs 50]
 import { parseArgs } from 'node:util'
+import { wrk as measure, type Figures } from './wrk'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -21,23 +22,6 @@ for (const tool of ['wrk', 'nginx']) {
     console.error(`${tool} is not installed: apt-get install -y ${tool}`)
     process.exit(2)
   }
-}
-
-interface Figures { rps: number; p50: number; p99: number }
-
-async function wrk(url: string, headers: Record<string, string>): Promise<Figures> {
-  const args = ['wrk', '-t2', `-c${values.connections}`, `-d${values.duration}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url]
-  const child = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
-  if (code !== 0) throw new Error(`wrk failed: ${err}`)
-  const ms = (label: string) => {
-    const m = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out)
-    if (!m) throw new Error(`no ${label} in wrk output:\n${out}`)
-    return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1)
-  }
-  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)
-  if (errors) throw new Error(`${errors[1]} non-2xx responses from ${url}`)
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]), p50: ms('50%'), p99: ms('99%') }
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'platform-bench-proxy-'))
@@ -130,9 +114,9 @@ console.log(`wrk -t2 -c${values.connections} -d${values.duration}s per target, s
 const cases: [string, string][] = [['GET one object', '/api/v1/namespaces/bench/configmaps/cm-7'], ['GET a 500-item list', '/api/v1/namespaces/bench/configmaps']]
 const results: { name: string; direct: Figures; proxy: Figures; nginx: Figures }[] = []
 for (const [name, path] of cases) {
-  const direct = await wrk(`${member.url}${path}`, asMember)
-  const proxy = await wrk(`${ours}${path}`, { authorization: `token ${token}` })
-  const nginxFig = await wrk(`${viaNginx}${path}`, {})
+  const direct = await measure(`${member.url}${path}`, asMember, values)
+  const proxy = await measure(`${ours}${path}`, { authorization: `token ${token}` }, values)
+  const nginxFig = await measure(`${viaNginx}${path}`, {}, values)
   results.push({ name, direct, proxy, nginx: nginxFig })
   console.log(`\n${name}`)
   console.log(`  direct to the member  ${fmt(direct)}`)

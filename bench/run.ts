@@ -2,6 +2,7 @@
 // machine in the same run, measured with wrk (Debian package `wrk`). Prints req/s, p50/p99 and the ratio.
 // Usage: npm run bench [-- --duration 10 --connections 50 --rounds 3]
 import { parseArgs } from 'node:util'
+import { wrk as measure, type Figures } from './wrk'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,26 +17,6 @@ const { values } = parseArgs({
   args: process.argv.slice(2),
   options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '3' } },
 })
-
-interface Figures { rps: number; p50: number; p99: number }
-
-/** Runs wrk as a child process (asynchronously: the servers under test live in this process). */
-async function wrk(url: string, headers: Record<string, string>): Promise<Figures> {
-  const args = ['wrk', '-t2', `-c${values.connections}`, `-d${values.duration}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url]
-  const child = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
-  if (code !== 0) throw new Error(`wrk failed: ${err}`)
-  const ms = (label: string) => {
-    const m = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(out)
-    if (!m) throw new Error(`no ${label} in wrk output:\n${out}`)
-    return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1)
-  }
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1])
-  if (!(rps > 0)) throw new Error(`no throughput in wrk output:\n${out}`)
-  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)
-  if (errors) throw new Error(`${errors[1]} non-2xx responses from ${url}`)
-  return { rps, p50: ms('50%'), p99: ms('99%') }
-}
 
 if (Bun.spawnSync(['which', 'wrk']).exitCode !== 0) {
   console.error('wrk is not installed: apt-get install -y wrk')
@@ -56,8 +37,8 @@ const rows: { round: number; bare: Figures; user: Figures }[] = []
 const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2)} ms  p99 ${f.p99.toFixed(2)} ms`
 console.log(`wrk -t2 -c${values.connections} -d${values.duration}s, ${values.rounds} rounds, same machine, alternating targets`)
 for (let round = 1; round <= Number(values.rounds); round++) {
-  const bareFig = await wrk(`http://127.0.0.1:${bare.port}/`, {})
-  const userFig = await wrk(`http://127.0.0.1:${app.server!.port}/api/v1/user`, { Authorization: `token ${plaintext}` })
+  const bareFig = await measure(`http://127.0.0.1:${bare.port}/`, {}, values)
+  const userFig = await measure(`http://127.0.0.1:${app.server!.port}/api/v1/user`, { Authorization: `token ${plaintext}` }, values)
   rows.push({ round, bare: bareFig, user: userFig })
   console.log(`round ${round}: Bun.serve JSON ${fmt(bareFig)} | GET /api/v1/user ${fmt(userFig)} | ratio ${(userFig.rps / bareFig.rps).toFixed(2)}`)
 }
