@@ -85,8 +85,8 @@ export const teamRoutes = (deps: Deps) =>
       response: { 200: t.Array(User), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Members of a team', tags: TAGS },
     })
-    .put('/teams/:teamId/members/:username', async ({ scope, params, status }) => {
-      await teams.addTeamMember(deps, scope, params.username)
+    .put('/teams/:teamId/members/:username', async ({ me, scope, params, status }) => {
+      await teams.addTeamMember(deps, me, scope, params.username)
       return status(204, undefined)
     }, {
       permission: 'admin:org',
@@ -95,8 +95,8 @@ export const teamRoutes = (deps: Deps) =>
       response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Add a user to a team (and so to the organization)', tags: TAGS },
     })
-    .delete('/teams/:teamId/members/:username', async ({ scope, params, status }) => {
-      await teams.removeTeamMember(deps, scope, params.username)
+    .delete('/teams/:teamId/members/:username', async ({ me, scope, params, status }) => {
+      await teams.removeTeamMember(deps, me, scope, params.username)
       return status(204, undefined)
     }, {
       permission: 'admin:org',

@@ -129,19 +129,30 @@ export async function listTeamMembers(deps: Deps, scope: OrgScope, actor: Actor,
   return { users: rows.map((u) => presentUser(u, viewer)), total }
 }
 
-async function userNamed(deps: Deps, username: string): Promise<UserRow> {
+/**
+ * The user `username` as `actor` may name them for the org of `scope`: a private user is unknown
+ * (the same 404) to anyone but themself, site admins and the org's own membership lists, so no one
+ * can pull a hidden user into an org (and so learn their profile) without consent.
+ */
+async function userNamed(deps: Deps, actor: Actor, scope: OrgScope, username: string): Promise<UserRow> {
   const user = await findUserByName(deps.db.read, username)
   if (!user) throw new AppError('notFound', Messages.userNotFound)
+  const hidden = user.visibility === PRIVATE_VISIBILITY && user.id !== actor.user.id && !actor.user.isAdmin
+    && !(await store.findMembership(deps.db.read, scope.org.id, user.id))
+  if (hidden) throw new AppError('notFound', Messages.userNotFound)
   return user
 }
 
+const PRIVATE_VISIBILITY = 2
+
 /**
- * Adds a user to the team (making them an org member). Idempotent. Throws notFound (user),
+ * Adds a user to the team (making them an org member). Idempotent. Throws notFound (user, or a
+ * private user hidden from the caller),
  * forbidden (the team gives more than the caller holds: only owners fill Owners), notFound (the
  * team was deleted meanwhile).
  */
-export async function addTeamMember(deps: Deps, scope: OrgScope, username: string): Promise<void> {
-  const user = await userNamed(deps, username)
+export async function addTeamMember(deps: Deps, actor: Actor, scope: OrgScope, username: string): Promise<void> {
+  const user = await userNamed(deps, actor, scope, username)
   assertHoldsAll(scope, await grantsOfTeam(deps.db.read, scope.team!))
   if (!(await deps.db.write((tx) => store.addTeamMember(tx, scope.team!, user.id)))) throw new AppError('notFound', AuthzMessages.teamNotFound)
 }
@@ -152,9 +163,9 @@ export async function addTeamMember(deps: Deps, scope: OrgScope, username: strin
  * conflict (the last member of the Owners team:
  * `orgLastMember`, checked in the removing transaction so concurrent removals cannot both pass).
  */
-export async function removeTeamMember(deps: Deps, scope: OrgScope, username: string): Promise<void> {
+export async function removeTeamMember(deps: Deps, actor: Actor, scope: OrgScope, username: string): Promise<void> {
   const team = scope.team!
-  const user = await userNamed(deps, username)
+  const user = await userNamed(deps, actor, scope, username)
   if (!(await store.isTeamMember(deps.db.read, team.id, user.id))) return
   assertHoldsAll(scope, await grantsOfTeam(deps.db.read, team))
   await deps.db.write(async (tx) => {
