@@ -20,7 +20,7 @@ describe('forced membership', () => {
 
   test('a public or limited user, and a private one by a site admin, can be added', async () => {
     const t = await makeTestApp()
-    const [olga, pat, vic] = await t.users('olga', 'pat', 'vic')
+    const [olga, , vic] = await t.users('olga', 'pat', 'vic')
     await t.deps.db.write((tx) => updateUser(tx, vic!.user.id, { visibility: 2 }))
     const { ownersTeam } = await makeOrg(t, 'acme', { owner: olga! })
     expect((await t.as(olga!).send('PUT', `/api/v1/teams/${ownersTeam.id}/members/pat`)).status).toBe(204)
