@@ -10,6 +10,8 @@ export const ORG_PERMISSIONS = [
   'view:sync-token', 'create:fleetmgr-org-sync-token', 'remove:fleetmgr-sync-token',
   'list:access-token', 'delete:access-token', 'list:msgbus-token', 'revoke:msgbus-token',
   'view:auth-source', 'create:auth-source', 'update:auth-source', 'delete:auth-source',
+  // Not in the contract: who may send usage events for an org (decisions §5a: owners and admins).
+  'send:usage-events',
 ] as const
 export type OrgPermission = (typeof ORG_PERMISSIONS)[number]
 
@@ -33,7 +35,7 @@ export const ROLE_PERMISSIONS = {
   owner: ORG_PERMISSIONS,
   admin: [
     'edit:org', 'view:avatar', 'update:avatar', 'delete:avatar', 'view:sync-token',
-    'list:access-token', 'list:msgbus-token', 'view:auth-source',
+    'list:access-token', 'list:msgbus-token', 'view:auth-source', 'send:usage-events',
   ],
   member: ['view:avatar'],
   'site-admin': PERMISSION_STRINGS,

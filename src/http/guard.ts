@@ -8,6 +8,12 @@ import { AppError } from './errors'
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
+/** Routes whose path names no org may name it in query `org` (the usage routes of the spec do). */
+function orgFromQuery(params: RouteParams | undefined, query: Record<string, unknown> | undefined): RouteParams | undefined {
+  if (typeof query?.org !== 'string' || params?.org !== undefined || params?.orgname !== undefined || params?.teamId !== undefined) return params
+  return { ...params, org: query.org }
+}
+
 /**
  * Route-level requirements, declared beside each path:
  * - `permission`: who may call (authz/); on every route but `public` ones the handler gets `me`,
@@ -29,8 +35,8 @@ export const guard = (deps: Deps) => {
         detail: { 'x-permission': needed } as Record<string, string>,
         // transform runs before validation: who may call is settled before what they sent.
         // An unreadable body (http/body.ts) is refused only then, once the caller passed.
-        transform: async ({ actor, params, request, body }: { actor: Actor | undefined; params: RouteParams; request: Request; body: unknown }) => {
-          const scope = await authorize(deps, actor, needed, params)
+        transform: async ({ actor, params, query, request, body }: { actor: Actor | undefined; params: RouteParams | undefined; query: Record<string, unknown> | undefined; request: Request; body: unknown }) => {
+          const scope = await authorize(deps, actor, needed, orgFromQuery(params, query))
           assertPasswordCurrent(actor, request)
           if (scope) scopes.set(request, scope)
           rejectUnreadableBody(body)

@@ -23,6 +23,7 @@ const EXPECTED: Record<PermissionString, string> = {
   'create:auth-source': 'O--S',
   'update:auth-source': 'O--S',
   'delete:auth-source': 'O--S',
+  'send:usage-events': 'OA-S',
   'view_usage_analytics:site_admin': '---S',
 }
 const LETTER: Record<Role, string> = { owner: 'O', admin: 'A', member: 'M', 'site-admin': 'S' }

@@ -1,0 +1,100 @@
+import { TYPE_RANK, type EventType } from './counting'
+import { parseCpuMillis, parseMemoryBytes } from './quantity'
+
+/** Product identifiers of the spec. */
+export const PRODUCTS = ['dbprod', 'backupprod', 'secretsprod', 'ingressprod'] as const
+export type Product = (typeof PRODUCTS)[number]
+export const isProduct = (value: unknown): value is Product => (PRODUCTS as readonly unknown[]).includes(value)
+
+/** A usage event as read and checked (decisions §5a), times in Unix ms. */
+export interface UsageEvent {
+  at: number
+  type: EventType
+  rank: number
+  product: Product
+  cluster: { uid: string; name: string; prod: boolean }
+  namespace: { uid: string; name: string }
+  object: { group: string; kind: string; name: string; uid: string }
+  /** Requests, else limits; null when the event carries no resources (only `deleted` may). */
+  cpuMillis: number | null
+  memoryBytes: number | null
+}
+
+/** Events may run ahead of our clock by this much (agents' clocks drift). */
+export const CLOCK_SKEW_MS = 5 * 60_000
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$/i
+const MAX_TEXT = 253
+
+type Record_ = Record<string, unknown>
+const isRecord = (value: unknown): value is Record_ => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** A field problem: the message names the field, for `rejected[].message`. */
+class BadField extends Error {}
+
+function text(parent: Record_, key: string, path: string, opts: { empty?: boolean } = {}): string {
+  const value = parent[key]
+  if (typeof value !== 'string') throw new BadField(`${path}.${key} must be a string`)
+  if (!opts.empty && value === '') throw new BadField(`${path}.${key} must not be empty`)
+  if (value.length > MAX_TEXT) throw new BadField(`${path}.${key} is longer than ${MAX_TEXT} characters`)
+  return value
+}
+
+function record(parent: Record_, key: string, path = ''): Record_ {
+  const value = parent[key]
+  if (!isRecord(value)) throw new BadField(`${path}${key} must be an object`)
+  return value
+}
+
+function time(value: unknown, now: number): number {
+  if (typeof value !== 'string' || !RFC3339.test(value)) throw new BadField('time must be an RFC 3339 date-time, e.g. 2025-10-01T00:00:00Z')
+  const at = Date.parse(value)
+  if (Number.isNaN(at)) throw new BadField('time is not a valid date-time')
+  if (at > now + CLOCK_SKEW_MS) throw new BadField('time is in the future')
+  return at
+}
+
+/** CPU and memory of the whole object: requests, each falling back to limits (decisions §5a). */
+function resources(event: Record_, type: EventType): { cpuMillis: number | null; memoryBytes: number | null } {
+  if (event.resources === undefined && type === 'deleted') return { cpuMillis: null, memoryBytes: null }
+  const res = record(event, 'resources')
+  const requests = res.requests === undefined ? {} : record(res, 'requests', 'resources.')
+  const limits = res.limits === undefined ? {} : record(res, 'limits', 'resources.')
+  const pick = (name: 'cpu' | 'memory', parse: (v: unknown) => number | undefined): number => {
+    const [where, raw] = requests[name] !== undefined ? ['requests', requests[name]] : ['limits', limits[name]]
+    if (raw === undefined) throw new BadField(`resources.requests.${name} (or resources.limits.${name}) is required`)
+    const value = parse(raw)
+    if (value === undefined) throw new BadField(`resources.${where}.${name} is not a Kubernetes quantity: ${JSON.stringify(raw).slice(0, 40)}`)
+    return value
+  }
+  return { cpuMillis: pick('cpu', parseCpuMillis), memoryBytes: pick('memory', parseMemoryBytes) }
+}
+
+/** Reads one event; a string is the reason it is rejected. */
+export function readEvent(value: unknown, now: number): UsageEvent | string {
+  try {
+    if (!isRecord(value)) throw new BadField('an event must be a JSON object')
+    const at = time(value.time, now)
+    const type = value.type
+    if (typeof type !== 'string' || !(type in TYPE_RANK)) throw new BadField(`type must be one of: ${Object.keys(TYPE_RANK).join(', ')}`)
+    const eventType = type as EventType
+    if (!isProduct(value.product)) throw new BadField(`product must be one of: ${PRODUCTS.join(', ')}`)
+    const cluster = record(value, 'cluster')
+    const mode = cluster.mode
+    if (mode !== undefined && mode !== null && typeof mode !== 'string') throw new BadField('cluster.mode must be a string')
+    const namespace = record(value, 'namespace')
+    const object = record(value, 'object')
+    return {
+      at,
+      type: eventType,
+      rank: TYPE_RANK[eventType],
+      product: value.product,
+      cluster: { uid: text(cluster, 'uid', 'cluster'), name: text(cluster, 'name', 'cluster', { empty: true }), prod: mode === 'prod' },
+      namespace: { uid: text(namespace, 'uid', 'namespace'), name: text(namespace, 'name', 'namespace') },
+      object: { group: text(object, 'group', 'object', { empty: true }), kind: text(object, 'kind', 'object'), name: text(object, 'name', 'object'), uid: text(object, 'uid', 'object') },
+      ...resources(value, eventType),
+    }
+  } catch (error) {
+    if (error instanceof BadField) return error.message
+    throw error
+  }
+}

@@ -1,0 +1,136 @@
+import type { Deps } from '../deps'
+import type { Executor } from '../storage/database'
+import { monthKeyAt, type MonthKey } from './calendar'
+import { compareReadings, mergeIntervals, tallyOf, tallyOfAppend, DELETED_RANK, type Coverage, type Reading } from './counting'
+import { BadLine } from './body'
+import { readEvent, type UsageEvent } from './events'
+import * as store from './store'
+
+/** Answer of an ingestion (decisions §5a). */
+export interface IngestResult {
+  accepted: number
+  duplicates: number
+  rejected: { index: number; message: string }[]
+}
+
+export const IngestMessages = {
+  productChanged: (uid: string, product: string) => `object ${uid} was reported as ${product}; an object keeps its product`,
+} as const
+
+/** Events of one object in a batch, with their positions in the request. */
+interface ObjectBatch {
+  uid: string
+  events: { index: number; event: UsageEvent }[]
+}
+
+/**
+ * Reads and stores a batch of events for `orgId`: each bad event is rejected alone with its index,
+ * events already stored (same object uid, time and type) count as duplicates, and the per-object
+ * integrals are brought up to date in the same transaction, so every later read sees them.
+ */
+export async function ingestEvents(deps: Deps, orgId: number, values: readonly unknown[], now = Date.now(), firstIndex = 0): Promise<IngestResult> {
+  const result: IngestResult = { accepted: 0, duplicates: 0, rejected: [] }
+  const byObject = new Map<string, ObjectBatch>()
+  values.forEach((value, i) => {
+    const event = value instanceof BadLine ? value.message : readEvent(value, now)
+    if (typeof event === 'string') return result.rejected.push({ index: firstIndex + i, message: event })
+    let batch = byObject.get(event.object.uid)
+    if (!batch) byObject.set(event.object.uid, (batch = { uid: event.object.uid, events: [] }))
+    batch.events.push({ index: firstIndex + i, event })
+  })
+  if (byObject.size > 0) await deps.db.write((tx) => storeBatches(tx, orgId, [...byObject.values()], result))
+  result.rejected.sort((a, b) => a.index - b.index)
+  return result
+}
+
+/** Coverage of paid contracts per product and cluster, computed once per batch. */
+function coverageLookup(contracts: readonly store.ContractRow[]) {
+  const cache = new Map<string, Coverage>()
+  return (product: string, clusterUid: string): Coverage => {
+    const key = `${product}\u0000${clusterUid}`
+    let coverage = cache.get(key)
+    if (!coverage) {
+      coverage = mergeIntervals(contracts
+        .filter((c) => c.kind === 'paid' && c.product === product && (c.clusterUids === null || c.clusterUids.includes(clusterUid)))
+        .map((c) => [c.startAt, c.endAt ?? Infinity] as const))
+      cache.set(key, coverage)
+    }
+    return coverage
+  }
+}
+
+async function storeBatches(tx: Executor, orgId: number, batches: ObjectBatch[], result: IngestResult): Promise<void> {
+  const coverageOf = coverageLookup(await store.listContracts(tx, orgId))
+  const known = new Map((await store.findObjectsByUid(tx, orgId, batches.map((b) => b.uid))).map((o) => [o.uid, o]))
+  const months = new Set<MonthKey>()
+  for (const batch of batches) {
+    const existing = known.get(batch.uid)
+    const product = existing?.product ?? batch.events[0]!.event.product
+    const wrong = batch.events.filter((e) => e.event.product !== product)
+    for (const e of wrong) result.rejected.push({ index: e.index, message: IngestMessages.productChanged(batch.uid, product) })
+    const events = batch.events.filter((e) => e.event.product === product).map((e) => e.event).sort(compareReadings)
+    const fresh = await freshEvents(tx, existing, events)
+    result.duplicates += events.length - fresh.length
+    if (fresh.length === 0) continue
+    result.accepted += fresh.length
+    for (const e of fresh) months.add(monthKeyAt(e.at))
+    await storeObjectEvents(tx, orgId, existing, fresh, coverageOf)
+  }
+  await store.addGeneratedMonths(tx, orgId, months)
+}
+
+/** The events not yet stored: duplicates inside the batch and already stored ones dropped. */
+async function freshEvents(tx: Executor, existing: store.ObjectRow | undefined, sorted: UsageEvent[]): Promise<UsageEvent[]> {
+  const unique = sorted.filter((e, i) => i === 0 || compareReadings(e, sorted[i - 1]!) !== 0)
+  if (!existing || unique.length === 0) return unique
+  // Appending after the tail (the usual case) cannot meet a stored event; only earlier ones need a look.
+  if (compareReadings(unique[0]!, store.tailOf(existing)) > 0) return unique
+  const stored = await store.storedEventKeys(tx, existing.id, unique[0]!.at, unique[unique.length - 1]!.at)
+  return unique.filter((e) => !stored.has(`${e.at}:${e.rank}`))
+}
+
+const readingOf = (e: UsageEvent): Reading => ({ at: e.at, rank: e.rank, cpuMillis: e.cpuMillis, memoryBytes: e.memoryBytes, prod: e.cluster.prod })
+
+/**
+ * Stores new events of one object and updates its integrals: by the difference when they all come
+ * after its last event, else (a late event) by recounting the object's whole history.
+ */
+async function storeObjectEvents(tx: Executor, orgId: number, existing: store.ObjectRow | undefined, fresh: UsageEvent[], coverageOf: (product: string, clusterUid: string) => Coverage): Promise<void> {
+  const latest = fresh[fresh.length - 1]!
+  const readings = fresh.map(readingOf)
+  const deleted = fresh.filter((e) => e.rank === DELETED_RANK).map((e) => e.at)
+  const lastDeletion = deleted.length > 0 ? Math.max(existing?.deletedAt ?? 0, ...deleted) : existing?.deletedAt ?? null
+  const object = existing ?? await store.insertObject(tx, { ...objectFields(orgId, latest), firstAt: fresh[0]!.at, ...tailFields(readings[readings.length - 1]!), deletedAt: lastDeletion })
+  await store.insertEvents(tx, object.id, readings)
+  const coverage = coverageOf(object.product, latest.cluster.uid)
+  const appended = existing !== undefined && compareReadings(readings[0]!, store.tailOf(existing)) > 0
+  if (!existing) await store.saveTally(tx, object.id, tallyOf(readings, coverage), 'add')
+  else if (appended) await store.saveTally(tx, object.id, tallyOfAppend(store.tailOf(existing), readings, coverage), 'add')
+  else await store.saveTally(tx, object.id, tallyOf(await store.readingsOf(tx, object.id), coverage), 'replace')
+  if (!existing) return
+  const newest = appended || compareReadings(readings[readings.length - 1]!, store.tailOf(existing)) > 0
+  await store.updateObject(tx, {
+    ...existing,
+    ...(newest ? { ...objectFields(orgId, latest), ...tailFields(readings[readings.length - 1]!) } : {}),
+    firstAt: Math.min(existing.firstAt, fresh[0]!.at),
+    deletedAt: lastDeletion,
+  })
+}
+
+function objectFields(orgId: number, e: UsageEvent) {
+  return {
+    orgId, product: e.product, uid: e.object.uid, clusterUid: e.cluster.uid, clusterName: e.cluster.name, namespaceUid: e.namespace.uid,
+    namespace: e.namespace.name, apiGroup: e.object.group, kind: e.object.kind, name: e.object.name,
+  }
+}
+
+const tailFields = (r: Reading) => ({ lastAt: r.at, lastRank: r.rank, lastCpuMillis: r.cpuMillis, lastMemoryBytes: r.memoryBytes, lastProd: r.prod ? 1 : 0 })
+
+/** Recounts every object of the org and product (after its contracts changed: billable minutes move). */
+export async function recountObjects(tx: Executor, orgId: number, product: string): Promise<void> {
+  const coverageOf = coverageLookup(await store.listContracts(tx, orgId))
+  for (const object of await store.objectsOf(tx, orgId, { product })) {
+    const readings = await store.readingsOf(tx, object.id)
+    await store.saveTally(tx, object.id, tallyOf(readings, coverageOf(product, object.clusterUid)), 'replace')
+  }
+}

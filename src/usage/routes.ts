@@ -1,0 +1,41 @@
+import { Elysia } from 'elysia'
+import type { Deps } from '../deps'
+import { guard } from '../http/guard'
+import { ErrorBody } from '../http/schemas'
+import { eventsOfBody, readNdjsonBody } from './body'
+import { ingestEvents } from './ingest'
+import { GeneratedDates, IngestResponse, MonthlySummaryParams, MonthlySummaryQuery, MonthlySummaryResponse, OrgQuery, UsageEventsBody } from './schemas'
+import * as usage from './service'
+
+const TAGS = ['usage']
+const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody }
+
+/** Usage ingestion and reports (spec "Usage reports", decisions §5, §5a); registered in billing mode only. */
+export const usageRoutes = (deps: Deps) =>
+  new Elysia({ name: 'usage.routes', prefix: '/api/v1' })
+    .use(guard(deps))
+    .post('/usage/events', ({ scope, body }) => ingestEvents(deps, scope.org.id, eventsOfBody(body)), {
+      permission: 'send:usage-events',
+      scope: 'organization',
+      query: OrgQuery,
+      parse: readNdjsonBody(deps.config.maxBodyBytes),
+      body: UsageEventsBody,
+      response: { 200: IngestResponse, ...errors, 413: ErrorBody },
+      detail: { summary: 'Ingest usage events (JSON array or NDJSON); each bad event is rejected alone, repeats are duplicates', tags: TAGS },
+    })
+    .get('/dashboard/monthly-summary/:resourceType', async ({ params, query }) =>
+      usage.monthlySummary(deps, await usage.usageOrg(deps, query.org), params.resourceType, query), {
+      permission: 'view_usage_analytics:site_admin',
+      scope: 'admin',
+      params: MonthlySummaryParams,
+      query: MonthlySummaryQuery,
+      response: { 200: MonthlySummaryResponse, 400: ErrorBody, ...errors },
+      detail: { summary: 'Monthly usage of one product for an organization, newest month first', tags: TAGS },
+    })
+    .get('/dashboard/summary/generated-months', async ({ query }) => usage.generatedMonthList(deps, await usage.usageOrg(deps, query.org)), {
+      permission: 'view_usage_analytics:site_admin',
+      scope: 'admin',
+      query: OrgQuery,
+      response: { 200: GeneratedDates, ...errors },
+      detail: { summary: 'Months with any usage of the organization, by year', tags: TAGS },
+    })

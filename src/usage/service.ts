@@ -1,0 +1,177 @@
+import type { Deps } from '../deps'
+import { AppError } from '../http/errors'
+import type { UserRow } from '../identity/store'
+import { findOrgByName } from '../orgs/store'
+import type { Executor } from '../storage/database'
+import {
+  addMonths, HOUR_MS, MONTH_MINUTES, monthKeyAt, monthName, monthOf, monthsBetween, parseYearMonth, yearOf, type MonthKey,
+} from './calendar'
+import { futureOf, mergeIntervals, type Coverage, type DayTally, type MonthTally } from './counting'
+import { isProduct, PRODUCTS, type Product } from './events'
+import * as store from './store'
+
+export const Messages = {
+  orgNotFound: 'organization does not exist',
+  unknownProduct: `resourceType must be one of: ${PRODUCTS.join(', ')}`,
+  badYearMonth: (name: string) => `${name} must be YYYY-MM with a month 01-12`,
+  startAfterEnd: 'period_start is after period_end',
+  rangeTooLong: 'the period spans more than 24 months',
+} as const
+
+export const MAX_PERIOD_MONTHS = 24
+const DEFAULT_WINDOW_MONTHS = 6
+
+/** The org named by the `org` query of a usage route. Throws notFound. */
+export async function usageOrg(deps: Deps, name: string): Promise<UserRow> {
+  const org = await findOrgByName(deps.db.read, name)
+  if (!org) throw new AppError('notFound', Messages.orgNotFound)
+  return org
+}
+
+/** Rounds for display: two decimals (decisions §5). */
+export const round2 = (value: number) => Math.round((value + Number.EPSILON) * 100) / 100
+/** Sums of floats that should cancel leave dust; below a micro-unit it is zero. */
+const settle = (value: number) => (Math.abs(value) < 1e-6 ? 0 : value)
+
+/** Change from the previous row in percent: 0 when both are 0, 100 when only the previous is (decisions §5). */
+export function changeFromPrevious(current: number, previous: number): number {
+  const cur = settle(current)
+  const prev = settle(previous)
+  if (prev === 0) return cur === 0 ? 0 : 100
+  return round2(((cur - prev) / prev) * 100)
+}
+
+export const toCoreMonths = (coreMinutes: number) => round2(settle(coreMinutes) / MONTH_MINUTES)
+
+/** Looks up the paid coverage of an org's clusters per product. */
+export async function coverageFor(db: Executor, orgId: number): Promise<(product: string, clusterUid: string) => Coverage> {
+  const contracts = await store.listContracts(db, orgId)
+  return (product, clusterUid) => mergeIntervals(contracts
+    .filter((c) => c.kind === 'paid' && c.product === product && (c.clusterUids === null || c.clusterUids.includes(clusterUid)))
+    .map((c) => [c.startAt, c.endAt ?? Infinity] as const))
+}
+
+/**
+ * Month rows of the org's objects as of `now`: stored rows count each object's last segment to its
+ * provisional end; the part after `now` is taken away here (the current month is partial).
+ */
+export async function objectMonthsAt(db: Executor, orgId: number, from: MonthKey, to: MonthKey, filter: store.ObjectFilter, now: number): Promise<store.ObjectMonth[]> {
+  const rows = await store.objectMonths(db, orgId, from, to, filter)
+  const recent = await store.recentObjects(db, orgId, now - HOUR_MS, filter)
+  if (recent.length === 0) return rows
+  const coverageOf = await coverageFor(db, orgId)
+  const byKey = new Map(rows.map((r) => [`${r.id}:${r.month}`, r]))
+  for (const object of recent) {
+    for (const [month, delta] of futureOf(store.tailOf(object), now, coverageOf(object.product, object.clusterUid)).months) {
+      const row = byKey.get(`${object.id}:${month}`)
+      if (row) addMonthTally(row, delta)
+    }
+  }
+  return rows
+}
+
+/** Day rows as of `now` (see objectMonthsAt). */
+export async function objectDaysAt(db: Executor, orgId: number, fromDay: number, toDay: number, filter: store.ObjectFilter, now: number): Promise<store.ObjectDay[]> {
+  const rows = await store.objectDays(db, orgId, fromDay, toDay, filter)
+  const recent = await store.recentObjects(db, orgId, now - HOUR_MS, filter)
+  if (recent.length === 0) return rows
+  const coverageOf = await coverageFor(db, orgId)
+  const byKey = new Map(rows.map((r) => [`${r.objectId}:${r.day}`, r]))
+  for (const object of recent) {
+    for (const [day, delta] of futureOf(store.tailOf(object), now, coverageOf(object.product, object.clusterUid)).days) {
+      const row = byKey.get(`${object.id}:${day}`)
+      if (row) addDayTally(row, delta)
+    }
+  }
+  return rows
+}
+
+function addMonthTally(row: MonthTally, delta: MonthTally): void {
+  for (const key of Object.keys(delta) as (keyof MonthTally)[]) row[key] += delta[key]
+}
+
+function addDayTally(row: DayTally, delta: DayTally): void {
+  for (const key of Object.keys(delta) as (keyof DayTally)[]) row[key] += delta[key]
+}
+
+export const totalCpu = (r: MonthTally) => r.cpuProd + r.cpuNonProd
+export const totalMem = (r: MonthTally) => r.memProd + r.memNonProd
+export const billableCpu = (r: MonthTally) => r.billCpuProd + r.billCpuNonProd
+export const billableMem = (r: MonthTally) => r.billMemProd + r.billMemNonProd
+
+export interface MonthlySummaryQuery {
+  period_start?: string
+  period_end?: string
+}
+
+/** One row of MonthlySummaryResponse. */
+export interface MonthSummary {
+  year: number
+  month: number
+  cpuCoreMonth: number
+  memoryGiBMonth: number
+  instances: number
+  cpuChangeFromPrev?: number
+  memoryChangeFromPrev?: number
+}
+
+/**
+ * The window of a monthly summary: as given (checked as requested, before clamping) or the six
+ * months ending with the current one. Throws badRequest.
+ */
+export function summaryWindow(query: MonthlySummaryQuery, now: number): { from: MonthKey; to: MonthKey } {
+  const current = monthKeyAt(now)
+  if (query.period_start === undefined) return { from: addMonths(current, 1 - DEFAULT_WINDOW_MONTHS), to: current }
+  const from = parseYearMonth(query.period_start)
+  if (from === undefined) throw new AppError('badRequest', Messages.badYearMonth('period_start'))
+  const to = query.period_end === undefined ? current : parseYearMonth(query.period_end)
+  if (to === undefined) throw new AppError('badRequest', Messages.badYearMonth('period_end'))
+  if (from > to) throw new AppError('badRequest', Messages.startAfterEnd)
+  if (monthsBetween(from, to) > MAX_PERIOD_MONTHS) throw new AppError('badRequest', Messages.rangeTooLong)
+  return { from, to }
+}
+
+/** Totals of one product per month (core-minutes, GiB-minutes, instances) for the whole org. */
+export async function productMonthTotals(db: Executor, orgId: number, product: Product, from: MonthKey, to: MonthKey, now: number) {
+  const totals = new Map<MonthKey, { cpu: number; mem: number; instances: number }>()
+  for (const row of await objectMonthsAt(db, orgId, from, to, { product }, now)) {
+    let t = totals.get(row.month)
+    if (!t) totals.set(row.month, (t = { cpu: 0, mem: 0, instances: 0 }))
+    t.cpu += totalCpu(row)
+    t.mem += totalMem(row)
+    if (row.activeMs > 0) t.instances++
+  }
+  return totals
+}
+
+/**
+ * GET /dashboard/monthly-summary/{resourceType}: generated months of the window, newest first,
+ * each with the change from the next older row returned. Throws badRequest.
+ */
+export async function monthlySummary(deps: Deps, org: UserRow, resourceType: string, query: MonthlySummaryQuery, now = Date.now()): Promise<{ resourceType: string; months: MonthSummary[] }> {
+  if (!isProduct(resourceType)) throw new AppError('badRequest', Messages.unknownProduct)
+  const { from, to } = summaryWindow(query, now)
+  const db = deps.db.read
+  const months = (await store.generatedMonths(db, org.id)).filter((m) => m >= from && m <= to).reverse()
+  const totals = await productMonthTotals(db, org.id, resourceType, from, to, now)
+  const zero = { cpu: 0, mem: 0, instances: 0 }
+  const rows = months.map((month, i): MonthSummary => {
+    const t = totals.get(month) ?? zero
+    const row: MonthSummary = { year: yearOf(month), month: monthOf(month), cpuCoreMonth: toCoreMonths(t.cpu), memoryGiBMonth: toCoreMonths(t.mem), instances: t.instances }
+    const older = months[i + 1]
+    if (older !== undefined) {
+      const prev = totals.get(older) ?? zero
+      row.cpuChangeFromPrev = changeFromPrevious(t.cpu, prev.cpu)
+      row.memoryChangeFromPrev = changeFromPrevious(t.mem, prev.mem)
+    }
+    return row
+  })
+  return { resourceType, months: rows }
+}
+
+/** GET /dashboard/summary/generated-months: months with any event, by year, in calendar order. */
+export async function generatedMonthList(deps: Deps, org: UserRow): Promise<{ yearMonthList: Record<string, string[]> }> {
+  const list: Record<string, string[]> = {}
+  for (const month of await store.generatedMonths(deps.db.read, org.id)) (list[String(yearOf(month))] ??= []).push(monthName(month))
+  return { yearMonthList: list }
+}

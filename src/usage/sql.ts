@@ -1,0 +1,54 @@
+import { Database as BunSqlite } from 'bun:sqlite'
+import { sql, type SQL } from 'drizzle-orm'
+import type { Executor } from '../storage/database'
+
+/**
+ * Plain SQL for the usage tables, on both drivers. Ingestion writes millions of rows: drizzle's
+ * query builder costs ~50 µs a call, more than the insert, so on bun:sqlite the statement goes to
+ * the connection directly (cached per SQL text); on libSQL it is bound through drizzle.
+ */
+export type SqlValue = string | number | null
+
+function bunClientOf(db: Executor): BunSqlite | undefined {
+  const client = (db as unknown as { $client?: unknown }).$client
+  return client instanceof BunSqlite ? client : undefined
+}
+
+function bind(text: string, values: readonly SqlValue[]): SQL {
+  const parts = text.split('?')
+  if (parts.length - 1 !== values.length) throw new Error(`SQL wants ${parts.length - 1} values, got ${values.length}`)
+  const chunks: SQL[] = [sql.raw(parts[0]!)]
+  for (let i = 1; i < parts.length; i++) chunks.push(sql`${values[i - 1]}`, sql.raw(parts[i]!))
+  return sql.join(chunks)
+}
+
+/** Rows of a query as objects keyed by column name. */
+export async function queryAll<T>(db: Executor, text: string, values: readonly SqlValue[] = []): Promise<T[]> {
+  const client = bunClientOf(db)
+  if (client) return client.query(text).all(...values) as T[]
+  return db.all<T>(bind(text, values))
+}
+
+/** Runs a statement. */
+export async function execute(db: Executor, text: string, values: readonly SqlValue[] = []): Promise<void> {
+  const client = bunClientOf(db)
+  if (client) client.query(text).run(...values)
+  else await db.run(bind(text, values))
+}
+
+/**
+ * Inserts `rows` with `INSERT … VALUES (…),(…) <suffix>`, many rows per statement (one statement
+ * per row costs twice as much on bun:sqlite).
+ */
+export async function insertRows(db: Executor, head: string, rows: readonly SqlValue[][], suffix = '', perStatement = 400): Promise<void> {
+  if (rows.length === 0) return
+  const width = rows[0]!.length
+  const tuple = `(${new Array(width).fill('?').join(',')})`
+  for (let i = 0; i < rows.length; i += perStatement) {
+    const chunk = rows.slice(i, i + perStatement)
+    await execute(db, `${head} VALUES ${new Array(chunk.length).fill(tuple).join(',')} ${suffix}`, chunk.flat())
+  }
+}
+
+/** `?,?,?` for an IN list of `count` values. */
+export const placeholders = (count: number) => new Array(count).fill('?').join(',')
