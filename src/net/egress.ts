@@ -10,6 +10,8 @@ import { lookup } from 'node:dns/promises'
 export interface EgressPolicy {
   /** Loopback, private, link-local, CGNAT and ULA targets are allowed (tests, a LAN MinIO). Metadata never is. */
   allowPrivate: boolean
+  /** The setting that allows private targets for this caller, named in refusals; PLATFORM_ALLOW_PRIVATE_ENDPOINTS when unset. */
+  setting?: string
 }
 
 export type AddressClass = 'public' | 'private' | 'metadata'
@@ -61,7 +63,7 @@ function refusalOf(host: string, address: string, policy: EgressPolicy): EgressR
   const kind = classifyAddress(address)
   if (kind === 'metadata') return new EgressRefused(host, 'is a cloud metadata address')
   if (kind === 'private' && !policy.allowPrivate) {
-    return new EgressRefused(host, `resolves to the private or local address ${address} (set PLATFORM_ALLOW_PRIVATE_ENDPOINTS=true to allow)`)
+    return new EgressRefused(host, `resolves to the private or local address ${address} (set ${policy.setting ?? 'PLATFORM_ALLOW_PRIVATE_ENDPOINTS'}=true to allow)`)
   }
   return undefined
 }
