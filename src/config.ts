@@ -45,12 +45,35 @@ export interface Config {
   tls: { certFile: string; keyFile: string; caFile: string | undefined } | undefined
   /** Write one JSON line per request to stdout. */
   requestLog: boolean
+  /** Deployment orders (decisions §4, §4a, §7): chart sources seeded at start, private registries, Helm limits. */
+  orders: OrdersConfig
   /** Stamped by a build: the source commit and build time. */
   buildCommit: string | undefined
   buildDate: string | undefined
 }
 
 export class ConfigError extends Error {}
+
+/** A chart source as PLATFORM_CHART_SOURCES gives it (decisions §4a). */
+export interface ChartSourceSeed {
+  name: string
+  url: string
+  username?: string
+  password?: string
+  caData?: string
+  insecureSkipTLSVerify?: boolean
+}
+
+export interface OrdersConfig {
+  chartSources: ChartSourceSeed[]
+  /** Loopback and private chart sources are allowed (tests, labs); metadata addresses never. */
+  allowPrivateRegistries: boolean
+  /** `--kube-version` of every render. */
+  kubeVersion: string
+  helmTimeoutMs: number
+  helmMemoryBytes: number
+  chartFetchTimeoutMs: number
+}
 
 const MODES: readonly DeploymentMode[] = ['hosted', 'marketplace', 'billing']
 const projectRoot = resolve(import.meta.dir, '..')
@@ -114,9 +137,48 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gcsEndpoint,
     tls: certFile && keyFile ? { certFile, keyFile, caFile: env.PLATFORM_TLS_CA_FILE || undefined } : undefined,
     requestLog: parseBool(env.PLATFORM_REQUEST_LOG ?? 'true', 'PLATFORM_REQUEST_LOG'),
+    orders: {
+      chartSources: parseChartSources(env.PLATFORM_CHART_SOURCES ?? ''),
+      allowPrivateRegistries: parseBool(env.PLATFORM_ALLOW_PRIVATE_REGISTRIES ?? 'false', 'PLATFORM_ALLOW_PRIVATE_REGISTRIES'),
+      kubeVersion: parseKubeVersion(env.PLATFORM_KUBE_VERSION ?? '1.22.0'),
+      helmTimeoutMs: parsePositiveInt(env.PLATFORM_HELM_TIMEOUT_SECONDS ?? '30', 'PLATFORM_HELM_TIMEOUT_SECONDS') * 1000,
+      helmMemoryBytes: parsePositiveInt(env.PLATFORM_HELM_MEMORY_MB ?? '512', 'PLATFORM_HELM_MEMORY_MB') * 1024 * 1024,
+      chartFetchTimeoutMs: parsePositiveInt(env.PLATFORM_CHART_FETCH_TIMEOUT_SECONDS ?? '30', 'PLATFORM_CHART_FETCH_TIMEOUT_SECONDS') * 1000,
+    },
     buildCommit: env.PLATFORM_BUILD_COMMIT || undefined,
     buildDate: env.PLATFORM_BUILD_DATE || undefined,
   }
+}
+
+function parseKubeVersion(text: string): string {
+  if (!/^v?\d+\.\d+(\.\d+)?$/.test(text)) throw new ConfigError(`PLATFORM_KUBE_VERSION must be a Kubernetes version such as 1.22.0, got "${text}"`)
+  return text
+}
+
+/** PLATFORM_CHART_SOURCES: a JSON array of {name, url, username?, password?, caData?, insecureSkipTLSVerify?}. */
+function parseChartSources(text: string): ChartSourceSeed[] {
+  if (text.trim() === '') return []
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw new ConfigError('PLATFORM_CHART_SOURCES must be a JSON array of chart sources')
+  }
+  if (!Array.isArray(parsed)) throw new ConfigError('PLATFORM_CHART_SOURCES must be a JSON array of chart sources')
+  return parsed.map((entry: unknown, i) => {
+    const e = (entry ?? {}) as Record<string, unknown>
+    const optional = (key: string) => {
+      if (e[key] !== undefined && typeof e[key] !== 'string') throw new ConfigError(`PLATFORM_CHART_SOURCES[${i}].${key} must be a string`)
+      return e[key] as string | undefined
+    }
+    if (typeof e.name !== 'string' || !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(e.name))
+      throw new ConfigError(`PLATFORM_CHART_SOURCES[${i}].name must be a lower-case name (letters, digits, -)`)
+    if (typeof e.url !== 'string' || !/^(https?|oci):\/\/[^/]/.test(e.url))
+      throw new ConfigError(`PLATFORM_CHART_SOURCES[${i}].url must be an http(s):// or oci:// URL`)
+    if (e.insecureSkipTLSVerify !== undefined && typeof e.insecureSkipTLSVerify !== 'boolean')
+      throw new ConfigError(`PLATFORM_CHART_SOURCES[${i}].insecureSkipTLSVerify must be true or false`)
+    return { name: e.name, url: e.url, username: optional('username'), password: optional('password'), caData: optional('caData'), insecureSkipTLSVerify: e.insecureSkipTLSVerify as boolean | undefined }
+  })
 }
 
 /** Decodes a 32-byte key given as 64 hex characters or base64; undefined when it is neither. */

@@ -82,6 +82,7 @@ export async function authorize(deps: Deps, actor: Actor | undefined, permission
       return undefined
     case 'site-admin':
     case 'view_usage_analytics:site_admin':
+    case 'admin:chart-source':
       if (!actor.user.isAdmin) throw new AppError('forbidden', Messages.siteAdminRequired)
       return undefined
     case 'password':

@@ -16,7 +16,7 @@ export const ORG_PERMISSIONS = [
 export type OrgPermission = (typeof ORG_PERMISSIONS)[number]
 
 /** Permissions that exist only site-wide, never through an org role. */
-export const SITE_PERMISSIONS = ['view_usage_analytics:site_admin'] as const
+export const SITE_PERMISSIONS = ['view_usage_analytics:site_admin', 'admin:chart-source'] as const
 export type SitePermission = (typeof SITE_PERMISSIONS)[number]
 
 export type PermissionString = OrgPermission | SitePermission

@@ -25,6 +25,7 @@ const EXPECTED: Record<PermissionString, string> = {
   'delete:auth-source': 'O--S',
   'send:usage-events': 'OA-S',
   'view_usage_analytics:site_admin': '---S',
+  'admin:chart-source': '---S',
 }
 const LETTER: Record<Role, string> = { owner: 'O', admin: 'A', member: 'M', 'site-admin': 'S' }
 
