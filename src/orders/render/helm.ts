@@ -1,0 +1,124 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { AppError } from '../../http/errors'
+
+/**
+ * The real Helm as a renderer (decisions §4): `helm template` in a subprocess that has no
+ * network of its own (no kubeconfig, proxies pointing nowhere, Helm's home dirs in a throw-away
+ * directory), a wall-clock timeout, a memory cap (RLIMIT_DATA through prlimit: Go reserves
+ * address space it never touches, so RLIMIT_AS would stop it at start) and a cap on its output.
+ */
+
+export interface HelmSettings {
+  helmPath: string
+  timeoutMs: number
+  memoryBytes: number
+  kubeVersion: string
+  /** Most helm processes at once; more renders wait their turn. */
+  concurrency: number
+}
+
+export interface TemplateRequest {
+  release: string
+  namespace: string
+  /** The verified chart archive. */
+  chartPath: string
+  /** JSON of the user values, or undefined to render with the chart's defaults only. */
+  valuesJson: string | undefined
+}
+
+export const MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+const PRLIMIT = '/usr/bin/prlimit'
+// A proxy address nothing listens on: should Helm ever try the network, it fails at once.
+const NOWHERE = 'http://127.0.0.1:9'
+
+export class HelmRenderer {
+  private running = 0
+  private readonly waiting: (() => void)[] = []
+  private readonly capMemory = existsSync(PRLIMIT)
+
+  constructor(readonly settings: HelmSettings) {}
+
+  /** The `helm template` output (CRDs included); throws invalid with Helm's own message when the chart does not render. */
+  async template(request: TemplateRequest): Promise<string> {
+    await this.acquire()
+    const home = mkdtempSync(join(tmpdir(), 'platform-helm-'))
+    try {
+      return await this.run(request, home)
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+      this.release()
+    }
+  }
+
+  private argsOf(request: TemplateRequest, home: string): string[] {
+    const args = [this.settings.helmPath, 'template', request.release, request.chartPath,
+      '--namespace', request.namespace, '--kube-version', this.settings.kubeVersion, '--include-crds']
+    if (request.valuesJson !== undefined) {
+      const valuesPath = join(home, 'values.json')
+      writeFileSync(valuesPath, request.valuesJson, { mode: 0o600 })
+      args.push('--values', valuesPath)
+    }
+    return this.capMemory ? [PRLIMIT, `--data=${this.settings.memoryBytes}`, '--', ...args] : args
+  }
+
+  private async run(request: TemplateRequest, home: string): Promise<string> {
+    const child = Bun.spawn(this.argsOf(request, home), {
+      cwd: home,
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: {
+        PATH: '/usr/bin:/bin', HOME: home, KUBECONFIG: '/dev/null',
+        HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data'),
+        HELM_PLUGINS: join(home, 'plugins'), HTTP_PROXY: NOWHERE, HTTPS_PROXY: NOWHERE, NO_PROXY: '',
+        GOMEMLIMIT: String(Math.floor(this.settings.memoryBytes * 0.8)),
+      },
+    })
+    let timedOut = false
+    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL') }, this.settings.timeoutMs)
+    try {
+      const [stdout, stderr, code] = await Promise.all([readCapped(child.stdout, () => child.kill('SIGKILL')), new Response(child.stderr).text(), child.exited])
+      if (timedOut) throw new AppError('invalid', `helm template did not finish within ${this.settings.timeoutMs} ms`)
+      if (stdout === undefined) throw new AppError('invalid', `helm template wrote more than ${MAX_OUTPUT_BYTES} bytes`)
+      if (code !== 0) throw new AppError('invalid', `the chart does not render: ${helmMessage(stderr, request, home)}`)
+      return stdout
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  private async acquire(): Promise<void> {
+    if (this.running < this.settings.concurrency) { this.running++; return }
+    await new Promise<void>((resolve) => this.waiting.push(resolve))
+  }
+
+  private release(): void {
+    const next = this.waiting.shift()
+    if (next) next()
+    else this.running--
+  }
+}
+
+/** The output as text, or undefined (and the process killed) past MAX_OUTPUT_BYTES. */
+async function readCapped(stream: ReadableStream<Uint8Array>, kill: () => void): Promise<string | undefined> {
+  const chunks: Uint8Array[] = []
+  let total = 0
+  const reader = stream.getReader()
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    const chunk = read.value
+    total += chunk.byteLength
+    if (total > MAX_OUTPUT_BYTES) { kill(); await reader.cancel(); return undefined }
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** Helm's error without our temporary paths or a memory-cap crash dump, at most a few lines. */
+function helmMessage(stderr: string, request: TemplateRequest, home: string): string {
+  if (/fatal error: out of memory|runtime: out of memory/.test(stderr)) return 'helm ran out of its memory cap'
+  const lines = stderr.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('walk.go:') && !/^\s/.test(l))
+  const text = (lines.find((l) => l.startsWith('Error:')) ?? lines[0] ?? 'helm failed').replace(/^Error: /, '')
+  return text.split(home).join('').split(request.chartPath).join('chart').slice(0, 2000)
+}

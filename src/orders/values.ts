@@ -1,0 +1,118 @@
+import fastJsonPatch, { type Operation } from 'fast-json-patch'
+import { AppError } from '../http/errors'
+import { parseYamlSafely, UnsafeArchive, type ChartArchive } from './charts/archive'
+
+/**
+ * The values of one package (decisions §4a): `valuesPatch` (RFC 6902) applied to the chart's
+ * defaults (or to the chart file `valuesFile` names), or `values` merged over the defaults.
+ * Without either the chart renders with its defaults alone, exactly as bare `helm template`.
+ */
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+type JsonObject = { [key: string]: JsonValue }
+
+export interface ValuesInput {
+  valuesFile?: string
+  valuesPatch?: { op: string; path: string; value?: unknown; from?: string }[]
+  values?: Record<string, unknown>
+}
+
+export const Messages = {
+  noValuesFile: (file: string) => `the chart has no values file "${file}"`,
+  badPatch: (reason: string) => `valuesPatch does not apply to the chart's values: ${reason}`,
+  newlineInSet: (key: string) => `the value of "${key}" has a line break, which a helm --set flag cannot carry`,
+} as const
+
+const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v)
+
+/** A values file of the chart as an object ({} when empty); throws invalid when it is missing or not a mapping. */
+export function chartValues(archive: ChartArchive, file = 'values.yaml'): JsonObject {
+  const bytes = archive.files.get(file)
+  if (!bytes) {
+    if (file === 'values.yaml') return {}
+    throw new AppError('invalid', Messages.noValuesFile(file))
+  }
+  let parsed: unknown
+  try {
+    parsed = parseYamlSafely(bytes, file)
+  } catch (error) {
+    if (error instanceof UnsafeArchive) throw new AppError('invalid', error.message)
+    throw error
+  }
+  if (parsed === null || parsed === undefined) return {}
+  if (!isObject(parsed)) throw new AppError('invalid', `the chart's ${file} is not a mapping`)
+  return JSON.parse(JSON.stringify(parsed)) as JsonObject
+}
+
+/** `over` merged into `base`: mappings merge key by key, anything else replaces. */
+function merge(base: JsonObject, over: Record<string, unknown>): JsonObject {
+  const out: JsonObject = { ...base }
+  for (const [key, value] of Object.entries(over)) {
+    const prior = out[key]
+    out[key] = isObject(prior) && isObject(value) ? merge(prior, value) : (value as JsonValue)
+  }
+  return out
+}
+
+function applyPatch(document: JsonObject, patch: NonNullable<ValuesInput['valuesPatch']>): JsonObject {
+  try {
+    const result = fastJsonPatch.applyPatch(document, patch as Operation[], true, false).newDocument
+    if (!isObject(result)) throw new AppError('invalid', Messages.badPatch('the result is not a mapping'))
+    return result
+  } catch (error) {
+    if (error instanceof AppError) throw error
+    throw new AppError('invalid', Messages.badPatch((error as Error).message.split('\n')[0] ?? 'invalid patch'))
+  }
+}
+
+/** The user values handed to `helm template`, or undefined for the chart's defaults alone. */
+export function renderValues(archive: ChartArchive, input: ValuesInput): JsonObject | undefined {
+  if (input.valuesPatch) return applyPatch(chartValues(archive, input.valuesFile || 'values.yaml'), input.valuesPatch)
+  if (input.values) return merge(chartValues(archive), input.values)
+  return undefined
+}
+
+/** The values the helm3 script installs with: `valuesFile` (default values.yaml), patched or merged over. */
+export function scriptValues(archive: ChartArchive, input: ValuesInput): JsonObject {
+  const base = chartValues(archive, input.valuesFile || 'values.yaml')
+  if (input.valuesPatch) return applyPatch(base, input.valuesPatch)
+  return input.values ? merge(base, input.values) : base
+}
+
+const escapeKey = (key: string) => key.replace(/\./g, '\\.')
+const isScalar = (v: JsonValue | undefined) => v === null || typeof v !== 'object'
+
+function scalarText(key: string, value: JsonValue): string {
+  const text = value === null ? 'null' : String(value)
+  if (/[\r\n]/.test(text)) throw new AppError('invalid', Messages.newlineInSet(key))
+  return text.replace(/,/g, '\\,')
+}
+
+function diffInto(key: string, before: JsonValue | undefined, after: JsonValue | undefined, out: string[]): void {
+  if (after === undefined) { out.push(`${key}=null`); return }
+  if (isObject(after)) {
+    const prior = isObject(before) ? before : {}
+    const keys = new Set([...Object.keys(prior), ...Object.keys(after)])
+    for (const k of keys) diffInto(key ? `${key}.${escapeKey(k)}` : escapeKey(k), prior[k], after[k], out)
+    return
+  }
+  if (JSON.stringify(before) === JSON.stringify(after)) return
+  if (Array.isArray(after)) {
+    if (after.length === 0) out.push(`${key}=null`)
+    else if (after.every(isScalar)) out.push(`${key}={${after.map((v) => scalarText(key, v)).join(', ')}}`)
+    else after.forEach((item, i) => diffInto(`${key}[${i}]`, Array.isArray(before) ? before[i] : undefined, item, out))
+    return
+  }
+  out.push(`${key}=${scalarText(key, after)}`)
+}
+
+/**
+ * The `--set` arguments that turn the chart's values.yaml into `values` (reference §1.3): one
+ * per changed leaf, sorted; removed keys and empty lists are `null`. Throws invalid for a value
+ * with a line break.
+ */
+export function setFlagsOf(defaults: JsonObject, values: JsonObject): string[] {
+  const out: string[] = []
+  diffInto('', defaults, values, out)
+  return out.sort()
+}
