@@ -26,6 +26,7 @@ import { inboxRoutes } from './inbox/routes'
 import { authSourceRoutes } from './orgs/auth-source/routes'
 import { cloudRoutes } from './cloud/routes'
 import { usageRoutes } from './usage/routes'
+import { orderRoutes } from './orders/routes'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
@@ -73,6 +74,7 @@ export function createApp(deps: Deps) {
     .use(inboxRoutes(deps))
     .use(authSourceRoutes(deps))
     .use(cloudRoutes(deps))
+    .use(orderRoutes(deps))
   // Deployment modes add or omit whole plugins (decisions §1); an omitted route is a plain 404.
   if (deps.config.modes.has('hosted')) app.use(hostedClaimRoutes(deps))
   if (deps.config.modes.has('marketplace') || deps.config.runMode === 'dev') app.use(claimCheckRoutes(deps))
