@@ -25,8 +25,21 @@ export const Messages = {
 
 const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v)
 
-/** A values file of the chart as an object ({} when empty); throws invalid when it is missing or not a mapping. */
+// Parsed values files per archive (archives are kept per digest by the chart client), so a render
+// does not parse the same values.yaml again.
+const parsedValues = new WeakMap<ChartArchive, Map<string, JsonObject>>()
+
+/** A values file of the chart as an object ({} when empty), a copy the caller may change; throws invalid when it is missing or not a mapping. */
 export function chartValues(archive: ChartArchive, file = 'values.yaml'): JsonObject {
+  const known = parsedValues.get(archive)?.get(file)
+  if (known) return structuredClone(known)
+  const values = parseValuesFile(archive, file)
+  if (!parsedValues.has(archive)) parsedValues.set(archive, new Map())
+  parsedValues.get(archive)!.set(file, values)
+  return structuredClone(values)
+}
+
+function parseValuesFile(archive: ChartArchive, file: string): JsonObject {
   const bytes = archive.files.get(file)
   if (!bytes) {
     if (file === 'values.yaml') return {}

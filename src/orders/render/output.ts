@@ -10,8 +10,8 @@ export interface RenderedDoc {
   source: string
   /** The document exactly as Helm printed it, without the header and the final newline. */
   content: string
-  /** The parsed objects of the document (a CRD file may hold several). */
-  objects: Record<string, unknown>[]
+  /** The parsed objects of the document (a CRD file may hold several); parsed on first use. */
+  readonly objects: Record<string, unknown>[]
   /** Hook events from the `helm.sh/hook` annotation; empty for plain manifests. */
   hooks: string[]
 }
@@ -38,6 +38,18 @@ function hooksOf(object: Record<string, unknown> | undefined): string[] {
   return typeof value === 'string' ? value.split(',').map((h) => h.trim()).filter(Boolean) : []
 }
 
+/**
+ * A document whose objects are parsed only when asked for: the manifest route needs none, and
+ * YAML parsing is most of our cost beside Helm's. Only a document that mentions the hook
+ * annotation is parsed at once, to read its events.
+ */
+function renderedDoc(source: string, content: string): RenderedDoc {
+  let parsed: Record<string, unknown>[] | undefined
+  const objects = () => (parsed ??= objectsOf(content))
+  const hooks = content.includes('helm.sh/hook') ? hooksOf(objects()[0]) : []
+  return { source, content, hooks, get objects() { return objects() } }
+}
+
 /** Splits Helm's output into CRDs and the order manifest (pre-install hooks, manifests, post-install hooks; other hooks dropped). */
 export function readTemplateOutput(output: string): Rendered {
   const parts = output.split(HEADER)
@@ -49,8 +61,7 @@ export function readTemplateOutput(output: string): Rendered {
     const source = parts[i]!
     const body = parts[i + 1]!
     const content = body.endsWith('\n') ? body.slice(0, -1) : body
-    const objects = objectsOf(content)
-    const doc: RenderedDoc = { source, content, objects, hooks: hooksOf(objects[0]) }
+    const doc = renderedDoc(source, content)
     if (CRD_SOURCE.test(source)) crds.push(doc)
     else if (doc.hooks.length === 0) manifests.push(doc)
     else {
