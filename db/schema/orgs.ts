@@ -77,3 +77,24 @@ export const orgClaims = sqliteTable('org_claims', {
   claimedAt: integer('claimed_at', { mode: 'timestamp' }),
   createdAt: createdAt(),
 }, (t) => [uniqueIndex('org_claims_claim_id').on(t.claimId), uniqueIndex('org_claims_org').on(t.orgId)])
+
+/** The org's system admin (decisions §6a): a bot user holding the org's service tokens. One per org. */
+export const orgSystemAdmins = sqliteTable('org_system_admins', {
+  orgId: integer('org_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  uid: integer('uid').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  createdAt: createdAt(),
+}, (t) => [uniqueIndex('org_system_admins_uid').on(t.uid)])
+
+/**
+ * The fleet-manager sync token of an org (decisions §6a): `accessKeyID` in the clear, the secret
+ * sealed with the secret box (it is shown again to holders of `view:sync-token`).
+ */
+export const fleetmgrSyncTokens = sqliteTable('fleetmgr_sync_tokens', {
+  orgId: integer('org_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  /** The user the token acts for: the org's system admin, else whoever minted it. */
+  userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  name: text('name').notNull().default(''),
+  accessKeyId: text('access_key_id').notNull(),
+  sealedSecret: text('sealed_secret').notNull(),
+  createdAt: createdAt(),
+})
