@@ -27,6 +27,7 @@ import { authSourceRoutes } from './orgs/auth-source/routes'
 import { cloudRoutes } from './cloud/routes'
 import { usageRoutes } from './usage/routes'
 import { orderRoutes } from './orders/routes'
+import { msgbusRoutes } from './msgbus/routes'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
@@ -75,6 +76,7 @@ export function createApp(deps: Deps) {
     .use(authSourceRoutes(deps))
     .use(cloudRoutes(deps))
     .use(orderRoutes(deps))
+    .use(msgbusRoutes(deps))
   // Deployment modes add or omit whole plugins (decisions §1); an omitted route is a plain 404.
   if (deps.config.modes.has('hosted')) app.use(hostedClaimRoutes(deps))
   if (deps.config.modes.has('marketplace') || deps.config.runMode === 'dev') app.use(claimCheckRoutes(deps))

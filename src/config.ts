@@ -26,6 +26,10 @@ export interface Config {
   runMode: RunMode
   sandboxCluster: boolean
   msgbusUrls: string[]
+  /** Lifetime of issued message-bus credentials, seconds (decisions §6a: 24 h). */
+  msgbusCredentialTtlSeconds: number
+  /** PEM PKCS#8 EC P-256 key signing hosted tokens; undefined: the route answers 503. */
+  hostedTokenKey: string | undefined
   chromiumPath: string
   helmPath: string
   kubectlPath: string
@@ -107,6 +111,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const certFile = env.PLATFORM_TLS_CERT_FILE || undefined
   const keyFile = env.PLATFORM_TLS_KEY_FILE || undefined
   if ((certFile === undefined) !== (keyFile === undefined)) throw new ConfigError('PLATFORM_TLS_CERT_FILE and PLATFORM_TLS_KEY_FILE go together: set both or neither')
+  const msgbusUrls = (env.MSGBUS_URLS ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const badMsgbusUrl = msgbusUrls.find((url) => !/^(nats|tls|wss?):\/\/[^\s/]+/.test(url))
+  if (badMsgbusUrl !== undefined) throw new ConfigError(`MSGBUS_URLS takes comma-separated nats://, tls:// or ws(s):// URLs, got "${badMsgbusUrl}"`)
   const runMode = flags.dev ? 'dev' : (env.PLATFORM_RUN_MODE ?? 'prod')
   if (runMode !== 'dev' && runMode !== 'prod') throw new ConfigError(`PLATFORM_RUN_MODE must be dev or prod, got "${runMode}"`)
   return {
@@ -125,7 +132,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     modes: parseModes(env.PLATFORM_MODES ?? ''),
     runMode,
     sandboxCluster: parseBool(env.PLATFORM_SANDBOX_CLUSTER ?? 'true', 'PLATFORM_SANDBOX_CLUSTER'),
-    msgbusUrls: (env.MSGBUS_URLS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    msgbusUrls,
+    msgbusCredentialTtlSeconds: parsePositiveInt(env.MSGBUS_CREDENTIAL_TTL_SECONDS ?? String(24 * 3600), 'MSGBUS_CREDENTIAL_TTL_SECONDS'),
+    hostedTokenKey: env.PLATFORM_HOSTED_TOKEN_KEY || undefined,
     chromiumPath: env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     helmPath: env.HELM_PATH ?? join(projectRoot, '.tools', 'bin', 'helm'),
     kubectlPath: env.KUBECTL_PATH ?? join(projectRoot, '.tools', 'bin', 'kubectl'),

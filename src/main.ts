@@ -14,6 +14,8 @@ import { mintToken } from './identity/tokens/service'
 import { TOKEN_SCOPES } from './authz/actor'
 import { openDatabase } from './storage/database'
 import { startSandbox } from './clusters/sandbox'
+import { natsConfig, startMsgbus } from './msgbus/service'
+import { resolve } from 'node:path'
 
 const HELP: Record<string, string> = {
   main: `platform-api: a self-hosted multi-cluster platform API
@@ -28,6 +30,7 @@ Commands:
   cluster import        register a cluster from a kubeconfig (the platform connects to it first)
   cluster list          list registered clusters
   cluster remove        forget a cluster and its stored credentials
+  msgbus nats-config    print the nats-server configuration of the message bus
 
 Run "<command> --help" for a command's options. Configuration comes from the environment
 (PORT, HOST, PLATFORM_DATA_DIR, DATABASE_URL, PLATFORM_SECRET_KEY, PLATFORM_PUBLIC_URL,
@@ -61,6 +64,12 @@ Lists registered clusters (all owners, or OWNER's) with their live status.`,
   'cluster remove': `Usage: bun src/main.ts cluster remove --owner OWNER --name NAME
 
 Forgets the cluster and its stored credentials; nothing is done to the cluster itself.`,
+  'nats-config': `Usage: bun src/main.ts msgbus nats-config --resolver-dir DIR [--port 4222] [--host 0.0.0.0] [--websocket-port N]
+
+Prints a complete nats-server configuration: the platform's operator, system account and account
+JWTs (made on first need, seeds sealed in the database), a full resolver keeping pushed account
+updates in DIR, and with --websocket-port a websocket listener that reads the msgbus_jwt sign-in
+cookie. Run nats-server -c with it, then start the platform with MSGBUS_URLS=nats://HOST:PORT.`,
 }
 
 /** Exit codes: 0 ok, 1 the command failed, 2 bad usage or configuration. */
@@ -85,6 +94,11 @@ async function main(argv: string[]): Promise<number> {
     if (sub === 'list') return clusterList(args)
     if (sub === 'remove') return clusterRemove(args)
     throw new UsageError(`unknown cluster command "${sub ?? ''}"; try import, list or remove`)
+  }
+  if (command === 'msgbus') {
+    const [sub, ...args] = rest
+    if (sub === 'nats-config') return msgbusNatsConfig(args)
+    throw new UsageError(`unknown msgbus command "${sub ?? ''}"; try nats-config`)
   }
   throw new UsageError(`unknown command "${command}"; run --help`)
 }
@@ -199,6 +213,24 @@ async function clusterRemove(args: string[]): Promise<number> {
   return 0
 }
 
+async function msgbusNatsConfig(args: string[]): Promise<number> {
+  const values = parse(args, { 'resolver-dir': { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, 'websocket-port': { type: 'string' } })
+  if (values.help) return print(HELP['nats-config'])
+  if (!values['resolver-dir']) throw new UsageError('--resolver-dir is required (where nats-server keeps pushed account JWTs)')
+  const port = portFlag(values.port ?? '4222', '--port')
+  const websocketPort = values['websocket-port'] === undefined ? undefined : portFlag(values['websocket-port'], '--websocket-port')
+  const text = await withDeps(loadConfig(), (deps) => natsConfig(deps, {
+    resolverDir: resolve(values['resolver-dir']!), port, host: values.host ?? '0.0.0.0', websocketPort,
+  }))
+  process.stdout.write(text)
+  return 0
+}
+
+function portFlag(text: string, name: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 65535) throw new UsageError(`${name} must be a port number 1-65535, got "${text}"`)
+  return Number(text)
+}
+
 async function serve(args: string[]): Promise<number> {
   const values = parse(args, { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' }, dev: { type: 'boolean' } })
   if (values.help) return print(HELP.serve)
@@ -228,6 +260,8 @@ async function serve(args: string[]): Promise<number> {
     if (code === 'EADDRINUSE') throw new CommandFailed(`port ${config.port} on ${config.host} is already in use (another server running?)`)
     throw new CommandFailed(`cannot listen on ${config.host}:${config.port}: ${code ?? (error instanceof Error ? error.message : String(error))}`)
   }
+  // Connect to the message bus and push every account's claims, retrying while it is down.
+  const stopMsgbus = startMsgbus(deps)
   // Only once the port is ours: a server that cannot listen must not re-point the running one's sandbox.
   const sandbox = config.sandboxCluster ? await startSandbox(deps) : undefined
   // Handlers first, then the "listening" line: whoever waits for that line may signal at once.
@@ -241,6 +275,7 @@ async function serve(args: string[]): Promise<number> {
       await app.server?.stop(false)
       clearTimeout(grace)
       await sandbox?.stop()
+      await stopMsgbus()
       await deps.db.close()
       deps.log.info('stopped')
       resolveExit(0)

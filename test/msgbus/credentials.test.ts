@@ -1,0 +1,251 @@
+import { decode, type ClaimsData, type User } from '@nats-io/jwt'
+import type { NatsConnection } from '@nats-io/transport-node'
+import { afterAll, describe, expect, test } from 'bun:test'
+import { closeMsgbus, Messages } from '../../src/msgbus/service'
+import { makeTestApp, tempDir, type TestApp, type TestUser } from '../support/app'
+import { closesWithin, connectRefusal, connectWithCredentials, delivers, freePort, natsServer, wipeResolverDir, type NatsServer } from '../support/nats'
+import { startServer } from '../support/process'
+
+interface Credentials { msgbusEndpoints: string[]; credentials: string }
+
+/** An app with MSGBUS_URLS pointing at a real nats-server configured by `msgbus nats-config`. */
+async function lab(env: Record<string, string> = {}): Promise<{ t: TestApp; nats: NatsServer }> {
+  const port = freePort()
+  const t = await makeTestApp({ MSGBUS_URLS: `nats://127.0.0.1:${port}`, ...env })
+  afterAll(() => closeMsgbus(t.deps))
+  const nats = natsServer(t.config.dataDir, tempDir('nats-'), { port })
+  await nats.start()
+  return { t, nats }
+}
+
+async function credentialsOf(t: TestApp, who: TestUser): Promise<Credentials> {
+  const res = await t.as(who).get('/api/v1/user/msgbus/credentials')
+  expect(res.status).toBe(200)
+  return res.json() as Promise<Credentials>
+}
+
+const connections: NatsConnection[] = []
+afterAll(async () => { for (const nc of connections) if (!nc.isClosed()) await nc.close() })
+
+async function connected(creds: Credentials): Promise<NatsConnection> {
+  const nc = await connectWithCredentials(creds.msgbusEndpoints[0]!, creds.credentials)
+  connections.push(nc)
+  return nc
+}
+
+const userJwtOf = (creds: Credentials): ClaimsData<User> =>
+  decode<User>(/-----BEGIN NATS USER JWT-----\n(.+)\n/.exec(Buffer.from(creds.credentials, 'base64').toString())![1]!)
+
+async function tokensOf(t: TestApp, who: TestUser): Promise<{ id: number; msgbusPubKey: string; revoked: boolean }[]> {
+  const res = await t.as(who).get('/api/v1/user/settings/tokens/msgbus-tokens/')
+  expect(res.status).toBe(200)
+  return res.json() as Promise<{ id: number; msgbusPubKey: string; revoked: boolean }[]>
+}
+
+const revoke = (t: TestApp, who: TestUser, id: number) => t.as(who).send('POST', `/api/v1/user/settings/tokens/msgbus-tokens/${id}/revoke/`)
+
+describe('without MSGBUS_URLS', () => {
+  test('every message-bus route → 503 naming MSGBUS_URLS', async () => {
+    const t = await makeTestApp()
+    const [ann] = await t.users('ann')
+    const admin = await t.admin()
+    for (const [who, method, path] of [
+      [ann, 'GET', '/api/v1/user/msgbus/credentials'],
+      [admin, 'GET', '/api/v1/user/msgbus/admin_credentials'],
+      [admin, 'GET', '/api/v1/user/msgbus/user_credentials'],
+      [admin, 'GET', '/api/v1/user/msgbus/cluster-resource-history?owner=a&cluster=b'],
+      [ann, 'GET', '/api/v1/user/settings/tokens/msgbus-tokens/'],
+      [ann, 'POST', '/api/v1/user/settings/tokens/msgbus-tokens/1/revoke/'],
+    ] as const) {
+      const res = await t.as(who).send(method, path)
+      expect(res.status).toBe(503)
+      expect(((await res.json()) as { message: string }).message).toBe(Messages.notConfigured)
+    }
+  })
+})
+
+describe('GET /api/v1/user/msgbus/credentials', () => {
+  test('anonymous → 401; a token without user scope → 403', async () => {
+    const { t } = await lab()
+    expect((await t.request('GET', '/api/v1/user/msgbus/credentials')).status).toBe(401)
+    const [ann] = await t.users('ann')
+    const { mintToken } = await import('../../src/identity/tokens/service')
+    const { plaintext } = await mintToken(t.deps.db, ann.user.id, { name: 'org-only', scopes: ['read:organization'] })
+    expect((await t.request('GET', '/api/v1/user/msgbus/credentials', { token: plaintext })).status).toBe(403)
+  })
+
+  test('a user gets a standard .creds file: LF only, trailing newline, a user JWT of a new key expiring in 24 h', async () => {
+    const { t, nats } = await lab()
+    const [ann] = await t.users('ann')
+    const res = await t.as(ann).get('/api/v1/user/msgbus/credentials')
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    const creds = (await res.json()) as Credentials
+    expect(creds.msgbusEndpoints).toEqual([nats.url])
+    const text = Buffer.from(creds.credentials, 'base64').toString()
+    expect(text).not.toContain('\r')
+    expect(text.endsWith('\n')).toBe(true)
+    expect(text).toContain('-----BEGIN USER NKEY SEED-----\nSU')
+    const claims = userJwtOf(creds)
+    expect(claims.sub.startsWith('U')).toBe(true)
+    const now = Math.floor(Date.now() / 1000)
+    expect(claims.exp!).toBeGreaterThan(now + 24 * 3600 - 10)
+    expect(claims.exp!).toBeLessThanOrEqual(now + 24 * 3600 + 1)
+    expect(claims.nats.pub?.allow).toEqual([`user.${ann.user.id}.>`, '_INBOX.>'])
+    const second = userJwtOf(await credentialsOf(t, ann))
+    expect(second.sub).not.toBe(claims.sub)
+  })
+
+  test('the credentials connect and round-trip on the user\'s own subjects', async () => {
+    const { t } = await lab()
+    const [ann] = await t.users('ann')
+    const nc = await connected(await credentialsOf(t, ann))
+    expect(await delivers(nc, nc, `user.${ann.user.id}.hello`)).toBe(true)
+  })
+
+  test('ann cannot reach bob\'s subjects: her publish is refused and her subscription gets nothing', async () => {
+    const { t } = await lab()
+    const [ann, bob] = await t.users('ann', 'bob')
+    const annConn = await connected(await credentialsOf(t, ann))
+    const bobConn = await connected(await credentialsOf(t, bob))
+    const violations: string[] = []
+    void (async () => { for await (const s of annConn.status()) if (s.type === 'error') violations.push(String(s.error.message)) })()
+    expect(await delivers(annConn, bobConn, `user.${bob.user.id}.inbox`)).toBe(false)
+    expect(await delivers(bobConn, annConn, `user.${bob.user.id}.secret`)).toBe(false)
+    expect(violations.join('\n')).toContain('Permissions Violation')
+    expect(annConn.isClosed()).toBe(false)
+    expect(await delivers(bobConn, bobConn, `user.${bob.user.id}.own`)).toBe(true)
+  })
+
+  test('each issued key is listed for its user only, newest first, with the seven MsgbusAccount fields', async () => {
+    const { t } = await lab()
+    const [ann, bob] = await t.users('ann', 'bob')
+    const first = userJwtOf(await credentialsOf(t, ann))
+    const second = userJwtOf(await credentialsOf(t, ann))
+    const res = await t.as(ann).get('/api/v1/user/settings/tokens/msgbus-tokens/')
+    const rows = (await res.json()) as Record<string, unknown>[]
+    expect(rows.map((r) => r.msgbusPubKey)).toEqual([second.sub, first.sub])
+    expect(Object.keys(rows[0]!).sort()).toEqual(['accountType', 'clusterID', 'id', 'msgbusPubKey', 'productName', 'revoked', 'uid'])
+    expect(rows[0]).toMatchObject({ uid: ann.user.id, accountType: 'user', clusterID: '', productName: '', revoked: false })
+    expect(await tokensOf(t, bob)).toEqual([])
+  })
+})
+
+describe('POST /api/v1/user/settings/tokens/msgbus-tokens/{id}/revoke/', () => {
+  test('revoking drops the live connection within 1 s and refuses reconnects; others stay connected', async () => {
+    const { t, nats } = await lab()
+    const [ann, bob] = await t.users('ann', 'bob')
+    const revoked = await credentialsOf(t, ann)
+    const annOther = await connected(await credentialsOf(t, ann))
+    const bobConn = await connected(await credentialsOf(t, bob))
+    const live = await connected(revoked)
+    const id = (await tokensOf(t, ann)).find((r) => r.msgbusPubKey === userJwtOf(revoked).sub)!.id
+    const since = performance.now()
+    expect((await revoke(t, ann, id)).status).toBe(200)
+    expect(await closesWithin(live, 1000, since)).toBeLessThan(1000)
+    expect(await connectRefusal(nats.url, revoked.credentials)).toMatch(/Authorization Violation/)
+    expect(annOther.isClosed()).toBe(false)
+    expect(bobConn.isClosed()).toBe(false)
+    expect(await delivers(annOther, annOther, `user.${ann.user.id}.still`)).toBe(true)
+    expect(await delivers(bobConn, bobConn, `user.${bob.user.id}.still`)).toBe(true)
+    expect((await tokensOf(t, ann)).find((r) => r.id === id)!.revoked).toBe(true)
+  })
+
+  test('revoking twice → 200 both times; revocations accumulate; fresh credentials right after connect', async () => {
+    const { t, nats } = await lab()
+    const [ann] = await t.users('ann')
+    const a = await credentialsOf(t, ann)
+    const b = await credentialsOf(t, ann)
+    const [rowB, rowA] = await tokensOf(t, ann)
+    expect((await revoke(t, ann, rowA!.id)).status).toBe(200)
+    expect((await revoke(t, ann, rowA!.id)).status).toBe(200)
+    expect((await revoke(t, ann, rowB!.id)).status).toBe(200)
+    expect(await connectRefusal(nats.url, a.credentials)).toMatch(/Authorization Violation/)
+    expect(await connectRefusal(nats.url, b.credentials)).toMatch(/Authorization Violation/)
+    const fresh = await credentialsOf(t, ann)
+    expect(await connectRefusal(nats.url, fresh.credentials)).toBeUndefined()
+  })
+
+  test('another user\'s id or an unknown id → 404, and nothing is revoked', async () => {
+    const { t, nats } = await lab()
+    const [ann, bob] = await t.users('ann', 'bob')
+    const creds = await credentialsOf(t, ann)
+    const [row] = await tokensOf(t, ann)
+    expect((await revoke(t, bob, row!.id)).status).toBe(404)
+    expect((await revoke(t, ann, 999999)).status).toBe(404)
+    expect((await t.as(ann).send('POST', '/api/v1/user/settings/tokens/msgbus-tokens/abc/revoke/')).status).toBe(422)
+    expect(await connectRefusal(nats.url, creds.credentials)).toBeUndefined()
+  })
+
+  test('a revocation survives a nats-server restart', async () => {
+    const { t, nats } = await lab()
+    const [ann] = await t.users('ann')
+    const revoked = await credentialsOf(t, ann)
+    const kept = await credentialsOf(t, ann)
+    const row = (await tokensOf(t, ann)).find((r) => r.msgbusPubKey === userJwtOf(revoked).sub)!
+    expect((await revoke(t, ann, row.id)).status).toBe(200)
+    await nats.stop()
+    await nats.start()
+    expect(await connectRefusal(nats.url, revoked.credentials)).toMatch(/Authorization Violation/)
+    expect(await connectRefusal(nats.url, kept.credentials)).toBeUndefined()
+  })
+})
+
+describe('expiry', () => {
+  test('credentials past their exp are dropped and then refused', async () => {
+    const { t, nats } = await lab({ MSGBUS_CREDENTIAL_TTL_SECONDS: '2' })
+    const [ann] = await t.users('ann')
+    const creds = await credentialsOf(t, ann)
+    const nc = await connected(creds)
+    expect(await closesWithin(nc, 4000)).toBeDefined()
+    await Bun.sleep(1200)
+    expect(await connectRefusal(nats.url, creds.credentials)).toMatch(/Authorization Violation|Expired/)
+  })
+})
+
+describe('reconciliation', () => {
+  /** Polls until `credentials` are refused (or `ms` pass); returns the refusal. */
+  async function refusedWithin(url: string, credentials: string, ms: number): Promise<string | undefined> {
+    const until = performance.now() + ms
+    let refusal = await connectRefusal(url, credentials)
+    while (refusal === undefined && performance.now() < until) {
+      await Bun.sleep(100)
+      refusal = await connectRefusal(url, credentials)
+    }
+    return refusal
+  }
+
+  test('a platform start pushes every revocation again, even to a server that lost them all', async () => {
+    const { t, nats } = await lab()
+    const [ann] = await t.users('ann')
+    const revoked = await credentialsOf(t, ann)
+    const kept = await credentialsOf(t, ann)
+    const row = (await tokensOf(t, ann)).find((r) => r.msgbusPubKey === userJwtOf(revoked).sub)!
+    expect((await revoke(t, ann, row.id)).status).toBe(200)
+    await closeMsgbus(t.deps)
+    await nats.stop()
+    wipeResolverDir(nats)
+    await nats.start()
+    // Only the configuration's preload is left, printed before the revocation: the server forgot it.
+    expect(await connectRefusal(nats.url, revoked.credentials)).toBeUndefined()
+    const platform = await startServer(t.config.dataDir, { MSGBUS_URLS: nats.url })
+    try {
+      expect(await refusedWithin(nats.url, revoked.credentials, 5000)).toMatch(/Authorization Violation/)
+      expect(await connectRefusal(nats.url, kept.credentials)).toBeUndefined()
+    } finally {
+      platform.child.kill()
+      await platform.child.exited
+    }
+  })
+
+  test('a running platform pushes every revocation again when its server comes back without them', async () => {
+    const { t, nats } = await lab()
+    const [ann] = await t.users('ann')
+    const revoked = await credentialsOf(t, ann)
+    const row = (await tokensOf(t, ann)).find((r) => r.msgbusPubKey === userJwtOf(revoked).sub)!
+    expect((await revoke(t, ann, row.id)).status).toBe(200)
+    await nats.stop()
+    wipeResolverDir(nats)
+    await nats.start()
+    expect(await refusedWithin(nats.url, revoked.credentials, 5000)).toMatch(/Authorization Violation/)
+  })
+})
