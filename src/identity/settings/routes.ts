@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
-import { clearSessionCookies } from '../signin/routes'
+import { clearMsgbusCookie, clearSessionCookies } from '../signin/routes'
 import { clientAddress } from '../sign-in-limiter'
 import { DeleteAccountQuery, Pagination, Profile, ProfileUpdate, UpdatePasswordParams } from './schemas'
 import * as settings from './service'
@@ -24,8 +24,9 @@ export const settingsRoutes = (deps: Deps) =>
       response: { 200: Profile, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Update my profile (only the Profile fields are read)', tags: ['settings'] },
     })
-    .post('/user/settings/account/password', async ({ me, body, request, server }) => {
+    .post('/user/settings/account/password', async ({ me, body, request, server, cookie }) => {
       await settings.changePassword(deps, me.user, body, { address: clientAddress(server, request), sessionId: me.sessionId })
+      clearMsgbusCookie(deps, cookie)
     }, {
       permission: 'signed-in',
       scope: 'user',

@@ -4,6 +4,7 @@ import { CSRF_COOKIE, SESSION_COOKIE } from '../../http/auth'
 import { jsonOnly } from '../../http/body'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
+import { COOKIE_TTL_SECONDS, MSGBUS_COOKIE, signInBearerJwt } from '../../msgbus/service'
 import { clientAddress } from '../sign-in-limiter'
 import { LoginMethodQuery, LoginMethodResponse, SignInParams } from './schemas'
 import * as signin from './service'
@@ -21,6 +22,24 @@ export function clearSessionCookies(deps: Deps, cookie: Jar): void {
   const secure = deps.config.publicUrl.startsWith('https:')
   for (const name of [SESSION_COOKIE, CSRF_COOKIE])
     cookie[name].set({ value: '', httpOnly: name === SESSION_COOKIE, sameSite: 'lax', path: '/', maxAge: 0, secure })
+  clearMsgbusCookie(deps, cookie)
+}
+
+/**
+ * The message-bus cookie (decisions §6): a short-lived bearer user JWT that the NATS websocket
+ * listener reads (`jwt_cookie`); HttpOnly, so page scripts never hold it. None without MSGBUS_URLS.
+ */
+export async function setMsgbusCookie(deps: Deps, cookie: Jar, uid: number): Promise<void> {
+  const jwt = await signInBearerJwt(deps, uid)
+  if (jwt === undefined) return
+  const secure = deps.config.publicUrl.startsWith('https:')
+  cookie[MSGBUS_COOKIE].set({ value: jwt, httpOnly: true, sameSite: 'lax', path: '/', maxAge: COOKIE_TTL_SECONDS, secure })
+}
+
+/** Drops the message-bus cookie (sign-out, password change, account deletion). */
+export function clearMsgbusCookie(deps: Deps, cookie: Jar): void {
+  const secure = deps.config.publicUrl.startsWith('https:')
+  cookie[MSGBUS_COOKIE].set({ value: '', httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, secure })
 }
 
 /** Sign-in, sign-out and the sign-in method lookup. */
@@ -30,6 +49,7 @@ export const signInRoutes = (deps: Deps) =>
     .post('/user/signin', async ({ body, request, server, cookie }) => {
       const session = await signin.signIn(deps, body, { address: clientAddress(server, request), userAgent: request.headers.get('user-agent') ?? '' })
       setSessionCookies(deps, cookie, session)
+      await setMsgbusCookie(deps, cookie, session.session.uid)
     }, {
       permission: 'public',
       // The answer sets the session cookie: no shared or browser cache may keep it.
@@ -37,7 +57,7 @@ export const signInRoutes = (deps: Deps) =>
       parse: jsonOnly,
       body: SignInParams,
       response: { 200: t.Void(), 404: ErrorBody, 405: ErrorBody, 409: ErrorBody, 415: ErrorBody, 422: ErrorBody, 429: ErrorBody },
-      detail: { summary: 'Sign in with a password; sets the session and _csrf cookies', tags: ['user'] },
+      detail: { summary: 'Sign in with a password; sets the session, _csrf and (with a message bus) msgbus_jwt cookies', tags: ['user'] },
     })
     .get('/user/signout', async ({ me, cookie }) => {
       await signin.signOut(deps, me.sessionId)

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
 import { clientAddress } from '../../identity/sign-in-limiter'
-import { setSessionCookies } from '../../identity/signin/routes'
+import { setMsgbusCookie, setSessionCookies } from '../../identity/signin/routes'
 import { OrgParams } from '../schemas'
 import { OrgAuthSourceOption, OrgAuthSourceResponse, OrgAuthSourceUpdateOption, SsoParams, SsoQuery } from './schemas'
 import * as sources from './service'
@@ -67,6 +67,7 @@ export const authSourceRoutes = (deps: Deps) =>
       const done = await sources.finishSignIn(deps, orgId, new URL(request.url).searchParams, sealed,
         { ip: clientAddress(server, request), userAgent: request.headers.get('user-agent') ?? '' })
       setSessionCookies(deps, cookie, done.session)
+      await setMsgbusCookie(deps, cookie, done.session.session.uid)
       set.status = 302
       set.headers.location = done.location
     }, {

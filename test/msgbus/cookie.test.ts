@@ -1,0 +1,70 @@
+import { decode, type User } from '@nats-io/jwt'
+import { afterAll, describe, expect, test } from 'bun:test'
+import { closeMsgbus } from '../../src/msgbus/service'
+import { makeTestApp, PASSWORD, tempDir } from '../support/app'
+import { freePort, natsServer } from '../support/nats'
+
+/** The first protocol line nats-server answers a raw websocket CONNECT + PING with. */
+async function websocketAnswer(port: number, cookie: string | undefined): Promise<string> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}`, { headers: cookie ? { Cookie: cookie } : {} } as unknown as string[])
+  ws.binaryType = 'arraybuffer'
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => { ws.close(); reject(new Error('no answer')) }, 3000)
+    ws.onmessage = (event) => {
+      const text = typeof event.data === 'string' ? event.data : new TextDecoder().decode(event.data as ArrayBuffer)
+      if (text.startsWith('INFO')) { ws.send('CONNECT {"verbose":false,"pedantic":false,"protocol":1}\r\nPING\r\n'); return }
+      clearTimeout(timer)
+      ws.close()
+      resolve(text.trim())
+    }
+    ws.onerror = () => { clearTimeout(timer); reject(new Error('websocket failed')) }
+  })
+}
+
+/** `name=value` of the Set-Cookie header for `name`, and its attributes. */
+function setCookie(res: Response, name: string): string | undefined {
+  return res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))
+}
+
+describe('the msgbus_jwt sign-in cookie', () => {
+  test('sign-in sets an HttpOnly bearer JWT that authenticates a websocket; no cookie is refused; sign-out clears it', async () => {
+    const port = freePort()
+    const t = await makeTestApp({ MSGBUS_URLS: `nats://127.0.0.1:${port}` })
+    afterAll(() => closeMsgbus(t.deps))
+    const [ann] = await t.users('ann')
+    const nats = natsServer(t.config.dataDir, tempDir('nats-'), { port })
+    await nats.start()
+    const res = await t.request('POST', '/api/v1/user/signin', { body: { username: 'ann', password: PASSWORD } })
+    expect(res.status).toBe(200)
+    const header = setCookie(res, 'msgbus_jwt')!
+    expect(header).toContain('HttpOnly')
+    expect(header).toContain('SameSite=Lax')
+    const jwt = /^msgbus_jwt=([^;]+)/.exec(header)![1]!
+    const claims = decode<User>(jwt)
+    expect(claims.nats.bearer_token).toBe(true)
+    expect(claims.exp! - claims.iat).toBeLessThanOrEqual(15 * 60)
+    expect(claims.nats.sub?.allow).toContain(`user.${ann.user.id}.>`)
+    expect(await websocketAnswer(nats.websocketPort, `msgbus_jwt=${jwt}`)).toBe('PONG')
+    expect(await websocketAnswer(nats.websocketPort, undefined)).toMatch(/Authorization Violation/)
+    const session = /^platform_session=([^;]+)/.exec(setCookie(res, 'platform_session')!)![1]!
+    const out = await t.request('GET', '/api/v1/user/signout', { headers: { cookie: `platform_session=${session}` } })
+    expect(out.status).toBe(200)
+    expect(setCookie(out, 'msgbus_jwt')).toMatch(/^msgbus_jwt=;.*Max-Age=0/)
+  })
+
+  test('without MSGBUS_URLS sign-in sets no message-bus cookie', async () => {
+    const t = await makeTestApp()
+    await t.users('ann')
+    const res = await t.request('POST', '/api/v1/user/signin', { body: { username: 'ann', password: PASSWORD } })
+    expect(res.status).toBe(200)
+    expect(setCookie(res, 'msgbus_jwt')).toBeUndefined()
+  })
+
+  test('a password change clears the cookie', async () => {
+    const t = await makeTestApp()
+    const [ann] = await t.users('ann')
+    const res = await t.as(ann).send('POST', '/api/v1/user/settings/account/password', { old_password: PASSWORD, password: 'another horse battery', retype: 'another horse battery' })
+    expect(res.status).toBe(200)
+    expect(setCookie(res, 'msgbus_jwt')).toMatch(/^msgbus_jwt=;.*Max-Age=0/)
+  })
+})
