@@ -393,9 +393,10 @@ export async function listTokens(deps: Deps, uid: number): Promise<MsgbusAccount
  * start retries it).
  */
 export async function revokeToken(deps: Deps, uid: number, id: number, missing: 'notFound' | 'badRequest' = 'notFound'): Promise<void> {
-  assertConfigured(deps)
-  const row = await store.findMsgbusAccountOf(deps.db.read, uid, id)
+  // An id that is not the caller's is answered as such even without a message bus: no 503 for bad input.
+  const row = Number.isSafeInteger(id) ? await store.findMsgbusAccountOf(deps.db.read, uid, id) : undefined
   if (!row) throw new AppError(missing, Messages.tokenNotFound)
+  assertConfigured(deps)
   await deps.db.write((tx) => store.markRevoked(tx, row.id, nowSeconds()))
   await pushOrUnavailable(deps, await systemLink(deps), row.account)
 }
