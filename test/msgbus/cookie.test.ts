@@ -1,8 +1,11 @@
 import { decode, type User } from '@nats-io/jwt'
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { closeMsgbus } from '../../src/msgbus/service'
 import { makeTestApp, PASSWORD, tempDir } from '../support/app'
 import { freePort, natsServer } from '../support/nats'
+
+// Real nats-server processes and waits on the clock: room for a loaded machine.
+setDefaultTimeout(20000)
 
 /** The first protocol line nats-server answers a raw websocket CONNECT + PING with. */
 async function websocketAnswer(port: number, cookie: string | undefined): Promise<string> {

@@ -1,46 +1,12 @@
-import { decode, type ClaimsData, type User } from '@nats-io/jwt'
-import type { NatsConnection } from '@nats-io/transport-node'
-import { afterAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { closeMsgbus, Messages } from '../../src/msgbus/service'
-import { makeTestApp, tempDir, type TestApp, type TestUser } from '../support/app'
-import { closesWithin, connectRefusal, connectWithCredentials, delivers, freePort, natsServer, wipeResolverDir, type NatsServer } from '../support/nats'
+import { makeTestApp, type TestApp, type TestUser } from '../support/app'
+import { closesWithin, connectRefusal, delivers, wipeResolverDir } from '../support/nats'
+import { connected, credentialsOf, lab, tokensOf, userJwtOf, type Credentials } from './support'
 import { startServer } from '../support/process'
 
-interface Credentials { msgbusEndpoints: string[]; credentials: string }
-
-/** An app with MSGBUS_URLS pointing at a real nats-server configured by `msgbus nats-config`. */
-async function lab(env: Record<string, string> = {}): Promise<{ t: TestApp; nats: NatsServer }> {
-  const port = freePort()
-  const t = await makeTestApp({ MSGBUS_URLS: `nats://127.0.0.1:${port}`, ...env })
-  afterAll(() => closeMsgbus(t.deps))
-  const nats = natsServer(t.config.dataDir, tempDir('nats-'), { port })
-  await nats.start()
-  return { t, nats }
-}
-
-async function credentialsOf(t: TestApp, who: TestUser): Promise<Credentials> {
-  const res = await t.as(who).get('/api/v1/user/msgbus/credentials')
-  expect(res.status).toBe(200)
-  return res.json() as Promise<Credentials>
-}
-
-const connections: NatsConnection[] = []
-afterAll(async () => { for (const nc of connections) if (!nc.isClosed()) await nc.close() })
-
-async function connected(creds: Credentials): Promise<NatsConnection> {
-  const nc = await connectWithCredentials(creds.msgbusEndpoints[0]!, creds.credentials)
-  connections.push(nc)
-  return nc
-}
-
-const userJwtOf = (creds: Credentials): ClaimsData<User> =>
-  decode<User>(/-----BEGIN NATS USER JWT-----\n(.+)\n/.exec(Buffer.from(creds.credentials, 'base64').toString())![1]!)
-
-async function tokensOf(t: TestApp, who: TestUser): Promise<{ id: number; msgbusPubKey: string; revoked: boolean }[]> {
-  const res = await t.as(who).get('/api/v1/user/settings/tokens/msgbus-tokens/')
-  expect(res.status).toBe(200)
-  return res.json() as Promise<{ id: number; msgbusPubKey: string; revoked: boolean }[]>
-}
+// Real nats-server processes and waits on the clock: room for a loaded machine.
+setDefaultTimeout(20000)
 
 const revoke = (t: TestApp, who: TestUser, id: number) => t.as(who).send('POST', `/api/v1/user/settings/tokens/msgbus-tokens/${id}/revoke/`)
 
@@ -55,12 +21,24 @@ describe('without MSGBUS_URLS', () => {
       [admin, 'GET', '/api/v1/user/msgbus/user_credentials'],
       [admin, 'GET', '/api/v1/user/msgbus/cluster-resource-history?owner=a&cluster=b'],
       [ann, 'GET', '/api/v1/user/settings/tokens/msgbus-tokens/'],
-      [ann, 'POST', '/api/v1/user/settings/tokens/msgbus-tokens/1/revoke/'],
     ] as const) {
       const res = await t.as(who).send(method, path)
       expect(res.status).toBe(503)
       expect(((await res.json()) as { message: string }).message).toBe(Messages.notConfigured)
     }
+  })
+
+  test('revoking an existing key → 503 naming MSGBUS_URLS; an id that is not the caller\'s → 404', async () => {
+    const t = await makeTestApp()
+    const [ann] = await t.users('ann')
+    const { insertMsgbusAccount } = await import('../../src/msgbus/store')
+    const row = await t.deps.db.write((tx) => insertMsgbusAccount(tx, {
+      uid: ann.user.id, accountType: 'user', msgbusPubKey: 'UKEY', account: 'USERS', issuedAt: 1, expiresAt: 2,
+    }))
+    const res = await t.as(ann).send('POST', `/api/v1/user/settings/tokens/msgbus-tokens/${row.id}/revoke/`)
+    expect(res.status).toBe(503)
+    expect(((await res.json()) as { message: string }).message).toBe(Messages.notConfigured)
+    expect((await t.as(ann).send('POST', `/api/v1/user/settings/tokens/msgbus-tokens/${row.id + 1}/revoke/`)).status).toBe(404)
   })
 })
 
