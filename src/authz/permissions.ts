@@ -9,6 +9,8 @@ export const ORG_PERMISSIONS = [
   'view:avatar', 'update:avatar', 'delete:avatar',
   'view:sync-token', 'create:fleetmgr-org-sync-token', 'remove:fleetmgr-sync-token',
   'list:access-token', 'delete:access-token', 'list:msgbus-token', 'revoke:msgbus-token',
+  // Minting tokens of the org system admin (decisions §6a): owners only, like revoking them.
+  'create:access-token', 'create:msgbus-token',
   'view:auth-source', 'create:auth-source', 'update:auth-source', 'delete:auth-source',
   // Not in the contract: who may send usage events for an org (decisions §5a: owners and admins).
   'send:usage-events',

@@ -8,7 +8,8 @@ import { AppError } from '../http/errors'
 export type UserRow = typeof users.$inferSelect
 export type NewUser = typeof users.$inferInsert
 
-export const USER_TYPE = { individual: 0, organization: 1 } as const
+/** Gitea's user types; `bot` is a service user (an org system admin) that never signs in with a password. */
+export const USER_TYPE = { individual: 0, organization: 1, bot: 4 } as const
 
 const userById = (db: Executor) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
 

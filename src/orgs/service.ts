@@ -9,6 +9,7 @@ import { assertUsableName } from '../identity/service'
 import { findUserByName, updateUser, USER_TYPE, type UserRow } from '../identity/store'
 import type { CreateOrgOption, CreateOrgParams, EditOrgOption, Organization, Profile } from './schemas'
 import * as store from './store'
+import { insertSystemAdmin } from './system-admin/service'
 import type { Executor } from '../storage/database'
 
 export const Messages = {
@@ -78,26 +79,32 @@ export interface NewOrgInput extends CreateOrgOption {
 
 /**
  * Creates an org with its Owners team; `owner` (the creator, or nobody for a marketplace org
- * awaiting its buyer) becomes its only, privately listed, member. Throws invalid (name, website)
- * or duplicate (name taken by a user or org).
+ * awaiting its buyer) becomes its only, privately listed, member; a fleet-manager-origin org also
+ * gets its system admin. Throws invalid (name, website), duplicate (name taken by a user or org),
+ * conflict (the system admin's login is taken).
  */
 export async function createOrg(deps: Deps, owner: UserRow | undefined, input: NewOrgInput): Promise<UserRow> {
   assertUsableName(input.username, 'username')
   assertWebsite(input.website)
-  return deps.db.write((tx) => store.insertOrgWithOwner(tx, {
-    name: input.username,
-    lowerName: input.username.toLowerCase(),
-    fullName: input.full_name ?? '',
-    description: input.description ?? '',
-    website: input.website ?? '',
-    location: input.location ?? '',
-    visibility: visibilityOf(input, VISIBILITY.public),
-  }, {
-    createdBy: owner?.id ?? null,
-    createdBySiteAdmin: owner?.isAdmin ?? false,
-    origin: input.origin,
-    fleetmgrEndpoint: input.fleetmgrManagementClusterEndPoint ?? '',
-  }, owner?.id))
+  return deps.db.write(async (tx) => {
+    const org = await store.insertOrgWithOwner(tx, {
+      name: input.username,
+      lowerName: input.username.toLowerCase(),
+      fullName: input.full_name ?? '',
+      description: input.description ?? '',
+      website: input.website ?? '',
+      location: input.location ?? '',
+      visibility: visibilityOf(input, VISIBILITY.public),
+    }, {
+      createdBy: owner?.id ?? null,
+      createdBySiteAdmin: owner?.isAdmin ?? false,
+      origin: input.origin,
+      fleetmgrEndpoint: input.fleetmgrManagementClusterEndPoint ?? '',
+    }, owner?.id)
+    // A fleet-manager-origin org gets its system admin at once (decisions §6a): the fleet manager syncs through it.
+    if (input.fleetmgrManagementClusterEndPoint) await insertSystemAdmin(tx, org)
+    return org
+  })
 }
 
 /** Applies the fields present in `input`; absent ones stay. Throws invalid (website), notFound (deleted meanwhile). */

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
-import { inboxSubscriptions, orgClaims, orgDetails, orgRoles, orgUsers, teamRoles, teamUsers, teams, users } from '../../db/schema'
+import { inboxSubscriptions, orgClaims, orgDetails, orgRoles, orgUsers, orgSystemAdmins, teamRoles, teamUsers, teams, users } from '../../db/schema'
 import type { Executor } from '../storage/database'
 import { isUniqueViolation } from '../storage/database'
 import { AppError } from '../http/errors'
@@ -61,6 +61,9 @@ export async function deleteOrg(tx: Executor, orgId: number): Promise<void> {
   await tx.delete(orgClaims).where(eq(orgClaims.orgId, orgId))
   await tx.delete(orgDetails).where(eq(orgDetails.orgId, orgId))
   await tx.delete(inboxSubscriptions).where(and(eq(inboxSubscriptions.scope, 'org'), eq(inboxSubscriptions.orgId, String(orgId))))
+  // The org's system admin exists only for the org: its bot user (and with it its tokens) goes too.
+  const systemAdmin = await tx.select({ uid: orgSystemAdmins.uid }).from(orgSystemAdmins).where(eq(orgSystemAdmins.orgId, orgId)).get()
+  if (systemAdmin) await tx.delete(users).where(eq(users.id, systemAdmin.uid))
   await tx.delete(users).where(eq(users.id, orgId))
 }
 

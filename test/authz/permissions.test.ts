@@ -19,6 +19,8 @@ const EXPECTED: Record<PermissionString, string> = {
   'delete:access-token': 'O--S',
   'list:msgbus-token': 'OA-S',
   'revoke:msgbus-token': 'O--S',
+  'create:access-token': 'O--S',
+  'create:msgbus-token': 'O--S',
   'view:auth-source': 'OA-S',
   'create:auth-source': 'O--S',
   'update:auth-source': 'O--S',

@@ -1,0 +1,74 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../../deps'
+import { guard } from '../../http/guard'
+import { ErrorBody } from '../../http/schemas'
+import { User } from '../../identity/schemas'
+import { MsgbusAccount, MsgbusCredentialsResponse } from '../../msgbus/schemas'
+import { OrgParams } from '../schemas'
+import { AccessTokenInfo, CreateOrgAccessTokenOption, CreateOrgMsgbusTokenOption, OrgTokenParams } from './schemas'
+import * as systemAdmin from './service'
+
+const TAGS = ['organization']
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
+
+/** The org system admin and its access and message-bus tokens (decisions §6a). */
+export const systemAdminRoutes = (deps: Deps) =>
+  new Elysia({ name: 'orgs.system-admin.routes', prefix: '/api/v1' })
+    .use(guard(deps))
+    .post('/orgs/:org/system-admin', async ({ me, params, status }) => status(201, await systemAdmin.createSystemAdmin(deps, me, params.org)), {
+      permission: 'site-admin',
+      scope: 'admin',
+      params: OrgParams,
+      response: { 201: User, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+      detail: { summary: 'Create the organization system admin (a bot user, login <org>-sysadmin)', tags: TAGS },
+    })
+    .get('/orgs/:org/tokens/access-tokens/', ({ scope }) => systemAdmin.listAccessTokens(deps, scope), {
+      permission: 'list:access-token',
+      scope: 'organization',
+      params: OrgParams,
+      response: { 200: t.Array(AccessTokenInfo), ...errors },
+      detail: { summary: 'Access tokens of the organization system admin (token always empty)', tags: TAGS },
+    })
+    .post('/orgs/:org/tokens/access-tokens/', async ({ me, scope, body, status }) => status(201, await systemAdmin.createAccessToken(deps, scope, me, body)), {
+      permission: 'create:access-token',
+      scope: 'organization',
+      secret: true,
+      params: OrgParams,
+      body: CreateOrgAccessTokenOption,
+      response: { 201: AccessTokenInfo, ...errors, 422: ErrorBody },
+      detail: { summary: 'Create an access token of the organization system admin; the plaintext is in token, once', tags: TAGS },
+    })
+    .delete('/orgs/:org/tokens/access-tokens/:id', async ({ scope, params }) => {
+      await systemAdmin.deleteAccessToken(deps, scope, params.id)
+    }, {
+      permission: 'delete:access-token',
+      scope: 'organization',
+      params: OrgTokenParams,
+      response: { 200: t.Void(), ...errors },
+      detail: { summary: 'Delete an access token of the organization system admin', tags: TAGS },
+    })
+    .get('/orgs/:org/tokens/msgbus-tokens/', ({ scope }) => systemAdmin.listMsgbusTokens(deps, scope), {
+      permission: 'list:msgbus-token',
+      scope: 'organization',
+      params: OrgParams,
+      response: { 200: t.Array(MsgbusAccount), ...errors, 503: ErrorBody },
+      detail: { summary: 'Message-bus keys of the organization system admin, newest first', tags: TAGS },
+    })
+    .post('/orgs/:org/tokens/msgbus-tokens/', ({ scope, body }) => systemAdmin.createMsgbusToken(deps, scope, body ?? {}), {
+      permission: 'create:msgbus-token',
+      scope: 'organization',
+      secret: true,
+      params: OrgParams,
+      body: t.Optional(CreateOrgMsgbusTokenOption),
+      response: { 200: MsgbusCredentialsResponse, ...errors, 422: ErrorBody, 503: ErrorBody },
+      detail: { summary: 'New message-bus credentials of the organization system admin (org.<orgID>.>, _INBOX.>)', tags: TAGS },
+    })
+    .post('/orgs/:org/tokens/msgbus-tokens/:id/revoke', async ({ scope, params }) => {
+      await systemAdmin.revokeMsgbusToken(deps, scope, params.id)
+    }, {
+      permission: 'revoke:msgbus-token',
+      scope: 'organization',
+      params: OrgTokenParams,
+      response: { 200: t.Void(), ...errors, 503: ErrorBody },
+      detail: { summary: 'Revoke a message-bus key of the organization system admin; its connections drop at once', tags: TAGS },
+    })

@@ -1,0 +1,101 @@
+import type { Actor } from '../../authz/actor'
+import type { OrgScope } from '../../authz/authorize'
+import type { Deps } from '../../deps'
+import { AppError } from '../../http/errors'
+import { presentUser } from '../../identity/service'
+import { insertUser, USER_TYPE, type UserRow } from '../../identity/store'
+import type { User } from '../../identity/schemas'
+import { createToken, Messages as TokenMessages, presentSettingsToken } from '../../identity/tokens/service'
+import * as tokenStore from '../../identity/tokens/store'
+import * as msgbus from '../../msgbus/service'
+import type { MsgbusAccount, MsgbusCredentialsResponse } from '../../msgbus/schemas'
+import type { Executor } from '../../storage/database'
+import * as orgStore from '../store'
+import type { AccessTokenInfo, CreateOrgAccessTokenOption, CreateOrgMsgbusTokenOption } from './schemas'
+import * as store from './store'
+
+export const Messages = {
+  missing: 'the organization has no system admin; a site admin creates it with POST /api/v1/orgs/{org}/system-admin',
+  present: 'the organization already has a system admin',
+  orgNotFound: 'organization does not exist',
+  loginTaken: (login: string) => `the system admin login "${login}" is already taken by another account`,
+} as const
+
+/** The bot's login (decisions §6a). */
+export const systemAdminLogin = (org: UserRow) => `${org.name}-sysadmin`
+
+/**
+ * Makes the org's system admin in `tx`: a bot user that cannot sign in with a password. It is no
+ * team member: as an owner it would count in the last-owner and last-admin rules. Throws conflict
+ * (present, or login taken).
+ */
+export async function insertSystemAdmin(tx: Executor, org: UserRow): Promise<UserRow> {
+  if (await store.findSystemAdmin(tx, org.id)) throw new AppError('conflict', Messages.present)
+  const login = systemAdminLogin(org)
+  const bot = await insertUser(tx, { name: login, lowerName: login.toLowerCase(), type: USER_TYPE.bot, fullName: `${org.name} system admin`, passwordHash: '' })
+    .catch((error: unknown) => { throw error instanceof AppError && error.kind === 'duplicate' ? new AppError('conflict', Messages.loginTaken(login)) : error })
+  await store.insertSystemAdminLink(tx, org.id, bot.id)
+  return bot
+}
+
+/** POST /orgs/{org}/system-admin (site admin). Throws notFound, conflict. */
+export async function createSystemAdmin(deps: Deps, me: Actor, orgName: string): Promise<User> {
+  const bot = await deps.db.write(async (tx) => {
+    const org = await orgStore.findOrgByName(tx, orgName)
+    if (!org) throw new AppError('notFound', Messages.orgNotFound)
+    return insertSystemAdmin(tx, org)
+  })
+  return presentUser(bot, { user: me.user, publicUrl: deps.config.publicUrl })
+}
+
+/** The org's system admin. Throws badRequest when it has none (the contract's 400). */
+export async function systemAdminOf(deps: Deps, scope: OrgScope): Promise<UserRow> {
+  const bot = await store.findSystemAdmin(deps.db.read, scope.org.id)
+  if (!bot) throw new AppError('badRequest', Messages.missing)
+  return bot
+}
+
+/** AccessTokenInfo: the settings view without scopes; `token` only at creation. */
+function presentTokenInfo(row: tokenStore.AccessTokenRow, plaintext = ''): AccessTokenInfo {
+  const { scopes: _scopes, ...info } = presentSettingsToken(row, plaintext)
+  return info
+}
+
+export async function listAccessTokens(deps: Deps, scope: OrgScope): Promise<AccessTokenInfo[]> {
+  const bot = await systemAdminOf(deps, scope)
+  const { rows } = await tokenStore.listTokensPage(deps.db.read, bot.id, 1000, 0)
+  return rows.map((row) => presentTokenInfo(row))
+}
+
+/**
+ * A token of the org's system admin, its plaintext shown only here; the caller's own token
+ * scopes bound the new one. Throws badRequest (no system admin), invalid, duplicate, forbidden.
+ */
+export async function createAccessToken(deps: Deps, scope: OrgScope, me: Actor, input: CreateOrgAccessTokenOption): Promise<AccessTokenInfo> {
+  const bot = await systemAdminOf(deps, scope)
+  const { row, plaintext } = await createToken(deps.db, bot.id, input, me.scopes)
+  return presentTokenInfo(row, plaintext)
+}
+
+/** Throws badRequest (no system admin), notFound (not one of its tokens). */
+export async function deleteAccessToken(deps: Deps, scope: OrgScope, id: number): Promise<void> {
+  const bot = await systemAdminOf(deps, scope)
+  const gone = await deps.db.write((tx) => tokenStore.deleteTokensOfUser(tx, bot.id, Number.isSafeInteger(id) ? [id] : []))
+  if (gone === 0) throw new AppError('notFound', TokenMessages.tokenNotFound)
+}
+
+export async function listMsgbusTokens(deps: Deps, scope: OrgScope): Promise<MsgbusAccount[]> {
+  return msgbus.listTokens(deps, (await systemAdminOf(deps, scope)).id)
+}
+
+/** New credentials of the system admin in the org's account. Throws badRequest, unavailable. */
+export async function createMsgbusToken(deps: Deps, scope: OrgScope, input: CreateOrgMsgbusTokenOption): Promise<MsgbusCredentialsResponse> {
+  const bot = await systemAdminOf(deps, scope)
+  msgbus.assertConfigured(deps)
+  return msgbus.orgCredentials(deps, scope.org, bot, input)
+}
+
+/** Throws badRequest (no system admin, or no such message-bus user), unavailable. */
+export async function revokeMsgbusToken(deps: Deps, scope: OrgScope, id: number): Promise<void> {
+  await msgbus.revokeToken(deps, (await systemAdminOf(deps, scope)).id, id, 'badRequest')
+}

@@ -1,0 +1,168 @@
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { Messages } from '../../src/orgs/system-admin/service'
+import { PASSWORD, makeTestApp, type TestApp, type TestUser } from '../support/app'
+import { closesWithin, connectRefusal, delivers } from '../support/nats'
+import { connected, lab, userJwtOf, type Credentials } from '../msgbus/support'
+import { makeOrg } from './support'
+
+// Some scenarios run a real nats-server.
+setDefaultTimeout(20000)
+
+const API = '/api/v1'
+
+async function withSystemAdmin(t: TestApp, owner: TestUser, extra: { admins?: TestUser[]; members?: TestUser[] } = {}) {
+  const fixture = await makeOrg(t, 'acme', { owner, ...extra })
+  const res = await t.as(await t.admin()).send('POST', `${API}/orgs/acme/system-admin`)
+  expect(res.status).toBe(201)
+  return { ...fixture, bot: (await res.json()) as { id: number; login: string } }
+}
+
+describe('POST /api/v1/orgs/{org}/system-admin', () => {
+  test('a site admin makes the bot acme-sysadmin → 201; again → 409; an unknown org → 404', async () => {
+    const t = await makeTestApp()
+    const [olga] = await t.users('olga')
+    const { bot } = await withSystemAdmin(t, olga)
+    expect(bot.login).toBe('acme-sysadmin')
+    const admin = await t.admin()
+    expect((await t.as(admin).send('POST', `${API}/orgs/acme/system-admin`)).status).toBe(409)
+    expect((await t.as(admin).send('POST', `${API}/orgs/nope/system-admin`)).status).toBe(404)
+  })
+
+  test('an org owner who is no site admin → 403', async () => {
+    const t = await makeTestApp()
+    const [olga] = await t.users('olga')
+    await makeOrg(t, 'acme', { owner: olga })
+    expect((await t.as(olga).send('POST', `${API}/orgs/acme/system-admin`)).status).toBe(403)
+  })
+
+  test('the bot cannot sign in with a password', async () => {
+    const t = await makeTestApp()
+    const [olga] = await t.users('olga')
+    await withSystemAdmin(t, olga)
+    for (const password of ['', PASSWORD]) {
+      const res = await t.request('POST', `${API}/user/signin`, { body: { username: 'acme-sysadmin', password } })
+      expect(res.status).toBeGreaterThanOrEqual(400)
+      expect(res.status).toBeLessThan(500)
+    }
+  })
+
+  test('an org created with a fleet-manager endpoint has its system admin at once', async () => {
+    const t = await makeTestApp()
+    const [olga] = await t.users('olga')
+    const res = await t.as(olga).send('POST', `${API}/orgs`, { username: 'fleet', fleetmgrManagementClusterEndPoint: 'https://mgmt.example' })
+    expect(res.status).toBe(201)
+    expect((await t.as(olga).get(`${API}/orgs/fleet/tokens/access-tokens/`)).status).toBe(200)
+    expect((await t.as(await t.admin()).send('POST', `${API}/orgs/fleet/system-admin`)).status).toBe(409)
+  })
+
+  test('deleting the org removes its system admin and its tokens', async () => {
+    const t = await makeTestApp()
+    const [olga] = await t.users('olga')
+    await withSystemAdmin(t, olga)
+    const created = (await (await t.as(olga).send('POST', `${API}/orgs/acme/tokens/access-tokens/`, { name: 'sync' })).json()) as { token: string }
+    expect((await t.as(olga).delete(`${API}/orgs/acme`)).status).toBeLessThan(300)
+    expect((await t.request('GET', `${API}/user`, { token: created.token })).status).toBe(401)
+  })
+})
+
+describe('organization access tokens', () => {
+  test('an org without a system admin → 400 naming it on every token route', async () => {
+    const t = await makeTestApp()
+    const [olga] = await t.users('olga')
+    await makeOrg(t, 'acme', { owner: olga })
+    for (const [method, path] of [
+      ['GET', '/tokens/access-tokens/'], ['POST', '/tokens/access-tokens/'], ['DELETE', '/tokens/access-tokens/1'],
+      ['GET', '/tokens/msgbus-tokens/'], ['POST', '/tokens/msgbus-tokens/'], ['POST', '/tokens/msgbus-tokens/1/revoke'],
+    ] as const) {
+      const res = await t.as(olga).send(method, `${API}/orgs/acme${path}`, method === 'POST' && path === '/tokens/access-tokens/' ? { name: 'x' } : undefined)
+      expect(res.status).toBe(400)
+      expect(((await res.json()) as { message: string }).message).toBe(Messages.missing)
+    }
+  })
+
+  test('the owner creates a token shown once; it acts as the bot; the list shows token empty; delete ends it', async () => {
+    const t = await makeTestApp()
+    const [olga] = await t.users('olga')
+    const { bot } = await withSystemAdmin(t, olga)
+    const res = await t.as(olga).send('POST', `${API}/orgs/acme/tokens/access-tokens/`, { name: 'sync', scopes: ['read:user'] })
+    expect(res.status).toBe(201)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    const created = (await res.json()) as { id: number; uid: number; token: string; tokenLastEight: string }
+    expect(created.token).toMatch(/^[0-9a-f]{40}$/)
+    expect(created.uid).toBe(bot.id)
+    expect(created.tokenLastEight).toBe(created.token.slice(-8))
+    expect(((await (await t.request('GET', `${API}/user`, { token: created.token })).json()) as { login: string }).login).toBe('acme-sysadmin')
+    const list = (await (await t.as(olga).get(`${API}/orgs/acme/tokens/access-tokens/`)).json()) as Record<string, unknown>[]
+    expect(list).toHaveLength(1)
+    expect(list[0]).toMatchObject({ id: created.id, name: 'sync', token: '', hasUsed: true })
+    expect(Object.keys(list[0]!).sort()).toEqual(['createdAt', 'expDate', 'hasRecentActivity', 'hasUsed', 'id', 'name', 'token', 'tokenLastEight', 'uid', 'updatedAt'])
+    expect((await t.as(olga).delete(`${API}/orgs/acme/tokens/access-tokens/${created.id}`)).status).toBe(200)
+    expect((await t.request('GET', `${API}/user`, { token: created.token })).status).toBe(401)
+    expect((await t.as(olga).delete(`${API}/orgs/acme/tokens/access-tokens/${created.id}`)).status).toBe(404)
+  })
+
+  test('an org admin may list but not create or delete; a plain member may not list', async () => {
+    const t = await makeTestApp()
+    const [olga, adam, mia] = await t.users('olga', 'adam', 'mia')
+    await withSystemAdmin(t, olga, { admins: [adam], members: [mia] })
+    expect((await t.as(adam).get(`${API}/orgs/acme/tokens/access-tokens/`)).status).toBe(200)
+    expect((await t.as(adam).send('POST', `${API}/orgs/acme/tokens/access-tokens/`, { name: 'x' })).status).toBe(403)
+    expect((await t.as(adam).delete(`${API}/orgs/acme/tokens/access-tokens/1`)).status).toBe(403)
+    expect((await t.as(mia).get(`${API}/orgs/acme/tokens/access-tokens/`)).status).toBe(403)
+  })
+
+  test('a token may not mint a broader one for the bot; a bad body → 422', async () => {
+    const t = await makeTestApp()
+    const [olga] = await t.users('olga')
+    await withSystemAdmin(t, olga)
+    const narrow = (await (await t.as(olga).send('POST', `${API}/user/settings/tokens/access-tokens/`, { name: 'narrow', scopes: ['write:organization'] })).json()) as { token: string }
+    expect((await t.request('POST', `${API}/orgs/acme/tokens/access-tokens/`, { token: narrow.token, body: { name: 'wide', scopes: ['all'] } })).status).toBe(403)
+    expect((await t.as(olga).send('POST', `${API}/orgs/acme/tokens/access-tokens/`, { scopes: 'all' })).status).toBe(422)
+  })
+})
+
+describe('organization message-bus tokens', () => {
+  test('the owner mints org credentials: they round-trip on org.<orgID>.> only and are listed', async () => {
+    const { t } = await lab()
+    const [olga, bob] = await t.users('olga', 'bob')
+    const { org } = await withSystemAdmin(t, olga)
+    const res = await t.as(olga).send('POST', `${API}/orgs/acme/tokens/msgbus-tokens/`, { clusterID: 'c-1', productName: 'agent' })
+    expect(res.status).toBe(200)
+    const creds = (await res.json()) as Credentials
+    const agent = await connected(creds)
+    expect(await delivers(agent, agent, `org.${org.id}.status`)).toBe(true)
+    expect(await delivers(agent, agent, `user.${bob.user.id}.x`)).toBe(false)
+    const rows = (await (await t.as(olga).get(`${API}/orgs/acme/tokens/msgbus-tokens/`)).json()) as Record<string, unknown>[]
+    expect(rows).toEqual([expect.objectContaining({ msgbusPubKey: userJwtOf(creds).sub, accountType: 'cluster', clusterID: 'c-1', productName: 'agent', revoked: false })])
+    // Another org's account is another world: bob's personal credentials do not see org traffic.
+    const bobConn = await connected((await (await t.as(bob).get(`${API}/user/msgbus/credentials`)).json()) as Credentials)
+    expect(await delivers(agent, bobConn, `org.${org.id}.status`)).toBe(false)
+  })
+
+  test('revoking an org credential drops the agent within 1 s; an unknown id → 400', async () => {
+    const { t, nats } = await lab()
+    const [olga] = await t.users('olga')
+    await withSystemAdmin(t, olga)
+    const creds = (await (await t.as(olga).send('POST', `${API}/orgs/acme/tokens/msgbus-tokens/`)).json()) as Credentials
+    const kept = (await (await t.as(olga).send('POST', `${API}/orgs/acme/tokens/msgbus-tokens/`)).json()) as Credentials
+    const agent = await connected(creds)
+    const rows = (await (await t.as(olga).get(`${API}/orgs/acme/tokens/msgbus-tokens/`)).json()) as { id: number; msgbusPubKey: string; accountType: string }[]
+    const row = rows.find((r) => r.msgbusPubKey === userJwtOf(creds).sub)!
+    expect(row.accountType).toBe('org')
+    const since = performance.now()
+    expect((await t.as(olga).send('POST', `${API}/orgs/acme/tokens/msgbus-tokens/${row.id}/revoke`)).status).toBe(200)
+    expect(await closesWithin(agent, 1000, since)).toBeLessThan(1000)
+    expect(await connectRefusal(nats.url, creds.credentials)).toMatch(/Authorization Violation/)
+    expect(await connectRefusal(nats.url, kept.credentials)).toBeUndefined()
+    expect((await t.as(olga).send('POST', `${API}/orgs/acme/tokens/msgbus-tokens/999999/revoke`)).status).toBe(400)
+  })
+
+  test('an org admin may list but not create or revoke', async () => {
+    const { t } = await lab()
+    const [olga, adam] = await t.users('olga', 'adam')
+    await withSystemAdmin(t, olga, { admins: [adam] })
+    expect((await t.as(adam).get(`${API}/orgs/acme/tokens/msgbus-tokens/`)).status).toBe(200)
+    expect((await t.as(adam).send('POST', `${API}/orgs/acme/tokens/msgbus-tokens/`)).status).toBe(403)
+    expect((await t.as(adam).send('POST', `${API}/orgs/acme/tokens/msgbus-tokens/1/revoke`)).status).toBe(403)
+  })
+})
