@@ -1,0 +1,57 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../../deps'
+import { guard } from '../../http/guard'
+import { ApiResponseMessage, ErrorBody } from '../../http/schemas'
+import { OrgParams } from '../schemas'
+import { AccessToken, FleetmgrApiToken } from './schemas'
+import * as fleetmgr from './service'
+
+const TAGS = ['organization']
+const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
+
+/** Marks the deprecated user-token routes and points at their successor (decisions §6a). */
+function deprecated(deps: Deps) {
+  return ({ params, set }: { params: { org: string }; set: { headers: Record<string, string | number> } }) => {
+    set.headers.deprecation = 'true'
+    set.headers.link = `<${deps.config.publicUrl}/api/v1/orgs/${encodeURIComponent(params.org)}/fleetmgr/sync-token>; rel="successor-version"`
+  }
+}
+
+/** The org's fleet-manager sync token, and the deprecated user-token routes answering the same. */
+export const fleetmgrRoutes = (deps: Deps) => {
+  const app = new Elysia({ name: 'orgs.fleetmgr.routes', prefix: '/api/v1' }).use(guard(deps))
+  for (const kind of ['sync-token', 'user-token'] as const) {
+    const isDeprecated = kind === 'user-token'
+    const path = `/orgs/:org/fleetmgr/${kind}`
+    // In transform, the first hook: refusals (403, 404) carry the headers too.
+    const hooks = isDeprecated ? { transform: deprecated(deps) } : {}
+    app
+      .get(path, ({ scope }) => fleetmgr.getSyncToken(deps, scope), {
+        permission: 'view:sync-token',
+        scope: 'organization',
+        secret: true,
+        params: OrgParams,
+        ...hooks,
+        response: { 200: FleetmgrApiToken, ...errors },
+        detail: { summary: 'The organization\'s fleet-manager sync token, secret included', tags: TAGS, deprecated: isDeprecated },
+      })
+      .post(path, ({ me, scope, body }) => fleetmgr.createSyncToken(deps, scope, me, body ?? {}), {
+        permission: 'create:fleetmgr-org-sync-token',
+        scope: 'organization',
+        params: OrgParams,
+        body: t.Optional(AccessToken),
+        ...hooks,
+        response: { 200: ApiResponseMessage, ...errors, 400: ErrorBody, 422: ErrorBody },
+        detail: { summary: 'Mint (or replace) the fleet-manager sync token; 400 unless the org is of fleet-manager origin', tags: TAGS, deprecated: isDeprecated },
+      })
+      .delete(path, async ({ scope }) => { await fleetmgr.deleteSyncToken(deps, scope) }, {
+        permission: 'remove:fleetmgr-sync-token',
+        scope: 'organization',
+        params: OrgParams,
+        ...hooks,
+        response: { 200: t.Void(), ...errors },
+        detail: { summary: 'Delete the fleet-manager sync token', tags: TAGS, deprecated: isDeprecated },
+      })
+  }
+  return app
+}
