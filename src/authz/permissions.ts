@@ -18,7 +18,8 @@ export const ORG_PERMISSIONS = [
 export type OrgPermission = (typeof ORG_PERMISSIONS)[number]
 
 /** Permissions that exist only site-wide, never through an org role. */
-export const SITE_PERMISSIONS = ['view_usage_analytics:site_admin', 'admin:chart-source'] as const
+// `create:org-system-admin` is asked in an org's scope, so an org hidden from the caller stays 404.
+export const SITE_PERMISSIONS = ['view_usage_analytics:site_admin', 'admin:chart-source', 'create:org-system-admin'] as const
 export type SitePermission = (typeof SITE_PERMISSIONS)[number]
 
 export type PermissionString = OrgPermission | SitePermission

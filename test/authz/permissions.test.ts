@@ -28,6 +28,7 @@ const EXPECTED: Record<PermissionString, string> = {
   'send:usage-events': 'OA-S',
   'view_usage_analytics:site_admin': '---S',
   'admin:chart-source': '---S',
+  'create:org-system-admin': '---S',
 }
 const LETTER: Record<Role, string> = { owner: 'O', admin: 'A', member: 'M', 'site-admin': 'S' }
 

@@ -15,8 +15,8 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody 
 export const systemAdminRoutes = (deps: Deps) =>
   new Elysia({ name: 'orgs.system-admin.routes', prefix: '/api/v1' })
     .use(guard(deps))
-    .post('/orgs/:org/system-admin', async ({ me, params, status }) => status(201, await systemAdmin.createSystemAdmin(deps, me, params.org)), {
-      permission: 'site-admin',
+    .post('/orgs/:org/system-admin', async ({ me, scope, status }) => status(201, await systemAdmin.createSystemAdmin(deps, me, scope)), {
+      permission: 'create:org-system-admin',
       scope: 'admin',
       params: OrgParams,
       response: { 201: User, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },

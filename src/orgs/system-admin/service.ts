@@ -10,6 +10,7 @@ import * as tokenStore from '../../identity/tokens/store'
 import * as msgbus from '../../msgbus/service'
 import type { MsgbusAccount, MsgbusCredentialsResponse } from '../../msgbus/schemas'
 import type { Executor } from '../../storage/database'
+import { Messages as AuthzMessages } from '../../authz/authorize'
 import * as orgStore from '../store'
 import type { AccessTokenInfo, CreateOrgAccessTokenOption, CreateOrgMsgbusTokenOption } from './schemas'
 import * as store from './store'
@@ -17,7 +18,6 @@ import * as store from './store'
 export const Messages = {
   missing: 'the organization has no system admin; a site admin creates it with POST /api/v1/orgs/{org}/system-admin',
   present: 'the organization already has a system admin',
-  orgNotFound: 'organization does not exist',
   loginTaken: (login: string) => `the system admin login "${login}" is already taken by another account`,
 } as const
 
@@ -38,12 +38,12 @@ export async function insertSystemAdmin(tx: Executor, org: UserRow): Promise<Use
   return bot
 }
 
-/** POST /orgs/{org}/system-admin (site admin). Throws notFound, conflict. */
-export async function createSystemAdmin(deps: Deps, me: Actor, orgName: string): Promise<User> {
+/** POST /orgs/{org}/system-admin (site admin). Throws notFound (org deleted meanwhile), conflict. */
+export async function createSystemAdmin(deps: Deps, me: Actor, scope: OrgScope): Promise<User> {
   const bot = await deps.db.write(async (tx) => {
-    const org = await orgStore.findOrgByName(tx, orgName)
-    if (!org) throw new AppError('notFound', Messages.orgNotFound)
-    return insertSystemAdmin(tx, org)
+    // The guard loaded the org before this transaction: a concurrent delete is a 404, not a dangling bot.
+    if (!(await orgStore.findOrgById(tx, scope.org.id))) throw new AppError('notFound', AuthzMessages.orgNotFound)
+    return insertSystemAdmin(tx, scope.org)
   })
   return presentUser(bot, { user: me.user, publicUrl: deps.config.publicUrl })
 }
