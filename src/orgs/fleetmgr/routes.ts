@@ -9,12 +9,14 @@ import * as fleetmgr from './service'
 const TAGS = ['organization']
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
-/** Marks the deprecated user-token routes and points at their successor (decisions §6a). */
-function deprecated(deps: Deps) {
-  return ({ params, set }: { params: { org: string }; set: { headers: Record<string, string | number> } }) => {
-    set.headers.deprecation = 'true'
-    set.headers.link = `<${deps.config.publicUrl}/api/v1/orgs/${encodeURIComponent(params.org)}/fleetmgr/sync-token>; rel="successor-version"`
-  }
+/**
+ * Marks the deprecated user-token routes and points at their successor (decisions §6a). The Link
+ * is relative to the request URL (RFC 8288), so it never echoes the org name: a hidden org and a
+ * missing one answer byte for byte the same.
+ */
+function markDeprecated({ set }: { set: { headers: Record<string, string | number> } }): void {
+  set.headers.deprecation = 'true'
+  set.headers.link = '<sync-token>; rel="successor-version"'
 }
 
 /** The org's fleet-manager sync token, and the deprecated user-token routes answering the same. */
@@ -24,7 +26,7 @@ export const fleetmgrRoutes = (deps: Deps) => {
     const isDeprecated = kind === 'user-token'
     const path = `/orgs/:org/fleetmgr/${kind}`
     // In transform, the first hook: refusals (403, 404) carry the headers too.
-    const hooks = isDeprecated ? { transform: deprecated(deps) } : {}
+    const hooks = isDeprecated ? { transform: markDeprecated } : {}
     app
       .get(path, ({ scope }) => fleetmgr.getSyncToken(deps, scope), {
         permission: 'view:sync-token',
