@@ -30,6 +30,7 @@ import { orderRoutes } from './orders/routes'
 import { msgbusRoutes } from './msgbus/routes'
 import { systemAdminRoutes } from './orgs/system-admin/routes'
 import { fleetmgrRoutes } from './orgs/fleetmgr/routes'
+import { hostedTokenRoutes } from './identity/hosted-token/routes'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
@@ -82,7 +83,7 @@ export function createApp(deps: Deps) {
     .use(systemAdminRoutes(deps))
     .use(fleetmgrRoutes(deps))
   // Deployment modes add or omit whole plugins (decisions §1); an omitted route is a plain 404.
-  if (deps.config.modes.has('hosted')) app.use(hostedClaimRoutes(deps))
+  if (deps.config.modes.has('hosted')) app.use(hostedClaimRoutes(deps)).use(hostedTokenRoutes(deps))
   if (deps.config.modes.has('marketplace') || deps.config.runMode === 'dev') app.use(claimCheckRoutes(deps))
   if (deps.config.modes.has('billing')) app.use(usageRoutes(deps))
   return app

@@ -114,6 +114,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const msgbusUrls = (env.MSGBUS_URLS ?? '').split(',').map((s) => s.trim()).filter(Boolean)
   const badMsgbusUrl = msgbusUrls.find((url) => !/^(nats|tls|wss?):\/\/[^\s/]+/.test(url))
   if (badMsgbusUrl !== undefined) throw new ConfigError(`MSGBUS_URLS takes comma-separated nats://, tls:// or ws(s):// URLs, got "${badMsgbusUrl}"`)
+  // A PEM in one environment line may carry its line breaks as \n.
+  const hostedTokenKey = env.PLATFORM_HOSTED_TOKEN_KEY ? env.PLATFORM_HOSTED_TOKEN_KEY.replace(/\\n/g, '\n') : undefined
+  if (hostedTokenKey !== undefined && !/-----BEGIN PRIVATE KEY-----[\s\S]+-----END PRIVATE KEY-----/.test(hostedTokenKey))
+    throw new ConfigError('PLATFORM_HOSTED_TOKEN_KEY must be a PEM PKCS#8 EC P-256 private key (-----BEGIN PRIVATE KEY-----)')
   const runMode = flags.dev ? 'dev' : (env.PLATFORM_RUN_MODE ?? 'prod')
   if (runMode !== 'dev' && runMode !== 'prod') throw new ConfigError(`PLATFORM_RUN_MODE must be dev or prod, got "${runMode}"`)
   return {
@@ -134,7 +138,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sandboxCluster: parseBool(env.PLATFORM_SANDBOX_CLUSTER ?? 'true', 'PLATFORM_SANDBOX_CLUSTER'),
     msgbusUrls,
     msgbusCredentialTtlSeconds: parsePositiveInt(env.MSGBUS_CREDENTIAL_TTL_SECONDS ?? String(24 * 3600), 'MSGBUS_CREDENTIAL_TTL_SECONDS'),
-    hostedTokenKey: env.PLATFORM_HOSTED_TOKEN_KEY || undefined,
+    hostedTokenKey,
     chromiumPath: env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     helmPath: env.HELM_PATH ?? join(projectRoot, '.tools', 'bin', 'helm'),
     kubectlPath: env.KUBECTL_PATH ?? join(projectRoot, '.tools', 'bin', 'kubectl'),
