@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path'
+import { parseCidrList, type Cidr } from './http/client-address'
 
 /** Deployment modes register or omit whole route groups (decisions §1). */
 export type DeploymentMode = 'hosted' | 'marketplace' | 'billing'
@@ -47,6 +48,8 @@ export interface Config {
   gcsEndpoint: string
   /** Serve HTTPS with this certificate and key (PEM files); undefined: plain HTTP (behind a TLS proxy). */
   tls: { certFile: string; keyFile: string; caFile: string | undefined } | undefined
+  /** Reverse proxies whose `X-Forwarded-For` names the real client (the sign-in limiter's key). */
+  trustedProxies: readonly Cidr[]
   /** Write one JSON line per request to stdout. */
   requestLog: boolean
   /** Deployment orders (decisions §4, §4a, §7): chart sources seeded at start, private registries, Helm limits. */
@@ -118,6 +121,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const hostedTokenKey = env.PLATFORM_HOSTED_TOKEN_KEY ? env.PLATFORM_HOSTED_TOKEN_KEY.replace(/\\n/g, '\n') : undefined
   if (hostedTokenKey !== undefined && !/-----BEGIN PRIVATE KEY-----[\s\S]+-----END PRIVATE KEY-----/.test(hostedTokenKey))
     throw new ConfigError('PLATFORM_HOSTED_TOKEN_KEY must be a PEM PKCS#8 EC P-256 private key (-----BEGIN PRIVATE KEY-----)')
+  const trustedProxies = parseCidrList(env.PLATFORM_TRUSTED_PROXIES ?? '')
+  if ('bad' in trustedProxies) throw new ConfigError(`PLATFORM_TRUSTED_PROXIES takes comma-separated CIDRs or addresses; "${trustedProxies.bad}" is neither`)
   const runMode = flags.dev ? 'dev' : (env.PLATFORM_RUN_MODE ?? 'prod')
   if (runMode !== 'dev' && runMode !== 'prod') throw new ConfigError(`PLATFORM_RUN_MODE must be dev or prod, got "${runMode}"`)
   return {
@@ -149,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bucketListPageSize: parsePositiveInt(env.PLATFORM_BUCKET_LIST_PAGE_SIZE ?? '1000', 'PLATFORM_BUCKET_LIST_PAGE_SIZE'),
     gcsEndpoint,
     tls: certFile && keyFile ? { certFile, keyFile, caFile: env.PLATFORM_TLS_CA_FILE || undefined } : undefined,
+    trustedProxies: trustedProxies.cidrs,
     requestLog: parseBool(env.PLATFORM_REQUEST_LOG ?? 'true', 'PLATFORM_REQUEST_LOG'),
     orders: {
       chartSources: parseChartSources(env.PLATFORM_CHART_SOURCES ?? ''),

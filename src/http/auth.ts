@@ -8,7 +8,8 @@ import { authenticateOAuthAccessToken, OAUTH_ACCESS_PREFIX } from '../identity/o
 import { authenticateSession } from '../identity/sessions/service'
 import { authenticateToken, scopesOf } from '../identity/tokens/service'
 import { looksLikeAccessToken, sameDigest, sha256Hex } from '../identity/tokens/secrets'
-import { accountKey, clientAddress, signInLimiter } from '../identity/sign-in-limiter'
+import { accountKey, signInLimiter } from '../identity/sign-in-limiter'
+import { clientAddress } from './client-address'
 import type { Deps } from '../deps'
 import { AppError } from './errors'
 
@@ -176,5 +177,5 @@ export async function resolveActor(deps: Deps, request: Request, address: () => 
 export const authenticate = (deps: Deps) =>
   // derive, not resolve: it runs before body validation, so a bad credential is 401 before any 422.
   new Elysia({ name: 'authenticate' }).derive({ as: 'global' }, async ({ request, server }) => ({
-    actor: await resolveActor(deps, request, () => clientAddress(server, request)),
+    actor: await resolveActor(deps, request, () => clientAddress(server, request, deps.config.trustedProxies)),
   }))

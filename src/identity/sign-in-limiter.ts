@@ -4,13 +4,17 @@ import { AppError } from '../http/errors'
 /**
  * Failed password attempts allowed within one window: for one account from one client address,
  * for one account from everywhere, and for one client address over all accounts. The per-pair
- * limit stops a guesser early; the account limit is higher so that one attacker's guesses cannot
- * lock the owner out, while guessing spread over many addresses is still stopped.
+ * limit stops a guesser early. The account limit only slows guessing spread over many addresses:
+ * past it, an address that has already failed on the account is refused, but one that has not
+ * (or that signed in to the account before) may always try, so nobody without the password can
+ * lock the owner out.
  */
 export const MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS = 5
 export const MAX_FAILURES_PER_ACCOUNT = 30
 export const MAX_FAILURES_PER_ADDRESS = 20
 export const FAILURE_WINDOW_SECONDS = 15 * 60
+/** How long an address stays known to an account after a correct password from it. */
+export const KNOWN_ADDRESS_SECONDS = 30 * 24 * 3600
 /** Past this many tracked keys, expired windows are swept before a new key is added. */
 const SWEEP_THRESHOLD = 10_000
 
@@ -41,6 +45,8 @@ export class SignInLimiter {
   private readonly accounts = new Map<string, Window>()
   private readonly pairs = new Map<string, Window>()
   private readonly addresses = new Map<string, Window>()
+  /** Account-and-address pairs that proved the password: exempt from the account-wide limit. */
+  private readonly knownPairs = new Map<string, number>()
 
   constructor(private readonly now: () => number = () => Date.now() / 1000) {}
 
@@ -55,12 +61,22 @@ export class SignInLimiter {
 
   private assertAllowed(account: string, address: string): void {
     const now = this.now()
-    const blocked = [this.live(this.accounts, account, now, MAX_FAILURES_PER_ACCOUNT),
-      this.live(this.pairs, pairKey(account, address), now, MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS),
-      this.live(this.addresses, address, now, MAX_FAILURES_PER_ADDRESS)].filter((w): w is Window => w !== undefined)
-    if (blocked.length === 0) return
-    const retryAfter = Math.max(1, Math.ceil(Math.max(...blocked.map((w) => w.resetsAt)) - now))
+    const pair = pairKey(account, address)
+    const blocked = [this.live(this.pairs, pair, now, MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS),
+      this.live(this.addresses, address, now, MAX_FAILURES_PER_ADDRESS)]
+    if (!this.isKnown(pair, now) && this.live(this.pairs, pair, now, 1)) blocked.push(this.live(this.accounts, account, now, MAX_FAILURES_PER_ACCOUNT))
+    const windows = blocked.filter((w): w is Window => w !== undefined)
+    if (windows.length === 0) return
+    const retryAfter = Math.max(1, Math.ceil(Math.max(...windows.map((w) => w.resetsAt)) - now))
     throw new AppError('tooManyRequests', Messages.tooManyAttempts, [], { 'retry-after': String(retryAfter) })
+  }
+
+  private isKnown(pair: string, now: number): boolean {
+    const until = this.knownPairs.get(pair)
+    if (until === undefined) return false
+    if (until > now) return true
+    this.knownPairs.delete(pair)
+    return false
   }
 
   private recordFailure(account: string, address: string): void {
@@ -70,10 +86,17 @@ export class SignInLimiter {
     this.bump(this.addresses, address, now)
   }
 
-  /** A correct password clears the account's counts; the address gets back the slot the attempt took. */
+  /**
+   * A correct password clears the account's counts and makes the address known to the account;
+   * the address gets back the slot the attempt took.
+   */
   recordSuccess(account: string, address: string): void {
+    const now = this.now()
     this.accounts.delete(account)
-    this.pairs.delete(pairKey(account, address))
+    const pair = pairKey(account, address)
+    this.pairs.delete(pair)
+    if (this.knownPairs.size >= SWEEP_THRESHOLD) for (const [k, until] of this.knownPairs) if (until <= now) this.knownPairs.delete(k)
+    this.knownPairs.set(pair, now + KNOWN_ADDRESS_SECONDS)
     const window = this.addresses.get(address)
     if (window && window.failures > 0) window.failures--
   }
@@ -109,9 +132,4 @@ export function signInLimiter(deps: Deps): SignInLimiter {
   let limiter = limiters.get(deps)
   if (!limiter) limiters.set(deps, (limiter = new SignInLimiter()))
   return limiter
-}
-
-/** The client address Bun saw, or '' when the request did not come over a socket (in-process tests). */
-export function clientAddress(server: { requestIP(request: Request): { address: string } | null } | null, request: Request): string {
-  return server?.requestIP(request)?.address ?? ''
 }

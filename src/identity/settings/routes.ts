@@ -3,7 +3,7 @@ import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
 import { clearMsgbusCookie, clearSessionCookies } from '../signin/routes'
-import { clientAddress } from '../sign-in-limiter'
+import { clientAddress } from '../../http/client-address'
 import { DeleteAccountQuery, Pagination, Profile, ProfileUpdate, UpdatePasswordParams } from './schemas'
 import * as settings from './service'
 
@@ -25,7 +25,7 @@ export const settingsRoutes = (deps: Deps) =>
       detail: { summary: 'Update my profile (only the Profile fields are read)', tags: ['settings'] },
     })
     .post('/user/settings/account/password', async ({ me, body, request, server, cookie }) => {
-      await settings.changePassword(deps, me.user, body, { address: clientAddress(server, request), sessionId: me.sessionId })
+      await settings.changePassword(deps, me.user, body, { address: clientAddress(server, request, deps.config.trustedProxies), sessionId: me.sessionId })
       clearMsgbusCookie(deps, cookie)
     }, {
       permission: 'signed-in',
@@ -35,7 +35,7 @@ export const settingsRoutes = (deps: Deps) =>
       detail: { summary: 'Change my password; every other session ends', tags: ['settings'] },
     })
     .post('/user/settings/account/delete', async ({ me, query, request, server, cookie }) => {
-      await settings.deleteAccount(deps, me.user, query.password ?? '', clientAddress(server, request))
+      await settings.deleteAccount(deps, me.user, query.password ?? '', clientAddress(server, request, deps.config.trustedProxies))
       clearSessionCookies(deps, cookie)
     }, {
       permission: 'signed-in',

@@ -5,7 +5,7 @@ import { jsonOnly } from '../../http/body'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
 import { COOKIE_TTL_SECONDS, MSGBUS_COOKIE, signInBearerJwt } from '../../msgbus/service'
-import { clientAddress } from '../sign-in-limiter'
+import { clientAddress } from '../../http/client-address'
 import { LoginMethodQuery, LoginMethodResponse, SignInParams } from './schemas'
 import * as signin from './service'
 
@@ -47,7 +47,7 @@ export const signInRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.signin', prefix: '/api/v1' })
     .use(guard(deps))
     .post('/user/signin', async ({ body, request, server, cookie }) => {
-      const session = await signin.signIn(deps, body, { address: clientAddress(server, request), userAgent: request.headers.get('user-agent') ?? '' })
+      const session = await signin.signIn(deps, body, { address: clientAddress(server, request, deps.config.trustedProxies), userAgent: request.headers.get('user-agent') ?? '' })
       setSessionCookies(deps, cookie, session)
       await setMsgbusCookie(deps, cookie, session.session.uid)
     }, {

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
-import { clientAddress } from '../../identity/sign-in-limiter'
+import { clientAddress } from '../../http/client-address'
 import { setMsgbusCookie, setSessionCookies } from '../../identity/signin/routes'
 import { OrgParams } from '../schemas'
 import { OrgAuthSourceOption, OrgAuthSourceResponse, OrgAuthSourceUpdateOption, SsoParams, SsoQuery } from './schemas'
@@ -65,7 +65,7 @@ export const authSourceRoutes = (deps: Deps) =>
       // The state is single-use: whatever the outcome, the browser drops it.
       stateCookie.set({ value: '', httpOnly: true, sameSite: 'lax', path: STATE_COOKIE_PATH, maxAge: 0, secure })
       const done = await sources.finishSignIn(deps, orgId, new URL(request.url).searchParams, sealed,
-        { ip: clientAddress(server, request), userAgent: request.headers.get('user-agent') ?? '' })
+        { ip: clientAddress(server, request, deps.config.trustedProxies), userAgent: request.headers.get('user-agent') ?? '' })
       setSessionCookies(deps, cookie, done.session)
       await setMsgbusCookie(deps, cookie, done.session.session.uid)
       set.status = 302

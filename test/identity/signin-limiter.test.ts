@@ -1,0 +1,99 @@
+import { describe, expect, test } from 'bun:test'
+import { MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS, MAX_FAILURES_PER_ADDRESS, Messages as LimiterMessages, SignInLimiter } from '../../src/identity/sign-in-limiter'
+import { makeTestApp, PASSWORD } from '../support/app'
+import { signInFrom } from '../support/source-address'
+
+/** Attacker addresses that, each failing its full per-pair allowance, reach the account-wide limit. */
+const ATTACKERS = MAX_FAILURES_PER_ACCOUNT / MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS
+
+async function aliceOnRealPort(env: Record<string, string> = {}) {
+  const t = await makeTestApp(env)
+  await t.users('alice')
+  return { t, base: await t.listen() }
+}
+
+describe('distributed guessing cannot lock the owner out', () => {
+  test(`${ATTACKERS} addresses × ${MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS} wrong passwords: the owner signs in from a new address → 200`, async () => {
+    const { base } = await aliceOnRealPort()
+    for (let a = 0; a < ATTACKERS; a++)
+      for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++)
+        expect((await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')).status).toBe(422)
+    expect((await signInFrom('127.0.0.200', base, 'alice', PASSWORD)).status).toBe(200)
+  })
+
+  test('past the account-wide limit an address that has failed is refused, even with the right password → 429', async () => {
+    const { base } = await aliceOnRealPort()
+    // Three guesses from each of ten addresses: no pair is at its own limit, the account is.
+    for (let a = 0; a < MAX_FAILURES_PER_ACCOUNT / 3; a++)
+      for (let i = 0; i < 3; i++)
+        expect((await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')).status).toBe(422)
+    const res = await signInFrom('127.0.0.10', base, 'alice', PASSWORD)
+    expect(res.status).toBe(429)
+    expect(res.headers['retry-after']).toBeDefined()
+  })
+
+  test('past the account-wide limit a fresh address gets one guess, then it is refused too', async () => {
+    const { base } = await aliceOnRealPort()
+    for (let a = 0; a < ATTACKERS; a++)
+      for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++)
+        await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')
+    expect((await signInFrom('127.0.0.77', base, 'alice', 'guess')).status).toBe(422)
+    expect((await signInFrom('127.0.0.77', base, 'alice', 'guess')).status).toBe(429)
+  })
+
+  test('an address the owner signed in from stays usable past the account-wide limit, after a typo of their own', async () => {
+    const { base } = await aliceOnRealPort()
+    expect((await signInFrom('127.0.0.5', base, 'alice', PASSWORD)).status).toBe(200)
+    for (let a = 0; a < ATTACKERS; a++)
+      for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++)
+        await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')
+    expect((await signInFrom('127.0.0.5', base, 'alice', 'typo')).status).toBe(422)
+    expect((await signInFrom('127.0.0.5', base, 'alice', PASSWORD)).status).toBe(200)
+  })
+})
+
+describe('the account-wide limit, unit by unit', () => {
+  test(`after ${MAX_FAILURES_PER_ACCOUNT} failures from many addresses, each of those addresses is refused`, () => {
+    const limiter = new SignInLimiter(() => 1_000)
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++) limiter.takeSlot('user:1', `203.0.113.${i}`)
+    expect(() => limiter.takeSlot('user:1', '203.0.113.3')).toThrow(LimiterMessages.tooManyAttempts)
+    expect(() => limiter.takeSlot('user:1', '198.51.100.7')).not.toThrow()
+    expect(() => limiter.takeSlot('user:1', '198.51.100.7')).toThrow(LimiterMessages.tooManyAttempts)
+  })
+})
+
+describe('PLATFORM_TRUSTED_PROXIES', () => {
+  test('behind a trusted proxy, clients named by X-Forwarded-For are limited one by one', async () => {
+    const { base } = await aliceOnRealPort({ PLATFORM_TRUSTED_PROXIES: '127.0.0.1/32' })
+    const via = (client: string) => ({ 'x-forwarded-for': client })
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++)
+      expect((await signInFrom('127.0.0.1', base, 'alice', 'guess', via('198.51.100.9'))).status).toBe(422)
+    expect((await signInFrom('127.0.0.1', base, 'alice', PASSWORD, via('198.51.100.9'))).status).toBe(429)
+    expect((await signInFrom('127.0.0.1', base, 'alice', PASSWORD, via('198.51.100.10'))).status).toBe(200)
+  })
+
+  test('a forged leftmost hop does not give a client a new identity: the proxy-appended hop counts', async () => {
+    const { base } = await aliceOnRealPort({ PLATFORM_TRUSTED_PROXIES: '127.0.0.1' })
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++)
+      await signInFrom('127.0.0.1', base, 'alice', 'guess', { 'x-forwarded-for': `10.9.9.${i}, 198.51.100.9` })
+    expect((await signInFrom('127.0.0.1', base, 'alice', PASSWORD, { 'x-forwarded-for': '10.9.9.99, 198.51.100.9' })).status).toBe(429)
+  })
+
+  test('from an untrusted peer, X-Forwarded-For is ignored: spoofed hops do not reset the count', async () => {
+    const { base } = await aliceOnRealPort({ PLATFORM_TRUSTED_PROXIES: '127.0.0.1' })
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++)
+      await signInFrom('127.0.0.3', base, 'alice', 'guess', { 'x-forwarded-for': `198.51.100.${i}` })
+    expect((await signInFrom('127.0.0.3', base, 'alice', PASSWORD, { 'x-forwarded-for': '198.51.100.200' })).status).toBe(429)
+  })
+
+  test(`one address spread over accounts is still stopped after ${MAX_FAILURES_PER_ADDRESS} failures`, async () => {
+    const { base } = await aliceOnRealPort()
+    for (let i = 0; i < MAX_FAILURES_PER_ADDRESS; i++) await signInFrom('127.0.0.4', base, `ghost${i}`, 'x')
+    expect((await signInFrom('127.0.0.4', base, 'alice', PASSWORD)).status).toBe(429)
+  })
+
+  test('a bad PLATFORM_TRUSTED_PROXIES entry is a configuration error naming it', async () => {
+    const { loadConfig } = await import('../../src/config')
+    expect(() => loadConfig({ PLATFORM_TRUSTED_PROXIES: '10.0.0.0/8, proxy.local' })).toThrow(/PLATFORM_TRUSTED_PROXIES.*proxy\.local/)
+  })
+})
