@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path'
-import { parseCidrList, type Cidr } from './http/client-address'
+import ipaddr from 'ipaddr.js'
 
 /** Deployment modes register or omit whole route groups (decisions §1). */
 export type DeploymentMode = 'hosted' | 'marketplace' | 'billing'
@@ -209,6 +209,26 @@ export function decodeKey(text: string): Uint8Array | undefined {
     if (bytes.length === 32) return Uint8Array.from(bytes)
   }
   return undefined
+}
+
+/** A CIDR block: an address and its prefix length. */
+export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number]
+
+/** Parses `PLATFORM_TRUSTED_PROXIES`-style text (comma-separated CIDRs or single addresses); `bad` names the first entry that is neither. */
+export function parseCidrList(text: string): { cidrs: Cidr[] } | { bad: string } {
+  const cidrs: Cidr[] = []
+  for (const entry of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    try {
+      if (entry.includes('/')) cidrs.push(ipaddr.parseCIDR(entry))
+      else {
+        const address = ipaddr.process(entry)
+        cidrs.push([address, address.kind() === 'ipv4' ? 32 : 128])
+      }
+    } catch {
+      return { bad: entry }
+    }
+  }
+  return { cidrs }
 }
 
 function parsePort(text: string, name: string): number {

@@ -1,14 +1,13 @@
 import { Elysia } from 'elysia'
 import type { Actor } from '../authz/actor'
 import { findAccountByName, findUserByEmail, findUserByName, USER_TYPE, type UserRow } from '../identity/store'
-import { verifyPassword } from '../identity/passwords'
 import { assertPasswordSignInAllowed } from '../identity/signin/service'
 import { checkSecondFactor } from '../identity/security/two-factor/service'
 import { authenticateOAuthAccessToken, OAUTH_ACCESS_PREFIX } from '../identity/oauth2/authorization'
 import { authenticateSession } from '../identity/sessions/service'
 import { authenticateToken, scopesOf } from '../identity/tokens/service'
 import { looksLikeAccessToken, sameDigest, sha256Hex } from '../identity/tokens/secrets'
-import { accountKey, signInLimiter } from '../identity/sign-in-limiter'
+import { checkPasswordAttempt } from '../identity/sign-in-limiter'
 import { clientAddress } from './client-address'
 import type { Deps } from '../deps'
 import { AppError } from './errors'
@@ -110,13 +109,9 @@ async function signInWithBasic(deps: Deps, username: string, password: string, o
     if (found && found.user.id === user.id)
       return { user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
   }
-  const limiter = signInLimiter(deps)
-  const account = accountKey(user, username)
-  limiter.takeSlot(account, address)
-  const ok = await verifyPassword(password, user?.passwordHash ?? '')
+  // A right password gives its slot back; the second factor counts its own failures.
+  const ok = await checkPasswordAttempt(deps, user, username, password, address)
   if (!user || !ok) throw new AppError('unauthenticated', Messages.invalidBasic)
-  // The password is right: its slot goes back; the second factor counts its own failures.
-  limiter.recordSuccess(account, address)
   if (!user.isActive || user.prohibitLogin) throw new AppError('unauthenticated', Messages.invalidBasic)
   await checkSecondFactor(deps, user.id, otp)
   await assertPasswordSignInAllowed(deps, user)

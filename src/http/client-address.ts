@@ -1,24 +1,5 @@
 import ipaddr from 'ipaddr.js'
-
-/** A CIDR block: an address and its prefix length. */
-export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number]
-
-/** Parses `PLATFORM_TRUSTED_PROXIES`-style text (comma-separated CIDRs or single addresses); `bad` names the first entry that is neither. */
-export function parseCidrList(text: string): { cidrs: Cidr[] } | { bad: string } {
-  const cidrs: Cidr[] = []
-  for (const entry of text.split(',').map((s) => s.trim()).filter(Boolean)) {
-    try {
-      if (entry.includes('/')) cidrs.push(ipaddr.parseCIDR(entry))
-      else {
-        const address = ipaddr.process(entry)
-        cidrs.push([address, address.kind() === 'ipv4' ? 32 : 128])
-      }
-    } catch {
-      return { bad: entry }
-    }
-  }
-  return { cidrs }
-}
+import type { Cidr } from '../config'
 
 /** The address in its plain form (IPv4-mapped IPv6 as IPv4), or undefined when `text` is not an address. */
 function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {

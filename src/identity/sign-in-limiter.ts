@@ -1,5 +1,6 @@
 import type { Deps } from '../deps'
 import { AppError } from '../http/errors'
+import { verifyPassword, type QueueShare } from './passwords'
 
 /**
  * Failed password attempts allowed within one window: for one account from one client address,
@@ -15,6 +16,10 @@ export const MAX_FAILURES_PER_ADDRESS = 20
 export const FAILURE_WINDOW_SECONDS = 15 * 60
 /** How long an address stays known to an account after a correct password from it. */
 export const KNOWN_ADDRESS_SECONDS = 30 * 24 * 3600
+/** Password checks one client address, one account, and all unknown-user attempts may have waiting for a hash. */
+export const HASH_LINE_SHARE_PER_ADDRESS = 8
+export const HASH_LINE_SHARE_PER_ACCOUNT = 8
+export const HASH_LINE_SHARE_OF_UNKNOWN_USERS = 16
 /** Past this many tracked keys, expired windows are swept before a new key is added. */
 const SWEEP_THRESHOLD = 10_000
 
@@ -132,4 +137,23 @@ export function signInLimiter(deps: Deps): SignInLimiter {
   let limiter = limiters.get(deps)
   if (!limiter) limiters.set(deps, (limiter = new SignInLimiter()))
   return limiter
+}
+
+/**
+ * Checks a password attempt under the limiter: takes its slot (tooManyRequests when locked out),
+ * verifies in the hashing line within the address's, the account's and (for unknown users) the
+ * anonymous share (unavailable when a share is full), and gives the slot back when the password
+ * is right. An unknown user (`user` undefined) costs a decoy hash and is false.
+ */
+export async function checkPasswordAttempt(deps: Deps, user: { id: number; passwordHash: string } | undefined, login: string, password: string, address: string): Promise<boolean> {
+  const limiter = signInLimiter(deps)
+  const account = accountKey(user, login)
+  limiter.takeSlot(account, address)
+  const shares: QueueShare[] = [{ key: account, cap: HASH_LINE_SHARE_PER_ACCOUNT }]
+  // No address: an in-process call, not a network client.
+  if (address !== '') shares.push({ key: `address:${address}`, cap: HASH_LINE_SHARE_PER_ADDRESS })
+  if (!user) shares.push({ key: 'unknown-users', cap: HASH_LINE_SHARE_OF_UNKNOWN_USERS })
+  const ok = await verifyPassword(password, user?.passwordHash ?? '', shares)
+  if (ok) limiter.recordSuccess(account, address)
+  return ok
 }

@@ -97,3 +97,29 @@ describe('PLATFORM_TRUSTED_PROXIES', () => {
     expect(() => loadConfig({ PLATFORM_TRUSTED_PROXIES: '10.0.0.0/8, proxy.local' })).toThrow(/PLATFORM_TRUSTED_PROXIES.*proxy\.local/)
   })
 })
+
+describe('the password-hashing line under a flood', () => {
+  test('120 anonymous sign-ins for unknown users from 120 addresses at once: a real user still signs in → 200', async () => {
+    const { base } = await aliceOnRealPort()
+    const flood = Array.from({ length: 120 }, (_, i) => signInFrom(`127.0.1.${i + 1}`, base, `nobody${i}`, 'x'))
+    // Once the flood has been turned away somewhere, the line is as full as it gets.
+    await Promise.race(flood.map(async (reply) => { if ((await reply).status !== 503) await new Promise(() => {}) }))
+    const owner = await signInFrom('127.0.0.250', base, 'alice', PASSWORD)
+    const statuses = (await Promise.all(flood)).map((r) => r.status)
+    expect(owner.status).toBe(200)
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0)
+    expect(statuses.every((s) => s === 404 || s === 503)).toBe(true)
+  })
+
+  test('one address cannot hold more than its share of the line: its excess is 503 with Retry-After', async () => {
+    const t = await makeTestApp()
+    const names = Array.from({ length: MAX_FAILURES_PER_ADDRESS }, (_, i) => `user${i}`)
+    await t.users(...names)
+    const base = await t.listen()
+    // One wrong guess on each of many accounts: the limiter lets them all through, the line must not.
+    const replies = await Promise.all(names.map((name) => signInFrom('127.0.0.6', base, name, 'guess')))
+    const busy = replies.filter((r) => r.status === 503)
+    expect(busy.length).toBeGreaterThan(0)
+    expect(busy[0].headers['retry-after']).toBe('1')
+  })
+})

@@ -5,10 +5,10 @@ import { DEFAULT_PAGE_SIZE } from '../../http/pagination'
 import { removeAvatar } from '../avatars/store'
 import { findOwnEmail } from '../emails/service'
 import { setPrimaryEmail, type EmailRow } from '../emails/store'
-import { hashPassword, verifyPassword } from '../passwords'
+import { hashPassword } from '../passwords'
 import { deleteOtherSessions } from '../sessions/store'
 import { assertUsableName, MIN_PASSWORD_LENGTH } from '../service'
-import { accountKey, signInLimiter } from '../sign-in-limiter'
+import { checkPasswordAttempt } from '../sign-in-limiter'
 import * as store from '../store'
 import { isUniqueViolation } from '../../storage/database'
 
@@ -105,10 +105,7 @@ export async function changePassword(
   input: { old_password: string; password: string; retype: string },
   client: { address: string; sessionId: number | undefined },
 ): Promise<void> {
-  const limiter = signInLimiter(deps)
-  limiter.takeSlot(accountKey(user, user.name), client.address)
-  if (!(await verifyPassword(input.old_password, user.passwordHash))) throw invalid('old_password', Messages.oldPasswordWrong)
-  limiter.recordSuccess(accountKey(user, user.name), client.address)
+  if (!(await checkPasswordAttempt(deps, user, user.name, input.old_password, client.address))) throw invalid('old_password', Messages.oldPasswordWrong)
   if (input.password.length < MIN_PASSWORD_LENGTH) throw invalid('password', Messages.passwordTooShort)
   if (input.retype !== input.password) throw invalid('retype', Messages.retypeMismatch)
   const passwordHash = await hashPassword(input.password)
@@ -125,10 +122,7 @@ export async function changePassword(
  * (`ownsNoOrgAlone`). Throws forbidden, conflict, tooManyRequests.
  */
 export async function deleteAccount(deps: Deps, user: store.UserRow, password: string, address: string): Promise<void> {
-  const limiter = signInLimiter(deps)
-  limiter.takeSlot(accountKey(user, user.name), address)
-  if (!(await verifyPassword(password, user.passwordHash))) throw new AppError('forbidden', Messages.accountPasswordWrong)
-  limiter.recordSuccess(accountKey(user, user.name), address)
+  if (!(await checkPasswordAttempt(deps, user, user.name, password, address))) throw new AppError('forbidden', Messages.accountPasswordWrong)
   await deps.db.write(async (tx) => {
     if (user.isAdmin && (await store.countAdmins(tx)) <= 1) throw new AppError('forbidden', Messages.lastAdmin)
     await ownsNoOrgAlone(tx, user.id)

@@ -1,9 +1,8 @@
 import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
 import { bindPrimaryEmail } from '../emails/service'
-import { verifyPassword } from '../passwords'
 import { endSession, startSession, type NewSessionCookies } from '../sessions/service'
-import { accountKey, signInLimiter } from '../sign-in-limiter'
+import { checkPasswordAttempt } from '../sign-in-limiter'
 import * as store from '../store'
 
 export const Messages = {
@@ -29,17 +28,11 @@ export interface SignInInput {
  * (405, only told to someone who knows the password), email bound elsewhere (409).
  */
 export async function signIn(deps: Deps, input: SignInInput, client: { address: string; userAgent: string }): Promise<NewSessionCookies> {
-  const limiter = signInLimiter(deps)
   const login = input.username.trim()
   const user = login.includes('@') ? await store.findUserByAnyEmail(deps.db.read, login) : await store.findUserByName(deps.db.read, login)
-  const account = accountKey(user, login)
-  limiter.takeSlot(account, client.address)
-  const ok = await verifyPassword(input.password, user?.passwordHash ?? '')
+  const ok = await checkPasswordAttempt(deps, user, login, input.password, client.address)
   if (!user) throw new AppError('notFound', Messages.userNotFound)
-  if (!ok) {
-    throw new AppError('invalid', Messages.wrongPassword, [{ field: 'password', message: Messages.wrongPassword }])
-  }
-  limiter.recordSuccess(account, client.address)
+  if (!ok) throw new AppError('invalid', Messages.wrongPassword, [{ field: 'password', message: Messages.wrongPassword }])
   await assertPasswordSignInAllowed(deps, user)
   if (user.prohibitLogin) throw new AppError('methodNotAllowed', Messages.prohibited)
   if (!user.isActive) throw new AppError('methodNotAllowed', Messages.inactive)
