@@ -8,6 +8,7 @@ import { jsonBody } from './http/body'
 import { jsonLogger, type Logger } from './http/logger'
 import { DOCS_PATH, openapiDocs } from './http/openapi'
 import { requestIdOfRequest, requestLog } from './http/request-log'
+import { routableUrl } from './http/routable-url'
 import { securityHeaders } from './http/security-headers'
 import { openDatabase } from './storage/database'
 import { loadOrCreateKey, secretBox } from './storage/secret-box'
@@ -54,6 +55,7 @@ export function createApp(deps: Deps) {
   // contract's trailing slashes are distinct routes. encodeSchema off: no response schema has a
   // transform to encode, and the pass over every response cost a fifth of GET /user.
   const app = new Elysia({ strictPath: true, encodeSchema: false, systemRouter: false })
+    .use(routableUrl)
     .use(errorHandler(docsUrl, (request, error) => deps.log.error('unexpected error', {
       requestId: requestIdOfRequest(request),
       method: request.method,
