@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { ConfigError, type Config } from './config'
 import type { Deps } from './deps'
 import { errorHandler } from './http/errors'
-import { resolveActor } from './http/auth'
+import { actorOf, resolveActor } from './http/auth'
 import { jsonBody } from './http/body'
 import { jsonLogger, type Logger } from './http/logger'
 import { DOCS_PATH, openapiDocs } from './http/openapi'
@@ -65,7 +65,7 @@ export function createApp(deps: Deps) {
     }), checkCredential))
     .use(requestLog(deps.log, deps.config.requestLog))
     .use(securityHeaders)
-    .use(jsonBody(deps.config.maxBodyBytes))
+    .use(jsonBody({ maxBytes: deps.config.maxBodyBytes, timeoutSeconds: deps.config.bodyTimeoutSeconds }, (request, server) => actorOf(deps, request, server)))
     .use(openapiDocs(buildInfo(deps.config).version, checkCredential))
     .use(systemRoutes(deps))
     .use(identityRoutes(deps))

@@ -36,6 +36,8 @@ export interface Config {
   kubectlPath: string
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number
+  /** Seconds a JSON request body may take to arrive in full (408 after). */
+  bodyTimeoutSeconds: number
   /** Seconds an in-flight request may take to finish after SIGTERM. */
   shutdownGraceSeconds: number
   /** Regular users may create organizations (site admins always may). */
@@ -148,6 +150,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     helmPath: env.HELM_PATH ?? join(projectRoot, '.tools', 'bin', 'helm'),
     kubectlPath: env.KUBECTL_PATH ?? join(projectRoot, '.tools', 'bin', 'kubectl'),
     maxBodyBytes: parsePositiveInt(env.PLATFORM_MAX_BODY_BYTES ?? String(10 * 1024 * 1024), 'PLATFORM_MAX_BODY_BYTES'),
+    bodyTimeoutSeconds: parsePositiveInt(env.PLATFORM_BODY_TIMEOUT_SECONDS ?? '30', 'PLATFORM_BODY_TIMEOUT_SECONDS'),
     shutdownGraceSeconds: parsePositiveInt(env.PLATFORM_SHUTDOWN_GRACE_SECONDS ?? '10', 'PLATFORM_SHUTDOWN_GRACE_SECONDS'),
     allowRegularOrgCreation: !parseBool(env.PLATFORM_DISABLE_REGULAR_ORG_CREATION ?? 'false', 'PLATFORM_DISABLE_REGULAR_ORG_CREATION'),
     allowPrivateEndpoints: parseBool(env.PLATFORM_ALLOW_PRIVATE_ENDPOINTS ?? 'false', 'PLATFORM_ALLOW_PRIVATE_ENDPOINTS'),

@@ -8,7 +8,7 @@ import { authenticateSession } from '../identity/sessions/service'
 import { authenticateToken, scopesOf } from '../identity/tokens/service'
 import { looksLikeAccessToken, sameDigest, sha256Hex } from '../identity/tokens/secrets'
 import { checkPasswordAttempt } from '../identity/sign-in-limiter'
-import { clientAddress } from './client-address'
+import { clientAddress, type RequestIpSource } from './client-address'
 import type { Deps } from '../deps'
 import { AppError } from './errors'
 
@@ -168,9 +168,22 @@ export async function resolveActor(deps: Deps, request: Request, address: () => 
   return sudo ? applySudo(deps, actor, sudo) : actor
 }
 
+const actorsOfRequests = new WeakMap<Request, Promise<Actor | undefined>>()
+
+/**
+ * The request's actor, resolved once however many hooks ask: the body reader asks first (an
+ * anonymous body gets a smaller limit, a bad credential is refused before any body is read),
+ * then `authenticate`. Throws unauthenticated for a credential that is present but invalid.
+ */
+export function actorOf(deps: Deps, request: Request, server: RequestIpSource): Promise<Actor | undefined> {
+  let actor = actorsOfRequests.get(request)
+  if (!actor) actorsOfRequests.set(request, (actor = resolveActor(deps, request, () => clientAddress(server, request, deps.config.trustedProxies))))
+  return actor
+}
+
 /** Adds `actor` (undefined for anonymous callers) to every request's context. */
 export const authenticate = (deps: Deps) =>
   // derive, not resolve: it runs before body validation, so a bad credential is 401 before any 422.
   new Elysia({ name: 'authenticate' }).derive({ as: 'global' }, async ({ request, server }) => ({
-    actor: await resolveActor(deps, request, () => clientAddress(server, request, deps.config.trustedProxies)),
+    actor: await actorOf(deps, request, server),
   }))

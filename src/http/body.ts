@@ -1,10 +1,26 @@
 import { Elysia } from 'elysia'
+import { parseQuery } from 'elysia/parse-query'
+import type { RequestIpSource } from './client-address'
 import { AppError } from './errors'
 
 export const Messages = {
   textPlain: 'text/plain bodies are not accepted; send application/json',
   jsonOnly: 'this route reads application/json bodies only',
+  tooLarge: (limit: number) => `request body larger than ${limit} bytes`,
+  anonymousTooLarge: (limit: number) => `request bodies without a credential are limited to ${limit} bytes; authenticate first`,
+  lengthRequired: 'a request body without a credential needs a Content-Length header',
+  stalled: (seconds: number) => `the request body did not arrive within ${seconds} seconds`,
 } as const
+
+/** Sign-in and the other public routes read a few hundred bytes; nobody needs more before proving who they are. */
+export const ANONYMOUS_BODY_BYTES = 64 * 1024
+
+export interface BodyLimits {
+  /** Largest body of a request with a valid credential. */
+  maxBytes: number
+  /** Seconds a JSON body may take to arrive in full. */
+  timeoutSeconds: number
+}
 
 /** Deeper than any Kubernetes object or API body; shallow enough that nothing recurses into a crash. */
 export const MAX_JSON_DEPTH = 128
@@ -51,6 +67,7 @@ export function rejectUnreadableBody(body: unknown): void {
 }
 
 const isJson = (contentType: string) => /^application\/([\w.+-]*\+)?json\b/i.test(contentType)
+const isUrlEncoded = (contentType: string) => /^application\/x-www-form-urlencoded\b/i.test(contentType)
 
 /**
  * Route parse hook for public routes that read JSON only (sign-in): a form or multipart body is
@@ -60,23 +77,72 @@ export const jsonOnly = ({ contentType }: { contentType: string }) =>
   isJson(contentType) ? undefined : new UnreadableBody(new AppError('unsupportedMediaType', Messages.jsonOnly))
 
 /**
- * JSON bodies are parsed here rather than by Elysia, to bound their size and depth (a 100k-deep
- * array would otherwise blow the stack in validation). No route reads text/plain: it is refused
- * (415) rather than handed to a JSON schema as a string, which is also what a cross-site form can
- * send. Other content types (forms, multipart) fall through to Elysia.
+ * Reads a body as text, refusing it past `maxBytes` (payloadTooLarge) or when it has not arrived
+ * within `timeoutSeconds` (requestTimeout): a client trickling a body holds at most the limit,
+ * and not for long.
  */
-export const jsonBody = (maxBytes: number) =>
-  new Elysia({ name: 'json-body' }).onParse({ as: 'global' }, async ({ request, contentType }) => {
+async function readBodyText(request: Request, maxBytes: number, tooLarge: string, timeoutSeconds: number): Promise<string> {
+  const reader = request.body?.getReader()
+  if (!reader) return ''
+  let stalled = false
+  const timer = setTimeout(() => { stalled = true; reader.cancel().catch(() => {}) }, timeoutSeconds * 1000)
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (stalled) throw new AppError('requestTimeout', Messages.stalled(timeoutSeconds))
+      if (done) break
+      size += value.byteLength
+      if (size > maxBytes) {
+        await reader.cancel()
+        throw new AppError('payloadTooLarge', tooLarge)
+      }
+      chunks.push(value)
+    }
+  } finally {
+    clearTimeout(timer)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** Who sent the request (undefined: nobody); throws for a credential that is present but invalid. */
+type ActorOf = (request: Request, server: RequestIpSource) => Promise<unknown>
+
+/**
+ * JSON bodies are parsed here rather than by Elysia, to bound their size, depth and arrival time
+ * (a 100k-deep array would otherwise blow the stack in validation). The caller is authenticated
+ * first: a bad credential is 401 before a byte of body is read, and a request without one may
+ * send at most ANONYMOUS_BODY_BYTES, so stalled anonymous bodies cannot pile up memory. No route
+ * reads text/plain: it is refused (415) rather than handed to a JSON schema as a string, which is
+ * also what a cross-site form can send. URL-encoded forms are read the same way; multipart falls
+ * through to Elysia within the same declared-size limits.
+ */
+export const jsonBody = (limits: BodyLimits, actorOf: ActorOf) =>
+  new Elysia({ name: 'json-body' }).onParse({ as: 'global' }, async ({ request, contentType, server }) => {
     if (/^text\/plain\b/i.test(contentType)) return new UnreadableBody(new AppError('unsupportedMediaType', Messages.textPlain))
-    if (!isJson(contentType)) return
-    const declared = Number(request.headers.get('content-length') ?? '0')
-    if (declared > maxBytes) throw new AppError('payloadTooLarge', `request body larger than ${maxBytes} bytes`)
-    const text = await request.text()
-    if (text.length > maxBytes) throw new AppError('payloadTooLarge', `request body larger than ${maxBytes} bytes`)
+    const authenticated = (await actorOf(request, server)) !== undefined
     try {
-      return parseJson(text)
+      return await readBody(request, contentType, authenticated ? limits.maxBytes : ANONYMOUS_BODY_BYTES, authenticated, limits.timeoutSeconds)
     } catch (e) {
+      // Kept for the guard, so that a signed-in route still answers an anonymous caller 401.
       if (e instanceof AppError) return new UnreadableBody(e)
       throw e
     }
   })
+
+/** The parsed body, or undefined to let Elysia read it (multipart); throws AppError for a body refused. */
+async function readBody(request: Request, contentType: string, maxBytes: number, authenticated: boolean, timeoutSeconds: number): Promise<unknown> {
+  const tooLarge = authenticated ? Messages.tooLarge(maxBytes) : Messages.anonymousTooLarge(maxBytes)
+  const declared = request.headers.get('content-length')
+  if (Number(declared ?? '0') > maxBytes) throw new AppError('payloadTooLarge', tooLarge)
+  const form = isUrlEncoded(contentType)
+  if (!isJson(contentType) && !form) {
+    // Elysia reads multipart bodies whole: without a declared size, an anonymous one could be any size.
+    if (!authenticated && declared === null && request.body) throw new AppError('lengthRequired', Messages.lengthRequired)
+    return undefined
+  }
+  const text = await readBodyText(request, maxBytes, tooLarge, timeoutSeconds)
+  // The parser Elysia itself uses for forms, so routes see the same shape.
+  return form ? parseQuery(text) : parseJson(text)
+}

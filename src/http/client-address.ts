@@ -9,7 +9,7 @@ function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
 const within = (address: ipaddr.IPv4 | ipaddr.IPv6, trusted: readonly Cidr[]) =>
   trusted.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits))
 
-type RequestIpSource = { requestIP(request: Request): { address: string } | null } | null
+export type RequestIpSource = { requestIP(request: Request): { address: string } | null } | null
 
 /**
  * The client's address: the socket peer, unless the peer is a trusted proxy; then the nearest

@@ -3,12 +3,12 @@ import { Elysia, ValidationError } from 'elysia'
 /** The closed set of failure kinds services throw; only this module knows their statuses. */
 export type ErrorKind =
   | 'badRequest' | 'invalid' | 'duplicate' | 'unauthenticated' | 'forbidden' | 'notFound'
-  | 'methodNotAllowed' | 'conflict' | 'payloadTooLarge' | 'unsupportedMediaType' | 'tooManyRequests'
+  | 'methodNotAllowed' | 'requestTimeout' | 'conflict' | 'lengthRequired' | 'payloadTooLarge' | 'unsupportedMediaType' | 'tooManyRequests'
   | 'internal' | 'upstream' | 'unavailable'
 
 const STATUS: Record<ErrorKind, number> = {
   badRequest: 400, invalid: 422, duplicate: 422, unauthenticated: 401, forbidden: 403, notFound: 404,
-  methodNotAllowed: 405, conflict: 409, payloadTooLarge: 413, unsupportedMediaType: 415, tooManyRequests: 429,
+  methodNotAllowed: 405, requestTimeout: 408, conflict: 409, lengthRequired: 411, payloadTooLarge: 413, unsupportedMediaType: 415, tooManyRequests: 429,
   internal: 500, upstream: 502, unavailable: 503,
 }
 
