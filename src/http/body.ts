@@ -70,11 +70,13 @@ const isJson = (contentType: string) => /^application\/([\w.+-]*\+)?json\b/i.tes
 const isUrlEncoded = (contentType: string) => /^application\/x-www-form-urlencoded\b/i.test(contentType)
 
 /**
- * Route parse hook for public routes that read JSON only (sign-in): a form or multipart body is
- * 415, so a cross-site HTML form cannot post to them (login CSRF). JSON itself is parsed above.
+ * For public routes that read JSON only (sign-in): a form or multipart body is 415, so a
+ * cross-site HTML form cannot post to them (login CSRF). Throws unsupportedMediaType.
  */
-export const jsonOnly = ({ contentType }: { contentType: string }) =>
-  isJson(contentType) ? undefined : new UnreadableBody(new AppError('unsupportedMediaType', Messages.jsonOnly))
+export function assertJsonBody(request: Request): void {
+  if (request.body !== null && !isJson(request.headers.get('content-type') ?? ''))
+    throw new AppError('unsupportedMediaType', Messages.jsonOnly)
+}
 
 /**
  * Reads a body as text, refusing it past `maxBytes` (payloadTooLarge) or when it has not arrived

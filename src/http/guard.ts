@@ -3,7 +3,7 @@ import { scopesAllow, type Actor, type ScopeCategory } from '../authz/actor'
 import { assertPasswordCurrent, authorize, type OrgScope, type Permission, type RouteParams } from '../authz/authorize'
 import type { Deps } from '../deps'
 import { authenticate } from './auth'
-import { rejectUnreadableBody } from './body'
+import { assertJsonBody, rejectUnreadableBody } from './body'
 import { AppError } from './errors'
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -21,6 +21,7 @@ function orgFromQuery(params: RouteParams | undefined, query: Record<string, unk
  *   load the org of the `org` (or `orgname`) param, or of the team of `teamId`, and hand it to
  *   the handler as `scope`;
  * - `scope`: the token scope category the route touches; GET needs read, other methods write;
+ * - `jsonOnly: true`: the route takes JSON bodies only (415 for forms: no cross-site form posts);
  * - `secret: true`: the answer carries a secret shown once (token, client secret, TOTP secret),
  *   so no browser or shared cache may keep it (Cache-Control: no-store).
  */
@@ -44,6 +45,11 @@ export const guard = (deps: Deps) => {
         // `scope` is only meaningful on org permissions; other routes do not read it.
         resolve: ({ actor, request }: { actor: Actor | undefined; request: Request }) =>
           ({ me: actor as Actor, scope: scopes.get(request) as OrgScope }),
+      }),
+      jsonOnly: (only: boolean) => ({
+        transform: ({ request }: { request: Request }) => {
+          if (only) assertJsonBody(request)
+        },
       }),
       secret: (bearing: boolean) => ({
         detail: { 'x-secret-bearing': bearing } as Record<string, boolean>,

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import puppeteer from 'puppeteer-core'
 import { CHROMIUM_ARGS } from '../support/browser'
-import { makeTestApp } from '../support/app'
+import { makeTestApp, PASSWORD } from '../support/app'
 
 const BASE = '/api/v1/user/settings/security/webauthn'
 
@@ -50,6 +50,48 @@ describe('WebAuthn with a real browser', () => {
       expect(keys).toEqual([outcome.body])
       expect((await t.as(alice).delete(`${BASE}/keys/${outcome.body.id}`)).status).toBe(200)
       expect(await (await t.as(alice).get(`${BASE}/keys`)).json()).toEqual([])
+    } finally {
+      await browser.close()
+      await server.stop()
+    }
+  }, 30_000)
+})
+
+describe('signing in with a security key in a real browser', () => {
+  test('password → 405 with a ticket; Chromium\'s virtual authenticator answers the options → 200; the session cookie signs the page in', async () => {
+    const port = freePort()
+    const origin = `http://localhost:${port}`
+    const t = await makeTestApp({ PLATFORM_PUBLIC_URL: origin, PORT: String(port) })
+    const [alice] = await t.users('alice')
+    const server = t.app.listen({ port, hostname: '127.0.0.1', reusePort: false })
+    const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, pipe: true, args: CHROMIUM_ARGS })
+    try {
+      const page = await browser.newPage()
+      await page.goto(`${origin}/healthz`)
+      const cdp = await page.createCDPSession()
+      await cdp.send('WebAuthn.enable')
+      await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'usb', hasResidentKey: false, hasUserVerification: false, automaticPresenceSimulation: true },
+      })
+      const outcome = await page.evaluate(async (base: string, token: string, password: string) => {
+        const json = { 'content-type': 'application/json' }
+        // Registration with a token, as a script would do it once.
+        const registration = { authorization: `token ${token}`, ...json }
+        const { publicKey: creation } = await (await fetch(`${base}/api/v1/user/settings/security/webauthn/request_register`, { method: 'POST', headers: registration, body: JSON.stringify({ name: 'browser key' }) })).json()
+        const created = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(creation) }) as PublicKeyCredential
+        await fetch(`${base}/api/v1/user/settings/security/webauthn/register`, { method: 'POST', headers: registration, body: JSON.stringify(created.toJSON()) })
+        // Sign-in as a person would: password, then the key.
+        const passwordStep = await fetch(`${base}/api/v1/user/signin`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'alice', password }) })
+        const options = await fetch(`${base}/api/v1/user/signin/webauthn/options`, { method: 'POST' })
+        const { publicKey } = await options.json()
+        const assertion = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(publicKey) }) as PublicKeyCredential
+        const keyStep = await fetch(`${base}/api/v1/user/signin/webauthn`, { method: 'POST', headers: json, body: JSON.stringify(assertion.toJSON()) })
+        const me = await fetch(`${base}/api/v1/user`)
+        return { password: passwordStep.status, options: options.status, key: keyStep.status, me: me.status, login: me.ok ? (await me.json()).login : undefined }
+      }, origin, alice.token, PASSWORD)
+      expect(outcome).toEqual({ password: 405, options: 200, key: 200, me: 200, login: 'alice' })
+      const stored = await t.deps.db.read.query.webauthnCredentials.findFirst()
+      expect(stored?.signCount).toBeGreaterThan(0)
     } finally {
       await browser.close()
       await server.stop()

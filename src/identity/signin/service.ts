@@ -1,16 +1,23 @@
 import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
 import { bindPrimaryEmail } from '../emails/service'
+import { checkSecondFactor } from '../security/two-factor/service'
+import { hasSecurityKey, requestAssertion, verifyAssertion } from '../security/webauthn/service'
 import { endSession, startSession, type NewSessionCookies } from '../sessions/service'
 import { checkPasswordAttempt } from '../sign-in-limiter'
 import * as store from '../store'
+import { signInTickets } from './tickets'
 
 export const Messages = {
   userNotFound: 'user does not exist',
   wrongPassword: 'username or password is incorrect',
   prohibited: 'This account is prohibited from signing in, please contact your site administrator.',
   inactive: 'This account is not activated.',
-  twoFactor: 'This account uses two-factor authentication and cannot sign in here',
+  twoFactor: 'This account uses two-factor authentication: finish signing in with POST /api/v1/user/signin/two-factor (TOTP code or scratch token) or POST /api/v1/user/signin/webauthn (security key) within 5 minutes',
+  noTicket: 'no sign-in is waiting for a second factor, or it expired: sign in with the password again',
+  noTotp: 'this account has no TOTP enrolled: finish signing in with its security key',
+  noSecurityKey: 'this account has no security key: finish signing in with a TOTP code',
+  noChallenge: 'request the security key options first: POST /api/v1/user/signin/webauthn/options',
   loginMethodInput: 'orgname or username is required',
   ssoRequired: (org: string, source: string) => `members of ${org} must sign in with single sign-on (${source}), not a password`,
 } as const
@@ -21,13 +28,21 @@ export interface SignInInput {
   remember?: boolean
 }
 
+/** The 405 of a password sign-in that needs a second factor; `ticket` names the waiting sign-in. */
+export class TwoFactorRequired extends AppError {
+  constructor(readonly ticket: string) {
+    super('methodNotAllowed', Messages.twoFactor)
+  }
+}
+
 /**
  * Checks a login (name or any of the account's email addresses) and password and starts a
  * session. Order: rate limit (429, after a cheap lookup, before any hashing), unknown user (404, after a decoy hash so
- * it costs what a real check costs), wrong password (422), prohibited / inactive / TOTP-enrolled
- * (405, only told to someone who knows the password), email bound elsewhere (409).
+ * it costs what a real check costs), wrong password (422), prohibited / inactive (405, only told
+ * to someone who knows the password), a second factor enrolled (TOTP or a security key:
+ * TwoFactorRequired, 405 with a sign-in ticket), email bound elsewhere (409).
  */
-export async function signIn(deps: Deps, input: SignInInput, client: { address: string; userAgent: string }): Promise<NewSessionCookies> {
+export async function signIn(deps: Deps, input: SignInInput, client: SignInClient): Promise<NewSessionCookies> {
   const login = input.username.trim()
   const user = login.includes('@') ? await store.findUserByAnyEmail(deps.db.read, login) : await store.findUserByName(deps.db.read, login)
   const ok = await checkPasswordAttempt(deps, user, login, input.password, client.address)
@@ -36,11 +51,71 @@ export async function signIn(deps: Deps, input: SignInInput, client: { address: 
   await assertPasswordSignInAllowed(deps, user)
   if (user.prohibitLogin) throw new AppError('methodNotAllowed', Messages.prohibited)
   if (!user.isActive) throw new AppError('methodNotAllowed', Messages.inactive)
-  if (await store.hasTwoFactor(deps.db.read, user.id)) throw new AppError('methodNotAllowed', Messages.twoFactor)
+  if (await store.hasTwoFactor(deps.db.read, user.id) || await hasSecurityKey(deps, user.id))
+    throw new TwoFactorRequired(signInTickets(deps).issue(user.id, input.remember ?? false))
+  return startSignedInSession(deps, user, input.remember ?? false, client)
+}
+
+export interface SignInClient {
+  address: string
+  userAgent: string
+}
+
+async function startSignedInSession(deps: Deps, user: store.UserRow, remember: boolean, client: SignInClient): Promise<NewSessionCookies> {
   await bindPrimaryEmail(deps.db, user)
-  const session = await startSession(deps.db, user, { ip: client.address, userAgent: client.userAgent, remember: input.remember ?? false })
+  const session = await startSession(deps.db, user, { ip: client.address, userAgent: client.userAgent, remember })
   await deps.db.write((tx) => store.updateUser(tx, user.id, { lastLoginAt: new Date() }))
   return session
+}
+
+/** The waiting sign-in of `ticketId` and its user, still allowed to sign in. Throws unauthenticated. */
+async function waitingSignIn(deps: Deps, ticketId: string | undefined) {
+  const ticket = ticketId ? signInTickets(deps).find(ticketId) : undefined
+  const user = ticket ? await store.findUserById(deps.db.read, ticket.uid) : undefined
+  if (!ticketId || !ticket || !user || user.prohibitLogin || !user.isActive) throw new AppError('unauthenticated', Messages.noTicket)
+  return { id: ticketId, ticket, user }
+}
+
+/** Runs a second-factor check for the ticket: a failure counts against it, success ends it and starts the session. */
+async function finishSignIn(deps: Deps, waiting: Awaited<ReturnType<typeof waitingSignIn>>, client: SignInClient, check: () => Promise<void>): Promise<NewSessionCookies> {
+  const tickets = signInTickets(deps)
+  try {
+    await check()
+  } catch (e) {
+    tickets.countFailure(waiting.id)
+    throw e
+  }
+  if (!tickets.take(waiting.id)) throw new AppError('unauthenticated', Messages.noTicket)
+  return startSignedInSession(deps, waiting.user, waiting.ticket.remember, client)
+}
+
+/**
+ * Second step with a TOTP code (or the scratch token, which then stops working). Throws
+ * unauthenticated (no ticket, wrong code), badRequest (no TOTP enrolled), tooManyRequests.
+ */
+export async function finishWithCode(deps: Deps, ticketId: string | undefined, passcode: string, client: SignInClient): Promise<NewSessionCookies> {
+  const waiting = await waitingSignIn(deps, ticketId)
+  if (!(await store.hasTwoFactor(deps.db.read, waiting.user.id))) throw new AppError('badRequest', Messages.noTotp)
+  return finishSignIn(deps, waiting, client, () => checkSecondFactor(deps, waiting.user.id, passcode))
+}
+
+/** Request options for the security-key step; the challenge is kept with the ticket. Throws unauthenticated, badRequest. */
+export async function securityKeyOptions(deps: Deps, ticketId: string | undefined): Promise<{ publicKey: Record<string, unknown> }> {
+  const waiting = await waitingSignIn(deps, ticketId)
+  if (!(await hasSecurityKey(deps, waiting.user.id))) throw new AppError('badRequest', Messages.noSecurityKey)
+  const { publicKey, challenge } = await requestAssertion(deps, waiting.user.id)
+  waiting.ticket.challenge = challenge
+  return { publicKey }
+}
+
+/** Second step with a security key's assertion over the ticket's challenge. Throws unauthenticated, badRequest. */
+export async function finishWithSecurityKey(deps: Deps, ticketId: string | undefined, assertion: Parameters<typeof verifyAssertion>[2], client: SignInClient): Promise<NewSessionCookies> {
+  const waiting = await waitingSignIn(deps, ticketId)
+  const challenge = waiting.ticket.challenge
+  if (!challenge) throw new AppError('badRequest', Messages.noChallenge)
+  // A challenge answers once, right or wrong.
+  waiting.ticket.challenge = undefined
+  return finishSignIn(deps, waiting, client, () => verifyAssertion(deps, waiting.user.id, assertion, challenge))
 }
 
 /** Ends the caller's session when they used one; token callers only get their cookies cleared. */

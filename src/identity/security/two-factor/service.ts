@@ -5,6 +5,7 @@ import { AppError } from '../../../http/errors'
 import type { UserRow } from '../../store'
 import { sameDigest, sha256Hex } from '../../tokens/secrets'
 import { listCredentials } from '../webauthn/store'
+import { hasSecurityKey } from '../webauthn/service'
 import * as store from './store'
 
 export const Messages = {
@@ -15,6 +16,7 @@ export const Messages = {
   locked: 'too many wrong two-factor codes; try again later',
   otpMissing: 'this account uses two-factor authentication: send a current code in the X-Platform-OTP header',
   otpInvalid: 'invalid provided OTP',
+  securityKeyBasic: 'this account signs in with a security key, which Basic authentication cannot carry: use an access token',
 } as const
 
 /** Wrong codes in a row before the factor locks, and for how long. */
@@ -99,11 +101,15 @@ export async function disableTwoFactor(deps: Deps, uid: number): Promise<void> {
 /**
  * The second factor of a Basic password sign-in: for enrolled users `code` must be a current TOTP
  * code not used before, or the scratch token (which then stops working). Wrong codes count towards
- * a lock. Throws unauthenticated or tooManyRequests; users without TOTP pass.
+ * a lock. Users with only a security key cannot give it here (unauthenticated). Throws
+ * unauthenticated or tooManyRequests; users without a second factor pass.
  */
 export async function checkSecondFactor(deps: Deps, uid: number, code: string | null): Promise<void> {
   const factor = await store.findTwoFactor(deps.db.read, uid)
-  if (!factor) return
+  if (!factor) {
+    if (await hasSecurityKey(deps, uid)) throw new AppError('unauthenticated', Messages.securityKeyBasic)
+    return
+  }
   if (factor.lockedUntil > nowSeconds()) throw tooMany(factor.lockedUntil)
   if (!code) throw new AppError('unauthenticated', Messages.otpMissing)
   if (await acceptCode(deps, factor, code.trim())) return

@@ -1,4 +1,4 @@
-import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server'
+import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse, type AuthenticationResponseJSON, type RegistrationResponseJSON } from '@simplewebauthn/server'
 import type { Deps } from '../../../deps'
 import { AppError } from '../../../http/errors'
 import type { UserRow } from '../../store'
@@ -9,6 +9,8 @@ export const Messages = {
   noChallenge: 'no registration in progress, or it expired: call request_register again',
   rejected: 'the security key response could not be verified',
   keyNotFound: 'security key not found',
+  assertionRejected: 'the security key\'s signature could not be verified',
+  unknownKey: 'this security key is not registered to the account',
 } as const
 
 /** How long a registration challenge stays usable. */
@@ -88,4 +90,42 @@ export async function registerSecurityKey(deps: Deps, uid: number, response: Reg
 export async function deleteSecurityKey(deps: Deps, uid: number, id: number): Promise<void> {
   const gone = await deps.db.write((tx) => store.deleteCredential(tx, uid, id))
   if (!gone) throw new AppError('notFound', Messages.keyNotFound)
+}
+
+/** Request options for signing in with one of the user's keys; the caller keeps the challenge. */
+export async function requestAssertion(deps: Deps, uid: number): Promise<{ publicKey: Record<string, unknown>; challenge: string }> {
+  const keys = await store.listCredentials(deps.db.read, uid)
+  const options = await generateAuthenticationOptions({
+    rpID: relyingParty(deps).rpID,
+    timeout: CHALLENGE_TTL_SECONDS * 1000,
+    userVerification: 'discouraged',
+    allowCredentials: keys.map((key) => ({ id: key.credentialId, transports: key.transports ? key.transports.split(',') : undefined })),
+  })
+  return { publicKey: options as unknown as Record<string, unknown>, challenge: options.challenge }
+}
+
+/**
+ * Verifies a sign-in assertion by one of the user's keys against `challenge` and moves the key's
+ * counter forward (a counter that goes back means a cloned key: refused). Throws unauthenticated.
+ */
+export async function verifyAssertion(deps: Deps, uid: number, response: AuthenticationResponseJSON, challenge: string): Promise<void> {
+  const key = typeof response.id === 'string' ? await store.findCredentialById(deps.db.read, uid, response.id) : undefined
+  if (!key) throw new AppError('unauthenticated', Messages.unknownKey)
+  const { rpID, origin } = relyingParty(deps)
+  let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>
+  try {
+    verified = await verifyAuthenticationResponse({
+      response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false,
+      credential: { id: key.credentialId, publicKey: Uint8Array.from(Buffer.from(key.publicKey, 'base64url')), counter: key.signCount },
+    })
+  } catch (e) {
+    throw new AppError('unauthenticated', `${Messages.assertionRejected}: ${e instanceof Error ? e.message : 'unknown reason'}`)
+  }
+  if (!verified.verified) throw new AppError('unauthenticated', Messages.assertionRejected)
+  await deps.db.write((tx) => store.updateSignCount(tx, key.id, verified.authenticationInfo.newCounter))
+}
+
+/** Whether the user has registered a security key. */
+export async function hasSecurityKey(deps: Deps, uid: number): Promise<boolean> {
+  return (await store.listCredentials(deps.db.read, uid)).length > 0
 }

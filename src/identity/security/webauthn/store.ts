@@ -16,6 +16,15 @@ export async function findCredentialByName(db: Executor, uid: number, name: stri
   return db.select().from(webauthnCredentials).where(and(eq(webauthnCredentials.uid, uid), eq(webauthnCredentials.name, name))).get()
 }
 
+export async function findCredentialById(db: Executor, uid: number, credentialId: string): Promise<CredentialRow | undefined> {
+  return db.select().from(webauthnCredentials).where(and(eq(webauthnCredentials.uid, uid), eq(webauthnCredentials.credentialId, credentialId))).get()
+}
+
+/** Records the key's signature counter after a sign-in; only ever moves it forward. */
+export async function updateSignCount(db: Executor, id: number, signCount: number): Promise<void> {
+  await db.update(webauthnCredentials).set({ signCount }).where(eq(webauthnCredentials.id, id))
+}
+
 /** Inserts a key; a name the user already uses, or a credential id already registered, is `duplicate`. */
 export async function insertCredential(db: Executor, row: NewCredential): Promise<CredentialRow> {
   try {
