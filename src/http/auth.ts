@@ -34,7 +34,7 @@ const CLIENT_AUTHENTICATED_PATHS = new Set(['/login/oauth/access_token'])
  * ended (revoked, idle, password changed) and is HttpOnly, so the page cannot drop it; refusing it
  * would lock the browser out of signing in again. A planted cookie gains nothing either (T11).
  */
-const SESSION_STARTING_PATHS = new Set(['/api/v1/user/signin', '/api/v1/user/signin/two-factor', '/api/v1/user/signin/webauthn/options', '/api/v1/user/signin/webauthn'])
+export const SESSION_STARTING_PATHS: ReadonlySet<string> = new Set(['/api/v1/user/signin', '/api/v1/user/signin/two-factor', '/api/v1/user/signin/webauthn/options', '/api/v1/user/signin/webauthn'])
 
 /** The request's credential as sent, before it is checked. */
 type Presented =

@@ -19,7 +19,7 @@ describe('distributed guessing cannot lock the owner out', () => {
       for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++)
         expect((await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')).status).toBe(422)
     expect((await signInFrom('127.0.0.200', base, 'alice', PASSWORD)).status).toBe(200)
-  })
+  }, 30_000)
 
   test('past the account-wide limit an address that has failed is refused, even with the right password → 429', async () => {
     const { base } = await aliceOnRealPort()
@@ -30,7 +30,7 @@ describe('distributed guessing cannot lock the owner out', () => {
     const res = await signInFrom('127.0.0.10', base, 'alice', PASSWORD)
     expect(res.status).toBe(429)
     expect(res.headers['retry-after']).toBeDefined()
-  })
+  }, 30_000)
 
   test('past the account-wide limit a fresh address gets one guess, then it is refused too', async () => {
     const { base } = await aliceOnRealPort()
@@ -39,7 +39,7 @@ describe('distributed guessing cannot lock the owner out', () => {
         await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')
     expect((await signInFrom('127.0.0.77', base, 'alice', 'guess')).status).toBe(422)
     expect((await signInFrom('127.0.0.77', base, 'alice', 'guess')).status).toBe(429)
-  })
+  }, 30_000)
 
   test('an address the owner signed in from stays usable past the account-wide limit, after a typo of their own', async () => {
     const { base } = await aliceOnRealPort()
@@ -49,7 +49,7 @@ describe('distributed guessing cannot lock the owner out', () => {
         await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')
     expect((await signInFrom('127.0.0.5', base, 'alice', 'typo')).status).toBe(422)
     expect((await signInFrom('127.0.0.5', base, 'alice', PASSWORD)).status).toBe(200)
-  })
+  }, 30_000)
 })
 
 describe('the account-wide limit, unit by unit', () => {
@@ -70,27 +70,27 @@ describe('PLATFORM_TRUSTED_PROXIES', () => {
       expect((await signInFrom('127.0.0.1', base, 'alice', 'guess', via('198.51.100.9'))).status).toBe(422)
     expect((await signInFrom('127.0.0.1', base, 'alice', PASSWORD, via('198.51.100.9'))).status).toBe(429)
     expect((await signInFrom('127.0.0.1', base, 'alice', PASSWORD, via('198.51.100.10'))).status).toBe(200)
-  })
+  }, 30_000)
 
   test('a forged leftmost hop does not give a client a new identity: the proxy-appended hop counts', async () => {
     const { base } = await aliceOnRealPort({ PLATFORM_TRUSTED_PROXIES: '127.0.0.1' })
     for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++)
       await signInFrom('127.0.0.1', base, 'alice', 'guess', { 'x-forwarded-for': `10.9.9.${i}, 198.51.100.9` })
     expect((await signInFrom('127.0.0.1', base, 'alice', PASSWORD, { 'x-forwarded-for': '10.9.9.99, 198.51.100.9' })).status).toBe(429)
-  })
+  }, 30_000)
 
   test('from an untrusted peer, X-Forwarded-For is ignored: spoofed hops do not reset the count', async () => {
     const { base } = await aliceOnRealPort({ PLATFORM_TRUSTED_PROXIES: '127.0.0.1' })
     for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++)
       await signInFrom('127.0.0.3', base, 'alice', 'guess', { 'x-forwarded-for': `198.51.100.${i}` })
     expect((await signInFrom('127.0.0.3', base, 'alice', PASSWORD, { 'x-forwarded-for': '198.51.100.200' })).status).toBe(429)
-  })
+  }, 30_000)
 
   test(`one address spread over accounts is still stopped after ${MAX_FAILURES_PER_ADDRESS} failures`, async () => {
     const { base } = await aliceOnRealPort()
     for (let i = 0; i < MAX_FAILURES_PER_ADDRESS; i++) await signInFrom('127.0.0.4', base, `ghost${i}`, 'x')
     expect((await signInFrom('127.0.0.4', base, 'alice', PASSWORD)).status).toBe(429)
-  })
+  }, 30_000)
 
   test('a bad PLATFORM_TRUSTED_PROXIES entry is a configuration error naming it', async () => {
     const { loadConfig } = await import('../../src/config')
@@ -109,7 +109,7 @@ describe('the password-hashing line under a flood', () => {
     expect(owner.status).toBe(200)
     expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0)
     expect(statuses.every((s) => s === 404 || s === 503)).toBe(true)
-  })
+  }, 30_000)
 
   test('one address cannot hold more than its share of the line: its excess is 503 with Retry-After', async () => {
     const t = await makeTestApp()
@@ -121,5 +121,5 @@ describe('the password-hashing line under a flood', () => {
     const busy = replies.filter((r) => r.status === 503)
     expect(busy.length).toBeGreaterThan(0)
     expect(busy[0].headers['retry-after']).toBe('1')
-  })
+  }, 30_000)
 })

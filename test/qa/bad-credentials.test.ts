@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { SESSION_STARTING_PATHS } from '../../src/http/auth'
 import { basic, makeTestApp } from '../support/app'
 
 /** Decisions §1: a credential that is present but invalid is 401 on every route, public ones included. */
@@ -13,12 +14,12 @@ describe('invalid credentials on every route', () => {
   ]
   /**
    * Where the Authorization header or the cookie means something else (the OAuth2 token endpoint
-   * authenticates clients; sign-in starts a new session), and the static API documentation, which
+   * authenticates clients; sign-in and its second steps start a new session), and the static API documentation, which
    * knows nobody and must open even in a browser holding a dead session cookie.
    */
   const exempt = (path: string, carrier: string) =>
     (path === '/login/oauth/access_token' && /^(Authorization|Basic)/.test(carrier))
-    || (path === '/api/v1/user/signin' && carrier === 'an unknown session cookie')
+    || (SESSION_STARTING_PATHS.has(path) && carrier === 'an unknown session cookie')
     || path.startsWith('/api/v1/swagger')
 
   for (const [carrier, place] of carriers) {

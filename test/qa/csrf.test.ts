@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { SESSION_STARTING_PATHS } from '../../src/http/auth'
 import { startSession } from '../../src/identity/sessions/service'
 import { makeTestApp } from '../support/app'
 
@@ -20,7 +21,7 @@ describe('CSRF check on cookie sessions', () => {
     const s = await startSession(t.deps.db, alice.user, { ip: '', userAgent: '', remember: false })
     const cookie = `platform_session=${s.secret}; _csrf=${s.csrfToken}`
     const changing = t.app.routes.filter((r) => !['GET', 'HEAD'].includes(r.method)
-      && !['/api/v1/user/signin', '/login/oauth/access_token'].includes(r.path))
+      && !SESSION_STARTING_PATHS.has(r.path) && r.path !== '/login/oauth/access_token')
     expect(changing.length).toBeGreaterThan(30)
     const outcomes = []
     for (const route of changing) {
