@@ -67,6 +67,8 @@ export interface Emulator {
   clientKeyPem?: string
   /** A kubeconfig (YAML) with one cluster, user and context named `sandbox`. */
   kubeconfig(): string
+  /** Store listeners right now (open watches plus the controllers'): how a caller sees a watch end. */
+  subscribers(): number
   stop(): Promise<void>
 }
 
@@ -149,6 +151,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       users: [{ name: 'sandbox', user: { token } }],
       contexts: [{ name: 'sandbox', context: { cluster: 'sandbox', user: 'sandbox' } }],
     }),
+    subscribers: () => registry.subscriberCount,
     async stop() {
       controllers.stop()
       await server.stop(true)

@@ -107,6 +107,9 @@ export class Registry {
 
   currentResourceVersion(): string { return String(this.rv) }
 
+  /** Listeners of store events: open watches plus the controllers. */
+  get subscriberCount(): number { return this.listeners.size }
+
   subscribe(fn: (e: StoreEvent) => void): () => void {
     this.listeners.add(fn)
     return () => this.listeners.delete(fn)

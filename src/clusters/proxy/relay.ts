@@ -95,8 +95,30 @@ export async function relay(clusterName: string, connection: ClusterConnection, 
     throw new AppError('upstream', RelayMessages.redirect(clusterName, res.status))
   }
   // A finite answer is read whole: handing Bun the bytes costs less than piping a stream through.
-  const body = request.streaming ? res.body : await res.arrayBuffer()
+  const body = request.streaming ? res.body && endingWhenCut(res.body) : await res.arrayBuffer()
   return new Response(body, { status: res.status, headers: relayedHeaders(res.headers) })
+}
+
+/**
+ * The member's stream, ending cleanly when the member cuts it (restart, network): the client sees
+ * a watch or a followed log end, as when the apiserver closes one, and re-watches, instead of a
+ * broken response and an error the server cannot attribute.
+ */
+function endingWhenCut(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = stream.getReader()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read()
+        if (done) controller.close()
+        else controller.enqueue(value)
+      } catch {
+        controller.close()
+      }
+    },
+    // The client went away: the member's request ends with it.
+    cancel: (reason) => reader.cancel(reason),
+  })
 }
 
 export function relayedHeaders(from: Headers): Headers {
