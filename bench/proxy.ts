@@ -86,9 +86,12 @@ http {
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Authorization "Bearer ${member.token}";
-      # nginx checks certificate names as DNS names only, and the member's certificate names an IP
-      # address: nginx is left unverified here, which spares it work our proxy does (a handicap for us).
-      proxy_ssl_verify off;
+      # Verified like our proxy verifies: against the member's CA. nginx checks names as DNS names
+      # only, so it checks the certificate's DNS name (localhost) rather than the IP it connects to.
+      proxy_ssl_verify on;
+      proxy_ssl_trusted_certificate ${dir}/ca.pem;
+      proxy_ssl_name localhost;
+      proxy_ssl_server_name on;
       proxy_ssl_session_reuse on;
       proxy_buffering off;
     }

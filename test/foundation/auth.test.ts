@@ -5,6 +5,7 @@ import { startSession } from '../../src/identity/sessions/service'
 import { mintToken } from '../../src/identity/tokens/service'
 import { basic, makeTestApp, PASSWORD } from '../support/app'
 import { permissionOf } from '../support/routes'
+import { DOCS_PATH, SPEC_PATH } from '../../src/http/openapi'
 
 describe('token authentication', () => {
   test('Authorization: token <t> → GET /user answers that user', async () => {
@@ -209,8 +210,15 @@ describe('sudo', () => {
 })
 
 describe('anonymous callers', () => {
-  test('every non-public route answers 401 to a caller without credentials', async () => {
-    const t = await makeTestApp()
+  test('every route declares its permission, in every deployment mode; only the API documentation stands outside the guard', async () => {
+    const t = await makeTestApp({ PLATFORM_MODES: 'hosted,billing,marketplace' })
+    const documentation = new Set([SPEC_PATH, DOCS_PATH, `${DOCS_PATH}/assets/:file`])
+    const undeclared = t.app.routes.filter((r) => permissionOf(r) === undefined && !documentation.has(r.path)).map((r) => `${r.method} ${r.path}`)
+    expect(undeclared).toEqual([])
+  })
+
+  test('every non-public route, in every deployment mode, answers 401 to a caller without credentials', async () => {
+    const t = await makeTestApp({ PLATFORM_MODES: 'hosted,billing,marketplace' })
     const guarded = t.app.routes.filter((r) => { const p = permissionOf(r); return p !== undefined && !(ANONYMOUS_PERMISSIONS as readonly string[]).includes(p) })
     expect(guarded.length).toBeGreaterThan(1)
     for (const route of guarded) {
