@@ -14,7 +14,8 @@ import { mintToken } from './identity/tokens/service'
 import { TOKEN_SCOPES } from './authz/actor'
 import { openDatabase } from './storage/database'
 import { startSandbox } from './clusters/sandbox'
-import { natsConfig, startMsgbus } from './msgbus/service'
+import { natsConfig } from './msgbus/accounts'
+import { startMsgbus } from './msgbus/bus'
 import { resolve } from 'node:path'
 
 const HELP: Record<string, string> = {

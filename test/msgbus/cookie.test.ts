@@ -1,6 +1,6 @@
 import { decode, type User } from '@nats-io/jwt'
 import { afterAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
-import { closeMsgbus } from '../../src/msgbus/service'
+import { closeMsgbus } from '../../src/msgbus/bus'
 import { makeTestApp, PASSWORD, tempDir } from '../support/app'
 import { freePort, natsServer } from '../support/nats'
 

@@ -1,5 +1,6 @@
 import { describe, expect, test, setDefaultTimeout } from 'bun:test'
-import { closeMsgbus, Messages } from '../../src/msgbus/service'
+import { closeMsgbus } from '../../src/msgbus/bus'
+import { Messages } from '../../src/msgbus/service'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { closesWithin, connectRefusal, delivers, wipeResolverDir } from '../support/nats'
 import { connected, credentialsOf, lab, tokensOf, userJwtOf, type Credentials } from './support'

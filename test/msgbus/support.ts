@@ -1,7 +1,7 @@
 import { decode, type ClaimsData, type User } from '@nats-io/jwt'
 import type { NatsConnection } from '@nats-io/transport-node'
 import { afterAll, expect } from 'bun:test'
-import { closeMsgbus } from '../../src/msgbus/service'
+import { closeMsgbus } from '../../src/msgbus/bus'
 import { makeTestApp, tempDir, type TestApp, type TestUser } from '../support/app'
 import { connectWithCredentials, freePort, natsServer, type NatsServer } from '../support/nats'
 

@@ -7,6 +7,7 @@ import { insertUser, USER_TYPE, type UserRow } from '../../identity/store'
 import type { User } from '../../identity/schemas'
 import { createToken, Messages as TokenMessages, presentSettingsToken } from '../../identity/tokens/service'
 import * as tokenStore from '../../identity/tokens/store'
+import { assertConfigured } from '../../msgbus/bus'
 import * as msgbus from '../../msgbus/service'
 import type { MsgbusAccount, MsgbusCredentialsResponse } from '../../msgbus/schemas'
 import type { Executor } from '../../storage/database'
@@ -91,7 +92,7 @@ export async function listMsgbusTokens(deps: Deps, scope: OrgScope): Promise<Msg
 /** New credentials of the system admin in the org's account. Throws badRequest, unavailable. */
 export async function createMsgbusToken(deps: Deps, scope: OrgScope, input: CreateOrgMsgbusTokenOption): Promise<MsgbusCredentialsResponse> {
   const bot = await systemAdminOf(deps, scope)
-  msgbus.assertConfigured(deps)
+  assertConfigured(deps)
   return msgbus.orgCredentials(deps, scope.org, bot, input)
 }
 
