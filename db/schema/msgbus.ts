@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import { users } from './identity'
 
 /**
  * The message bus's trust chain (decisions §6a): the operator, the system account `SYS`, the
@@ -20,11 +19,13 @@ export const msgbusKeys = sqliteTable('msgbus_keys', {
 
 /**
  * One issued NATS user key (the spec's MsgbusAccount). The seed is never kept: every credential
- * is a new key, so a revoked key is never signed again (revocation is by key and time).
+ * is a new key, so a revoked key is never signed again (revocation is by key and time). Rows
+ * outlive their user (no foreign key): a deleted user's keys stay revoked, and their live ones
+ * are revoked by the next account push, instead of vanishing from the revocation list.
  */
 export const msgbusAccounts = sqliteTable('msgbus_accounts', {
   id: integer('id').primaryKey({ autoIncrement: true }),
-  uid: integer('uid').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  uid: integer('uid').notNull(),
   /** `user`, `admin`, `cluster-resource-history`, `org` or `cluster`. */
   accountType: text('account_type').notNull(),
   msgbusPubKey: text('msgbus_pub_key').notNull(),

@@ -1,5 +1,5 @@
-import { and, desc, eq, gt, isNotNull, isNull } from 'drizzle-orm'
-import { msgbusAccounts, msgbusKeys } from '../../db/schema'
+import { and, desc, eq, gt, isNotNull, isNull, or } from 'drizzle-orm'
+import { msgbusAccounts, msgbusKeys, users } from '../../db/schema'
 import type { Executor } from '../storage/database'
 
 export type MsgbusKeyRow = typeof msgbusKeys.$inferSelect
@@ -42,9 +42,13 @@ export async function markRevoked(db: Executor, id: number, at: number): Promise
   await db.update(msgbusAccounts).set({ revokedAt: at }).where(and(eq(msgbusAccounts.id, id), isNull(msgbusAccounts.revokedAt)))
 }
 
-/** Revoked keys of `account` whose JWTs have not expired by `now` (older ones can match nothing). */
+/**
+ * Keys of `account` to refuse, whose JWTs have not expired by `now` (older ones can match
+ * nothing): revoked ones from their revocation time, and every key of a deleted user up to its expiry.
+ */
 export async function liveRevocationsOf(db: Executor, account: string, now: number): Promise<{ msgbusPubKey: string; revokedAt: number }[]> {
-  const rows = await db.select({ msgbusPubKey: msgbusAccounts.msgbusPubKey, revokedAt: msgbusAccounts.revokedAt }).from(msgbusAccounts)
-    .where(and(eq(msgbusAccounts.account, account), isNotNull(msgbusAccounts.revokedAt), gt(msgbusAccounts.expiresAt, now))).all()
-  return rows.map((r) => ({ msgbusPubKey: r.msgbusPubKey, revokedAt: r.revokedAt! }))
+  const rows = await db.select({ msgbusPubKey: msgbusAccounts.msgbusPubKey, revokedAt: msgbusAccounts.revokedAt, expiresAt: msgbusAccounts.expiresAt })
+    .from(msgbusAccounts).leftJoin(users, eq(users.id, msgbusAccounts.uid))
+    .where(and(eq(msgbusAccounts.account, account), gt(msgbusAccounts.expiresAt, now), or(isNotNull(msgbusAccounts.revokedAt), isNull(users.id)))).all()
+  return rows.map((r) => ({ msgbusPubKey: r.msgbusPubKey, revokedAt: r.revokedAt ?? r.expiresAt }))
 }

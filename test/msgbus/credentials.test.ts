@@ -1,7 +1,7 @@
 import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { closeMsgbus } from '../../src/msgbus/bus'
 import { Messages } from '../../src/msgbus/service'
-import { makeTestApp, type TestApp, type TestUser } from '../support/app'
+import { makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 import { closesWithin, connectRefusal, delivers, wipeResolverDir } from '../support/nats'
 import { connected, credentialsOf, lab, tokensOf, userJwtOf, type Credentials } from './support'
 import { startServer } from '../support/process'
@@ -231,5 +231,25 @@ describe('reconciliation', () => {
     wipeResolverDir(nats)
     await nats.start()
     expect(await refusedWithin(nats.url, revoked.credentials, 5000)).toMatch(/Authorization Violation/)
+  })
+})
+
+describe('deleted users', () => {
+  test('a deleted user\'s keys stay refused, the revoked and the live ones, once the account is pushed again', async () => {
+    const { t, nats } = await lab()
+    const [ann, bob] = await t.users('ann', 'bob')
+    const revoked = await credentialsOf(t, ann)
+    const live = await credentialsOf(t, ann)
+    const bobs = await credentialsOf(t, bob)
+    const annRow = (await tokensOf(t, ann)).find((r) => r.msgbusPubKey === userJwtOf(revoked).sub)!
+    expect((await revoke(t, ann, annRow.id)).status).toBe(200)
+    const gone = await t.as(ann).send('POST', `/api/v1/user/settings/account/delete?password=${encodeURIComponent(PASSWORD)}`)
+    expect(gone.status).toBeLessThan(300)
+    // Any push of the account (here bob revoking one of his keys) carries the whole list again.
+    await credentialsOf(t, bob)
+    const bobRow = (await tokensOf(t, bob)).find((r) => r.msgbusPubKey === userJwtOf(bobs).sub)!
+    expect((await revoke(t, bob, bobRow.id)).status).toBe(200)
+    expect(await connectRefusal(nats.url, revoked.credentials)).toMatch(/Authorization Violation/)
+    expect(await connectRefusal(nats.url, live.credentials)).toMatch(/Authorization Violation/)
   })
 })
