@@ -119,21 +119,22 @@ export interface HelmRepo {
   stop(): void
 }
 
-/** A Helm HTTP repository on loopback serving `charts` under /charts/, index.yaml with an ETag. */
-export function serveHelmRepo(charts: BuiltChart[], opts: { username?: string; password?: string } = {}): HelmRepo {
+/** A Helm HTTP repository on loopback serving `charts` under /charts/, index.yaml with an ETag; HTTPS with `tls`, Basic auth with credentials, archives listed under `archiveBase` (another server) when given. */
+export function serveHelmRepo(charts: BuiltChart[], opts: { username?: string; password?: string; tls?: { certPem: string; keyPem: string }; archiveBase?: string } = {}): HelmRepo {
   const files = new Map(charts.map((c) => [`${c.name}-${c.version}.tgz`, c.bytes]))
   const requests: string[] = []
   const indexOf = () => {
     const entries: Record<string, unknown[]> = {}
     for (const c of charts) {
       const bytes = files.get(`${c.name}-${c.version}.tgz`)!
-      ;(entries[c.name] ??= []).push({ apiVersion: 'v2', name: c.name, version: c.version, urls: [`${c.name}-${c.version}.tgz`], digest: sha256(bytes), created: '2026-01-01T00:00:00Z' })
+      ;(entries[c.name] ??= []).push({ apiVersion: 'v2', name: c.name, version: c.version, urls: [opts.archiveBase ? `${opts.archiveBase}/${c.name}-${c.version}.tgz` : `${c.name}-${c.version}.tgz`], digest: sha256(bytes), created: '2026-01-01T00:00:00Z' })
     }
     return `apiVersion: v1\nentries: ${JSON.stringify(entries)}\ngenerated: "2026-01-01T00:00:00Z"\n`
   }
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
+    tls: opts.tls ? { cert: opts.tls.certPem, key: opts.tls.keyPem } : undefined,
     fetch(request) {
       const path = new URL(request.url).pathname
       if (opts.username !== undefined && request.headers.get('authorization') !== `Basic ${Buffer.from(`${opts.username}:${opts.password}`).toString('base64')}`) {
@@ -154,7 +155,7 @@ export function serveHelmRepo(charts: BuiltChart[], opts: { username?: string; p
   })
   afterAll(() => server.stop(true))
   return {
-    url: `http://127.0.0.1:${server.port}/charts`,
+    url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${server.port}/charts`,
     requests,
     override: (file, bytes) => { files.set(file, bytes) },
     stop: () => server.stop(true),

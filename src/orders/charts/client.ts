@@ -73,7 +73,7 @@ export class ChartClient {
       const access = await accessOf()
       const bytes = pin.url.startsWith('oci:')
         ? await this.oci.fetchLayer(access, ociRepositoryOf(new URL(pin.url)), pin.digest, this.limits.maxArchiveBytes)
-        : await this.download(access, new URL(pin.archiveUrl))
+        : await this.download(access, new URL(pin.archiveUrl), new URL(pin.url).host)
       this.store(access, bytes, pin.digest)
     }
     return { pin, path, archive: await this.archiveOf(pin.digest) }
@@ -91,7 +91,7 @@ export class ChartClient {
   }
 
   private async fromArchiveUrl(access: RegistryAccess, ref: ChartRef, archiveUrl: URL, expected: string | undefined): Promise<LoadedChart> {
-    const bytes = await this.download(access, archiveUrl)
+    const bytes = await this.download(access, archiveUrl, ref.url.host)
     const { digest, archive } = this.store(access, bytes, expected)
     const meta = metadataOf(archive)
     if (ref.name && meta.name !== ref.name) throw new AppError('invalid', `the archive at ${access.label} holds chart "${meta.name}", not "${ref.name}"`)
@@ -101,8 +101,9 @@ export class ChartClient {
     return { pin, path: this.pathOf(digest), archive }
   }
 
-  private async download(access: RegistryAccess, url: URL): Promise<Uint8Array> {
-    const response = await registryFetch(access, url, { headers: { accept: 'application/gzip, application/octet-stream, */*' }, basicAuth: true })
+  /** Downloads an archive; the source's credentials go only to `credentialHost` (the repository's host). */
+  private async download(access: RegistryAccess, url: URL, credentialHost: string): Promise<Uint8Array> {
+    const response = await registryFetch(access, url, { headers: { accept: 'application/gzip, application/octet-stream, */*' }, basicAuth: true, credentialHost })
     await expectOk(access, response, 'chart archive')
     return readCapped(access, response, this.limits.maxArchiveBytes, 'chart archive')
   }

@@ -35,6 +35,11 @@ export interface RegistryRequest {
   method?: 'GET' | 'HEAD'
   /** Send the source's Basic credentials (only ever to the URL's own host). */
   basicAuth?: boolean
+  /**
+   * The one host the credentials may go to, when it is not the URL's own: an archive the index
+   * lists on another host gets none, as Helm does without pass_credentials.
+   */
+  credentialHost?: string
 }
 
 /** GET (or HEAD) `url`, following up to five redirects; throws invalid for a refused address, upstream for network failures. */
@@ -42,7 +47,7 @@ export async function registryFetch(access: RegistryAccess, url: URL, request: R
   let target = url
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     const headers = new Headers(request.headers)
-    const sameHost = target.host === url.host
+    const sameHost = target.host === (request.credentialHost ?? url.host)
     if (!sameHost) headers.delete('authorization')
     else if (request.basicAuth && access.username !== undefined)
       headers.set('authorization', `Basic ${Buffer.from(`${access.username}:${access.password ?? ''}`).toString('base64')}`)
