@@ -108,6 +108,19 @@ export function buildChart(name: string, version: string, opts: { extraTemplates
   return { name, version, tgz, bytes: new Uint8Array(readFileSync(tgz)), dir }
 }
 
+/** A chart of exactly these files (paths below the chart directory), packaged by `helm package`. */
+export function buildRawChart(name: string, version: string, files: Record<string, string>): BuiltChart {
+  const work = tempDir('platform-chart-')
+  const dir = join(work, name)
+  for (const [path, text] of Object.entries({ 'Chart.yaml': `apiVersion: v2\nname: ${name}\nversion: ${version}\n`, ...files })) {
+    mkdirSync(join(dir, path, '..'), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  helm(['package', dir, '--destination', work], work)
+  const tgz = join(work, `${name}-${version}.tgz`)
+  return { name, version, tgz, bytes: new Uint8Array(readFileSync(tgz)), dir }
+}
+
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
 
 export interface HelmRepo {

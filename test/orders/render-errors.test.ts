@@ -1,0 +1,65 @@
+import { describe, expect, test } from 'bun:test'
+import { makeTestApp } from '../support/app'
+import { buildRawChart, serveHelmRepo } from '../support/charts'
+
+/** Charts that do not render answer 422 with Helm's reason, and Helm's limits hold: never a 500. */
+
+const ENV = { PLATFORM_ALLOW_PRIVATE_REGISTRIES: 'true' }
+const CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n'
+const repo = serveHelmRepo([
+  buildRawChart('needs', '1.0.0', { 'templates/cm.yaml': `${CM}data:\n  v: {{ required "set .Values.mustSet" .Values.mustSet | quote }}\n` }),
+  buildRawChart('newkube', '1.0.0', { 'Chart.yaml': 'apiVersion: v2\nname: newkube\nversion: 1.0.0\nkubeVersion: ">=1.30.0-0"\n', 'templates/cm.yaml': CM }),
+  buildRawChart('library', '1.0.0', { 'Chart.yaml': 'apiVersion: v2\nname: library\nversion: 1.0.0\ntype: library\n', 'templates/_x.tpl': '{{- define "x" }}x{{ end }}\n' }),
+  buildRawChart('spin', '1.0.0', { 'templates/cm.yaml': '{{- range until 6000 }}{{- range until 6000 }}{{- end }}{{- end }}\n' }),
+  buildRawChart('hog', '1.0.0', { 'templates/cm.yaml': '{{- $x := until 30000000 }}a: {{ len $x }}\n' }),
+])
+
+async function render(chart: string, env: Record<string, string> = {}, values?: Record<string, unknown>) {
+  const t = await makeTestApp({ ...ENV, ...env })
+  const admin = await t.admin()
+  await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'local', url: repo.url })
+  const [alice] = await t.users('alice')
+  const created = await t.as(alice!).send('POST', '/api/v1/user/deploy/orders', {
+    spec: { packages: [{ chart: { name: chart, releaseName: 'r', namespace: 'default', sourceRef: { name: 'local' }, values } }] },
+  })
+  expect(created.status).toBe(200)
+  return t.as(alice!).get(`/api/v1/user/deploy/orders/${(await created.json()).metadata.uid}/render/manifest`)
+}
+
+describe('charts that do not render', () => {
+  test('a template with `required` and the value missing → 422 with Helm\'s message; with the value → 200', async () => {
+    const res = await render('needs')
+    expect(res.status).toBe(422)
+    expect((await res.json()).message).toBe('the chart does not render: execution error at (needs/templates/cm.yaml:6:8): set .Values.mustSet')
+    const ok = await render('needs', {}, { mustSet: 'yes' })
+    expect(ok.status).toBe(200)
+    expect(await ok.text()).toContain('v: "yes"')
+  })
+
+  test('a chart whose kubeVersion excludes the configured one (1.22.0) → 422; with PLATFORM_KUBE_VERSION=1.31.0 → 200', async () => {
+    const res = await render('newkube')
+    expect(res.status).toBe(422)
+    expect((await res.json()).message).toContain('kubeVersion')
+    expect((await render('newkube', { PLATFORM_KUBE_VERSION: '1.31.0' })).status).toBe(200)
+  })
+
+  test('a library chart → 422', async () => {
+    const res = await render('library')
+    expect(res.status).toBe(422)
+    expect((await res.json()).message).toContain('library charts are not installable')
+  })
+
+  test('a template that spins past PLATFORM_HELM_TIMEOUT_SECONDS → 422 naming the timeout, answered soon after it', async () => {
+    const started = performance.now()
+    const res = await render('spin', { PLATFORM_HELM_TIMEOUT_SECONDS: '1' })
+    expect(res.status).toBe(422)
+    expect((await res.json()).message).toBe('helm template did not finish within 1000 ms')
+    expect(performance.now() - started).toBeLessThan(4000)
+  })
+
+  test('a template allocating past PLATFORM_HELM_MEMORY_MB → 422 about the memory cap', async () => {
+    const res = await render('hog', { PLATFORM_HELM_MEMORY_MB: '64' })
+    expect(res.status).toBe(422)
+    expect((await res.json()).message).toBe('the chart does not render: helm ran out of its memory cap')
+  })
+})
