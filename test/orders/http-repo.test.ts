@@ -80,3 +80,32 @@ describe('Basic auth', () => {
     files.stop()
   })
 })
+
+describe('archives', () => {
+  test('a second order of the same chart version uses the archive kept by digest: no second download', async () => {
+    const own = serveHelmRepo([chart])
+    const t = await makeTestApp(ENV)
+    const admin = await t.admin()
+    await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'own', url: own.url })
+    const [alice] = await t.users('alice')
+    const orderIt = () => t.as(alice!).send('POST', '/api/v1/user/deploy/orders', {
+      spec: { packages: [{ chart: { name: 'demo', version: '0.1.0', releaseName: 'demo', namespace: 'default', sourceRef: { name: 'own' } } }] },
+    })
+    expect((await orderIt()).status).toBe(200)
+    expect((await orderIt()).status).toBe(200)
+    expect(own.requests.filter((r) => r.endsWith('.tgz'))).toEqual(['GET /charts/demo-0.1.0.tgz'])
+  })
+
+  test('an archive that does not match the digest its index gives → 502 naming the registry, nothing kept', async () => {
+    const lying = serveHelmRepo([chart], { wrongDigests: true })
+    const t = await makeTestApp(ENV)
+    const admin = await t.admin()
+    await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'lying', url: lying.url })
+    const [alice] = await t.users('alice')
+    const res = await t.as(alice!).send('POST', '/api/v1/user/deploy/orders', {
+      spec: { packages: [{ chart: { name: 'demo', releaseName: 'demo', namespace: 'default', sourceRef: { name: 'lying' } } }] },
+    })
+    expect(res.status).toBe(502)
+    expect((await res.json()).message).toContain('does not match its digest')
+  })
+})

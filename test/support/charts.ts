@@ -132,15 +132,15 @@ export interface HelmRepo {
   stop(): void
 }
 
-/** A Helm HTTP repository on loopback serving `charts` under /charts/, index.yaml with an ETag; HTTPS with `tls`, Basic auth with credentials, archives listed under `archiveBase` (another server) when given. */
-export function serveHelmRepo(charts: BuiltChart[], opts: { username?: string; password?: string; tls?: { certPem: string; keyPem: string }; archiveBase?: string } = {}): HelmRepo {
+/** A Helm HTTP repository on loopback serving `charts` under /charts/, index.yaml with an ETag; HTTPS with `tls`, Basic auth with credentials, archives listed under `archiveBase` (another server) when given, digests that match nothing with `wrongDigests`. */
+export function serveHelmRepo(charts: BuiltChart[], opts: { username?: string; password?: string; tls?: { certPem: string; keyPem: string }; archiveBase?: string; wrongDigests?: boolean } = {}): HelmRepo {
   const files = new Map(charts.map((c) => [`${c.name}-${c.version}.tgz`, c.bytes]))
   const requests: string[] = []
   const indexOf = () => {
     const entries: Record<string, unknown[]> = {}
     for (const c of charts) {
       const bytes = files.get(`${c.name}-${c.version}.tgz`)!
-      ;(entries[c.name] ??= []).push({ apiVersion: 'v2', name: c.name, version: c.version, urls: [opts.archiveBase ? `${opts.archiveBase}/${c.name}-${c.version}.tgz` : `${c.name}-${c.version}.tgz`], digest: sha256(bytes), created: '2026-01-01T00:00:00Z' })
+      ;(entries[c.name] ??= []).push({ apiVersion: 'v2', name: c.name, version: c.version, urls: [opts.archiveBase ? `${opts.archiveBase}/${c.name}-${c.version}.tgz` : `${c.name}-${c.version}.tgz`], digest: opts.wrongDigests ? sha256(new TextEncoder().encode('something else')) : sha256(bytes), created: '2026-01-01T00:00:00Z' })
     }
     return `apiVersion: v1\nentries: ${JSON.stringify(entries)}\ngenerated: "2026-01-01T00:00:00Z"\n`
   }

@@ -83,22 +83,27 @@ export class ChartClient {
     const last = ref.url.pathname.split('/').filter(Boolean).pop() ?? ''
     const repo = ociRepositoryOf(ref.url, !ref.name || last === ref.name ? undefined : ref.name)
     const located = await this.oci.locate(access, repo, ref.version)
-    const bytes = await this.oci.fetchLayer(access, repo, located.layerDigest, this.limits.maxArchiveBytes)
-    const { digest, archive } = this.store(access, bytes, located.layerDigest)
+    const { digest, archive } = await this.fetchVerified(access, located.layerDigest,
+      () => this.oci.fetchLayer(access, repo, located.layerDigest, this.limits.maxArchiveBytes))
     const meta = metadataOf(archive)
     const url = `oci://${ref.url.host}/${repo.path}`
     return { pin: { url, name: meta.name, version: meta.version, digest, archiveUrl: url, deprecated: meta.deprecated ?? false }, path: this.pathOf(digest), archive }
   }
 
   private async fromArchiveUrl(access: RegistryAccess, ref: ChartRef, archiveUrl: URL, expected: string | undefined): Promise<LoadedChart> {
-    const bytes = await this.download(access, archiveUrl, ref.url.host)
-    const { digest, archive } = this.store(access, bytes, expected)
+    const { digest, archive } = await this.fetchVerified(access, expected, () => this.download(access, archiveUrl, ref.url.host))
     const meta = metadataOf(archive)
     if (ref.name && meta.name !== ref.name) throw new AppError('invalid', `the archive at ${access.label} holds chart "${meta.name}", not "${ref.name}"`)
     if (isArchiveUrl(ref.url) && ref.version && ref.version !== meta.version)
       throw new AppError('invalid', `the archive at ${access.label} holds version ${meta.version}, not "${ref.version}"`)
     const pin = { url: ref.url.href, name: meta.name, version: meta.version, digest, archiveUrl: archiveUrl.href, deprecated: meta.deprecated ?? false }
     return { pin, path: this.pathOf(digest), archive }
+  }
+
+  /** The archive with digest `expected` from the disk cache when it is there, else fetched, verified and kept. */
+  private async fetchVerified(access: RegistryAccess, expected: string | undefined, fetchBytes: () => Promise<Uint8Array>): Promise<{ digest: string; archive: ChartArchive }> {
+    if (expected && existsSync(this.pathOf(expected))) return { digest: expected, archive: await this.archiveOf(expected) }
+    return this.store(access, await fetchBytes(), expected)
   }
 
   /** Downloads an archive; the source's credentials go only to `credentialHost` (the repository's host). */
@@ -135,6 +140,8 @@ export class ChartClient {
   }
 
   private pathOf(digest: string): string {
+    // Digests come from registries too (index.yaml, manifests): only this exact form names a file.
+    if (!/^sha256:[0-9a-f]{64}$/.test(digest)) throw new AppError('upstream', `a chart registry sent a malformed digest`)
     return join(this.cacheDir, `${digest.replace(':', '-')}.tgz`)
   }
 }

@@ -24,7 +24,7 @@ interface CachedIndex {
 export interface ChartLocation {
   version: string
   archiveUrl: URL
-  /** sha256 hex from the index, checked against the download when present. */
+  /** sha256 hex from the index (ignored unless 64 hex digits), checked against the download when present. */
   digest: string | undefined
 }
 
@@ -48,7 +48,7 @@ function entriesOf(index: unknown): Map<string, IndexEntry[]> {
     entries.set(name, versions.flatMap((v: Record<string, unknown> | null) => {
       if (!v || typeof v !== 'object' || v.version === undefined) return []
       const urls = Array.isArray(v.urls) ? v.urls.filter((u): u is string => typeof u === 'string') : []
-      return [{ version: String(v.version), urls, digest: typeof v.digest === 'string' ? v.digest : undefined, deprecated: v.deprecated === true }]
+      return [{ version: String(v.version), urls, digest: typeof v.digest === 'string' && /^[0-9a-fA-F]{64}$/.test(v.digest) ? v.digest.toLowerCase() : undefined, deprecated: v.deprecated === true }]
     }))
   }
   return entries
