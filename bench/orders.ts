@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createApp, openDeps } from '../src/app'
 import { loadConfig } from '../src/config'
-import { memoryLogger } from '../src/http/logger'
+import { memoryLogger } from '../src/logger'
 import { insertUser } from '../src/identity/store'
 import { mintToken } from '../src/identity/tokens/service'
 

@@ -1,5 +1,5 @@
 import type { Config } from './config'
-import type { Logger } from './http/logger'
+import type { Logger } from './logger'
 import type { SecretBox } from './storage/secret-box'
 import type { Database } from './storage/database'
 

@@ -1,6 +1,6 @@
 import type { Config } from '../config'
 import type { Deps } from '../deps'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import { USER_TYPE, type UserRow } from '../identity/store'
 import * as orgStore from '../orgs/store'
 import type { TeamRow } from '../orgs/store'

@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import type { Executor } from '../storage/database'
 import { findUserById } from '../identity/store'
 import * as orgStore from '../orgs/store'

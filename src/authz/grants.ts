@@ -1,5 +1,5 @@
 import type { Executor } from '../storage/database'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import * as orgStore from '../orgs/store'
 import type { TeamRow } from '../orgs/store'
 import type { OrgScope } from './authorize'

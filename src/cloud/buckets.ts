@@ -1,6 +1,6 @@
 import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import { listAzureContainers } from './providers/azure'
 import { listGcsBuckets, type GcsKeys } from './providers/gcs'
 import { listS3Buckets } from './providers/s3'

@@ -1,6 +1,6 @@
 import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
-import { AppError, type FieldError } from '../http/errors'
+import { AppError, type FieldError } from '../errors'
 import { EgressRefused, resolveChecked } from '../net/egress'
 import type { CloudCredentialApiForm, CloudCredentialSpec, CredentialType } from './schemas'
 import * as store from './store'

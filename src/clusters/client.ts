@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import type { ClusterConnection } from './connection'
 
 /** Requests to member clusters give up after this long unless the caller streams. */

@@ -1,5 +1,5 @@
 import YAML from 'yaml'
-import { AppError, type FieldError } from '../http/errors'
+import { AppError, type FieldError } from '../errors'
 
 /** How to reach a member cluster's API server: the kubeconfig fields decisions §3 allows. */
 export interface ClusterConnection {

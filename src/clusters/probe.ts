@@ -1,5 +1,5 @@
 import { connect } from 'node:tls'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import { isTlsFailure, memberFetch } from './client'
 import type { ClusterConnection } from './connection'
 

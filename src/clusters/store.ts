@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import { clusters, teamClusters, teamUsers, teams, users } from '../../db/schema'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import { isUniqueViolation, type Executor } from '../storage/database'
 
 export type ClusterRow = typeof clusters.$inferSelect

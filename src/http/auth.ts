@@ -10,7 +10,7 @@ import { looksLikeAccessToken, sameDigest, sha256Hex } from '../identity/tokens/
 import { checkPasswordAttempt } from '../identity/sign-in-limiter'
 import { clientAddress, type RequestIpSource } from './client-address'
 import type { Deps } from '../deps'
-import { AppError } from './errors'
+import { AppError } from '../errors'
 
 export const SESSION_COOKIE = 'platform_session'
 export const CSRF_COOKIE = '_csrf'

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { parseQuery } from 'elysia/parse-query'
 import type { RequestIpSource } from './client-address'
-import { AppError } from './errors'
+import { AppError } from '../errors'
 
 export const Messages = {
   textPlain: 'text/plain bodies are not accepted; send application/json',

@@ -1,10 +1,5 @@
 import { Elysia, ValidationError } from 'elysia'
-
-/** The closed set of failure kinds services throw; only this module knows their statuses. */
-export type ErrorKind =
-  | 'badRequest' | 'invalid' | 'duplicate' | 'unauthenticated' | 'forbidden' | 'notFound'
-  | 'methodNotAllowed' | 'requestTimeout' | 'conflict' | 'lengthRequired' | 'payloadTooLarge' | 'unsupportedMediaType' | 'tooManyRequests'
-  | 'internal' | 'upstream' | 'unavailable'
+import { AppError, type ErrorKind, type FieldError } from '../errors'
 
 const STATUS: Record<ErrorKind, number> = {
   badRequest: 400, invalid: 422, duplicate: 422, unauthenticated: 401, forbidden: 403, notFound: 404,
@@ -12,27 +7,7 @@ const STATUS: Record<ErrorKind, number> = {
   internal: 500, upstream: 502, unavailable: 503,
 }
 
-export interface FieldError {
-  field: string
-  message: string
-}
-
-/** A failure a client can act on. `headers` carry e.g. Retry-After. */
-export class AppError extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    message: string,
-    readonly fields: FieldError[] = [],
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message)
-  }
-
-  get status(): number {
-    return STATUS[this.kind]
-  }
-}
-
+/** The HTTP status of an error kind; the only table that knows them. */
 export const statusOf = (kind: ErrorKind) => STATUS[kind]
 
 /** The body every non-2xx answer carries (decisions §1). */
@@ -91,14 +66,14 @@ export const errorHandler = (docsUrl: string, logUnexpected: (request: Request, 
     // Elysia wraps what a body parser throws; our parser throws AppError for size and depth.
     const cause = code === 'PARSE' ? error.cause : undefined
     const known = error instanceof AppError ? error : cause instanceof AppError ? cause : undefined
-    if (known) return reply(known.status, known.message, known.fields, known.headers)
+    if (known) return reply(STATUS[known.kind], known.message, known.fields, known.headers)
     // An answer failing its own response schema is the server's fault, not the client's.
     if (code === 'VALIDATION' && error.type !== 'response') return reply(422, 'Validation Failed', fieldsOf(error))
     if (code === 'PARSE') return reply(422, 'The request body is not valid JSON')
     if (code === 'NOT_FOUND') {
       // A credential that is present but invalid is 401 on every route, unknown ones included (decisions §1).
       const refusal = await checkCredential(request).then(() => undefined, (e: unknown) => e)
-      if (refusal instanceof AppError) return reply(refusal.status, refusal.message, refusal.fields, refusal.headers)
+      if (refusal instanceof AppError) return reply(STATUS[refusal.kind], refusal.message, refusal.fields, refusal.headers)
       return reply(404, 'Not Found')
     }
     if (code === 'INVALID_COOKIE_SIGNATURE') return reply(401, 'Invalid cookie')

@@ -4,7 +4,7 @@ import { assertPasswordCurrent, authorize, type OrgScope, type Permission, type 
 import type { Deps } from '../deps'
 import { authenticate } from './auth'
 import { assertJsonBody, rejectUnreadableBody } from './body'
-import { AppError } from './errors'
+import { AppError } from '../errors'
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 

@@ -1,7 +1,7 @@
 import { toOpenAPISchema, unwrapSchema } from '@elysiajs/openapi/openapi'
 import { Elysia, type AnyElysia } from 'elysia'
 import { dirname, join } from 'node:path'
-import { AppError } from './errors'
+import { AppError } from '../errors'
 
 export const DOCS_PATH = '/api/v1/swagger'
 export const SPEC_PATH = '/api/v1/swagger.json'

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type { Logger } from './logger'
+import type { Logger } from '../logger'
 
 /** Query parameters whose values never reach a log line. */
 const SECRET_QUERY = new Set(['token', 'access_token', 'password', 'sudo', 'code', 'client_secret', 'refresh_token', 'code_verifier', 'state'])

@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 
 /**
  * OWASP's argon2id floor (19 MiB, 2 passes) rather than Bun's 64 MiB default: every password

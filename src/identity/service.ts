@@ -1,6 +1,6 @@
 import type { User } from './schemas'
 import type { Database } from '../storage/database'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import { checkName } from './names'
 import { hashPassword } from './passwords'
 import * as store from './store'

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import { verifyPassword, type QueueShare } from './passwords'
 
 /**

@@ -3,7 +3,7 @@ import { accessTokens, emailAddresses, follows, orgAuthSources, orgUsers, sessio
 import type { Executor } from '../storage/database'
 import { prepared } from '../storage/prepared'
 import { isUniqueViolation } from '../storage/database'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 
 export type UserRow = typeof users.$inferSelect
 export type NewUser = typeof users.$inferInsert

@@ -1,7 +1,7 @@
 import type { Actor } from '../authz/actor'
 import type { OrgScope } from '../authz/authorize'
 import type { Deps } from '../deps'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import type { CreateInboxSubscriptionOption, InboxSubscription, SubscriptionFilters } from './schemas'
 import { writeInOrg } from '../orgs/service'
 import * as store from './store'

@@ -1,6 +1,6 @@
 import { and, asc, eq, type SQL } from 'drizzle-orm'
 import { inboxSubscriptions } from '../../db/schema'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import type { Executor } from '../storage/database'
 import { isUniqueViolation } from '../storage/database'
 

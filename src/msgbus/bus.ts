@@ -1,5 +1,5 @@
 import type { Deps } from '../deps'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import { accountKeys, currentAccountJwt, SYSTEM_ACCOUNT } from './accounts'
 import { credsFile, newKeyPair, userJwt } from './claims'
 import { connectAsSystem, PushRefused, type SystemLink } from './nats'

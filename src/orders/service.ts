@@ -1,5 +1,5 @@
 import type { Actor } from '../authz/actor'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import type { Page } from '../http/pagination'
 import { isArchiveUrl, type LoadedChart, type PinnedChart } from './charts/client'
 import type { RegistryAccess } from './charts/transport'

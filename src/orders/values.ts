@@ -1,5 +1,5 @@
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import { parseYamlSafely, UnsafeArchive, type ChartArchive } from './charts/archive'
 
 /**

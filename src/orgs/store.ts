@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { inboxSubscriptions, orgClaims, orgDetails, orgRoles, orgUsers, orgSystemAdmins, teamRoles, teamUsers, teams, users } from '../../db/schema'
 import type { Executor } from '../storage/database'
 import { isUniqueViolation } from '../storage/database'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import { USER_TYPE, insertUser, type NewUser, type UserRow } from '../identity/store'
 
 export type OrgDetailsRow = typeof orgDetails.$inferSelect

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps'
-import { AppError } from '../http/errors'
+import { AppError } from '../errors'
 import type { UserRow } from '../identity/store'
 import { findOrgByName } from '../orgs/store'
 import type { Executor } from '../storage/database'

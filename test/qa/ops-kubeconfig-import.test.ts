@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test'
 import { connectionFromKubeconfig } from '../../src/clusters/connection'
-import { AppError } from '../../src/http/errors'
+import { AppError } from '../../src/errors'
 
 const context = 'current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n'
 const MALFORMED: [what: string, kubeconfig: string][] = [

@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { memberFetch, memberJson } from '../../src/clusters/client'
 import type { ClusterConnection } from '../../src/clusters/connection'
-import { AppError } from '../../src/http/errors'
+import { AppError } from '../../src/errors'
 import { startEmulator } from '../../src/kube-emulator'
 
 const emulator = await startEmulator({ tls: true, seed: false })

@@ -1,5 +1,5 @@
 import { importPKCS8, SignJWT } from 'jose'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import type { EgressPolicy } from '../../net/egress'
 import { providerRequest } from './request'
 

@@ -1,5 +1,5 @@
 import { XMLParser } from 'fast-xml-parser'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { EgressRefused, egressFetch, type EgressInit, type EgressPolicy } from '../../net/egress'
 
 /** Requests to a provider give up after this long. */

@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { pathSegmentErrors } from '../../kube'
 import { memberFetch, MEMBER_TIMEOUT_MS } from '../client'
 import type { ClusterConnection } from '../connection'

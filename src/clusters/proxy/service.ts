@@ -6,7 +6,7 @@ import { resolveCluster, type ResolvedCluster } from '../access'
 import type { ClusterConnection } from '../connection'
 import { connectionOf } from '../service'
 import type { Server } from 'bun'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { memberWebSocket } from '../client'
 import { forwardedHeaders, isStreaming, relay, safeSegments, upstreamBody, upstreamPath } from './relay'
 

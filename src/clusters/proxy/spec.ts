@@ -1,7 +1,8 @@
 import type { Server } from 'bun'
 import type { Actor } from '../../authz/actor'
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
+import { statusOf } from '../../http/errors'
 import { jsonPatchDiff, type KubeObject } from '../../kube'
 import { memberFetch } from '../client'
 import { forwardedHeaders, isStreaming, relay, relayedHeaders, safeSegments, upstreamBody, upstreamPath } from './relay'
@@ -330,7 +331,7 @@ async function batchDelete(deps: Deps, actor: Actor, owner: string, cluster: str
       await memberJson(target, memberPath({ group: id.group || 'core', version: id.version, namespace: id.namespace, resource: id.resource, name: id.name }), { method: 'DELETE' })
     } catch (error) {
       const status = error instanceof AnswerError ? await error.response.json().catch(() => ({ kind: 'Status', status: 'Failure', code: error.response.status }))
-        : { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: error instanceof AppError ? error.message : 'the delete failed', code: error instanceof AppError ? error.status : 500 }
+        : { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: error instanceof AppError ? error.message : 'the delete failed', code: error instanceof AppError ? statusOf(error.kind) : 500 }
       failed.push({ ...id, status })
     }
   }

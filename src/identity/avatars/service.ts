@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { EgressRefused, egressFetch } from '../../net/egress'
 import { isEmailAddress } from '../service'
 import * as store from '../store'

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 
 /**
  * Avatar files of users and organizations, under `<dataDir>/avatars/`. Files are stored as

@@ -1,5 +1,5 @@
 import type { Database } from '../../storage/database'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import type { UserRow } from '../store'
 import { isEmailAddress } from '../service'
 import * as store from './store'

@@ -1,7 +1,7 @@
 import { calculateJwkThumbprint, exportJWK, importPKCS8, SignJWT, type JWK } from 'jose'
 import { createPublicKey, type KeyObject } from 'node:crypto'
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import type { UserRow } from '../store'
 import { listOrgsOfUser } from '../../orgs/store'
 import type { HostedToken, HostedTokenJwks } from './schemas'

@@ -1,6 +1,6 @@
 import { TOKEN_SCOPES, type Actor } from '../../authz/actor'
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import type { Database } from '../../storage/database'
 import { findUserById, type UserRow } from '../store'
 import { sameDigest, sha256Hex } from '../tokens/secrets'

@@ -1,6 +1,6 @@
 import { ownsNoOrgAlone } from '../../authz/conditions'
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { DEFAULT_PAGE_SIZE } from '../../http/pagination'
 import { removeAvatar } from '../avatars/store'
 import { findOwnEmail } from '../emails/service'

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { bindPrimaryEmail } from '../emails/service'
 import { checkSecondFactor } from '../security/two-factor/service'
 import { hasSecurityKey, requestAssertion, verifyAssertion } from '../security/webauthn/service'

@@ -1,5 +1,5 @@
 import { scopesAllow, TOKEN_SCOPES, type ScopeCategory } from '../../authz/actor'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import type { Database } from '../../storage/database'
 import { commitCache } from '../../storage/commit-cache'
 import { findUserById, type UserRow } from '../store'

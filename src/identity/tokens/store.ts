@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import { accessTokens } from '../../../db/schema'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { isUniqueViolation, type Executor } from '../../storage/database'
 import { prepared } from '../../storage/prepared'
 

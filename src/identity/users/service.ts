@@ -1,6 +1,6 @@
 import type { Database } from '../../storage/database'
 import { commitCache } from '../../storage/commit-cache'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import type { Page } from '../../http/pagination'
 import type { User } from '../schemas'
 import { checkName } from '../names'

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { chartMetadataOf, readChartArchive, UnsafeArchive, type ArchiveLimits, type ChartArchive } from './archive'
 import { HttpRepoClient } from './http-repo'
 import { OciClient, ociRepositoryOf } from './oci'

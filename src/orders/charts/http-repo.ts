@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { expectOk, readCapped, registryFailure, registryFetch, type RegistryAccess } from './transport'
 import { pickVersion } from './versions'
 

@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { expectOk, readCapped, registryFailure, registryFetch, type RegistryAccess } from './transport'
 import { isExactVersion, pickVersion } from './versions'
 

@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { EgressRefused, egressFetch, type EgressPolicy } from '../../net/egress'
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 
 /**
  * The real Helm as a renderer (decisions §4): `helm template` in a subprocess that has no

@@ -1,6 +1,6 @@
 import type { ChartSourceSeed } from '../../config'
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { EgressRefused, resolveChecked } from '../../net/egress'
 import { registryPolicy, type RegistryAccess } from '../charts/transport'
 import type { ChartSource, ChartSourceSpec, ChartSourceUpdate } from './schemas'

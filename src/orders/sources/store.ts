@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm'
 import { chartSources } from '../../../db/schema'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { isUniqueViolation, type Executor } from '../../storage/database'
 
 export type ChartSourceRow = typeof chartSources.$inferSelect

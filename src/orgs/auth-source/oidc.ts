@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { EgressRefused, egressFetch, type EgressPolicy } from '../../net/egress'
 
 /**

@@ -1,7 +1,7 @@
 import type { Actor } from '../../authz/actor'
 import type { OrgScope } from '../../authz/authorize'
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { checkName } from '../../identity/names'
 import * as links from '../../identity/security/account-links/store'
 import { startSession, type NewSessionCookies } from '../../identity/sessions/service'

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { orgAuthSources } from '../../../db/schema'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { isUniqueViolation, type Executor } from '../../storage/database'
 
 export type AuthSourceRow = typeof orgAuthSources.$inferSelect

@@ -1,6 +1,6 @@
 import type { Actor } from '../../authz/actor'
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import type { UserRow } from '../../identity/store'
 import type { CreateOrgOption, Organization } from '../schemas'
 import { createOrg, presentOrg } from '../service'

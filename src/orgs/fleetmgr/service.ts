@@ -1,7 +1,7 @@
 import type { Actor } from '../../authz/actor'
 import type { OrgScope } from '../../authz/authorize'
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import * as orgStore from '../store'
 import { findSystemAdmin } from '../system-admin/store'
 import type { AccessToken, FleetmgrApiToken } from './schemas'

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { guard } from '../../http/guard'
 import { PageQuery, pageOf, setPaginationHeaders } from '../../http/pagination'
 import { ErrorBody } from '../../http/schemas'

@@ -1,7 +1,7 @@
 import type { Actor } from '../../authz/actor'
 import type { OrgScope } from '../../authz/authorize'
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../errors'
 import { presentUser } from '../../identity/service'
 import { insertUser, USER_TYPE, type UserRow } from '../../identity/store'
 import type { User } from '../../identity/schemas'

@@ -1,5 +1,5 @@
 import type { Deps } from '../../../deps'
-import { AppError } from '../../../http/errors'
+import { AppError } from '../../../errors'
 import { findUserById } from '../../store'
 import * as store from './store'
 

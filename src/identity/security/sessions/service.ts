@@ -1,5 +1,5 @@
 import type { Deps } from '../../../deps'
-import { AppError } from '../../../http/errors'
+import { AppError } from '../../../errors'
 import { SESSION_IDLE_SECONDS } from '../../sessions/service'
 import * as store from '../../sessions/store'
 

@@ -1,7 +1,7 @@
 import { generateSecret, generateURI, verify } from 'otplib'
 import QRCode from 'qrcode'
 import type { Deps } from '../../../deps'
-import { AppError } from '../../../http/errors'
+import { AppError } from '../../../errors'
 import type { UserRow } from '../../store'
 import { sameDigest, sha256Hex } from '../../tokens/secrets'
 import { listCredentials } from '../webauthn/store'

@@ -1,6 +1,6 @@
 import { and, eq, lt, sql } from 'drizzle-orm'
 import { twoFactorEnrollments, twoFactors } from '../../../../db/schema'
-import { AppError } from '../../../http/errors'
+import { AppError } from '../../../errors'
 import { isUniqueViolation, type Executor } from '../../../storage/database'
 
 export type TwoFactorRow = typeof twoFactors.$inferSelect

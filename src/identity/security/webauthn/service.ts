@@ -1,6 +1,6 @@
 import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse, type AuthenticationResponseJSON, type RegistrationResponseJSON } from '@simplewebauthn/server'
 import type { Deps } from '../../../deps'
-import { AppError } from '../../../http/errors'
+import { AppError } from '../../../errors'
 import type { UserRow } from '../../store'
 import * as store from './store'
 

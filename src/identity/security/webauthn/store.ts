@@ -1,6 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm'
 import { webauthnChallenges, webauthnCredentials } from '../../../../db/schema'
-import { AppError } from '../../../http/errors'
+import { AppError } from '../../../errors'
 import { isUniqueViolation, type Executor } from '../../../storage/database'
 
 export type CredentialRow = typeof webauthnCredentials.$inferSelect
