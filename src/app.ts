@@ -15,11 +15,13 @@ import { loadOrCreateKey, secretBox } from './storage/secret-box'
 import { buildInfo } from './system/service'
 import { systemRoutes } from './system/routes'
 import { identityRoutes } from './identity/routes'
+import { checkCredential } from './identity/authenticate'
 import { clusterRoutes } from './clusters/routes'
 import { proxyRoutes } from './clusters/proxy/routes'
 import { securityRoutes } from './identity/security/routes'
 import { oauth2ApplicationRoutes, oauth2FlowRoutes } from './identity/oauth2/routes'
 import { orgRoutes } from './orgs/routes'
+import { orgFacts } from './orgs/scope-facts'
 import { memberRoutes } from './orgs/members/routes'
 import { teamRoutes } from './orgs/teams/routes'
 import { claimCheckRoutes, hostedClaimRoutes } from './orgs/claims/routes'
@@ -29,9 +31,11 @@ import { cloudRoutes } from './cloud/routes'
 import { usageRoutes } from './usage/routes'
 import { orderRoutes } from './orders/routes'
 import { msgbusRoutes } from './msgbus/routes'
+import { COOKIE_TTL_SECONDS, MSGBUS_COOKIE, signInBearerJwt } from './msgbus/service'
 import { systemAdminRoutes } from './orgs/system-admin/routes'
+import { systemAdminKeyRoutes } from './msgbus/system-admin/routes'
 import { fleetmgrRoutes } from './orgs/fleetmgr/routes'
-import { hostedTokenRoutes } from './identity/hosted-token/routes'
+import { hostedTokenRoutes } from './orgs/hosted-token/routes'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
@@ -44,7 +48,14 @@ export async function openDeps(config: Config, log: Logger = jsonLogger()): Prom
   }
   const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken })
   const secrets = await secretBox(loadOrCreateKey(config.secretKey, config.dataDir))
-  return { config, db, log, secrets }
+  // The slots base layers call into areas through: http/ and authz/ import no area.
+  const deps: Deps = {
+    config, db, log, secrets,
+    checkCredential: (presented, context) => checkCredential(deps, presented, context),
+    orgFacts: orgFacts(db),
+    busCookie: { name: MSGBUS_COOKIE, maxAgeSeconds: COOKIE_TTL_SECONDS, issue: (uid) => signInBearerJwt(deps, uid) },
+  }
+  return deps
 }
 
 /** Builds the HTTP app from the area plugins; `serve` and every test use this. */
@@ -85,6 +96,7 @@ export function createApp(deps: Deps) {
     .use(orderRoutes(deps))
     .use(msgbusRoutes(deps))
     .use(systemAdminRoutes(deps))
+    .use(systemAdminKeyRoutes(deps))
     .use(fleetmgrRoutes(deps))
   // Deployment modes add or omit whole plugins (decisions §1); an omitted route is a plain 404.
   if (deps.config.modes.has('hosted')) app.use(hostedClaimRoutes(deps)).use(hostedTokenRoutes(deps))

@@ -1,3 +1,5 @@
+import type { OrgFacts } from './authz/authorize'
+import type { CheckCredential } from './authz/credentials'
 import type { Config } from './config'
 import type { Logger } from './logger'
 import type { SecretBox } from './storage/secret-box'
@@ -9,4 +11,18 @@ export interface Deps {
   db: Database
   log: Logger
   secrets: SecretBox
+  /** Checks the credential a request presented (identity/authenticate.ts); `http/` reads it off the request. */
+  checkCredential: CheckCredential
+  /** The org facts authz loads a route's scope from (orgs/scope-facts.ts). */
+  orgFacts: OrgFacts
+  /** The cookie a browser gets beside its session: the message bus's (msgbus/service.ts). */
+  busCookie: CompanionCookie
+}
+
+/** A cookie set beside the session cookie at sign-in, by an area identity does not import. */
+export interface CompanionCookie {
+  name: string
+  maxAgeSeconds: number
+  /** The value for `uid`, or undefined when there is none to give (no message bus configured). */
+  issue(uid: number): Promise<string | undefined>
 }

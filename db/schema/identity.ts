@@ -4,6 +4,9 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
 /** Seconds since the epoch, set by SQLite when a row is inserted. */
 const createdAt = () => integer('created_at', { mode: 'timestamp' }).notNull().default(sql`(unixepoch())`)
 
+/** The values of `users.type`. */
+export const USER_TYPE = { individual: 0, organization: 1, bot: 4 } as const
+
 /**
  * Users and organizations share one table and one case-insensitive namespace, as in Gitea:
  * `type` 0 is an individual, 1 an organization. `lower_name` carries the uniqueness.

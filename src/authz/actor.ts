@@ -1,4 +1,6 @@
-import type { UserRow } from '../identity/store'
+import type { users } from '../../db/schema/identity'
+
+type UserRow = typeof users.$inferSelect
 
 /** How the caller proved who they are; decides CSRF, scopes and the Basic-only routes. */
 export type CredentialKind = 'token' | 'basic-password' | 'basic-token' | 'session' | 'oauth'

@@ -1,9 +1,7 @@
 import type { Config } from '../config'
-import type { Deps } from '../deps'
 import { AppError } from '../errors'
-import { USER_TYPE, type UserRow } from '../identity/store'
-import * as orgStore from '../orgs/store'
-import type { TeamRow } from '../orgs/store'
+import { USER_TYPE, type users } from '../../db/schema/identity'
+import type { teams } from '../../db/schema/orgs'
 import type { Actor } from './actor'
 import { grantedPermissions, roleFromTeams, type OrgRole, type PermissionString } from './permissions'
 
@@ -19,6 +17,30 @@ import { grantedPermissions, roleFromTeams, type OrgRole, type PermissionString 
  * - a permission string of the role table (`edit:org`, ...): the caller's org role, custom roles
  *   or site-admin status must grant it.
  */
+type UserRow = typeof users.$inferSelect
+type TeamRow = typeof teams.$inferSelect
+
+/**
+ * The org facts a scope is loaded from, asked of the read side. authz declares what it needs;
+ * `orgs/scope-facts.ts` answers it, and Deps hands it over (so authz imports no area).
+ */
+export interface OrgFacts {
+  findOrgByName(name: string): Promise<UserRow | undefined>
+  findOrgById(id: number): Promise<UserRow | undefined>
+  findTeamById(id: number): Promise<TeamRow | undefined>
+  /** The permissions (`owner`, `admin`, `write`, `read`) of the teams of `uid` in the org. */
+  teamPermissionsOf(orgId: number, uid: number): Promise<string[]>
+  /** The permission strings of the custom roles on the teams of `uid` in the org. */
+  customPermissionsOf(orgId: number, uid: number): Promise<string[]>
+  isTeamMember(teamId: number, uid: number): Promise<boolean>
+}
+
+/** What `authorize` reads beside the caller: the site's settings and the org facts. */
+export interface AuthzContext {
+  config: Config
+  orgFacts: OrgFacts
+}
+
 export type Permission =
   | 'public' | 'signed-in' | 'site-admin' | 'password' | 'org-creator'
   | OrgRelation
@@ -53,13 +75,13 @@ export const Messages = {
   permissionRequired: (permission: string) => `this needs the "${permission}" permission in the organization`,
 } as const
 
-/** What a user flagged `must_change_password` may still do: see who they are, change it, sign out. */
-const PASSWORD_CHANGE_PATHS = new Set(['/api/v1/user', '/api/v1/user/signout', '/api/v1/user/settings/account/password'])
-
-/** Throws forbidden when the caller must change their password and `request` is not about that. */
-export function assertPasswordCurrent(actor: Actor | undefined, request: Request): void {
-  if (actor?.user.mustChangePassword && !PASSWORD_CHANGE_PATHS.has(new URL(request.url).pathname))
-    throw new AppError('forbidden', Messages.mustChangePassword)
+/**
+ * Throws forbidden when the caller is flagged `must_change_password`. The routes such a user must
+ * still reach (see who they are, change the password, sign out) declare
+ * `allowedWhilePasswordMustChange`, and the guard does not ask this there.
+ */
+export function assertPasswordCurrent(actor: Actor | undefined): void {
+  if (actor?.user.mustChangePassword) throw new AppError('forbidden', Messages.mustChangePassword)
 }
 
 /** Permissions that anonymous callers may pass (public routes, and org routes open to all who may see the org). */
@@ -73,9 +95,9 @@ export type RouteParams = Record<string, string | undefined>
  * the caller: never reveal what one may not see), badRequest (`org-subscriber` on a name that is
  * not an org, or names an org hidden from the caller), forbidden (visible but not allowed).
  */
-export async function authorize(deps: Deps, actor: Actor | undefined, permission: Permission, params: RouteParams = {}): Promise<OrgScope | undefined> {
+export async function authorize(context: AuthzContext, actor: Actor | undefined, permission: Permission, params: RouteParams = {}): Promise<OrgScope | undefined> {
   if (permission === 'public') return undefined
-  if (permission === 'org-visible') return loadOrgScope(deps, actor, permission, params)
+  if (permission === 'org-visible') return loadOrgScope(context.orgFacts, actor, permission, params)
   if (!actor) throw new AppError('unauthenticated', Messages.signInRequired)
   switch (permission) {
     case 'signed-in':
@@ -89,25 +111,24 @@ export async function authorize(deps: Deps, actor: Actor | undefined, permission
       if (actor.credential !== 'basic-password') throw new AppError('unauthenticated', Messages.passwordRequired)
       return undefined
     case 'org-creator':
-      if (!mayCreateOrgs(deps.config, actor.user)) throw new AppError('forbidden', Messages.createOrgNotAllowed)
+      if (!mayCreateOrgs(context.config, actor.user)) throw new AppError('forbidden', Messages.createOrgNotAllowed)
       return undefined
   }
   if (permission === 'org-subscriber' && actor.user.type !== USER_TYPE.individual)
     throw new AppError('forbidden', Messages.individualRequired)
-  return loadOrgScope(deps, actor, permission, params)
+  return loadOrgScope(context.orgFacts, actor, permission, params)
 }
 
-async function loadOrgScope(deps: Deps, actor: Actor | undefined, permission: OrgRelation | PermissionString, params: RouteParams): Promise<OrgScope> {
-  const db = deps.db.read
+async function loadOrgScope(facts: OrgFacts, actor: Actor | undefined, permission: OrgRelation | PermissionString, params: RouteParams): Promise<OrgScope> {
   let team: TeamRow | undefined
   let org: UserRow | undefined
   if (params.teamId !== undefined) {
-    team = /^\d+$/.test(params.teamId) ? await orgStore.findTeamById(db, Number(params.teamId)) : undefined
+    team = /^\d+$/.test(params.teamId) ? await facts.findTeamById(Number(params.teamId)) : undefined
     if (!team) throw new AppError('notFound', Messages.teamNotFound)
-    org = await orgStore.findOrgById(db, team.orgId)
+    org = await facts.findOrgById(team.orgId)
   } else {
     const name = params.org ?? params.orgname ?? ''
-    org = await orgStore.findOrgByName(db, name)
+    org = await facts.findOrgByName(name)
     if (!org && permission === 'org-subscriber') throw new AppError('badRequest', Messages.notOrg)
   }
   // What the caller may not see answers exactly as what does not exist (T3): the same error
@@ -118,8 +139,8 @@ async function loadOrgScope(deps: Deps, actor: Actor | undefined, permission: Or
   if (!org) throw hidden()
   const siteAdmin = actor?.user.isAdmin ?? false
   const uid = actor?.user.id
-  const role = uid === undefined ? undefined : roleFromTeams(await orgStore.teamPermissionsOf(db, org.id, uid))
-  const custom = uid === undefined || role === undefined ? [] : await orgStore.customPermissionsOf(db, org.id, uid)
+  const role = uid === undefined ? undefined : roleFromTeams(await facts.teamPermissionsOf(org.id, uid))
+  const custom = uid === undefined || role === undefined ? [] : await facts.customPermissionsOf(org.id, uid)
   const scope: OrgScope = { org, role, permissions: grantedPermissions(role, custom, siteAdmin), team }
   if (!orgVisibleTo(org, actor, role)) throw hidden()
   if (permission === 'org-visible') return scope
@@ -138,7 +159,7 @@ async function loadOrgScope(deps: Deps, actor: Actor | undefined, permission: Or
     case 'team-member':
       // Gitea: a team is not shown to outsiders at all; an org member outside the team is refused.
       if (!team || !isMember) throw new AppError('notFound', Messages.teamNotFound)
-      if (!scope.permissions.has('admin:org') && !(uid !== undefined && (await orgStore.isTeamMember(db, team.id, uid))))
+      if (!scope.permissions.has('admin:org') && !(uid !== undefined && (await facts.isTeamMember(team.id, uid))))
         throw new AppError('forbidden', Messages.teamMemberRequired)
       return scope
   }

@@ -30,6 +30,7 @@ const accountRoutes = (deps: Deps) =>
       // No client organizations exist on this platform, so the honest answer is false.
       query.check_client_org === 'true' ? { clientOrgUser: false } : {}), {
       permission: 'signed-in',
+      allowedWhilePasswordMustChange: true,
       scope: 'user',
       query: UserQuery,
       response: { 200: User, 401: ErrorBody, 403: ErrorBody },

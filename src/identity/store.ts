@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
-import { accessTokens, emailAddresses, follows, orgAuthSources, orgUsers, sessions, twoFactors, users } from '../../db/schema'
+import { accessTokens, emailAddresses, follows, orgAuthSources, orgUsers, sessions, teamUsers, teams, twoFactors, users, USER_TYPE } from '../../db/schema'
 import type { Executor } from '../storage/database'
 import { prepared } from '../storage/prepared'
 import { isUniqueViolation } from '../storage/database'
@@ -9,8 +9,6 @@ export type UserRow = typeof users.$inferSelect
 export type NewUser = typeof users.$inferInsert
 
 /** Gitea's user types; `bot` is a service user (an org system admin) that never signs in with a password. */
-export const USER_TYPE = { individual: 0, organization: 1, bot: 4 } as const
-
 const userById = (db: Executor) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
 
 export async function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
@@ -163,4 +161,14 @@ export async function findSsoSourceEnforcedOn(db: Executor, uid: number): Promis
     .innerJoin(users, eq(users.id, orgAuthSources.orgId))
     .where(and(eq(orgUsers.uid, uid), eq(orgAuthSources.isActive, true), eq(orgAuthSources.enforceForMembers, true)))
     .orderBy(asc(orgAuthSources.orgId)).get()
+}
+
+/** Ids of the orgs whose Owners team has `uid` as its only member (account deletion asks). */
+export async function orgIdsOwnedSolelyBy(db: Executor, uid: number): Promise<number[]> {
+  const rows = await db.select({ orgId: teams.orgId }).from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .where(eq(teams.permission, 'owner'))
+    .groupBy(teams.orgId)
+    .having(sql`count(*) = 1 and max(${teamUsers.uid}) = ${uid}`).all()
+  return rows.map((r) => r.orgId)
 }

@@ -3,7 +3,8 @@ import { inboxSubscriptions, orgClaims, orgDetails, orgRoles, orgUsers, orgSyste
 import type { Executor } from '../storage/database'
 import { isUniqueViolation } from '../storage/database'
 import { AppError } from '../errors'
-import { USER_TYPE, insertUser, type NewUser, type UserRow } from '../identity/store'
+import { insertUser, type NewUser, type UserRow } from '../identity/store'
+import { USER_TYPE } from '../../db/schema/identity'
 
 export type OrgDetailsRow = typeof orgDetails.$inferSelect
 export type TeamRow = typeof teams.$inferSelect
@@ -102,16 +103,6 @@ export async function ownerIds(db: Executor, orgId: number): Promise<number[]> {
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
     .where(and(eq(teamUsers.orgId, orgId), eq(teams.permission, 'owner'))).all()
   return rows.map((r) => r.uid)
-}
-
-/** Ids of the orgs whose Owners team has `uid` as its only member. */
-export async function orgIdsOwnedSolelyBy(db: Executor, uid: number): Promise<number[]> {
-  const rows = await db.select({ orgId: teams.orgId }).from(teamUsers)
-    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .where(eq(teams.permission, 'owner'))
-    .groupBy(teams.orgId)
-    .having(sql`count(*) = 1 and max(${teamUsers.uid}) = ${uid}`).all()
-  return rows.map((r) => r.orgId)
 }
 
 /** Members of the org, by name; `publicOnly` limits to publicized memberships. */

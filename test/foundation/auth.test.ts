@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { ANONYMOUS_PERMISSIONS } from '../../src/authz/authorize'
-import { Messages } from '../../src/http/auth'
+import { Messages } from '../../src/identity/authenticate'
 import { startSession } from '../../src/identity/sessions/service'
 import { mintToken } from '../../src/identity/tokens/service'
 import { basic, makeTestApp, PASSWORD } from '../support/app'

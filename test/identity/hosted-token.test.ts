@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import { generateKeyPairSync } from 'node:crypto'
-import { Messages } from '../../src/identity/hosted-token/service'
+import { Messages } from '../../src/orgs/hosted-token/service'
 import { makeOrg } from '../orgs/support'
 import { makeTestApp } from '../support/app'
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages as AuthzMessages } from '../../src/authz/authorize'
-import { Messages as ConditionMessages } from '../../src/authz/conditions'
+import { Messages as ConditionMessages } from '../../src/orgs/rules'
 import { Messages } from '../../src/orgs/members/service'
 import { makeTestApp } from '../support/app'
 import { makeOrg } from './support'

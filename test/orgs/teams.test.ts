@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages as AuthzMessages } from '../../src/authz/authorize'
-import { Messages as ConditionMessages } from '../../src/authz/conditions'
+import { Messages as ConditionMessages } from '../../src/orgs/rules'
 import { Messages as StoreMessages } from '../../src/orgs/store'
 import { Messages } from '../../src/orgs/teams/service'
 import { makeTestApp } from '../support/app'

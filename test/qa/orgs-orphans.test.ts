@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { Messages as ConditionMessages } from '../../src/authz/conditions'
+import { Messages as ConditionMessages } from '../../src/identity/settings/service'
 import { ownerIds } from '../../src/orgs/store'
 import { makeTestApp, PASSWORD } from '../support/app'
 import { makeOrg, PNG } from '../orgs/support'

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { Messages as ConditionMessages } from '../../src/authz/conditions'
+import { Messages as ConditionMessages } from '../../src/orgs/rules'
 import { ownerIds } from '../../src/orgs/store'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { makeOrg } from '../orgs/support'

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { generate } from 'otplib'
-import { Messages as AuthMessages } from '../../src/http/auth'
+import { Messages as AuthMessages } from '../../src/identity/authenticate'
 import { LOCK_SECONDS, MAX_FAILED_CODES, Messages } from '../../src/identity/security/two-factor/service'
 import { startSession } from '../../src/identity/sessions/service'
 import { basic, makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'

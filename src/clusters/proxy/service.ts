@@ -1,7 +1,7 @@
 import type { Actor } from '../../authz/actor'
 import { accessForRequest } from '../../authz/clusters'
 import type { Deps } from '../../deps'
-import { USER_TYPE } from '../../identity/store'
+import { USER_TYPE } from '../../../db/schema/identity'
 import { resolveCluster, type ResolvedCluster } from '../access'
 import type { ClusterConnection } from '../connection'
 import { connectionOf } from '../service'

@@ -29,6 +29,7 @@ export const settingsRoutes = (deps: Deps) =>
       clearMsgbusCookie(deps, cookie)
     }, {
       permission: 'signed-in',
+      allowedWhilePasswordMustChange: true,
       scope: 'user',
       body: UpdatePasswordParams,
       response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody, 422: ErrorBody, 429: ErrorBody },

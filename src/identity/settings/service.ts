@@ -1,4 +1,3 @@
-import { ownsNoOrgAlone } from '../../authz/conditions'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { DEFAULT_PAGE_SIZE } from '../../http/pagination'
@@ -10,9 +9,10 @@ import { deleteOtherSessions } from '../sessions/store'
 import { assertUsableName, MIN_PASSWORD_LENGTH } from '../service'
 import { checkPasswordAttempt } from '../sign-in-limiter'
 import * as store from '../store'
-import { isUniqueViolation } from '../../storage/database'
+import { isUniqueViolation, type Executor } from '../../storage/database'
 
 export const Messages = {
+  soleOwner: 'you are the only owner of an organization; add another owner or delete the organization first',
   websiteInvalid: 'website must be an http(s) URL',
   emailNotOwned: 'the primary email must be one of your activated addresses; add it first',
   oldPasswordWrong: 'the current password is incorrect',
@@ -136,4 +136,12 @@ export const pageSizeOf = (user: store.UserRow) => ({ pageSize: user.pageSize > 
 export async function setPageSize(deps: Deps, user: store.UserRow, pageSize: number): Promise<{ pageSize: number }> {
   await deps.db.write((tx) => store.updateUser(tx, user.id, { pageSize }))
   return { pageSize }
+}
+
+/**
+ * The last-owner rule for account deletion: refuses (conflict) while `uid` is the only owner of
+ * some org, which would otherwise be left with nobody to run it.
+ */
+async function ownsNoOrgAlone(db: Executor, uid: number): Promise<void> {
+  if ((await store.orgIdsOwnedSolelyBy(db, uid)).length > 0) throw new AppError('conflict', Messages.soleOwner)
 }

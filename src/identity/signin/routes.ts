@@ -4,7 +4,6 @@ import type { Deps } from '../../deps'
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../http/auth'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
-import { COOKIE_TTL_SECONDS, MSGBUS_COOKIE, signInBearerJwt } from '../../msgbus/service'
 import { clientAddress } from '../../http/client-address'
 import { AssertionOptions, AssertionResponse, LoginMethodQuery, LoginMethodResponse, SignInCodeParams, SignInParams, SignInTicketCookie } from './schemas'
 import * as signin from './service'
@@ -31,16 +30,16 @@ export function clearSessionCookies(deps: Deps, cookie: Jar): void {
  * listener reads (`jwt_cookie`); HttpOnly, so page scripts never hold it. None without MSGBUS_URLS.
  */
 export async function setMsgbusCookie(deps: Deps, cookie: Jar, uid: number): Promise<void> {
-  const jwt = await signInBearerJwt(deps, uid)
+  const jwt = await deps.busCookie.issue(uid)
   if (jwt === undefined) return
   const secure = deps.config.publicUrl.startsWith('https:')
-  cookie[MSGBUS_COOKIE].set({ value: jwt, httpOnly: true, sameSite: 'lax', path: '/', maxAge: COOKIE_TTL_SECONDS, secure })
+  cookie[deps.busCookie.name].set({ value: jwt, httpOnly: true, sameSite: 'lax', path: '/', maxAge: deps.busCookie.maxAgeSeconds, secure })
 }
 
 /** Drops the message-bus cookie (sign-out, password change, account deletion). */
 export function clearMsgbusCookie(deps: Deps, cookie: Jar): void {
   const secure = deps.config.publicUrl.startsWith('https:')
-  cookie[MSGBUS_COOKIE].set({ value: '', httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, secure })
+  cookie[deps.busCookie.name].set({ value: '', httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, secure })
 }
 
 /** Where the second steps live: the ticket cookie goes nowhere else. */
@@ -118,6 +117,7 @@ export const signInRoutes = (deps: Deps) =>
       clearSessionCookies(deps, cookie)
     }, {
       permission: 'signed-in',
+      allowedWhilePasswordMustChange: true,
       response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Sign out: end the session and clear its cookies', tags: ['user'] },
     })

@@ -1,13 +1,15 @@
 import type { Actor } from '../../authz/actor'
 import { seesPrivateMembers, type OrgScope } from '../../authz/authorize'
-import { Messages as ConditionMessages, orgLastMember, siteAdminsStay } from '../../authz/conditions'
-import { assertHoldsAll, grantsOfMember } from '../../authz/grants'
+import { Messages as ConditionMessages, orgLastMember, siteAdminsStay } from '../rules'
+import { assertHoldsAll } from '../../authz/grants'
+import { grantsOfMember } from '../grants'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import type { Page } from '../../http/pagination'
 import type { User } from '../../identity/schemas'
 import { presentUser } from '../../identity/service'
-import { findUserById, findUserByName, USER_TYPE, type UserRow } from '../../identity/store'
+import { findUserById, findUserByName, type UserRow } from '../../identity/store'
+import { USER_TYPE } from '../../../db/schema/identity'
 import * as store from '../store'
 
 export const Messages = {

@@ -3,15 +3,14 @@ import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
 import { User } from '../../identity/schemas'
-import { MsgbusAccount, MsgbusCredentialsResponse } from '../../msgbus/schemas'
 import { OrgParams } from '../schemas'
-import { AccessTokenInfo, CreateOrgAccessTokenOption, CreateOrgMsgbusTokenOption, OrgTokenParams } from './schemas'
+import { AccessTokenInfo, CreateOrgAccessTokenOption, OrgTokenParams } from './schemas'
 import * as systemAdmin from './service'
 
 const TAGS = ['organization']
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
-/** The org system admin and its access and message-bus tokens (decisions §6a). */
+/** The org system admin and its access tokens (decisions §6a); its message-bus keys: msgbus/system-admin/. */
 export const systemAdminRoutes = (deps: Deps) =>
   new Elysia({ name: 'orgs.system-admin.routes', prefix: '/api/v1' })
     .use(guard(deps))
@@ -46,29 +45,4 @@ export const systemAdminRoutes = (deps: Deps) =>
       params: OrgTokenParams,
       response: { 200: t.Void(), ...errors },
       detail: { summary: 'Delete an access token of the organization system admin', tags: TAGS },
-    })
-    .get('/orgs/:org/tokens/msgbus-tokens/', ({ scope }) => systemAdmin.listMsgbusTokens(deps, scope), {
-      permission: 'list:msgbus-token',
-      scope: 'organization',
-      params: OrgParams,
-      response: { 200: t.Array(MsgbusAccount), ...errors, 503: ErrorBody },
-      detail: { summary: 'Message-bus keys of the organization system admin, newest first', tags: TAGS },
-    })
-    .post('/orgs/:org/tokens/msgbus-tokens/', ({ scope, body }) => systemAdmin.createMsgbusToken(deps, scope, body ?? {}), {
-      permission: 'create:msgbus-token',
-      scope: 'organization',
-      secret: true,
-      params: OrgParams,
-      body: t.Optional(CreateOrgMsgbusTokenOption),
-      response: { 200: MsgbusCredentialsResponse, ...errors, 422: ErrorBody, 503: ErrorBody },
-      detail: { summary: 'New message-bus credentials of the organization system admin (org.<orgID>.>, _INBOX.>)', tags: TAGS },
-    })
-    .post('/orgs/:org/tokens/msgbus-tokens/:id/revoke', async ({ scope, params }) => {
-      await systemAdmin.revokeMsgbusToken(deps, scope, params.id)
-    }, {
-      permission: 'revoke:msgbus-token',
-      scope: 'organization',
-      params: OrgTokenParams,
-      response: { 200: t.Void(), ...errors, 503: ErrorBody },
-      detail: { summary: 'Revoke a message-bus key of the organization system admin; its connections drop at once', tags: TAGS },
     })

@@ -3,17 +3,15 @@ import type { OrgScope } from '../../authz/authorize'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { presentUser } from '../../identity/service'
-import { insertUser, USER_TYPE, type UserRow } from '../../identity/store'
+import { insertUser, type UserRow } from '../../identity/store'
+import { USER_TYPE } from '../../../db/schema/identity'
 import type { User } from '../../identity/schemas'
 import { createToken, Messages as TokenMessages, presentSettingsToken } from '../../identity/tokens/service'
 import * as tokenStore from '../../identity/tokens/store'
-import { assertConfigured } from '../../msgbus/bus'
-import * as msgbus from '../../msgbus/service'
-import type { MsgbusAccount, MsgbusCredentialsResponse } from '../../msgbus/schemas'
 import type { Executor } from '../../storage/database'
 import { Messages as AuthzMessages } from '../../authz/authorize'
 import * as orgStore from '../store'
-import type { AccessTokenInfo, CreateOrgAccessTokenOption, CreateOrgMsgbusTokenOption } from './schemas'
+import type { AccessTokenInfo, CreateOrgAccessTokenOption } from './schemas'
 import * as store from './store'
 
 export const Messages = {
@@ -83,20 +81,4 @@ export async function deleteAccessToken(deps: Deps, scope: OrgScope, id: number)
   const bot = await systemAdminOf(deps, scope)
   const gone = await deps.db.write((tx) => tokenStore.deleteTokensOfUser(tx, bot.id, Number.isSafeInteger(id) ? [id] : []))
   if (gone === 0) throw new AppError('notFound', TokenMessages.tokenNotFound)
-}
-
-export async function listMsgbusTokens(deps: Deps, scope: OrgScope): Promise<MsgbusAccount[]> {
-  return msgbus.listTokens(deps, (await systemAdminOf(deps, scope)).id)
-}
-
-/** New credentials of the system admin in the org's account. Throws badRequest, unavailable. */
-export async function createMsgbusToken(deps: Deps, scope: OrgScope, input: CreateOrgMsgbusTokenOption): Promise<MsgbusCredentialsResponse> {
-  const bot = await systemAdminOf(deps, scope)
-  assertConfigured(deps)
-  return msgbus.orgCredentials(deps, scope.org, bot, input)
-}
-
-/** Throws badRequest (no system admin, or no such message-bus user), unavailable. */
-export async function revokeMsgbusToken(deps: Deps, scope: OrgScope, id: number): Promise<void> {
-  await msgbus.revokeToken(deps, (await systemAdminOf(deps, scope)).id, id, 'badRequest')
 }

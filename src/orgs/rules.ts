@@ -1,15 +1,14 @@
 import { AppError } from '../errors'
 import type { Executor } from '../storage/database'
 import { findUserById } from '../identity/store'
-import * as orgStore from '../orgs/store'
-import type { Actor } from './actor'
-import type { OrgScope } from './authorize'
+import type { Actor } from '../authz/actor'
+import type { OrgScope } from '../authz/authorize'
+import * as orgStore from './store'
 
 export const Messages = {
   lastOwner: 'the last owner of an organization cannot leave it',
   notLastAdmin: 'the organization still has other owners or admins; only its last admin may delete it',
   siteAdminInAdminOrg: 'a site administrator cannot be removed from the administrative organization',
-  soleOwner: 'you are the only owner of an organization; add another owner or delete the organization first',
 } as const
 
 /**
@@ -29,14 +28,6 @@ export async function orgLastAdmin(db: Executor, scope: OrgScope, actor: Actor):
   if (actor.user.isAdmin) return
   const others = (await orgStore.ownerAndAdminIds(db, scope.org.id)).filter((uid) => uid !== actor.user.id)
   if (others.length > 0) throw new AppError('forbidden', Messages.notLastAdmin)
-}
-
-/**
- * `orgLastMember` for account deletion: refuses (conflict) while `uid` is the only owner of
- * some org, which would otherwise be left with nobody to run it.
- */
-export async function ownsNoOrgAlone(db: Executor, uid: number): Promise<void> {
-  if ((await orgStore.orgIdsOwnedSolelyBy(db, uid)).length > 0) throw new AppError('conflict', Messages.soleOwner)
 }
 
 /**

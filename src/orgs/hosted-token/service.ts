@@ -2,8 +2,8 @@ import { calculateJwkThumbprint, exportJWK, importPKCS8, SignJWT, type JWK } fro
 import { createPublicKey, type KeyObject } from 'node:crypto'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
-import type { UserRow } from '../store'
-import { listOrgsOfUser } from '../../orgs/store'
+import type { UserRow } from '../../identity/store'
+import { listOrgsOfUser } from '../store'
 import type { HostedToken, HostedTokenJwks } from './schemas'
 
 export const Messages = {

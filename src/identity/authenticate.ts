@@ -1,0 +1,101 @@
+import type { Actor } from '../authz/actor'
+import type { CredentialContext, PresentedCredential } from '../authz/credentials'
+import type { Deps } from '../deps'
+import { AppError } from '../errors'
+import { SESSION_COOKIE } from '../http/auth'
+import { findAccountByName, findUserByEmail, findUserByName, type UserRow } from './store'
+import { USER_TYPE } from '../../db/schema/identity'
+import { assertPasswordSignInAllowed } from './signin/service'
+import { checkSecondFactor } from './security/two-factor/service'
+import { authenticateOAuthAccessToken, OAUTH_ACCESS_PREFIX } from './oauth2/authorization'
+import { authenticateSession } from './sessions/service'
+import { authenticateToken, scopesOf } from './tokens/service'
+import { looksLikeAccessToken, sameDigest, sha256Hex } from './tokens/secrets'
+import { checkPasswordAttempt } from './sign-in-limiter'
+
+export const Messages = {
+  invalidToken: 'invalid or expired access token',
+  invalidBasic: 'invalid username, password or token',
+  invalidSession: 'the session has ended, sign in again',
+  csrf: 'missing or wrong X-Csrf-Token header for a cookie-authenticated request',
+  sudoNotAdmin: 'Only administrators allowed to sudo.',
+  sudoUnknown: 'sudo target user does not exist',
+} as const
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
+  if (value.startsWith(OAUTH_ACCESS_PREFIX)) {
+    const granted = await authenticateOAuthAccessToken(deps.db, value)
+    if (!granted) throw new AppError('unauthenticated', Messages.invalidToken)
+    return { user: granted.user, credential: 'oauth', scopes: granted.scopes }
+  }
+  const found = value ? await authenticateToken(deps.db, value) : undefined
+  if (!found) throw new AppError('unauthenticated', Messages.invalidToken)
+  return { user: found.user, credential: 'token', scopes: scopesOf(found.token), tokenId: found.token.id }
+}
+
+/**
+ * Basic: a token as username with an empty password, a token as password (of that user), or the
+ * user's real password. Only the last counts as a password sign-in for the Basic-only routes, and
+ * only it needs the second factor (`otp`) from users enrolled in TOTP.
+ */
+async function signInWithBasic(deps: Deps, username: string, password: string, otp: string | null, address: string): Promise<Actor> {
+  if (password === '' && looksLikeAccessToken(username)) {
+    const found = await authenticateToken(deps.db, username)
+    if (found) return { user: found.user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
+    throw new AppError('unauthenticated', Messages.invalidBasic)
+  }
+  const user = username.includes('@') ? await findUserByEmail(deps.db.read, username) : await findUserByName(deps.db.read, username)
+  if (user && looksLikeAccessToken(password)) {
+    const found = await authenticateToken(deps.db, password)
+    if (found && found.user.id === user.id)
+      return { user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
+  }
+  // A right password gives its slot back; the second factor counts its own failures.
+  const ok = await checkPasswordAttempt(deps, user, username, password, address)
+  if (!user || !ok) throw new AppError('unauthenticated', Messages.invalidBasic)
+  if (!user.isActive || user.prohibitLogin) throw new AppError('unauthenticated', Messages.invalidBasic)
+  await checkSecondFactor(deps, user.id, otp)
+  await assertPasswordSignInAllowed(deps, user)
+  return { user, credential: 'basic-password', scopes: undefined }
+}
+
+async function signInWithSession(deps: Deps, secret: string, context: CredentialContext): Promise<Actor> {
+  const found = await authenticateSession(deps.db, secret)
+  // The 401 also expires the dead cookie: it is HttpOnly, so the page could not drop it itself
+  // and would otherwise get 401 on every call, public ones included, until it expired.
+  if (!found) throw new AppError('unauthenticated', Messages.invalidSession, [], { 'set-cookie': expiredSessionCookie(deps) })
+  if (!SAFE_METHODS.has(context.method)) {
+    const header = context.csrfHeader ?? ''
+    // Compared as digests: constant time, and any header text (even non-ASCII) has a comparable length.
+    const sent = sha256Hex(header)
+    if (header === '' || !sameDigest(sent, sha256Hex(context.csrfCookie ?? '')) || !sameDigest(sent, sha256Hex(found.session.csrfToken)))
+      throw new AppError('forbidden', Messages.csrf)
+  }
+  return { user: found.user, credential: 'session', scopes: undefined, sessionId: found.session.id }
+}
+
+function expiredSessionCookie(deps: Deps): string {
+  return `${SESSION_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax${deps.config.publicUrl.startsWith('https:') ? '; Secure' : ''}`
+}
+
+async function applySudo(deps: Deps, actor: Actor | undefined, target: string): Promise<Actor> {
+  if (!actor || !actor.user.isAdmin) throw new AppError('forbidden', Messages.sudoNotAdmin)
+  const user: UserRow | undefined = await findAccountByName(deps.db.read, target)
+  if (!user || user.type !== USER_TYPE.individual) throw new AppError('notFound', Messages.sudoUnknown)
+  return { ...actor, user, sudoBy: actor.user }
+}
+
+/**
+ * Checks the credential a request presented (token, Basic, session cookie, then sudo) and answers
+ * who it acts as; undefined for anonymous callers. Throws unauthenticated for a credential that is
+ * present but invalid, forbidden (CSRF, sudo by a non-admin), notFound (unknown sudo target).
+ */
+export async function checkCredential(deps: Deps, presented: PresentedCredential, context: CredentialContext): Promise<Actor | undefined> {
+  let actor: Actor | undefined
+  if (presented.kind === 'bearer') actor = await signInWithBearer(deps, presented.value)
+  else if (presented.kind === 'basic') actor = await signInWithBasic(deps, presented.username, presented.password, context.otp, context.address())
+  else if (presented.kind === 'session') actor = await signInWithSession(deps, presented.value, context)
+  return context.sudo ? applySudo(deps, actor, context.sudo) : actor
+}

@@ -1,0 +1,17 @@
+import { teamGrants } from '../authz/grants'
+import { grantedPermissions, roleFromTeams, type PermissionString } from '../authz/permissions'
+import type { Executor } from '../storage/database'
+import * as orgStore from './store'
+import type { TeamRow } from './store'
+
+/** What membership of `team` gives: its permission and the strings of its custom roles. */
+export async function grantsOfTeam(db: Executor, team: TeamRow): Promise<ReadonlySet<PermissionString>> {
+  const roleIds = (await orgStore.roleIdsOfTeams(db, [team.id])).get(team.id) ?? []
+  return teamGrants(team.permission, await orgStore.permissionsOfRoles(db, team.orgId, roleIds))
+}
+
+/** Everything `uid` holds in the org through their teams (nothing for a non-member). */
+export async function grantsOfMember(db: Executor, orgId: number, uid: number): Promise<ReadonlySet<PermissionString>> {
+  const role = roleFromTeams(await orgStore.teamPermissionsOf(db, orgId, uid))
+  return grantedPermissions(role, role ? await orgStore.customPermissionsOf(db, orgId, uid) : [], false)
+}
