@@ -46,7 +46,7 @@ export async function openDeps(config: Config, log: Logger = jsonLogger()): Prom
     // An operator's mistake, not a crash: a message naming the setting and exit 2 (main.ts).
     throw new ConfigError(`PLATFORM_DATA_DIR (--data-dir) "${config.dataDir}" cannot be created: ${(error as { code?: string }).code ?? String(error)}`)
   }
-  const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken })
+  const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken, driver: config.databaseDriver })
   const secrets = await secretBox(loadOrCreateKey(config.secretKey, config.dataDir))
   // The slots base layers call into areas through: http/ and authz/ import no area.
   const deps: Deps = {

@@ -19,6 +19,8 @@ export interface Config {
   databaseUrl: string
   /** Auth token of a remote libSQL server. */
   databaseAuthToken: string | undefined
+  /** The driver for a `file:` URL: bun:sqlite (default) or libSQL (the remote driver, on a local file). */
+  databaseDriver: 'bun:sqlite' | 'libsql' | undefined
   /** Hex or base64 32-byte key; undefined: generated into the data dir on first start. */
   secretKey: string | undefined
   publicUrl: string
@@ -133,6 +135,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir,
     databaseUrl,
     databaseAuthToken: env.DATABASE_AUTH_TOKEN || undefined,
+    databaseDriver: parseDriver(env.PLATFORM_DATABASE_DRIVER ?? ''),
     secretKey,
     publicUrl,
     admin: {
@@ -232,6 +235,12 @@ export function parseCidrList(text: string): { cidrs: Cidr[] } | { bad: string }
     }
   }
   return { cidrs }
+}
+
+function parseDriver(text: string): Config['databaseDriver'] {
+  if (text === '') return undefined
+  if (text === 'bun:sqlite' || text === 'libsql') return text
+  throw new ConfigError(`PLATFORM_DATABASE_DRIVER must be bun:sqlite or libsql, got "${text}"`)
 }
 
 function parsePort(text: string, name: string): number {

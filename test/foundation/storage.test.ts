@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { users } from '../../db/schema'
 import { findUserByName, insertUser, updateUser } from '../../src/identity/store'
 import { isUniqueViolation, openDatabase, type Database } from '../../src/storage/database'
-import { tempDir } from '../support/app'
+import { makeTestApp, tempDir } from '../support/app'
 
 const newUser = (name: string) => ({ name, lowerName: name.toLowerCase(), email: `${name}@example.com` })
 
@@ -77,4 +77,9 @@ test('a write through the read handle fails instead of bypassing the write queue
   const db = await openDatabase(`file:${join(tempDir(), 'platform.db')}`, { driver: 'bun:sqlite' })
   await expect(insertUser(db.read, newUser('sneaky'))).rejects.toThrow(/readonly/)
   await db.close()
+})
+
+test('the app tests run on the driver PLATFORM_DATABASE_DRIVER names (npm run test:libsql), bun:sqlite by default', async () => {
+  const t = await makeTestApp()
+  expect(t.deps.db.driver).toBe(process.env.PLATFORM_DATABASE_DRIVER === 'libsql' ? 'libsql' : 'bun:sqlite')
 })

@@ -84,7 +84,9 @@ export const actingAs = (request: TestApp['request']): TestApp['as'] => (who) =>
 /** Builds an app on a fresh data dir with its own database, as `serve` would. */
 export async function makeTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = tempDir()
-  const config = loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_SANDBOX_CLUSTER: 'false', ...env })
+  // `npm run test:libsql` runs every app test once more through the libSQL driver.
+  const driver = process.env.PLATFORM_DATABASE_DRIVER ? { PLATFORM_DATABASE_DRIVER: process.env.PLATFORM_DATABASE_DRIVER } : {}
+  const config = loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_SANDBOX_CLUSTER: 'false', ...driver, ...env })
   const log = memoryLogger()
   const deps = await openDeps(config, log)
   const app = createApp(deps)
