@@ -55,19 +55,30 @@ export function linkHeader(url: URL, publicUrl: string, total: number, page: num
   return links.join(',')
 }
 
-/** Response headers of a paginated list: `X-Total-Count` always, `Link` when `url` is given. */
-export function setPaginationHeaders(
-  set: { headers: Record<string, string | number> },
-  total: number,
-  page: Page,
-  link?: { url: URL; publicUrl: string },
-): void {
+/** One page of a list and the size of the whole list: what every paginated service returns. */
+export interface Paged<T> {
+  items: T[]
+  total: number
+}
+
+/** What `answerPage` reads of a route's context. */
+export interface PageContext {
+  query: Record<string, unknown>
+  request: Request
+  set: { headers: Record<string, string | number> }
+}
+
+/**
+ * Answers a paginated list route: the page from `page`/`limit` (the caller's saved page size by
+ * default), `list` for that page, then `X-Total-Count` and `Link` (next, last, first, prev) on
+ * every paginated list alike. Returns the page's items.
+ */
+export async function answerPage<T>(publicUrl: string, { query, request, set }: PageContext, caller: { pageSize: number } | undefined, list: (page: Page) => Promise<Paged<T>>): Promise<T[]> {
+  const page = pageOf(query, caller)
+  const { items, total } = await list(page)
   set.headers['x-total-count'] = String(total)
-  const exposed = ['X-Total-Count']
-  if (link) {
-    const value = linkHeader(link.url, link.publicUrl, total, page.page, page.limit)
-    if (value) set.headers.link = value
-    exposed.push('Link')
-  }
-  set.headers['access-control-expose-headers'] = exposed.join(', ')
+  const link = linkHeader(new URL(request.url), publicUrl, total, page.page, page.limit)
+  if (link) set.headers.link = link
+  set.headers['access-control-expose-headers'] = 'X-Total-Count, Link'
+  return items
 }

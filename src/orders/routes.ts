@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { guard } from '../http/guard'
-import { pageOf, setPaginationHeaders } from '../http/pagination'
+import { answerPage } from '../http/pagination'
 import { ErrorBody } from '../http/schemas'
 import { ordersRuntime } from './runtime'
 import { ChartTemplateOutput, Order, OrderFileParams, OrderInput, OrderListQuery, OrderParams, ResourcesQuery, ScriptRef } from './schemas'
@@ -66,12 +66,8 @@ export const orderRoutes = (deps: Deps) => {
       response: { 200: Order, 400: ErrorBody, ...errors, 422: ErrorBody, 502: ErrorBody },
       detail: { summary: 'Create a deployment order: each chart is resolved, fetched and verified now (400 without packages, 422 unknown chart or version, 502 registry failure)', tags: TAGS },
     })
-    .get('/user/deploy/orders', async ({ me, query, set }) => {
-      const page = pageOf(query, me.user)
-      const list = await orders.listOrders(rt, me, page)
-      setPaginationHeaders(set, list.total, page)
-      return list.orders
-    }, {
+    .get('/user/deploy/orders', ({ me, query, set, request }) =>
+      answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => orders.listOrders(rt, me, page)), {
       permission: 'signed-in',
       scope: 'user',
       query: OrderListQuery,

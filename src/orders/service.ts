@@ -1,6 +1,6 @@
 import type { Actor } from '../authz/actor'
 import { AppError } from '../errors'
-import type { Page } from '../http/pagination'
+import type { Page, Paged } from '../http/pagination'
 import { isArchiveUrl, type LoadedChart, type PinnedChart } from './charts/client'
 import type { RegistryAccess } from './charts/transport'
 import { renderKeyOf } from './render/cache'
@@ -123,9 +123,9 @@ export async function getOrder(rt: OrdersRuntime, actor: Actor, uid: string): Pr
 }
 
 /** The caller's orders, newest first. */
-export async function listOrders(rt: OrdersRuntime, actor: Actor, page: Page): Promise<{ orders: Order[]; total: number }> {
+export async function listOrders(rt: OrdersRuntime, actor: Actor, page: Page): Promise<Paged<Order>> {
   const { rows, total } = await store.listOrders(rt.deps.db.read, actor.user.id, page.limit, page.offset)
-  return { orders: rows.map((r) => JSON.parse(r.body) as Order), total }
+  return { items: rows.map((r) => JSON.parse(r.body) as Order), total }
 }
 
 /** Throws notFound. */

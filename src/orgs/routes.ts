@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { guard } from '../http/guard'
-import { PageQuery, pageOf, setPaginationHeaders } from '../http/pagination'
+import { answerPage, PageQuery } from '../http/pagination'
 import { ApiResponseMessage, ErrorBody } from '../http/schemas'
 import { AvatarParams, CreateOrgOption, CreateOrgParams, EditOrgOption, OrgParams, OrgUserParams, Organization, Profile } from './schemas'
 import * as orgs from './service'
@@ -19,10 +19,7 @@ export const orgRoutes = (deps: Deps) => {
   const listMine = async ({ me, query, request, set }: {
     me: Actor; query: PageQuery; request: Request; set: { headers: Record<string, string | number> }
   }) => {
-    const page = pageOf(query, me.user)
-    const { orgs: list, total } = await orgs.listMyOrgs(deps, me, page)
-    setPaginationHeaders(set, total, page, { url: new URL(request.url), publicUrl: deps.config.publicUrl })
-    return list
+    return answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => orgs.listMyOrgs(deps, me, page))
   }
   return new Elysia({ name: 'orgs.routes', prefix: '/api/v1' })
     .use(guard(deps))
@@ -107,12 +104,8 @@ export const orgRoutes = (deps: Deps) => {
       response: { 200: ApiResponseMessage, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Create an organization from the console form (multipart)', tags: TAGS },
     })
-    .get('/users/:username/orgs', async ({ me, params, query, request, set }) => {
-      const page = pageOf(query, me.user)
-      const { orgs: list, total } = await orgs.listOrgsOfUser(deps, me, params.username, page)
-      setPaginationHeaders(set, total, page, { url: new URL(request.url), publicUrl: deps.config.publicUrl })
-      return list
-    }, {
+    .get('/users/:username/orgs', ({ me, params, query, request, set }) =>
+      answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => orgs.listOrgsOfUser(deps, me, params.username, page)), {
       permission: 'signed-in',
       scope: 'organization',
       params: UsernameParams,

@@ -4,7 +4,7 @@ import { orgLastAdmin } from './rules'
 import { removeAvatar, saveAvatar } from '../identity/avatars/store'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
-import type { Page } from '../http/pagination'
+import type { Page, Paged } from '../http/pagination'
 import { assertUsableName } from '../identity/service'
 import { findUserByName, updateUser, type UserRow } from '../identity/store'
 import { USER_TYPE } from '../../db/schema/identity'
@@ -161,9 +161,9 @@ export async function orgUserProfile(deps: Deps, scope: OrgScope, actor: Actor, 
 }
 
 /** The caller's own orgs, private memberships and hidden orgs included. */
-export async function listMyOrgs(deps: Deps, actor: Actor, page: Page) {
+export async function listMyOrgs(deps: Deps, actor: Actor, page: Page): Promise<Paged<Organization>> {
   const { rows, total } = await store.listOrgsOfUser(deps.db.read, actor.user.id, 'all', page)
-  return { orgs: await presentOrgs(deps, rows), total }
+  return { items: await presentOrgs(deps, rows), total }
 }
 
 /**
@@ -171,12 +171,12 @@ export async function listMyOrgs(deps: Deps, actor: Actor, page: Page) {
  * memberships of public orgs. Throws notFound (no such individual user, or a private one seen by
  * someone else: Gitea hides private profiles behind 404).
  */
-export async function listOrgsOfUser(deps: Deps, actor: Actor, username: string, page: Page) {
+export async function listOrgsOfUser(deps: Deps, actor: Actor, username: string, page: Page): Promise<Paged<Organization>> {
   const user = await findUserByName(deps.db.read, username)
   const seesAll = user !== undefined && (actor.user.id === user.id || actor.user.isAdmin)
   if (!user || (user.visibility === PRIVATE && !seesAll)) throw new AppError('notFound', Messages.userNotFound)
   const { rows, total } = await store.listOrgsOfUser(deps.db.read, user.id, seesAll ? 'all' : 'public', page)
-  return { orgs: await presentOrgs(deps, rows), total }
+  return { items: await presentOrgs(deps, rows), total }
 }
 
 /** The org's stable avatar URL. */

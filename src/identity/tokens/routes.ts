@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
-import { PageQuery, pageOf, setPaginationHeaders } from '../../http/pagination'
+import { answerPage, PageQuery } from '../../http/pagination'
 import { ApiResponseMessage, ErrorBody } from '../../http/schemas'
 import { UsernameParams } from '../users/schemas'
 import {
@@ -13,12 +13,10 @@ import * as tokens from './service'
 export const tokenRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.tokens', prefix: '/api/v1' })
     .use(guard(deps))
-    .get('/users/:username/tokens', async ({ me, params, query, set }) => {
+    .get('/users/:username/tokens', async ({ me, params, query, set, request }) => {
       const user = await tokens.tokenOwner(deps.db, me.user, params.username)
-      const page = pageOf(query, me.user)
-      const list = await tokens.listTokens(deps.db, user.id, page)
-      setPaginationHeaders(set, list.total, page)
-      return list.rows.map((row) => tokens.presentAccessToken(row))
+      const rows = await answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => tokens.listTokens(deps.db, user.id, page))
+      return rows.map((row) => tokens.presentAccessToken(row))
     }, {
       permission: 'password',
       params: UsernameParams,
@@ -48,11 +46,9 @@ export const tokenRoutes = (deps: Deps) =>
       response: { 204: t.Void(), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Delete an access token by id or name (Basic with password)', tags: ['user'] },
     })
-    .get('/user/settings/tokens/access-tokens/', async ({ me, query, set }) => {
-      const page = pageOf(query, me.user)
-      const list = await tokens.listTokens(deps.db, me.user.id, page)
-      setPaginationHeaders(set, list.total, page)
-      return list.rows.map((row) => tokens.presentSettingsToken(row))
+    .get('/user/settings/tokens/access-tokens/', async ({ me, query, set, request }) => {
+      const rows = await answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => tokens.listTokens(deps.db, me.user.id, page))
+      return rows.map((row) => tokens.presentSettingsToken(row))
     }, {
       permission: 'signed-in',
       scope: 'user',

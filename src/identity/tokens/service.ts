@@ -1,5 +1,6 @@
 import { scopesAllow, TOKEN_SCOPES, type ScopeCategory } from '../../authz/actor'
 import { AppError } from '../../errors'
+import type { Paged } from '../../http/pagination'
 import type { Database } from '../../storage/database'
 import { commitCache } from '../../storage/commit-cache'
 import { findUserById, type UserRow } from '../store'
@@ -119,8 +120,9 @@ export async function tokenOwner(db: Database, me: UserRow, username: string): P
   return owner
 }
 
-export async function listTokens(db: Database, uid: number, page: { limit: number; offset: number }): Promise<{ rows: store.AccessTokenRow[]; total: number }> {
-  return store.listTokensPage(db.read, uid, page.limit, page.offset)
+export async function listTokens(db: Database, uid: number, page: { limit: number; offset: number }): Promise<Paged<store.AccessTokenRow>> {
+  const { rows, total } = await store.listTokensPage(db.read, uid, page.limit, page.offset)
+  return { items: rows, total }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
-import { PageQuery, pageOf, setPaginationHeaders } from '../../http/pagination'
+import { answerPage, PageQuery } from '../../http/pagination'
 import { ErrorBody } from '../../http/schemas'
 import { User } from '../schemas'
 import {
@@ -18,12 +18,8 @@ export const userRoutes = (deps: Deps) => {
   const publicUrl = deps.config.publicUrl
   return new Elysia({ name: 'identity.users', prefix: '/api/v1' })
     .use(guard(deps))
-    .get('/users/search', async ({ actor, query, set, request }) => {
-      const page = pageOf(query, actor?.user)
-      const found = await users.searchUsers(deps.db, reader(actor?.user), query, page)
-      setPaginationHeaders(set, found.total, page, { url: new URL(request.url), publicUrl })
-      return { ok: true, data: found.users }
-    }, {
+    .get('/users/search', async ({ actor, query, set, request }) =>
+      ({ ok: true, data: await answerPage(publicUrl, { query, set, request }, actor?.user, (page) => users.searchUsers(deps.db, reader(actor?.user), query, page)) }), {
       permission: 'public',
       scope: 'user',
       query: UserSearchQuery,
@@ -38,12 +34,10 @@ export const userRoutes = (deps: Deps) => {
       response: { 200: User, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Get a user', tags: ['user'] },
     })
-    .get('/users/:username/followers', async ({ me, params, query, set }) => {
+    .get('/users/:username/followers', async ({ me, params, query, set, request }) => {
       const who = reader(me.user)
-      const page = pageOf(query, me.user)
-      const list = await users.listFollowRelations(deps.db, who, await users.findVisibleUser(deps.db, who, params.username), 'followers', page)
-      setPaginationHeaders(set, list.total, page)
-      return list.users
+      const user = await users.findVisibleUser(deps.db, who, params.username)
+      return answerPage(publicUrl, { query, set, request }, me.user, (page) => users.listFollowRelations(deps.db, who, user, 'followers', page))
     }, {
       permission: 'signed-in',
       scope: 'user',
@@ -52,12 +46,10 @@ export const userRoutes = (deps: Deps) => {
       response: { 200: t.Array(User), ...FOLLOW_ERRORS },
       detail: { summary: 'List the followers of a user', tags: ['user'] },
     })
-    .get('/users/:username/following', async ({ me, params, query, set }) => {
+    .get('/users/:username/following', async ({ me, params, query, set, request }) => {
       const who = reader(me.user)
-      const page = pageOf(query, me.user)
-      const list = await users.listFollowRelations(deps.db, who, await users.findVisibleUser(deps.db, who, params.username), 'following', page)
-      setPaginationHeaders(set, list.total, page)
-      return list.users
+      const user = await users.findVisibleUser(deps.db, who, params.username)
+      return answerPage(publicUrl, { query, set, request }, me.user, (page) => users.listFollowRelations(deps.db, who, user, 'following', page))
     }, {
       permission: 'signed-in',
       scope: 'user',
@@ -76,24 +68,16 @@ export const userRoutes = (deps: Deps) => {
       response: { 204: t.Void(), ...FOLLOW_ERRORS },
       detail: { summary: 'Check whether a user follows another (204 yes, 404 no)', tags: ['user'] },
     })
-    .get('/user/followers', async ({ me, query, set }) => {
-      const page = pageOf(query, me.user)
-      const list = await users.listFollowRelations(deps.db, reader(me.user), me.user, 'followers', page)
-      setPaginationHeaders(set, list.total, page)
-      return list.users
-    }, {
+    .get('/user/followers', ({ me, query, set, request }) =>
+      answerPage(publicUrl, { query, set, request }, me.user, (page) => users.listFollowRelations(deps.db, reader(me.user), me.user, 'followers', page)), {
       permission: 'signed-in',
       scope: 'user',
       query: PageQuery,
       response: { 200: t.Array(User), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'List my followers', tags: ['user'] },
     })
-    .get('/user/following', async ({ me, query, set }) => {
-      const page = pageOf(query, me.user)
-      const list = await users.listFollowRelations(deps.db, reader(me.user), me.user, 'following', page)
-      setPaginationHeaders(set, list.total, page)
-      return list.users
-    }, {
+    .get('/user/following', ({ me, query, set, request }) =>
+      answerPage(publicUrl, { query, set, request }, me.user, (page) => users.listFollowRelations(deps.db, reader(me.user), me.user, 'following', page)), {
       permission: 'signed-in',
       scope: 'user',
       query: PageQuery,

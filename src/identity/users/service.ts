@@ -1,7 +1,7 @@
 import type { Database } from '../../storage/database'
 import { commitCache } from '../../storage/commit-cache'
 import { AppError } from '../../errors'
-import type { Page } from '../../http/pagination'
+import type { Page, Paged } from '../../http/pagination'
 import type { User } from '../schemas'
 import { checkName } from '../names'
 import { isEmailAddress, presentUser } from '../service'
@@ -67,17 +67,17 @@ export async function findVisibleUser(db: Database, reader: Reader, name: string
  * Individual users matching `q` (name or full name substring) and/or `uid`, as `reader` may see
  * them; a `uid` that is not an integer is ignored, like Gitea's lenient query parsing.
  */
-export async function searchUsers(db: Database, reader: Reader, query: { q?: string; uid?: string }, page: Page): Promise<{ users: User[]; total: number }> {
+export async function searchUsers(db: Database, reader: Reader, query: { q?: string; uid?: string }, page: Page): Promise<Paged<User>> {
   const visible = visibleTo(reader)
   const uid = query.uid !== undefined && /^-?\d{1,15}$/.test(query.uid) ? Number(query.uid) : undefined
   const { rows, total } = await store.searchUsers(db.read, { q: (query.q ?? '').trim(), uid, ...visible }, page.limit, page.offset)
-  return { users: await presentUsers(db, rows, reader), total }
+  return { items: await presentUsers(db, rows, reader), total }
 }
 
 /** A page of `user`'s followers or followed users that `reader` may see. */
-export async function listFollowRelations(db: Database, reader: Reader, user: store.UserRow, direction: 'followers' | 'following', page: Page): Promise<{ users: User[]; total: number }> {
+export async function listFollowRelations(db: Database, reader: Reader, user: store.UserRow, direction: 'followers' | 'following', page: Page): Promise<Paged<User>> {
   const { rows, total } = await followStore.listFollowRelations(db.read, direction, user.id, visibleTo(reader), page.limit, page.offset)
-  return { users: await presentUsers(db, rows, reader), total }
+  return { items: await presentUsers(db, rows, reader), total }
 }
 
 /** Resolves when `follower` follows `target` (both visible to `reader`). Throws notFound otherwise. */

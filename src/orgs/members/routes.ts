@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { guard } from '../../http/guard'
-import { PageQuery, pageOf, setPaginationHeaders } from '../../http/pagination'
+import { answerPage, PageQuery } from '../../http/pagination'
 import { ErrorBody } from '../../http/schemas'
 import { User } from '../../identity/schemas'
 import { MemberActionParams, MemberActionQuery, OrgParams, OrgUserParams } from '../schemas'
@@ -16,12 +16,8 @@ const EmptyBody = t.String({ description: 'Empty body' })
 export const memberRoutes = (deps: Deps) =>
   new Elysia({ name: 'orgs.members.routes', prefix: '/api/v1' })
     .use(guard(deps))
-    .get('/orgs/:org/members', async ({ actor, scope, query, request, set }) => {
-      const page = pageOf(query, actor?.user)
-      const { users, total } = await members.listMembers(deps, scope, actor, page, false)
-      setPaginationHeaders(set, total, page, { url: new URL(request.url), publicUrl: deps.config.publicUrl })
-      return users
-    }, {
+    .get('/orgs/:org/members', ({ actor, scope, query, request, set }) =>
+      answerPage(deps.config.publicUrl, { query, set, request }, actor?.user, (page) => members.listMembers(deps, scope, actor, page, false)), {
       permission: 'org-visible',
       scope: 'organization',
       params: OrgParams,
@@ -63,12 +59,8 @@ export const memberRoutes = (deps: Deps) =>
       response: { 200: EmptyBody, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       detail: { summary: 'Member action of the console: private, public, remove or leave (?uid=)', tags: TAGS },
     })
-    .get('/orgs/:org/public_members', async ({ actor, scope, query, request, set }) => {
-      const page = pageOf(query, actor?.user)
-      const { users, total } = await members.listMembers(deps, scope, actor, page, true)
-      setPaginationHeaders(set, total, page, { url: new URL(request.url), publicUrl: deps.config.publicUrl })
-      return users
-    }, {
+    .get('/orgs/:org/public_members', ({ actor, scope, query, request, set }) =>
+      answerPage(deps.config.publicUrl, { query, set, request }, actor?.user, (page) => members.listMembers(deps, scope, actor, page, true)), {
       permission: 'org-visible',
       scope: 'organization',
       params: OrgParams,

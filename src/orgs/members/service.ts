@@ -5,7 +5,7 @@ import { assertHoldsAll } from '../../authz/grants'
 import { grantsOfMember } from '../grants'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
-import type { Page } from '../../http/pagination'
+import type { Page, Paged } from '../../http/pagination'
 import type { User } from '../../identity/schemas'
 import { presentUser } from '../../identity/service'
 import { findUserById, findUserByName, type UserRow } from '../../identity/store'
@@ -32,12 +32,12 @@ export const MEMBER_ACTIONS = ['private', 'public', 'remove', 'leave'] as const
  * memberships for everyone else (or always, with `publicOnly`). `orgAdmin` marks the org's
  * owners and admins.
  */
-export async function listMembers(deps: Deps, scope: OrgScope, actor: Actor | undefined, page: Page, publicOnly: boolean): Promise<{ users: User[]; total: number }> {
+export async function listMembers(deps: Deps, scope: OrgScope, actor: Actor | undefined, page: Page, publicOnly: boolean): Promise<Paged<User>> {
   const onlyPublic = publicOnly || !seesPrivateMembers(scope, actor)
   const { rows, total } = await store.listMembers(deps.db.read, scope.org.id, onlyPublic, page)
   const admins = new Set(await store.ownerAndAdminIds(deps.db.read, scope.org.id))
   const viewer = { user: actor?.user, publicUrl: deps.config.publicUrl }
-  return { users: rows.map((u) => presentUser(u, viewer, { orgAdmin: admins.has(u.id) })), total }
+  return { items: rows.map((u) => presentUser(u, viewer, { orgAdmin: admins.has(u.id) })), total }
 }
 
 async function userNamed(deps: Deps, username: string): Promise<UserRow> {

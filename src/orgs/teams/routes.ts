@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
-import { PageQuery, pageOf, setPaginationHeaders } from '../../http/pagination'
+import { answerPage, PageQuery } from '../../http/pagination'
 import { ErrorBody } from '../../http/schemas'
 import { User } from '../../identity/schemas'
 import { CreateCustomRoleOption, CreateTeamOption, CustomRole, EditTeamOption, OrgParams, Team, TeamParams, TeamUserParams } from '../schemas'
@@ -14,24 +14,16 @@ const NoContent = t.Void({ description: 'No content' })
 export const teamRoutes = (deps: Deps) =>
   new Elysia({ name: 'orgs.teams.routes', prefix: '/api/v1' })
     .use(guard(deps))
-    .get('/user/teams', async ({ me, query, set }) => {
-      const page = pageOf(query, me.user)
-      const { teams: list, total } = await teams.listMyTeams(deps, me, page)
-      setPaginationHeaders(set, total, page)
-      return list
-    }, {
+    .get('/user/teams', ({ me, query, set, request }) =>
+      answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => teams.listMyTeams(deps, me, page)), {
       permission: 'signed-in',
       scope: 'organization',
       query: PageQuery,
       response: { 200: t.Array(Team), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Teams of the caller across organizations, each with its organization', tags: TAGS },
     })
-    .get('/orgs/:org/teams', async ({ me, scope, query, set }) => {
-      const page = pageOf(query, me.user)
-      const { teams: list, total } = await teams.listTeams(deps, scope, page)
-      setPaginationHeaders(set, total, page)
-      return list
-    }, {
+    .get('/orgs/:org/teams', ({ me, scope, query, set, request }) =>
+      answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => teams.listTeams(deps, scope, page)), {
       permission: 'org-member',
       scope: 'organization',
       params: OrgParams,
@@ -72,12 +64,8 @@ export const teamRoutes = (deps: Deps) =>
       response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Delete a team (never the Owners team)', tags: TAGS },
     })
-    .get('/teams/:teamId/members', async ({ me, scope, query, set }) => {
-      const page = pageOf(query, me.user)
-      const { users, total } = await teams.listTeamMembers(deps, scope, me, page)
-      setPaginationHeaders(set, total, page)
-      return users
-    }, {
+    .get('/teams/:teamId/members', ({ me, scope, query, set, request }) =>
+      answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => teams.listTeamMembers(deps, scope, me, page)), {
       permission: 'team-member',
       scope: 'organization',
       params: TeamParams,

@@ -4,7 +4,7 @@ import { assertHoldsAll, teamGrants } from '../../authz/grants'
 import { grantsOfTeam } from '../grants'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
-import type { Page } from '../../http/pagination'
+import type { Page, Paged } from '../../http/pagination'
 import type { User } from '../../identity/schemas'
 import { presentUser } from '../../identity/service'
 import { findUserByName, type UserRow } from '../../identity/store'
@@ -38,16 +38,16 @@ async function presentTeams(deps: Deps, rows: { team: store.TeamRow; organizatio
 }
 
 /** Teams of the org (organization left null, as Gitea does in this list), Owners first. */
-export async function listTeams(deps: Deps, scope: OrgScope, page: Page): Promise<{ teams: Team[]; total: number }> {
+export async function listTeams(deps: Deps, scope: OrgScope, page: Page): Promise<Paged<Team>> {
   const { rows, total } = await store.listTeams(deps.db.read, scope.org.id, page)
-  return { teams: await presentTeams(deps, rows.map((team) => ({ team, organization: null }))), total }
+  return { items: await presentTeams(deps, rows.map((team) => ({ team, organization: null }))), total }
 }
 
 /** Every team of the caller across orgs, each with its organization. */
-export async function listMyTeams(deps: Deps, actor: Actor, page: Page): Promise<{ teams: Team[]; total: number }> {
+export async function listMyTeams(deps: Deps, actor: Actor, page: Page): Promise<Paged<Team>> {
   const { rows, total } = await store.listTeamsOfUser(deps.db.read, actor.user.id, page)
   const orgs = await presentOrgs(deps, rows.map((r) => r.org))
-  return { teams: await presentTeams(deps, rows.map((r, i) => ({ team: r.team, organization: orgs[i] }))), total }
+  return { items: await presentTeams(deps, rows.map((r, i) => ({ team: r.team, organization: orgs[i] }))), total }
 }
 
 /** The team of a `teamId` route, with its organization. */
@@ -124,10 +124,10 @@ export async function deleteTeam(deps: Deps, scope: OrgScope): Promise<void> {
   await deps.db.write(async (tx) => siteAdminsStay(tx, team.orgId, await store.deleteTeam(tx, team)))
 }
 
-export async function listTeamMembers(deps: Deps, scope: OrgScope, actor: Actor, page: Page): Promise<{ users: User[]; total: number }> {
+export async function listTeamMembers(deps: Deps, scope: OrgScope, actor: Actor, page: Page): Promise<Paged<User>> {
   const { rows, total } = await store.listTeamMembers(deps.db.read, scope.team!.id, page)
   const viewer = { user: actor.user, publicUrl: deps.config.publicUrl }
-  return { users: rows.map((u) => presentUser(u, viewer)), total }
+  return { items: rows.map((u) => presentUser(u, viewer)), total }
 }
 
 /**
