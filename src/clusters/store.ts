@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import { clusters, teamClusters, teamUsers, teams, users } from '../../db/schema'
 import { AppError } from '../errors'
-import { isUniqueViolation, type Executor } from '../storage/database'
+import { isUniqueViolation, uniqueViolationColumns, type Executor } from '../storage/database'
 
 export type ClusterRow = typeof clusters.$inferSelect
 export type NewCluster = typeof clusters.$inferInsert
@@ -78,7 +78,7 @@ export async function updateCluster(db: Executor, id: number, changes: Partial<N
 
 function uniqueConflict(e: unknown): unknown {
   if (!isUniqueViolation(e)) return e
-  const byUid = /clusters\.uid|clusters_owner_uid/.test(String((e as Error).message))
+  const byUid = /clusters\.uid/.test(uniqueViolationColumns(e) ?? '')
   return byUid ? new AppError('conflict', StoreMessages.uidTaken) : new AppError('conflict', StoreMessages.nameTaken, [{ field: 'name', message: 'is already used' }])
 }
 

@@ -6,7 +6,7 @@ import { migrate as migrateBun } from 'drizzle-orm/bun-sqlite/migrator'
 import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql'
 import { migrate as migrateLibsql } from 'drizzle-orm/libsql/migrator'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
-import { chmodSync, existsSync, mkdirSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import * as schema from '../../db/schema'
 
@@ -69,11 +69,8 @@ class StatementCachingSqlite extends BunSqlite {
 }
 
 function openBunSqlite(path: string): Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:') restrictToOwner(path)
   const writer = new StatementCachingSqlite(path, { create: true, readwrite: true, strict: true })
-  // Password hashes, sessions and sealed secrets: the service's user alone may read the file. SQLite
-  // gives the -wal and -shm files the database's mode, so setting it before WAL starts covers them.
-  if (path !== ':memory:') for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600)
   // FULL: every commit is fsynced, so an acknowledged write survives a power cut, not only a kill.
   writer.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;')
   const writeDb = drizzleBun({ client: writer, schema })
@@ -128,8 +125,19 @@ function openBunSqlite(path: string): Database {
   }
 }
 
+/**
+ * Password hashes, sessions and sealed secrets: the service's user alone may read the database.
+ * The file is made (empty is a valid database) or narrowed to 0600 before SQLite opens it; SQLite
+ * gives the -wal and -shm files the database's mode, so that covers them too.
+ */
+function restrictToOwner(path: string): void {
+  mkdirSync(dirname(path), { recursive: true })
+  if (!existsSync(path)) writeFileSync(path, '', { mode: 0o600 })
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600)
+}
+
 async function openLibsql(url: string, authToken: string | undefined): Promise<Database> {
-  if (url.startsWith('file:')) mkdirSync(dirname(filePath(url)), { recursive: true })
+  if (url.startsWith('file:')) restrictToOwner(filePath(url))
   // `timeout` applies to every pooled connection (a PRAGMA would reach only one of them).
   const client: LibsqlClient = createClient({ url, timeout: 5000, authToken })
   if (url.startsWith('file:')) await client.execute('PRAGMA journal_mode = WAL')
@@ -162,4 +170,17 @@ export function isUniqueViolation(error: unknown): boolean {
     if (/UNIQUE constraint failed/.test(e.message)) return true
   }
   return false
+}
+
+/**
+ * The columns a SQLite UNIQUE failure names (`clusters.owner_id, clusters.uid`), read from the
+ * error or its causes: libSQL's failure is the cause of drizzle's "Failed query" error, whose own
+ * message holds only the SQL. Undefined when no UNIQUE failure names its columns.
+ */
+export function uniqueViolationColumns(error: unknown): string | undefined {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const named = /UNIQUE constraint failed: ([^\n]+)/.exec(e.message)
+    if (named) return named[1]
+  }
+  return undefined
 }

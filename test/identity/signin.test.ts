@@ -192,7 +192,7 @@ describe('brute-force protection', () => {
     const res = await attempt('alice', PASSWORD)
     expect(res.status).toBe(429)
     expect(res.headers.get('retry-after')).not.toBeNull()
-  })
+  }, 30_000)
 
   test('unknown user and wrong password cost a password hash alike (timing within a factor of 3)', async () => {
     const t = await makeHttpTestApp()

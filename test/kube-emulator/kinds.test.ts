@@ -93,7 +93,7 @@ describe('kinds Helm charts install', () => {
     expect(await get('netpol', 'app', '-n', 'demo')).toMatch(/^NAME\s+POD-SELECTOR\s+AGE\napp\s+app=web\s+\d+s\n$/)
     await eventually(async () => /^web\s+1\s+N\/A\s+1\s+\d+s$/m.test(await get('pdb', 'web', '-n', 'demo')))
     expect(await get('cronjob', 'nightly', '-n', 'demo')).toMatch(/^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\nnightly\s+0 3 1 1 \*\s+<none>\s+False\s+0\s+<none>\s+\d+s\n$/)
-  })
+  }, 30_000)
 
   test('kubectl get --watch on ingresses → the created ingress arrives as a watch event', async () => {
     const { kubectl } = await withKubectl()

@@ -16,7 +16,7 @@ describe('forced membership', () => {
     const members = await (await t.as(eve!).get('/api/v1/orgs/trap/members')).json() as { login: string }[]
     expect(members.map((m) => m.login)).toEqual(['eve'])
     expect(await (await t.as(vic!).get('/api/v1/user/orgs')).json()).toEqual([])
-  })
+  }, 30_000)
 
   test('a public or limited user, and a private one by a site admin, can be added', async () => {
     const t = await makeTestApp()
