@@ -1,6 +1,6 @@
 import type { Config } from '../config'
 import { AppError } from '../errors'
-import { USER_TYPE, type users } from '../../db/schema/identity'
+import { USER_TYPE, VISIBILITY, type users } from '../../db/schema/identity'
 import type { teams } from '../../db/schema/orgs'
 import type { Actor } from './actor'
 import { grantedPermissions, roleFromTeams, type OrgRole, type PermissionString } from './permissions'
@@ -180,9 +180,9 @@ export function mayCreateOrgs(config: Config, user: UserRow): boolean {
  * private ones to members and site admins.
  */
 export function orgVisibleTo(org: UserRow, actor: Actor | undefined, role: OrgRole | undefined): boolean {
-  if (org.visibility === 0) return true
+  if (org.visibility === VISIBILITY.public) return true
   if (!actor) return false
-  if (org.visibility === 1 || actor.user.isAdmin) return true
+  if (org.visibility === VISIBILITY.limited || actor.user.isAdmin) return true
   return role !== undefined
 }
 

@@ -1,3 +1,4 @@
+import { VISIBILITY, VISIBILITY_NAMES, type VisibilityName } from '../../db/schema/identity'
 import type { User } from './schemas'
 import type { Database } from '../storage/database'
 import { AppError } from '../errors'
@@ -14,8 +15,6 @@ export const Messages = {
 } as const
 
 export const MIN_PASSWORD_LENGTH = 8
-const VISIBILITY = { public: 0, limited: 1, private: 2 } as const
-export type VisibilityName = keyof typeof VISIBILITY
 
 export interface NewUserInput {
   username: string
@@ -72,7 +71,6 @@ export async function ensureFirstAdmin(db: Database, seed: { username: string; p
   return { created: true, generatedPassword }
 }
 
-const VISIBILITY_NAMES = ['public', 'limited', 'private'] as const
 const ZERO_TIME = '1970-01-01T00:00:00Z'
 const iso = (date: Date | null) => (date ? date.toISOString().replace(/\.\d{3}Z$/, 'Z') : ZERO_TIME)
 

@@ -7,7 +7,7 @@ import { AppError } from '../errors'
 import type { Page, Paged } from '../http/pagination'
 import { assertUsableName } from '../identity/service'
 import { findUserByName, updateUser, type UserRow } from '../identity/store'
-import { USER_TYPE } from '../../db/schema/identity'
+import { USER_TYPE, VISIBILITY, VISIBILITY_NAMES, type VisibilityName } from '../../db/schema/identity'
 import type { CreateOrgOption, CreateOrgParams, EditOrgOption, Organization, Profile } from './schemas'
 import * as store from './store'
 import { insertSystemAdmin } from './system-admin/service'
@@ -19,10 +19,7 @@ export const Messages = {
   userNotFound: 'user does not exist',
 } as const
 
-const VISIBILITY = { public: 0, limited: 1, private: 2 } as const
-const VISIBILITY_NAMES = ['public', 'limited', 'private'] as const
 const PRIVATE = VISIBILITY.private
-type VisibilityName = keyof typeof VISIBILITY
 
 /** The stable avatar URL of an account (served by avatars/routes.ts). */
 export const avatarUrlOf = (publicUrl: string, account: UserRow) => `${publicUrl}/avatars/${encodeURIComponent(account.lowerName)}`

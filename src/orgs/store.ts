@@ -4,7 +4,7 @@ import type { Executor } from '../storage/database'
 import { isUniqueViolation } from '../storage/database'
 import { AppError } from '../errors'
 import { insertUser, type NewUser, type UserRow } from '../identity/store'
-import { USER_TYPE } from '../../db/schema/identity'
+import { USER_TYPE, VISIBILITY } from '../../db/schema/identity'
 
 export type OrgDetailsRow = typeof orgDetails.$inferSelect
 export type TeamRow = typeof teams.$inferSelect
@@ -131,7 +131,7 @@ export async function deleteMembership(tx: Executor, orgId: number, uid: number)
 export async function listOrgsOfUser(db: Executor, uid: number, visibleTo: 'all' | 'public', page: PageWindow): Promise<{ rows: UserRow[]; total: number }> {
   const where = visibleTo === 'all'
     ? eq(orgUsers.uid, uid)
-    : and(eq(orgUsers.uid, uid), eq(orgUsers.isPublic, true), eq(users.visibility, 0))
+    : and(eq(orgUsers.uid, uid), eq(orgUsers.isPublic, true), eq(users.visibility, VISIBILITY.public))
   const rows = await db.select({ org: users }).from(orgUsers).innerJoin(users, eq(users.id, orgUsers.orgId))
     .where(where).orderBy(asc(users.lowerName)).limit(page.limit).offset(page.offset).all()
   const count = await db.select({ n: sql<number>`count(*)` }).from(orgUsers).innerJoin(users, eq(users.id, orgUsers.orgId)).where(where).get()

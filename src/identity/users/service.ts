@@ -1,3 +1,4 @@
+import { VISIBILITY } from '../../../db/schema/identity'
 import type { Database } from '../../storage/database'
 import { commitCache } from '../../storage/commit-cache'
 import { AppError } from '../../errors'
@@ -13,7 +14,6 @@ export const Messages = {
   notFollowing: 'the user is not followed',
 } as const
 
-const VISIBILITY = { public: 0, limited: 1, private: 2 } as const
 
 /** Who is reading: the signed-in user (or undefined) and the base for absolute links. */
 export interface Reader {

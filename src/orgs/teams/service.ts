@@ -1,3 +1,4 @@
+import { VISIBILITY } from '../../../db/schema/identity'
 import { Messages as AuthzMessages, type OrgScope } from '../../authz/authorize'
 import { orgLastMember, siteAdminsStay } from '../rules'
 import { assertHoldsAll, teamGrants } from '../../authz/grants'
@@ -138,13 +139,12 @@ export async function listTeamMembers(deps: Deps, scope: OrgScope, actor: Actor,
 async function userNamed(deps: Deps, actor: Actor, scope: OrgScope, username: string): Promise<UserRow> {
   const user = await findUserByName(deps.db.read, username)
   if (!user) throw new AppError('notFound', Messages.userNotFound)
-  const hidden = user.visibility === PRIVATE_VISIBILITY && user.id !== actor.user.id && !actor.user.isAdmin
+  const hidden = user.visibility === VISIBILITY.private && user.id !== actor.user.id && !actor.user.isAdmin
     && !(await store.findMembership(deps.db.read, scope.org.id, user.id))
   if (hidden) throw new AppError('notFound', Messages.userNotFound)
   return user
 }
 
-const PRIVATE_VISIBILITY = 2
 
 /**
  * Adds a user to the team (making them an org member). Idempotent. Throws notFound (user, or a
