@@ -33,3 +33,8 @@ export function scopesAllow(scopes: readonly string[] | undefined, level: 'read'
   if (scopes.includes(`write:${category}`)) return true
   return level === 'read' && scopes.includes(`read:${category}`)
 }
+
+/** The "self or site admin" rule: `viewer` is `target` themself or a site administrator. */
+export function isSelfOrSiteAdmin(viewer: { id: number; isAdmin: boolean } | undefined, target: { id: number }): boolean {
+  return viewer !== undefined && (viewer.id === target.id || viewer.isAdmin)
+}

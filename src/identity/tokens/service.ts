@@ -1,4 +1,4 @@
-import { scopesAllow, TOKEN_SCOPES, type ScopeCategory } from '../../authz/actor'
+import { isSelfOrSiteAdmin, scopesAllow, TOKEN_SCOPES, type ScopeCategory } from '../../authz/actor'
 import { AppError } from '../../errors'
 import type { Paged } from '../../http/pagination'
 import type { Database } from '../../storage/database'
@@ -116,7 +116,7 @@ function checkName(name: string): string {
  */
 export async function tokenOwner(db: Database, me: UserRow, username: string): Promise<UserRow> {
   const owner = await findVisibleUser(db, { user: me, publicUrl: '' }, username)
-  if (me.id !== owner.id && !me.isAdmin) throw new AppError('forbidden', Messages.notSelfOrAdmin)
+  if (!isSelfOrSiteAdmin(me, owner)) throw new AppError('forbidden', Messages.notSelfOrAdmin)
   return owner
 }
 

@@ -8,6 +8,7 @@ import { checkName } from '../names'
 import { isEmailAddress, presentUser } from '../service'
 import * as store from '../store'
 import * as followStore from '../follows/store'
+import { isSelfOrSiteAdmin } from '../../authz/actor'
 
 export const Messages = {
   userNotFound: 'user does not exist',
@@ -33,7 +34,7 @@ export function visibleTo(reader: Reader): followStore.VisibleTo {
 
 /** Whether `reader` may see `user`'s profile; hidden users answer 404, never 403. */
 export function canSee(reader: Reader, user: store.UserRow): boolean {
-  if (reader.user && (reader.user.isAdmin || reader.user.id === user.id)) return true
+  if (isSelfOrSiteAdmin(reader.user, user)) return true
   if (user.visibility === VISIBILITY.public) return true
   return user.visibility === VISIBILITY.limited && reader.user !== undefined
 }

@@ -9,7 +9,7 @@ import type { Page, Paged } from '../../http/pagination'
 import type { User } from '../../identity/schemas'
 import { presentUser } from '../../identity/service'
 import { findUserByName, type UserRow } from '../../identity/store'
-import type { Actor } from '../../authz/actor'
+import { isSelfOrSiteAdmin, type Actor } from '../../authz/actor'
 import type { CreateCustomRoleOption, CreateTeamOption, CustomRole, EditTeamOption, Organization, Team } from '../schemas'
 import { presentOrg, presentOrgs, writeInOrg } from '../service'
 import * as store from '../store'
@@ -139,7 +139,7 @@ export async function listTeamMembers(deps: Deps, scope: OrgScope, actor: Actor,
 async function userNamed(deps: Deps, actor: Actor, scope: OrgScope, username: string): Promise<UserRow> {
   const user = await findUserByName(deps.db.read, username)
   if (!user) throw new AppError('notFound', Messages.userNotFound)
-  const hidden = user.visibility === VISIBILITY.private && user.id !== actor.user.id && !actor.user.isAdmin
+  const hidden = user.visibility === VISIBILITY.private && !isSelfOrSiteAdmin(actor.user, user)
     && !(await store.findMembership(deps.db.read, scope.org.id, user.id))
   if (hidden) throw new AppError('notFound', Messages.userNotFound)
   return user
