@@ -3,6 +3,7 @@ import type { Actor } from '../authz/actor'
 import type { PresentedCredential } from '../authz/credentials'
 import { clientAddress, type RequestIpSource } from './client-address'
 import type { Deps } from '../deps'
+import { parse as parseCookieHeader } from 'cookie'
 
 export const SESSION_COOKIE = 'platform_session'
 export const CSRF_COOKIE = '_csrf'
@@ -19,7 +20,7 @@ const CLIENT_AUTHENTICATED_PATHS = new Set(['/login/oauth/access_token'])
 export const SESSION_STARTING_PATHS: ReadonlySet<string> = new Set(['/api/v1/user/signin', '/api/v1/user/signin/two-factor', '/api/v1/user/signin/webauthn/options', '/api/v1/user/signin/webauthn'])
 
 /** First match wins (decisions §1): query token, Authorization token/bearer, Basic, session cookie. */
-export function presentedCredential(request: Request, query: Pick<URLSearchParams, 'get'>, cookies: Record<string, string>): PresentedCredential {
+export function presentedCredential(request: Request, query: Pick<URLSearchParams, 'get'>, cookies: Record<string, string | undefined>): PresentedCredential {
   const queryToken = query.get('token') || query.get('access_token')
   if (queryToken) return { kind: 'bearer', value: queryToken }
   const header = request.headers.get('authorization')
@@ -42,20 +43,6 @@ export function presentedCredential(request: Request, query: Pick<URLSearchParam
   return { kind: 'none' }
 }
 
-/** Parses the Cookie header; malformed pairs are skipped. */
-export function parseCookies(header: string | null): Record<string, string> {
-  const cookies: Record<string, string> = {}
-  if (!header) return cookies
-  for (const pair of header.split(';')) {
-    const eq = pair.indexOf('=')
-    if (eq < 0) continue
-    const name = pair.slice(0, eq).trim()
-    if (!name || name in cookies) continue
-    try { cookies[name] = decodeURIComponent(pair.slice(eq + 1).trim()) } catch { cookies[name] = pair.slice(eq + 1).trim() }
-  }
-  return cookies
-}
-
 /** The query of a URL without one, shared: most API calls have none. */
 const NO_QUERY: Pick<URLSearchParams, 'get'> = new URLSearchParams()
 
@@ -70,7 +57,8 @@ export async function resolveActor(deps: Deps, request: Request, address: () => 
   const path = request.url.slice(pathStart, queryStart < 0 ? undefined : queryStart)
   if (CLIENT_AUTHENTICATED_PATHS.has(path)) return undefined
   const query = queryStart < 0 ? NO_QUERY : new URLSearchParams(request.url.slice(queryStart + 1))
-  const cookies = SESSION_STARTING_PATHS.has(path) ? {} : parseCookies(request.headers.get('cookie'))
+  // The `cookie` package's parser: the first of repeated names wins, undecodable values stay as sent.
+  const cookies = SESSION_STARTING_PATHS.has(path) ? {} : parseCookieHeader(request.headers.get('cookie') ?? '')
   return deps.checkCredential(presentedCredential(request, query, cookies), {
     method: request.method,
     csrfHeader: request.headers.get(CSRF_HEADER),

@@ -199,10 +199,16 @@ describe('brute-force protection', () => {
     await t.users('alice')
     await signIn(t, 'warmup-unknown')
     const time = async (run: () => Promise<unknown>) => { const s = performance.now(); await run(); return performance.now() - s }
-    const unknown = await time(() => signIn(t, 'nobody', 'x'))
-    const wrong = await time(() => signIn(t, 'alice', 'x'))
-    expect(Math.max(unknown, wrong) / Math.min(unknown, wrong)).toBeLessThan(3)
-  })
+    // Medians of alternating samples: one sample on a busy machine says more about the machine.
+    const unknown: number[] = []
+    const wrong: number[] = []
+    for (let i = 0; i < 4; i++) {
+      unknown.push(await time(() => signIn(t, `nobody${i}`, 'x')))
+      wrong.push(await time(() => signIn(t, 'alice', 'x')))
+    }
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+    expect(Math.max(median(unknown), median(wrong)) / Math.min(median(unknown), median(wrong))).toBeLessThan(3)
+  }, 30_000)
 })
 
 describe('GET /api/v1/user/signout', () => {
