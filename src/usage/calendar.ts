@@ -15,9 +15,19 @@ export const yearOf = (key: MonthKey) => Math.floor(key / 100)
 export const monthOf = (key: MonthKey) => key % 100
 export const monthName = (key: MonthKey) => MONTH_NAMES[monthOf(key) - 1]!
 
+/** Month of each day seen, so the hot loop of counting makes no Date objects. */
+const monthOfDay = new Map<number, MonthKey>()
+
 export function monthKeyAt(ms: number): MonthKey {
-  const d = new Date(ms)
-  return monthKey(d.getUTCFullYear(), d.getUTCMonth() + 1)
+  const day = Math.floor(ms / DAY_MS)
+  let key = monthOfDay.get(day)
+  if (key === undefined) {
+    const d = new Date(day * DAY_MS)
+    key = monthKey(d.getUTCFullYear(), d.getUTCMonth() + 1)
+    if (monthOfDay.size > 200_000) monthOfDay.clear()
+    monthOfDay.set(day, key)
+  }
+  return key
 }
 
 export const monthStart = (key: MonthKey) => Date.UTC(yearOf(key), monthOf(key) - 1, 1)

@@ -45,8 +45,13 @@ export async function insertRows(db: Executor, head: string, rows: readonly SqlV
   const width = rows[0]!.length
   const tuple = `(${new Array(width).fill('?').join(',')})`
   for (let i = 0; i < rows.length; i += perStatement) {
-    const chunk = rows.slice(i, i + perStatement)
-    await execute(db, `${head} VALUES ${new Array(chunk.length).fill(tuple).join(',')} ${suffix}`, chunk.flat())
+    const count = Math.min(perStatement, rows.length - i)
+    const values: SqlValue[] = new Array(count * width)
+    for (let r = 0; r < count; r++) {
+      const row = rows[i + r]!
+      for (let c = 0; c < width; c++) values[r * width + c] = row[c]!
+    }
+    await execute(db, `${head} VALUES ${new Array(count).fill(tuple).join(',')} ${suffix}`, values)
   }
 }
 
