@@ -54,6 +54,8 @@ export interface Config {
   tls: { certFile: string; keyFile: string; caFile: string | undefined } | undefined
   /** Reverse proxies whose `X-Forwarded-For` names the real client (the sign-in limiter's key). */
   trustedProxies: readonly Cidr[]
+  /** Usage PDFs: renders at once in the one warm Chromium, and how many more may wait (503 beyond). */
+  pdfRenders: { concurrency: number; queue: number }
   /** Write one JSON line per request to stdout. */
   requestLog: boolean
   /** Deployment orders (decisions §4, §4a, §7): chart sources seeded at start, private registries, Helm limits. */
@@ -161,6 +163,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gcsEndpoint,
     tls: certFile && keyFile ? { certFile, keyFile, caFile: env.PLATFORM_TLS_CA_FILE || undefined } : undefined,
     trustedProxies: trustedProxies.cidrs,
+    pdfRenders: {
+      concurrency: parsePositiveInt(env.PLATFORM_PDF_CONCURRENCY ?? '2', 'PLATFORM_PDF_CONCURRENCY'),
+      queue: parseNonNegativeInt(env.PLATFORM_PDF_QUEUE ?? '8', 'PLATFORM_PDF_QUEUE'),
+    },
     requestLog: parseBool(env.PLATFORM_REQUEST_LOG ?? 'true', 'PLATFORM_REQUEST_LOG'),
     orders: {
       chartSources: parseChartSources(env.PLATFORM_CHART_SOURCES ?? ''),
@@ -251,6 +257,11 @@ function parsePort(text: string, name: string): number {
 
 function parsePositiveInt(text: string, name: string): number {
   if (!/^\d+$/.test(text) || Number(text) < 1) throw new ConfigError(`${name} must be a positive integer, got "${text}"`)
+  return Number(text)
+}
+
+function parseNonNegativeInt(text: string, name: string): number {
+  if (!/^\d+$/.test(text)) throw new ConfigError(`${name} must be a whole number, got "${text}"`)
   return Number(text)
 }
 

@@ -50,3 +50,10 @@ export const GeneratedDates = t.Object({
 }, { description: 'GeneratedDates' })
 
 export const ProductSchema = productUnion
+
+export const YearMonthParams = t.Object({
+  year: t.String({ description: 'Four-digit year' }),
+  month: t.String({ description: 'Month: 1-12 with or without a leading zero, an English month name or its three-letter abbreviation' }),
+})
+
+export const PdfFile = t.Any({ description: 'application/pdf document' })

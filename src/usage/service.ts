@@ -4,10 +4,12 @@ import type { UserRow } from '../identity/store'
 import { findOrgByName } from '../orgs/store'
 import type { Executor } from '../storage/database'
 import {
-  addMonths, HOUR_MS, MONTH_MINUTES, monthKeyAt, monthName, monthOf, monthsBetween, parseYearMonth, yearOf, type MonthKey,
+  addMonths, HOUR_MS, MONTH_MINUTES, monthKey, monthKeyAt, monthName, monthOf, monthsBetween, parseMonthWord, parseYearMonth, yearOf, type MonthKey,
 } from './calendar'
 import { futureOf, mergeIntervals, type Coverage, type DayTally, type MonthTally } from './counting'
 import { isProduct, PRODUCTS, type Product } from './events'
+import type { PdfPrinter } from './pdf/printer'
+import { buildMonthlyReport, renderReportHtml, reportFooter } from './pdf/report'
 import * as store from './store'
 
 export const Messages = {
@@ -174,4 +176,25 @@ export async function generatedMonthList(deps: Deps, org: UserRow): Promise<{ ye
   const list: Record<string, string[]> = {}
   for (const month of await store.generatedMonths(deps.db.read, org.id)) (list[String(yearOf(month))] ??= []).push(monthName(month))
   return { yearMonthList: list }
+}
+
+export const PathMessages = {
+  badYear: 'year must be four digits',
+  badMonth: 'month must be 1-12 (with or without a leading zero), an English month name or its three-letter abbreviation',
+} as const
+
+/** `{year}/{month}` of a path (decisions §5). Throws badRequest. */
+export function parsePathMonth(year: string, month: string): MonthKey {
+  if (!/^\d{4}$/.test(year)) throw new AppError('badRequest', PathMessages.badYear)
+  const m = parseMonthWord(month)
+  if (m === undefined) throw new AppError('badRequest', PathMessages.badMonth)
+  return monthKey(Number(year), m)
+}
+
+/** GET /dashboard/summary/{year}/{month}/download: the month's report as a PDF (an empty month says so). */
+export async function monthlyReportPdf(deps: Deps, printer: PdfPrinter, org: UserRow, year: string, month: string, now = Date.now()): Promise<{ pdf: Uint8Array; filename: string }> {
+  const key = parsePathMonth(year, month)
+  const report = await buildMonthlyReport(deps, org, key, now)
+  const pdf = await printer.print(renderReportHtml(report), { footerHtml: reportFooter(report) })
+  return { pdf, filename: `usage-${org.name}-${yearOf(key)}-${String(monthOf(key)).padStart(2, '0')}.pdf` }
 }
