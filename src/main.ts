@@ -9,7 +9,10 @@ import { findFirstSiteAdmin, findUserByName } from './identity/store'
 import type { Actor } from './authz/actor'
 import * as clusters from './clusters/service'
 import { statusProbes } from './clusters/probe'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { Presets, SingleBar } from 'cli-progress'
+import { findOrgByName } from './orgs/store'
+import { importNdjsonFile } from './usage/import'
 import { mintToken } from './identity/tokens/service'
 import { TOKEN_SCOPES } from './authz/actor'
 import { openDatabase } from './storage/database'
@@ -32,6 +35,7 @@ Commands:
   cluster list          list registered clusters
   cluster remove        forget a cluster and its stored credentials
   msgbus nats-config    print the nats-server configuration of the message bus
+  usage import          ingest usage events from an NDJSON file for an organization
 
 Run "<command> --help" for a command's options. Configuration comes from the environment
 (PORT, HOST, PLATFORM_DATA_DIR, DATABASE_URL, PLATFORM_SECRET_KEY, PLATFORM_PUBLIC_URL,
@@ -62,6 +66,11 @@ private API servers need PLATFORM_ALLOW_PRIVATE_ENDPOINTS=true.`,
   'cluster list': `Usage: bun src/main.ts cluster list [--owner OWNER]
 
 Lists registered clusters (all owners, or OWNER's) with their live status.`,
+  'usage import': `Usage: bun src/main.ts usage import --org ORG FILE.ndjson
+
+Ingests usage events (decisions §5a), one JSON event per line, for organization ORG, with a progress
+bar. Like POST /api/v1/usage/events: a bad line or event is rejected alone (reported with its index
+among non-empty lines), events already stored are duplicates. Exit 1 when any line was rejected.`,
   'cluster remove': `Usage: bun src/main.ts cluster remove --owner OWNER --name NAME
 
 Forgets the cluster and its stored credentials; nothing is done to the cluster itself.`,
@@ -101,6 +110,11 @@ async function main(argv: string[]): Promise<number> {
     if (sub === 'nats-config') return msgbusNatsConfig(args)
     throw new UsageError(`unknown msgbus command "${sub ?? ''}"; try nats-config`)
   }
+  if (command === 'usage') {
+    const [sub, ...args] = rest
+    if (sub === 'import') return usageImport(args)
+    throw new UsageError(`unknown usage command "${sub ?? ''}"; try import`)
+  }
   throw new UsageError(`unknown command "${command}"; run --help`)
 }
 
@@ -124,6 +138,34 @@ async function withDeps<T>(config: Config, work: (deps: Deps) => Promise<T>): Pr
   } finally {
     await deps.db.close()
   }
+}
+
+async function usageImport(args: string[]): Promise<number> {
+  let parsed
+  try {
+    parsed = parseArgs({ args, options: { org: { type: 'string' }, help: { type: 'boolean' } }, strict: true, allowPositionals: true })
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e))
+  }
+  if (parsed.values.help) return print(HELP['usage import'])
+  const [file, ...extra] = parsed.positionals
+  if (!parsed.values.org || !file || extra.length > 0) throw new UsageError('usage: usage import --org ORG FILE.ndjson')
+  if (!existsSync(file)) throw new CommandFailed(`${file}: no such file`)
+  const result = await withDeps(loadConfig(), async (deps) => {
+    const org = await findOrgByName(deps.db.read, parsed.values.org!)
+    if (!org) throw new CommandFailed(`organization "${parsed.values.org}" does not exist`)
+    const bar = new SingleBar({ format: 'importing {bar} {percentage}% | {accepted} accepted, {duplicates} duplicates, {rejected} rejected', hideCursor: true, noTTYOutput: false, stream: process.stderr }, Presets.shades_classic)
+    bar.start(Math.max(1, statSync(file).size), 0, { accepted: 0, duplicates: 0, rejected: 0 })
+    try {
+      return await importNdjsonFile(deps, org.id, file, (p) => bar.update(p.bytesRead, { accepted: p.result.accepted, duplicates: p.result.duplicates, rejected: p.result.rejected.length }))
+    } finally {
+      bar.stop()
+    }
+  })
+  console.log(`${result.accepted} accepted, ${result.duplicates} duplicates, ${result.rejected.length} rejected`)
+  for (const r of result.rejected.slice(0, 20)) console.log(`  line ${r.index}: ${r.message}`)
+  if (result.rejected.length > 20) console.log(`  … and ${result.rejected.length - 20} more`)
+  return result.rejected.length > 0 ? 1 : 0
 }
 
 async function migrate(args: string[]): Promise<number> {
