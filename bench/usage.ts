@@ -14,7 +14,8 @@ import { ensureFirstAdmin } from '../src/identity/service'
 import { findUserByName } from '../src/identity/store'
 import { createOrg } from '../src/orgs/service'
 import { ingestEvents } from '../src/usage/ingest'
-import { monthlySummary } from '../src/usage/service'
+import { closeAllPrinters, pdfPrinter } from '../src/usage/pdf/printer'
+import { monthlyReportPdf, monthlySummary } from '../src/usage/service'
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -76,5 +77,22 @@ console.log(`usage ingest: ${OBJECTS} objects × ${HOURS} hourly events = ${acce
 console.log(`  ingest-to-readable ${ingestSeconds.toFixed(2)} s (${Math.round(accepted / ingestSeconds).toLocaleString('en')} events/s), peak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MiB`)
 console.log(`  summary: ${JSON.stringify(summary.months)}`)
 
+// PDF of September (10,000 objects): cold = browser launch + first render; warm = the next ones.
+const printer = pdfPrinter({ chromiumPath: config.chromiumPath, ...config.pdfRenders })
+const timed = async () => {
+  const t0 = performance.now()
+  const { pdf } = await monthlyReportPdf(deps, printer, org, '2025', '09')
+  return { ms: performance.now() - t0, bytes: pdf.length }
+}
+try {
+  const cold = await timed()
+  const warm: number[] = []
+  for (let i = 0; i < 20; i++) warm.push((await timed()).ms)
+  warm.sort((a, b) => a - b)
+  console.log(`pdf (September, ${OBJECTS} objects): cold ${cold.ms.toFixed(0)} ms (${(cold.bytes / 1024).toFixed(0)} KiB), warm p50 ${warm[10]!.toFixed(0)} ms, p90 ${warm[18]!.toFixed(0)} ms`)
+} catch (error) {
+  console.log(`pdf: skipped (${error instanceof Error ? error.message : String(error)})`)
+}
+await closeAllPrinters()
 await deps.db.close()
 rmSync(dataDir, { recursive: true, force: true })
