@@ -6,15 +6,25 @@ export const PRODUCTS = ['dbprod', 'backupprod', 'secretsprod', 'ingressprod'] a
 export type Product = (typeof PRODUCTS)[number]
 export const isProduct = (value: unknown): value is Product => (PRODUCTS as readonly unknown[]).includes(value)
 
-/** A usage event as read and checked (decisions §5a), times in Unix ms. */
+/**
+ * A usage event as read and checked (decisions §5a), times in Unix ms. Flat, and a counting
+ * Reading as it is: ingestion makes millions of these.
+ */
 export interface UsageEvent {
   at: number
   type: EventType
   rank: number
   product: Product
-  cluster: { uid: string; name: string; prod: boolean }
-  namespace: { uid: string; name: string }
-  object: { group: string; kind: string; name: string; uid: string }
+  clusterUid: string
+  clusterName: string
+  /** The cluster's mode is `prod`. */
+  prod: boolean
+  namespaceUid: string
+  namespace: string
+  group: string
+  kind: string
+  name: string
+  uid: string
   /** Requests, else limits; null when the event carries no resources (only `deleted` may). */
   cpuMillis: number | null
   memoryBytes: number | null
@@ -114,9 +124,15 @@ export function readEvent(value: unknown, now: number): UsageEvent | string {
       type: eventType,
       rank: TYPE_RANK[eventType],
       product: value.product,
-      cluster: { uid: text(cluster, 'uid', 'cluster'), name: text(cluster, 'name', 'cluster', { empty: true }), prod: mode === 'prod' },
-      namespace: { uid: text(namespace, 'uid', 'namespace'), name: text(namespace, 'name', 'namespace') },
-      object: { group: text(object, 'group', 'object', { empty: true }), kind: text(object, 'kind', 'object'), name: text(object, 'name', 'object'), uid: text(object, 'uid', 'object') },
+      clusterUid: text(cluster, 'uid', 'cluster'),
+      clusterName: text(cluster, 'name', 'cluster', { empty: true }),
+      prod: mode === 'prod',
+      namespaceUid: text(namespace, 'uid', 'namespace'),
+      namespace: text(namespace, 'name', 'namespace'),
+      group: text(object, 'group', 'object', { empty: true }),
+      kind: text(object, 'kind', 'object'),
+      name: text(object, 'name', 'object'),
+      uid: text(object, 'uid', 'object'),
       cpuMillis,
       memoryBytes,
     }

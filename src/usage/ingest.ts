@@ -34,8 +34,8 @@ export async function ingestEvents(deps: Deps, orgId: number, values: readonly u
   values.forEach((value, i) => {
     const event = value instanceof BadLine ? value.message : readEvent(value, now)
     if (typeof event === 'string') return result.rejected.push({ index: firstIndex + i, message: event })
-    let batch = byObject.get(event.object.uid)
-    if (!batch) byObject.set(event.object.uid, (batch = { uid: event.object.uid, events: [] }))
+    let batch = byObject.get(event.uid)
+    if (!batch) byObject.set(event.uid, (batch = { uid: event.uid, events: [] }))
     batch.events.push({ index: firstIndex + i, event })
   })
   if (byObject.size > 0) await deps.db.write((tx) => storeBatches(tx, orgId, [...byObject.values()], result))
@@ -89,7 +89,6 @@ async function freshEvents(tx: Executor, existing: store.ObjectRow | undefined, 
   return unique.filter((e) => !stored.has(`${e.at}:${e.rank}`))
 }
 
-const readingOf = (e: UsageEvent): Reading => ({ at: e.at, rank: e.rank, cpuMillis: e.cpuMillis, memoryBytes: e.memoryBytes, prod: e.cluster.prod })
 
 /**
  * Stores new events of one object and updates its integrals: by the difference when they all come
@@ -97,12 +96,12 @@ const readingOf = (e: UsageEvent): Reading => ({ at: e.at, rank: e.rank, cpuMill
  */
 async function storeObjectEvents(tx: Executor, orgId: number, existing: store.ObjectRow | undefined, fresh: UsageEvent[], coverageOf: (product: string, clusterUid: string) => Coverage): Promise<void> {
   const latest = fresh[fresh.length - 1]!
-  const readings = fresh.map(readingOf)
+  const readings: Reading[] = fresh
   const deleted = fresh.filter((e) => e.rank === DELETED_RANK).map((e) => e.at)
   const lastDeletion = deleted.length > 0 ? Math.max(existing?.deletedAt ?? 0, ...deleted) : existing?.deletedAt ?? null
   const object = existing ?? await store.insertObject(tx, { ...objectFields(orgId, latest), firstAt: fresh[0]!.at, ...tailFields(readings[readings.length - 1]!), deletedAt: lastDeletion })
   await store.insertEvents(tx, object.id, readings)
-  const coverage = coverageOf(object.product, latest.cluster.uid)
+  const coverage = coverageOf(object.product, latest.clusterUid)
   const appended = existing !== undefined && compareReadings(readings[0]!, store.tailOf(existing)) > 0
   if (!existing) await store.saveTally(tx, object.id, tallyOf(readings, coverage), 'add')
   else if (appended) await store.saveTally(tx, object.id, tallyOfAppend(store.tailOf(existing), readings, coverage), 'add')
@@ -119,8 +118,8 @@ async function storeObjectEvents(tx: Executor, orgId: number, existing: store.Ob
 
 function objectFields(orgId: number, e: UsageEvent) {
   return {
-    orgId, product: e.product, uid: e.object.uid, clusterUid: e.cluster.uid, clusterName: e.cluster.name, namespaceUid: e.namespace.uid,
-    namespace: e.namespace.name, apiGroup: e.object.group, kind: e.object.kind, name: e.object.name,
+    orgId, product: e.product, uid: e.uid, clusterUid: e.clusterUid, clusterName: e.clusterName, namespaceUid: e.namespaceUid,
+    namespace: e.namespace, apiGroup: e.group, kind: e.kind, name: e.name,
   }
 }
 

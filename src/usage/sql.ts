@@ -36,22 +36,37 @@ export async function execute(db: Executor, text: string, values: readonly SqlVa
   else await db.run(bind(text, values))
 }
 
+/** Statement texts by (head, rows per statement, suffix): built once, and few, so the connection's statement cache stays small. */
+const statementTexts = new Map<string, string>()
+
+function statementText(head: string, width: number, count: number, suffix: string): string {
+  const key = `${head}\u0000${width}\u0000${count}\u0000${suffix}`
+  let text = statementTexts.get(key)
+  if (text === undefined) {
+    const tuple = `(${new Array(width).fill('?').join(',')})`
+    statementTexts.set(key, (text = `${head} VALUES ${new Array(count).fill(tuple).join(',')} ${suffix}`))
+  }
+  return text
+}
+
 /**
  * Inserts `rows` with `INSERT … VALUES (…),(…) <suffix>`, many rows per statement (one statement
- * per row costs twice as much on bun:sqlite).
+ * per row costs twice as much on bun:sqlite). Statements hold `perStatement`, 64, 16, 4 or 1 rows,
+ * so any row count needs only five statement texts.
  */
 export async function insertRows(db: Executor, head: string, rows: readonly SqlValue[][], suffix = '', perStatement = 400): Promise<void> {
   if (rows.length === 0) return
   const width = rows[0]!.length
-  const tuple = `(${new Array(width).fill('?').join(',')})`
-  for (let i = 0; i < rows.length; i += perStatement) {
-    const count = Math.min(perStatement, rows.length - i)
+  const sizes = [perStatement, 64, 16, 4, 1].filter((n) => n <= perStatement)
+  for (let i = 0; i < rows.length;) {
+    const count = sizes.find((n) => n <= rows.length - i)!
     const values: SqlValue[] = new Array(count * width)
     for (let r = 0; r < count; r++) {
       const row = rows[i + r]!
       for (let c = 0; c < width; c++) values[r * width + c] = row[c]!
     }
-    await execute(db, `${head} VALUES ${new Array(count).fill(tuple).join(',')} ${suffix}`, values)
+    await execute(db, statementText(head, width, count, suffix), values)
+    i += count
   }
 }
 
