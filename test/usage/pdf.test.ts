@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { statusOf } from '../../src/http/errors'
@@ -8,6 +8,8 @@ import { syntheticEvents } from './dataset'
 import { billingWorld, send, type UsageWorld } from './support'
 
 afterAll(() => closeAllPrinters())
+// Chromium on a busy two-core machine: a cold launch alone can take seconds.
+setDefaultTimeout(60_000)
 
 /** Test artifacts (page 1 as PNG) are kept here for people to look at. */
 const ARTIFACTS = resolve(import.meta.dir, '../../.artifacts/usage')
