@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import puppeteer from 'puppeteer-core'
+import puppeteer, { type Page } from 'puppeteer-core'
 import { CHROMIUM_ARGS } from '../support/browser'
-import { makeTestApp, PASSWORD } from '../support/app'
+import { makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 
 const BASE = '/api/v1/user/settings/security/webauthn'
 
@@ -13,23 +13,36 @@ function freePort(): number {
   return port
 }
 
+/**
+ * An app on a real port whose public URL is the page's origin, alice, and a Chromium page of that
+ * origin with a virtual security key (CTAP2, user presence answered at once).
+ */
+async function withBrowserKey(run: (lab: { t: TestApp; alice: TestUser; origin: string; page: Page }) => Promise<void>): Promise<void> {
+  const port = freePort()
+  const origin = `http://localhost:${port}`
+  const t = await makeTestApp({ PLATFORM_PUBLIC_URL: origin, PORT: String(port) })
+  const [alice] = await t.users('alice')
+  const server = t.app.listen({ port, hostname: '127.0.0.1', reusePort: false })
+  const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, pipe: true, args: CHROMIUM_ARGS })
+  try {
+    const page = await browser.newPage()
+    // Any page of the origin will do: localhost is a secure context, so navigator.credentials works.
+    await page.goto(`${origin}/healthz`)
+    const cdp = await page.createCDPSession()
+    await cdp.send('WebAuthn.enable')
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'usb', hasResidentKey: false, hasUserVerification: false, automaticPresenceSimulation: true },
+    })
+    await run({ t, alice: alice!, origin, page })
+  } finally {
+    await browser.close()
+    await server.stop()
+  }
+}
+
 describe('WebAuthn with a real browser', () => {
   test('Chromium\'s virtual authenticator registers a key → 201; it is listed, then deleted', async () => {
-    const port = freePort()
-    const origin = `http://localhost:${port}`
-    const t = await makeTestApp({ PLATFORM_PUBLIC_URL: origin, PORT: String(port) })
-    const [alice] = await t.users('alice')
-    const server = t.app.listen({ port, hostname: '127.0.0.1', reusePort: false })
-    const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, pipe: true, args: CHROMIUM_ARGS })
-    try {
-      const page = await browser.newPage()
-      // Any page of the origin will do: localhost is a secure context, so navigator.credentials works.
-      await page.goto(`${origin}/healthz`)
-      const cdp = await page.createCDPSession()
-      await cdp.send('WebAuthn.enable')
-      await cdp.send('WebAuthn.addVirtualAuthenticator', {
-        options: { protocol: 'ctap2', transport: 'usb', hasResidentKey: false, hasUserVerification: false, automaticPresenceSimulation: true },
-      })
+    await withBrowserKey(async ({ t, alice, origin, page }) => {
 
       const outcome = await page.evaluate(async (base: string, token: string) => {
         const headers = { authorization: `token ${token}`, 'content-type': 'application/json' }
@@ -50,29 +63,13 @@ describe('WebAuthn with a real browser', () => {
       expect(keys).toEqual([outcome.body])
       expect((await t.as(alice).delete(`${BASE}/keys/${outcome.body.id}`)).status).toBe(200)
       expect(await (await t.as(alice).get(`${BASE}/keys`)).json()).toEqual([])
-    } finally {
-      await browser.close()
-      await server.stop()
-    }
+    })
   }, 30_000)
 })
 
 describe('signing in with a security key in a real browser', () => {
   test('password → 405 with a ticket; Chromium\'s virtual authenticator answers the options → 200; the session cookie signs the page in', async () => {
-    const port = freePort()
-    const origin = `http://localhost:${port}`
-    const t = await makeTestApp({ PLATFORM_PUBLIC_URL: origin, PORT: String(port) })
-    const [alice] = await t.users('alice')
-    const server = t.app.listen({ port, hostname: '127.0.0.1', reusePort: false })
-    const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, pipe: true, args: CHROMIUM_ARGS })
-    try {
-      const page = await browser.newPage()
-      await page.goto(`${origin}/healthz`)
-      const cdp = await page.createCDPSession()
-      await cdp.send('WebAuthn.enable')
-      await cdp.send('WebAuthn.addVirtualAuthenticator', {
-        options: { protocol: 'ctap2', transport: 'usb', hasResidentKey: false, hasUserVerification: false, automaticPresenceSimulation: true },
-      })
+    await withBrowserKey(async ({ t, alice, origin, page }) => {
       const outcome = await page.evaluate(async (base: string, token: string, password: string) => {
         const json = { 'content-type': 'application/json' }
         // Registration with a token, as a script would do it once.
@@ -92,9 +89,6 @@ describe('signing in with a security key in a real browser', () => {
       expect(outcome).toEqual({ password: 405, options: 200, key: 200, me: 200, login: 'alice' })
       const stored = await t.deps.db.read.query.webauthnCredentials.findFirst()
       expect(stored?.signCount).toBeGreaterThan(0)
-    } finally {
-      await browser.close()
-      await server.stop()
-    }
+    })
   }, 30_000)
 })
