@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { makeTestApp } from '../support/app'
 import { buildChart, gzipBomb, serveHelmRepo, tgzOf } from '../support/charts'
 
-/** Hostile chart archives are refused cleanly: 4xx JSON, nothing written outside the cache, no 500. */
+/** Hostile chart archives and addresses are refused cleanly: 4xx JSON, nothing written outside the cache, no 500. */
 
 const ENV = { PLATFORM_ALLOW_PRIVATE_REGISTRIES: 'true' }
 const CHART_YAML = 'apiVersion: v2\nname: demo\nversion: 0.1.0\n'
@@ -79,5 +79,37 @@ describe('hostile chart archives', () => {
     const { res } = await orderServing(tgzOf([{ path: 'demo/Chart.yaml', data: CHART_YAML }, { path: 'other/x.yaml', data: 'x' }]))
     expect(res.status).toBe(422)
     expect((await res.json()).message).toContain('more than one top directory')
+  })
+})
+
+describe('size caps and private addresses', () => {
+  test('an archive past the 20 MiB cap → 422 naming the cap', async () => {
+    const { res } = await orderServing(new Uint8Array(21 * 1024 * 1024))
+    expect(res.status).toBe(422)
+    expect((await res.json()).message).toContain('the chart archive is larger than 20971520 bytes')
+  })
+
+  test('a package URL on loopback without PLATFORM_ALLOW_PRIVATE_REGISTRIES → 422 naming that setting', async () => {
+    const repo = serveHelmRepo([template])
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    for (const chart of [{ url: repo.url }, { sourceRef: { kind: 'Legacy', name: repo.url } }]) {
+      const res = await t.as(alice!).send('POST', '/api/v1/user/deploy/orders', {
+        spec: { packages: [{ chart: { name: 'demo', releaseName: 'demo', namespace: 'default', ...chart } }] },
+      })
+      expect(res.status).toBe(422)
+      expect((await res.json()).message).toContain('PLATFORM_ALLOW_PRIVATE_REGISTRIES=true')
+    }
+    expect(repo.requests).toEqual([])
+  })
+
+  test('a sourceRef of kind Legacy names the repository URL itself → 200 when private registries are allowed', async () => {
+    const repo = serveHelmRepo([template])
+    const t = await makeTestApp(ENV)
+    const [alice] = await t.users('alice')
+    const res = await t.as(alice!).send('POST', '/api/v1/user/deploy/orders', {
+      spec: { packages: [{ chart: { name: 'demo', releaseName: 'demo', namespace: 'default', sourceRef: { kind: 'Legacy', name: repo.url } } }] },
+    })
+    expect(res.status).toBe(200)
   })
 })
