@@ -6,11 +6,19 @@ import { buildRawChart, serveHelmRepo } from '../support/charts'
 
 const ENV = { PLATFORM_ALLOW_PRIVATE_REGISTRIES: 'true' }
 const CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n'
+/** A small "billion laughs": four levels of ten aliases each, which Helm still prints and our reader refuses to expand. */
+function laughs(): string {
+  const lines = ['  l0: &l0 "lol"']
+  for (let i = 1; i < 4; i++) lines.push(`  l${i}: &l${i} [${Array.from({ length: 10 }, () => `*l${i - 1}`).join(', ')}]`)
+  return lines.join('\n') + '\n'
+}
+
 const repo = serveHelmRepo([
   buildRawChart('needs', '1.0.0', { 'templates/cm.yaml': `${CM}data:\n  v: {{ required "set .Values.mustSet" .Values.mustSet | quote }}\n` }),
   buildRawChart('newkube', '1.0.0', { 'Chart.yaml': 'apiVersion: v2\nname: newkube\nversion: 1.0.0\nkubeVersion: ">=1.30.0-0"\n', 'templates/cm.yaml': CM }),
   buildRawChart('library', '1.0.0', { 'Chart.yaml': 'apiVersion: v2\nname: library\nversion: 1.0.0\ntype: library\n', 'templates/_x.tpl': '{{- define "x" }}x{{ end }}\n' }),
   buildRawChart('spin', '1.0.0', { 'templates/cm.yaml': '{{- range until 6000 }}{{- range until 6000 }}{{- end }}{{- end }}\n' }),
+  buildRawChart('laughs', '1.0.0', { 'templates/cm.yaml': `${CM}  annotations:\n    helm.sh/hook: post-install\ndata:\n${laughs()}` }),
   buildRawChart('hog', '1.0.0', { 'templates/cm.yaml': '{{- $x := until 30000000 }}a: {{ len $x }}\n' }),
 ])
 
@@ -47,6 +55,12 @@ describe('charts that do not render', () => {
     expect(res.status).toBe(422)
     expect((await res.json()).message).toContain('kubeVersion')
     expect((await render('newkube', { PLATFORM_KUBE_VERSION: '1.31.0' })).status).toBe(200)
+  })
+
+  test('a hook whose YAML is an alias bomb → 422 naming the template, not expanded', async () => {
+    const res = await render('laughs')
+    expect(res.status).toBe(422)
+    expect((await res.json()).message).toStartWith("the chart's output laughs/templates/cm.yaml cannot be read")
   })
 
   test('a library chart → 422', async () => {

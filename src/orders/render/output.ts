@@ -1,4 +1,5 @@
 import { parseAllDocuments } from 'yaml'
+import { AppError } from '../../errors'
 
 /**
  * Reads `helm template --include-crds` output back into documents (reference §3.4): every
@@ -26,10 +27,15 @@ const HEADER = /^---\n# Source: (.*)\n/m
 // Helm names CRD files `<chart>/crds/<file>`, also below subcharts (`<chart>/charts/<sub>/crds/<file>`).
 const CRD_SOURCE = /^[^/]+(\/charts\/[^/]+)*\/crds\//
 
-function objectsOf(content: string): Record<string, unknown>[] {
-  return parseAllDocuments(content, { version: '1.1' })
-    .map((doc) => doc.toJS({ maxAliasCount: 1000 }) as unknown)
-    .filter((o): o is Record<string, unknown> => !!o && typeof o === 'object' && !Array.isArray(o))
+/** The objects of a document; a chart can print YAML we refuse to expand (an alias bomb): invalid, naming the template. */
+function objectsOf(source: string, content: string): Record<string, unknown>[] {
+  try {
+    return parseAllDocuments(content, { version: '1.1' })
+      .map((doc) => doc.toJS({ maxAliasCount: 1000 }) as unknown)
+      .filter((o): o is Record<string, unknown> => !!o && typeof o === 'object' && !Array.isArray(o))
+  } catch (error) {
+    throw new AppError('invalid', `the chart's output ${source} cannot be read: ${(error as Error).message.split('\n')[0]}`)
+  }
 }
 
 function hooksOf(object: Record<string, unknown> | undefined): string[] {
@@ -45,7 +51,7 @@ function hooksOf(object: Record<string, unknown> | undefined): string[] {
  */
 function renderedDoc(source: string, content: string): RenderedDoc {
   let parsed: Record<string, unknown>[] | undefined
-  const objects = () => (parsed ??= objectsOf(content))
+  const objects = () => (parsed ??= objectsOf(source, content))
   const hooks = content.includes('helm.sh/hook') ? hooksOf(objects()[0]) : []
   return { source, content, hooks, get objects() { return objects() } }
 }
