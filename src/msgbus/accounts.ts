@@ -20,17 +20,17 @@ export const USERS_ACCOUNT = 'USERS'
 export const orgAccount = (orgId: number) => `ORG_${orgId}`
 const OPERATOR = 'operator'
 
+/** What signs an account's users; the account's identity seed stays sealed (the operator signs the account). */
 export interface AccountKeys {
   name: string
   publicKey: string
-  identity: KeyPair
   signer: KeyPair
 }
 
 /** The key row `name`, made (and sealed) on first need; concurrent first needs keep one. */
-async function ensureKeyRow(deps: Deps, name: string, role: KeyRole): Promise<{ row: store.MsgbusKeyRow; created: boolean }> {
+async function ensureKeyRow(deps: Deps, name: string, role: KeyRole): Promise<store.MsgbusKeyRow> {
   const existing = await store.findKey(deps.db.read, name)
-  if (existing) return { row: existing, created: false }
+  if (existing) return existing
   const identity = newKeyPair(role)
   const signer = role === 'account' ? newKeyPair('account') : undefined
   const sealedSeed = await deps.secrets.seal(seedOf(identity))
@@ -45,16 +45,16 @@ async function ensureKeyRow(deps: Deps, name: string, role: KeyRole): Promise<{ 
 }
 
 async function operatorKey(deps: Deps): Promise<KeyPair> {
-  const { row } = await ensureKeyRow(deps, OPERATOR, 'operator')
+  const row = await ensureKeyRow(deps, OPERATOR, 'operator')
   return keyPairFromSeed(await deps.secrets.open(row.sealedSeed))
 }
 
+/** The account `name`'s public key and user signer, made on first need. */
 export async function accountKeys(deps: Deps, name: string): Promise<AccountKeys> {
-  const { row } = await ensureKeyRow(deps, name, 'account')
+  const row = await ensureKeyRow(deps, name, 'account')
   return {
     name,
     publicKey: row.publicKey,
-    identity: keyPairFromSeed(await deps.secrets.open(row.sealedSeed)),
     signer: keyPairFromSeed(await deps.secrets.open(row.sealedSigningSeed)),
   }
 }

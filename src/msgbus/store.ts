@@ -11,11 +11,10 @@ export async function findKey(db: Executor, name: string): Promise<MsgbusKeyRow 
   return db.select().from(msgbusKeys).where(eq(msgbusKeys.name, name)).get()
 }
 
-/** Inserts `key` unless a row of that name exists; returns the row that is kept and whether it is new. */
-export async function insertKeyOnce(db: Executor, key: NewMsgbusKey): Promise<{ row: MsgbusKeyRow; created: boolean }> {
+/** Inserts `key` unless a row of that name exists; returns the row that is kept. */
+export async function insertKeyOnce(db: Executor, key: NewMsgbusKey): Promise<MsgbusKeyRow> {
   const inserted = await db.insert(msgbusKeys).values(key).onConflictDoNothing().returning()
-  if (inserted[0]) return { row: inserted[0], created: true }
-  return { row: (await findKey(db, key.name))!, created: false }
+  return inserted[0] ?? (await findKey(db, key.name))!
 }
 
 /** Every account key row (the operator's excluded). */
