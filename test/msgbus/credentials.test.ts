@@ -1,3 +1,4 @@
+import { connect, credsAuthenticator } from '@nats-io/transport-node'
 import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { closeMsgbus } from '../../src/msgbus/bus'
 import { Messages } from '../../src/msgbus/service'
@@ -251,5 +252,26 @@ describe('deleted users', () => {
     expect((await revoke(t, bob, bobRow.id)).status).toBe(200)
     expect(await connectRefusal(nats.url, revoked.credentials)).toMatch(/Authorization Violation/)
     expect(await connectRefusal(nats.url, live.credentials)).toMatch(/Authorization Violation/)
+  })
+})
+
+describe('reconnecting clients', () => {
+  test('a client left to reconnect after its revocation is refused on every attempt and gives up', async () => {
+    const { t } = await lab()
+    const [ann] = await t.users('ann')
+    const creds = await credentialsOf(t, ann)
+    // Default reconnect behaviour, only faster: the client retries after the server drops it.
+    const nc = await connect({
+      servers: creds.msgbusEndpoints, authenticator: credsAuthenticator(Buffer.from(creds.credentials, 'base64')),
+      maxReconnectAttempts: 10, reconnectTimeWait: 100,
+    })
+    const statuses: string[] = []
+    void (async () => { for await (const s of nc.status()) statuses.push(`${s.type} ${'error' in s ? String(s.error) : ''}`) })()
+    const [row] = await tokensOf(t, ann)
+    expect((await revoke(t, ann, row!.id)).status).toBe(200)
+    const closedWith = await Promise.race([nc.closed(), Bun.sleep(10000).then(() => 'still open')])
+    expect(String(closedWith)).toMatch(/Authorization Violation|Revoked/)
+    expect(statuses.join('\n')).toMatch(/reconnecting/)
+    expect(statuses.join('\n')).not.toMatch(/^reconnect /m)
   })
 })
