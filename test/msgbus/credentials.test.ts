@@ -275,3 +275,21 @@ describe('reconnecting clients', () => {
     expect(statuses.join('\n')).not.toMatch(/^reconnect /m)
   })
 })
+
+describe('secrets', () => {
+  test('neither the seed nor the JWT of issued credentials reaches a log line, a list or an error', async () => {
+    const { t } = await lab()
+    const [ann] = await t.users('ann')
+    const creds = await credentialsOf(t, ann)
+    const text = Buffer.from(creds.credentials, 'base64').toString()
+    const seed = /-----BEGIN USER NKEY SEED-----\n(.+)\n/.exec(text)![1]!
+    const jwt = /-----BEGIN NATS USER JWT-----\n(.+)\n/.exec(text)![1]!
+    const [row] = await tokensOf(t, ann)
+    await revoke(t, ann, row!.id)
+    await revoke(t, ann, 999999)
+    const seen = [...t.logs, JSON.stringify(await tokensOf(t, ann)), await (await revoke(t, ann, 0)).text()].join('\n')
+    expect(seen).not.toContain(seed)
+    expect(seen).not.toContain(jwt)
+    expect(seen).not.toContain(creds.credentials)
+  })
+})
