@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { guard } from '../http/guard'
 import { answerPage } from '../http/pagination'
@@ -18,10 +19,17 @@ const text = (body: string, contentType: string) => new Response(body, { headers
 const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json; charset=utf-8' } })
 /** Scripts are text/x-shellscript, or the original's [{os, url, command, script}] list when JSON is asked for (decisions §4). */
 const wantsJson = (accept: string | undefined) => /application\/json/i.test(accept ?? '')
+const ScriptAnswer = t.Union([t.String({ description: 'The script (text/x-shellscript)' }), t.Array(ScriptRef)])
 
 /** Chart sources (site admins) and the caller's deployment orders with their renders and install scripts (decisions §4, §4a). */
 export const orderRoutes = (deps: Deps) => {
   const rt = ordersRuntime(deps)
+  /** The handler of one script route: the script made by `make`, as text or as its JSON list. */
+  const scriptOf = (kind: 'helm3' | 'yaml', make: typeof orders.helm3) =>
+    async ({ me, params, headers }: { me: Actor; params: { id: string }; headers: Record<string, string | undefined> }) => {
+      const script = await make(rt, me, params.id)
+      return wantsJson(headers.accept) ? json(orders.scriptRefs(rt, params.id, kind, script)) : text(script, 'text/x-shellscript; charset=utf-8')
+    }
   return new Elysia({ name: 'orders.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/admin/chart-sources', async () => { await rt.seeded; return sources.listSources(deps) }, {
@@ -104,24 +112,18 @@ export const orderRoutes = (deps: Deps) => {
       response: { 200: t.Array(ChartTemplateOutput), ...renderErrors },
       detail: { summary: 'The order rendered and converted, one entry per package with its CRDs, manifest file and resources', tags: TAGS },
     })
-    .get('/user/deploy/orders/:id/helm3', async ({ me, params, headers }) => {
-      const script = await orders.helm3(rt, me, params.id)
-      return wantsJson(headers.accept) ? json(orders.scriptRefs(rt, params.id, 'helm3', script)) : text(script, 'text/x-shellscript; charset=utf-8')
-    }, {
+    .get('/user/deploy/orders/:id/helm3', scriptOf('helm3', orders.helm3), {
       permission: 'signed-in',
       scope: 'user',
       params: OrderParams,
-      response: { 200: t.Union([t.String({ description: 'The script (text/x-shellscript)' }), t.Array(ScriptRef)]), ...renderErrors },
+      response: { 200: ScriptAnswer, ...renderErrors },
       detail: { summary: 'Helm 3 install script (helm upgrade --install per package); with Accept: application/json the [{os, url, command, script}] list', tags: TAGS },
     })
-    .get('/user/deploy/orders/:id/yaml', async ({ me, params, headers }) => {
-      const script = await orders.yaml(rt, me, params.id)
-      return wantsJson(headers.accept) ? json(orders.scriptRefs(rt, params.id, 'yaml', script)) : text(script, 'text/x-shellscript; charset=utf-8')
-    }, {
+    .get('/user/deploy/orders/:id/yaml', scriptOf('yaml', orders.yaml), {
       permission: 'signed-in',
       scope: 'user',
       params: OrderParams,
-      response: { 200: t.Union([t.String({ description: 'The script (text/x-shellscript)' }), t.Array(ScriptRef)]), ...renderErrors },
+      response: { 200: ScriptAnswer, ...renderErrors },
       detail: { summary: 'kubectl install script (kubectl apply of each package\'s CRDs and manifest file); with Accept: application/json the [{os, url, command, script}] list', tags: TAGS },
     })
     .get('/user/deploy/orders/:id/manifests/:file', async ({ me, params }) => text(await orders.manifestFile(rt, me, params.id, params.file), 'application/yaml; charset=utf-8'), {
