@@ -1,4 +1,4 @@
-import { Elysia, type AnyElysia } from 'elysia'
+import { Elysia } from 'elysia'
 import { mkdirSync } from 'node:fs'
 import { ConfigError, type Config } from './config'
 import type { Deps } from './deps'
@@ -60,8 +60,6 @@ export async function openDeps(config: Config, log: Logger = jsonLogger()): Prom
 
 /** Builds the HTTP app from the area plugins; `serve` and every test use this. */
 export function createApp(deps: Deps) {
-  // The document describes the finished app; it is built on first request, once `app` is complete.
-  let documented: AnyElysia = new Elysia()
   const docsUrl = `${deps.config.publicUrl}${DOCS_PATH}`
   const checkCredential = (request: Request) => resolveActor(deps, request)
   // strictPath, and Elysia's router rather than Bun's (which lets `/x/` answer `/x` too): the
@@ -79,7 +77,6 @@ export function createApp(deps: Deps) {
     .use(requestLog(deps.log, deps.config.requestLog))
     .use(securityHeaders)
     .use(jsonBody({ maxBytes: deps.config.maxBodyBytes, timeoutSeconds: deps.config.bodyTimeoutSeconds }, (request, server) => actorOf(deps, request, server)))
-    .use(openapiDocs(() => documented, buildInfo(deps.config).version, checkCredential))
     .use(systemRoutes(deps))
     .use(identityRoutes(deps))
     .use(clusterRoutes(deps))
@@ -102,7 +99,8 @@ export function createApp(deps: Deps) {
   if (deps.config.modes.has('hosted')) app.use(hostedClaimRoutes(deps)).use(hostedTokenRoutes(deps))
   if (deps.config.modes.has('marketplace') || deps.config.runMode === 'dev') app.use(claimCheckRoutes(deps))
   if (deps.config.modes.has('billing')) app.use(usageRoutes(deps))
-  documented = app
+  // Last, so the document (built on its first request) sees every route of this app.
+  app.use(openapiDocs(app, buildInfo(deps.config).version, checkCredential))
   return app
 }
 

@@ -137,12 +137,12 @@ const SWAGGER_PAGE = `<!doctype html>
  * and the Swagger UI. Public, but a credential that is present and invalid is 401 here too
  * (decisions §1).
  */
-export const openapiDocs = (app: () => AnyElysia, version: string, checkCredential: (request: Request) => Promise<unknown>) => {
+export const openapiDocs = (app: AnyElysia, version: string, checkCredential: (request: Request) => Promise<unknown>) => {
   let document: ReturnType<typeof buildOpenApiDocument> | undefined
   return new Elysia({ name: 'openapi' })
     .get(SPEC_PATH, async ({ request }) => {
       await checkCredential(request)
-      document ??= buildOpenApiDocument(app(), version)
+      document ??= buildOpenApiDocument(app, version)
       return document
     }, { detail: { hide: true } })
     .get(DOCS_PATH, async ({ request }) => {

@@ -69,6 +69,7 @@ export class SignInLimiter {
     const pair = pairKey(account, address)
     const blocked = [this.live(this.pairs, pair, now, MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS),
       this.live(this.addresses, address, now, MAX_FAILURES_PER_ADDRESS)]
+    // The account-wide limit refuses only an address that already failed here and never signed in here.
     if (!this.isKnown(pair, now) && this.live(this.pairs, pair, now, 1)) blocked.push(this.live(this.accounts, account, now, MAX_FAILURES_PER_ACCOUNT))
     const windows = blocked.filter((w): w is Window => w !== undefined)
     if (windows.length === 0) return
