@@ -3,6 +3,7 @@ import { AppError } from '../errors'
 import { accountKeys, currentAccountJwt, SYSTEM_ACCOUNT } from './accounts'
 import { credsFile, newKeyPair, userJwt } from './claims'
 import { connectAsSystem, PushRefused, type SystemLink } from './nats'
+import { ensureOrgSubscribers, stopOrgSubscribers } from './org-subscribers'
 import * as store from './store'
 
 /**
@@ -100,6 +101,8 @@ async function reconcile(deps: Deps, link: SystemLink): Promise<void> {
     } catch (error) {
       deps.log.error('message bus account push failed', { account: row.name, reason: error instanceof Error ? error.message : String(error) })
     }
+    // The platform's subscribers in org accounts: opened at start, reopened if one gave up, closed for deleted orgs.
+    await ensureOrgSubscribers(deps, row.name)
   }
 }
 
@@ -137,6 +140,7 @@ export function startMsgbus(deps: Deps, retryMs = 3000): () => Promise<void> {
 export async function closeMsgbus(deps: Deps): Promise<void> {
   const bus = busOf(deps)
   bus.closed = true
+  await stopOrgSubscribers(deps)
   const link = await bus.link?.catch(() => undefined)
   await link?.close()
 }
@@ -157,8 +161,10 @@ export async function pushOrUnavailable(deps: Deps, link: SystemLink, account: s
 /**
  * Pushes `account` unless the servers took it since this process connected: a user of an
  * account the servers do not know stalls and fails, and a new account (or one whose first push
- * failed) is known to nobody yet. Throws unavailable.
+ * failed) is known to nobody yet. Then makes sure the platform's subscribers run in it, so the
+ * first credentials of a new org find them. Throws unavailable.
  */
 export async function ensureAccountPushed(deps: Deps, link: SystemLink, account: string): Promise<void> {
   if (!busOf(deps).pushed.has(account)) await pushOrUnavailable(deps, link, account)
+  await ensureOrgSubscribers(deps, account)
 }

@@ -1,9 +1,9 @@
-import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node'
+import { connect, credsAuthenticator, headers, type Msg, type NatsConnection } from '@nats-io/transport-node'
 
 /**
  * The one module that talks to NATS: a system-account connection that pushes account JWTs and
- * reads them back. The system credential never leaves this process (whoever holds one can push an
- * old account JWT and so lift revocations).
+ * reads them back, and the platform's own subscribers inside accounts. The system credential never
+ * leaves this process (whoever holds one can push an old account JWT and so lift revocations).
  */
 export interface SystemLink {
   /** Pushes an account JWT and checks the server stored exactly it. Throws PushRefused. */
@@ -60,4 +60,72 @@ async function pushAccount(nc: NatsConnection, accountPublicKey: string, jwt: st
   const stored = await nc.request(`$SYS.REQ.ACCOUNT.${accountPublicKey}.CLAIMS.LOOKUP`, '', { timeout: REQUEST_TIMEOUT_MS })
     .then((m) => m.string(), () => '')
   if (stored !== jwt) throw new PushRefused('the server does not hold the pushed account JWT')
+}
+
+/** A message a platform subscriber received. */
+export interface BusMessage {
+  subject: string
+  data: Uint8Array
+  /** True when the publisher waits for an answer (request/reply). */
+  expectsReply: boolean
+  /** Answers a request with `body` (and headers); does nothing without a reply subject. */
+  respond(body: string, headerValues?: Record<string, string>): void
+}
+
+export interface AccountSubscriber {
+  /** Resolves once the connection is closed for good (on purpose, or the client gave up). */
+  closed: Promise<void>
+  close(): Promise<void>
+}
+
+export interface SubscriberOptions {
+  /** Connection name, shown by the server's monitoring. */
+  name: string
+  subject: string
+  /** Queue group: each message goes to one subscriber of the group, so several platform processes share the work. */
+  queue: string
+}
+
+/**
+ * Connects with an account user's `.creds` and subscribes, handing messages one at a time to
+ * `handle` (which must not throw); reconnects and resubscribes forever, through authorization
+ * errors too (a restarted server may not know the account until the platform pushes it again).
+ * Throws when no server answers the first connect.
+ */
+export async function subscribeAsAccountUser(servers: string[], creds: Uint8Array, options: SubscriberOptions, handle: (message: BusMessage) => Promise<void>): Promise<AccountSubscriber> {
+  const nc = await connect({
+    servers,
+    authenticator: credsAuthenticator(creds),
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    ignoreAuthErrorAbort: true,
+    timeout: REQUEST_TIMEOUT_MS,
+  })
+  const subscription = nc.subscribe(options.subject, { queue: options.queue })
+  void (async () => { for await (const m of subscription) await handle(busMessage(m)) })()
+  // The server has the subscription once the flush returns: a request right after finds it.
+  await nc.flush()
+  return {
+    closed: nc.closed().then(() => undefined),
+    close: async () => { if (!nc.isClosed()) await nc.close() },
+  }
+}
+
+function busMessage(m: Msg): BusMessage {
+  return {
+    subject: m.subject,
+    data: m.data,
+    expectsReply: Boolean(m.reply),
+    respond: (body, headerValues) => {
+      if (!m.reply) return
+      const h = headerValues ? headers() : undefined
+      for (const [key, value] of Object.entries(headerValues ?? {})) h!.set(key, value)
+      try {
+        m.respond(body, h ? { headers: h } : undefined)
+      } catch {
+        // The connection closed meanwhile: the requester times out, as with any lost reply.
+      }
+    },
+  }
 }

@@ -25,6 +25,9 @@ export const COOKIE_TTL_SECONDS = 15 * 60
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
+/** Where an org's agents publish usage events (decisions §5a). */
+export const usageEventsSubject = (orgName: string) => `usage.events.${orgName}`
+
 /** Personal credentials (decisions §6a): own subjects and reply inboxes. */
 const personalPermissions = (uid: number): Permissions => ({
   pub: { allow: [`user.${uid}.>`, '_INBOX.>'] },
@@ -117,11 +120,20 @@ export async function clusterHistoryCredentials(deps: Deps, me: Actor, query: { 
   })
 }
 
-/** The org system admin's credentials in `ORG_<orgID>`: `org.<orgID>.>` and `_INBOX.>`. Throws unavailable. */
+/**
+ * The org system admin's credentials in `ORG_<orgID>`: `org.<orgID>.>` and `_INBOX.>`, and
+ * publishing usage events on `usage.events.<org name>` (ingested in billing mode). The name is
+ * the one at issue time; after a rename the account's subscriber refuses the old one (the
+ * account, not the subject, decides the org), so an agent fetches new credentials.
+ * Throws unavailable.
+ */
 export function orgCredentials(deps: Deps, org: UserRow, systemAdmin: UserRow, target: { clusterID?: string; productName?: string }): Promise<MsgbusCredentialsResponse> {
   return issue(deps, {
     owner: systemAdmin, accountType: target.clusterID ? 'cluster' : 'org', account: orgAccount(org.id),
-    permissions: { pub: { allow: [`org.${org.id}.>`, '_INBOX.>'] }, sub: { allow: [`org.${org.id}.>`, '_INBOX.>'] } },
+    permissions: {
+      pub: { allow: [`org.${org.id}.>`, '_INBOX.>', usageEventsSubject(org.name)] },
+      sub: { allow: [`org.${org.id}.>`, '_INBOX.>'] },
+    },
     ttlSeconds: deps.config.msgbusCredentialTtlSeconds,
     clusterId: target.clusterID, productName: target.productName,
   })
