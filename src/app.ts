@@ -29,6 +29,8 @@ import { inboxRoutes } from './inbox/routes'
 import { authSourceRoutes } from './orgs/auth-source/routes'
 import { cloudRoutes } from './cloud/routes'
 import { usageRoutes } from './usage/routes'
+import { usageEventsSubscription } from './usage/subscriber'
+import { subscribeInOrgAccounts } from './msgbus/org-subscribers'
 import { orderRoutes } from './orders/routes'
 import { msgbusRoutes } from './msgbus/routes'
 import { COOKIE_TTL_SECONDS, MSGBUS_COOKIE, signInBearerJwt } from './msgbus/service'
@@ -98,7 +100,11 @@ export function createApp(deps: Deps) {
   // Deployment modes add or omit whole plugins (decisions §1); an omitted route is a plain 404.
   if (deps.config.modes.has('hosted')) app.use(hostedClaimRoutes(deps)).use(hostedTokenRoutes(deps))
   if (deps.config.modes.has('marketplace') || deps.config.runMode === 'dev') app.use(claimCheckRoutes(deps))
-  if (deps.config.modes.has('billing')) app.use(usageRoutes(deps))
+  if (deps.config.modes.has('billing')) {
+    app.use(usageRoutes(deps))
+    // Usage events published on the message bus (decisions §5a); nothing runs without MSGBUS_URLS.
+    subscribeInOrgAccounts(deps, usageEventsSubscription(deps))
+  }
   // Last, so the document (built on its first request) sees every route of this app.
   app.use(openapiDocs(app, buildInfo(deps.config).version, checkCredential))
   return app

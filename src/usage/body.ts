@@ -3,6 +3,7 @@ import { UnreadableBody } from '../http/body'
 
 export const BodyMessages = {
   notEvents: 'the body must be a JSON array of events, or NDJSON (application/x-ndjson) with one event per line',
+  notEventsMessage: 'the message must be one event object, a JSON array of events, or NDJSON with one event per line',
   tooLarge: (max: number) => `request body larger than ${max} bytes`,
 } as const
 
@@ -52,4 +53,24 @@ export function eventsOfBody(body: unknown): unknown[] {
   if (body instanceof NdjsonLines) return body.values
   if (Array.isArray(body)) return body
   throw new AppError('invalid', BodyMessages.notEvents)
+}
+
+/**
+ * The events of a message-bus payload: one event object, a JSON array, or NDJSON (a single
+ * object is also one line of NDJSON). Throws invalid for anything else.
+ */
+export function eventsOfMessage(text: string): unknown[] {
+  let whole: unknown
+  try {
+    whole = JSON.parse(text)
+  } catch {
+    try {
+      return parseNdjson(text).values
+    } catch {
+      throw new AppError('invalid', BodyMessages.notEventsMessage)
+    }
+  }
+  if (Array.isArray(whole)) return whole
+  if (typeof whole === 'object' && whole !== null) return [whole]
+  throw new AppError('invalid', BodyMessages.notEventsMessage)
 }
