@@ -4,7 +4,7 @@ import { statusOf } from '../http/errors'
 import { closeOrgSubscribers, type OrgAccountSubscription } from '../msgbus/org-subscribers'
 import type { BusMessage } from '../msgbus/nats'
 import { findOrgById } from '../orgs/store'
-import { BodyMessages, eventsOfMessage } from './body'
+import { eventsOfMessage } from './body'
 import { ingestEvents, type IngestResult } from './ingest'
 
 /**
@@ -23,6 +23,7 @@ export const SubscriberMessages = {
   otherOrg: (named: string, org: string) => `the subject names organization "${named}" but these credentials belong to organization "${org}": publish on ${PREFIX}${org}`,
   orgGone: 'the organization of these credentials no longer exists',
   notUtf8: 'the message is not UTF-8 text',
+  tooLarge: (max: number) => `the message is larger than ${max} bytes, the limit of POST /usage/events`,
   failed: 'the events could not be stored; nothing was kept, send them again',
 } as const
 
@@ -63,7 +64,7 @@ async function ingestMessage(deps: Deps, orgId: number, named: string, data: Uin
   if (!org) throw new AppError('notFound', SubscriberMessages.orgGone)
   if (named.toLowerCase() !== org.lowerName) throw new AppError('forbidden', SubscriberMessages.otherOrg(named, org.name))
   // The server's max_payload bounds messages (1 MiB by default); the route's limit holds if it is raised further.
-  if (data.byteLength > deps.config.maxBodyBytes) throw new AppError('payloadTooLarge', BodyMessages.tooLarge(deps.config.maxBodyBytes))
+  if (data.byteLength > deps.config.maxBodyBytes) throw new AppError('payloadTooLarge', SubscriberMessages.tooLarge(deps.config.maxBodyBytes))
   let text: string
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(data)

@@ -28,7 +28,7 @@ export const systemAdminKeyRoutes = (deps: Deps) =>
       params: OrgParams,
       body: t.Optional(CreateOrgMsgbusTokenOption),
       response: { 200: MsgbusCredentialsResponse, ...errors, 422: ErrorBody, 503: ErrorBody },
-      detail: { summary: 'New message-bus credentials of the organization system admin (org.<orgID>.>, _INBOX.>)', tags: TAGS },
+      detail: { summary: 'New message-bus credentials of the organization system admin (org.<orgID>.>, _INBOX.>, publishing usage.events.<org>)', tags: TAGS },
     })
     .post('/orgs/:org/tokens/msgbus-tokens/:id/revoke', async ({ scope, params }) => {
       await systemAdminKeys.revokeMsgbusToken(deps, scope, params.id)
