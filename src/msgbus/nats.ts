@@ -103,12 +103,25 @@ export async function subscribeAsAccountUser(servers: string[], creds: Uint8Arra
     timeout: REQUEST_TIMEOUT_MS,
   })
   const subscription = nc.subscribe(options.subject, { queue: options.queue })
-  void (async () => { for await (const m of subscription) await handle(busMessage(m)) })()
+  let stopping = false
+  let inFlight: Promise<void> = Promise.resolve()
+  void (async () => {
+    for await (const m of subscription) {
+      if (stopping) break
+      inFlight = handle(busMessage(m)).catch(() => undefined)
+      await inFlight
+    }
+  })().catch(() => undefined)
   // The server has the subscription once the flush returns: a request right after finds it.
   await nc.flush()
   return {
     closed: nc.closed().then(() => undefined),
-    close: async () => { if (!nc.isClosed()) await nc.close() },
+    // The message being handled is finished and answered first; later ones are left to the publisher's retry.
+    close: async () => {
+      stopping = true
+      await inFlight
+      if (!nc.isClosed()) await nc.close()
+    },
   }
 }
 

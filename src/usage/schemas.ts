@@ -22,6 +22,13 @@ export const IngestResponse = t.Object({
   }), { description: 'Bad events, each rejected alone; the others were kept' }),
 }, { description: 'Outcome of an ingestion' })
 
+/** The answer to a request on `usage.events.<org>`: the route's outcome, or why nothing was read. */
+export const UsageBusAnswer = t.Union([
+  IngestResponse,
+  t.Object({ error: t.String({ description: 'Why the message was refused as a whole; also in the Nats-Service-Error header' }) }),
+], { description: 'Answer to a request on the message-bus subject usage.events.<org>' })
+export type UsageBusAnswer = typeof UsageBusAnswer.static
+
 export const MonthlySummaryParams = t.Object({
   resourceType: t.String({ description: `Product identifier: ${PRODUCTS.join(', ')}` }),
 })

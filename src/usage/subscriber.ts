@@ -6,6 +6,7 @@ import type { BusMessage } from '../msgbus/nats'
 import { findOrgById } from '../orgs/store'
 import { eventsOfMessage } from './body'
 import { ingestEvents, type IngestResult } from './ingest'
+import type { UsageBusAnswer } from './schemas'
 
 /**
  * Usage events published on `usage.events.<org>` (decisions §5a), ingested by the platform's
@@ -27,8 +28,6 @@ export const SubscriberMessages = {
   failed: 'the events could not be stored; nothing was kept, send them again',
 } as const
 
-export type SubscriberAnswer = IngestResult | { error: string }
-
 /** The subscription createApp runs in every org account in billing mode. */
 export const usageEventsSubscription = (deps: Deps): OrgAccountSubscription => ({
   name: 'usage-events',
@@ -44,13 +43,14 @@ async function handleUsageMessage(deps: Deps, orgId: number, message: BusMessage
   try {
     const result = await ingestMessage(deps, orgId, named, message.data)
     deps.log.info('usage events from the message bus', { ...fields, accepted: result.accepted, duplicates: result.duplicates, rejected: result.rejected.length })
-    message.respond(JSON.stringify(result))
+    const answer: UsageBusAnswer = result
+    message.respond(JSON.stringify(answer))
   } catch (error) {
     const known = error instanceof AppError && error.kind !== 'internal'
     const reason = known ? error.message : SubscriberMessages.failed
     if (known) deps.log.info('usage events from the message bus refused', { ...fields, reason })
     else deps.log.error('usage events from the message bus failed', { ...fields, error: error instanceof Error ? `${error.name}: ${error.message}` : 'non-Error thrown' })
-    const answer: SubscriberAnswer = { error: reason }
+    const answer: UsageBusAnswer = { error: reason }
     // The NATS services convention, so `nats req` and micro clients see an error too.
     message.respond(JSON.stringify(answer), { 'Nats-Service-Error': reason, 'Nats-Service-Error-Code': String(known ? statusOf(error.kind) : 500) })
     // A deleted org's subscriber goes with it, once the answer is out; a later message finds no responder.
