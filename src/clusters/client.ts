@@ -45,7 +45,7 @@ export async function memberFetch(clusterName: string, connection: ClusterConnec
  * keeps reusing its pooled connection instead of a new TLS handshake per request.
  */
 const credentialsCache = new WeakMap<ClusterConnection, ReturnType<typeof credentialsFor>>()
-function credentialsOf(connection: ClusterConnection) {
+export function credentialsOf(connection: ClusterConnection) {
   let found = credentialsCache.get(connection)
   if (!found) credentialsCache.set(connection, (found = credentialsFor(connection)))
   return found
@@ -100,7 +100,7 @@ const NETWORK_REASONS: Record<string, string> = {
 /** The TLS error codes of NETWORK_REASONS: the caller may want to show the certificate's subject. */
 export const isTlsFailure = (error: AppError) => error.message.includes('TLS certificate')
 
-const networkFailure = (clusterName: string, error: unknown) => {
+export const networkFailure = (clusterName: string, error: unknown) => {
   const code = (error as { code?: unknown }).code
   const reason = error instanceof Error && error.name === 'TimeoutError' ? 'did not answer in time'
     : (typeof code === 'string' && NETWORK_REASONS[code]) || 'could not be reached'

@@ -2,6 +2,7 @@ import { AppError } from '../../errors'
 import { pathSegmentErrors } from '../../kube'
 import { memberFetch, MEMBER_TIMEOUT_MS } from '../client'
 import type { ClusterConnection } from '../connection'
+import { finiteRequest } from '../keepalive'
 
 /**
  * Request headers a client may have passed on to the member cluster. Everything else stays here:
@@ -82,21 +83,31 @@ export interface RelayRequest {
   clientSignal: AbortSignal
 }
 
+/** Finite relays give up after this long (a large list may take a while). */
+const RELAY_TIMEOUT_MS = MEMBER_TIMEOUT_MS * 3
+
+const isRedirect = (status: number) => status >= 300 && status < 400 && status !== 304
+
 /**
  * Sends one request to the member and hands back its answer unchanged: status, allow-listed
- * headers, the bytes as sent (still compressed), streamed without buffering. A redirect is not
- * followed nor relayed (502). Throws upstream (unreachable, timeout).
+ * headers, the bytes as sent (still compressed). A stream (watch, followed log) is piped without
+ * buffering through fetch; a finite request goes over the kept-alive client (keepalive.ts), which
+ * costs a fraction of fetch per request, and comes back whole. A redirect is not followed nor
+ * relayed (502). Throws upstream (unreachable, timeout, malformed answer).
  */
 export async function relay(clusterName: string, connection: ClusterConnection, request: RelayRequest): Promise<Response> {
-  const signal = request.streaming ? request.clientSignal : AbortSignal.any([request.clientSignal, AbortSignal.timeout(MEMBER_TIMEOUT_MS * 3)])
-  const res = await memberFetch(clusterName, connection, { method: request.method, path: request.path, headers: request.headers, body: request.body, signal, raw: true })
-  if (res.status >= 300 && res.status < 400 && res.status !== 304) {
+  if (!request.streaming) {
+    const body = request.body === null ? null : await new Response(request.body).bytes()
+    const answer = await finiteRequest(clusterName, connection, { method: request.method, path: request.path, headers: request.headers, body, timeoutMs: RELAY_TIMEOUT_MS })
+    if (isRedirect(answer.status)) throw new AppError('upstream', RelayMessages.redirect(clusterName, answer.status))
+    return new Response(answer.body, { status: answer.status, headers: relayedHeaders(answer.headers) })
+  }
+  const res = await memberFetch(clusterName, connection, { method: request.method, path: request.path, headers: request.headers, body: request.body, signal: request.clientSignal, raw: true })
+  if (isRedirect(res.status)) {
     await res.body?.cancel()
     throw new AppError('upstream', RelayMessages.redirect(clusterName, res.status))
   }
-  // A finite answer is read whole: handing Bun the bytes costs less than piping a stream through.
-  const body = request.streaming ? res.body && endingWhenCut(res.body) : await res.arrayBuffer()
-  return new Response(body, { status: res.status, headers: relayedHeaders(res.headers) })
+  return new Response(res.body && endingWhenCut(res.body), { status: res.status, headers: relayedHeaders(res.headers) })
 }
 
 /**
@@ -121,10 +132,12 @@ function endingWhenCut(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8
   })
 }
 
-export function relayedHeaders(from: Headers): Headers {
+/** The allow-listed response headers of a member's answer (a fetch Headers or the kept-alive client's record). */
+export function relayedHeaders(from: Headers | Record<string, string>): Headers {
   const headers = new Headers()
+  const get = from instanceof Headers ? (name: string) => from.get(name) : (name: string) => from[name] ?? null
   for (const name of RELAYED_RESPONSE_HEADERS) {
-    const value = from.get(name)
+    const value = get(name)
     if (value !== null) headers.set(name, value)
   }
   return headers

@@ -1,0 +1,290 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import type { Socket } from 'bun'
+import type { ClusterConnection } from '../../src/clusters/connection'
+import { finiteRequest, IDLE_CLOSE_MS, MAX_CONNECTIONS_PER_CLUSTER, MAX_HEAD_BYTES } from '../../src/clusters/keepalive'
+import { AppError } from '../../src/errors'
+import { startEmulator } from '../../src/kube-emulator'
+import { generateServerTls } from '../../src/kube-emulator/tls'
+
+// The kept-alive client against the real emulator over TLS, and against a hostile TLS server that
+// answers with raw bytes, so every framing the client must refuse or survive can be sent.
+
+const emulator = await startEmulator({ tls: true, seed: false })
+afterAll(() => emulator.stop())
+const viaEmulator: ClusterConnection = { server: emulator.url, caData: emulator.caCertPem!, tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: emulator.token } }
+
+const get = (connection: ClusterConnection, path: string, init: { method?: string; body?: string; timeoutMs?: number; headers?: Record<string, string> } = {}) =>
+  finiteRequest('member', connection, {
+    method: init.method ?? 'GET', path, headers: init.headers ?? { accept: 'application/json' },
+    body: init.body === undefined ? null : new TextEncoder().encode(init.body), timeoutMs: init.timeoutMs ?? 5_000,
+  })
+const text = (body: Uint8Array) => new TextDecoder().decode(body)
+const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure') }, (error: unknown) => {
+  expect(error).toBeInstanceOf(AppError)
+  expect((error as AppError).kind).toBe('upstream')
+  return (error as AppError).message
+})
+
+describe('against the emulator over TLS', () => {
+  test('GET an object → the exact bytes and headers a direct fetch gets; a create (POST with a body) → 201', async () => {
+    const created = await get(viaEmulator, '/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: 'keepalive' } }), headers: { 'content-type': 'application/json' } })
+    expect(created.status).toBe(201)
+    const answer = await get(viaEmulator, '/api/v1/namespaces/keepalive')
+    const direct = await fetch(`${emulator.url}/api/v1/namespaces/keepalive`, { headers: { authorization: `Bearer ${emulator.token}` }, tls: { ca: emulator.caCertPem } } as RequestInit)
+    expect(answer.status).toBe(200)
+    expect(text(answer.body)).toBe(await direct.text())
+    expect(answer.headers['content-type']).toBe('application/json')
+  })
+
+  test('the member\'s own refusal (404 Status) comes back as it is', async () => {
+    const answer = await get(viaEmulator, '/api/v1/namespaces/keepalive/configmaps/nope')
+    expect(answer.status).toBe(404)
+    expect(JSON.parse(text(answer.body))).toMatchObject({ kind: 'Status', code: 404 })
+  })
+
+  test('a certificate the configured CA did not sign → upstream naming the TLS failure; a wrong tlsServerName → upstream', async () => {
+    const other = await generateServerTls(['127.0.0.1'])
+    expect(await failure(get({ ...viaEmulator, caData: other.caCertPem }, '/version'))).toBe('cluster "member" presented a TLS certificate that the configured certificate authority did not sign')
+    expect(await failure(get({ ...viaEmulator, caData: '' }, '/version'))).toBe('cluster "member" presented a TLS certificate that the configured certificate authority did not sign')
+    expect(await failure(get({ ...viaEmulator, tlsServerName: 'not-the-emulator.example' }, '/version'))).toBe('cluster "member" presented a TLS certificate for another name (set tlsServerName to the name it was issued for)')
+  })
+
+  test('insecure-skip-tls-verify (no CA) → the member answers', async () => {
+    const answer = await get({ ...viaEmulator, caData: '', insecureSkipTlsVerify: true }, '/version')
+    expect(answer.status).toBe(200)
+  })
+})
+
+/** What the hostile server saw: connections opened and the request heads, in order. */
+interface Hostile { url: string; connections: number; requests: string[]; connection: ClusterConnection; stop(): void }
+
+/**
+ * A TLS server that reads request heads (and Content-Length bodies) and answers each with
+ * `answer(path, connectionNumber, socket)`: raw writes, as many and as split as the test wants.
+ */
+async function hostile(answer: (path: string, connection: number, socket: Socket<{ id: number; buffered: string }>) => void | Promise<void>): Promise<Hostile> {
+  const tls = await generateServerTls(['127.0.0.1'])
+  const state = { connections: 0, requests: [] as string[] }
+  const server = Bun.listen<{ id: number; buffered: string }>({
+    hostname: '127.0.0.1', port: 0, tls: { cert: tls.certPem, key: tls.keyPem },
+    socket: {
+      open(socket) {
+        socket.data = { id: ++state.connections, buffered: '' }
+      },
+      async data(socket, data) {
+        socket.data.buffered += new TextDecoder().decode(data)
+        for (;;) {
+          const end = socket.data.buffered.indexOf('\r\n\r\n')
+          if (end < 0) return
+          const head = socket.data.buffered.slice(0, end)
+          const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0)
+          if (socket.data.buffered.length < end + 4 + length) return
+          socket.data.buffered = socket.data.buffered.slice(end + 4 + length)
+          state.requests.push(head)
+          await answer(head.split(' ')[1]!, socket.data.id, socket)
+        }
+      },
+    },
+  })
+  const url = `https://127.0.0.1:${server.port}`
+  const result: Hostile = {
+    url, requests: state.requests, get connections() { return state.connections },
+    connection: { server: url, caData: tls.caCertPem, tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'member-token' } },
+    stop: () => server.stop(true),
+  }
+  return result
+}
+
+const ok = (body: string, extra = '') => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`
+
+describe('against a hostile TLS server', () => {
+  test('one connection serves request after request; the head carries Host, the headers given and the credential, nothing else', async () => {
+    const server = await hostile((path, id, socket) => { socket.write(ok(`{"path":"${path}","connection":${id}}`)) })
+    try {
+      for (let i = 0; i < 5; i++) expect(JSON.parse(text((await get(server.connection, `/api/v1/n${i}`)).body))).toEqual({ path: `/api/v1/n${i}`, connection: 1 })
+      expect(server.connections).toBe(1)
+      expect(server.requests[0]).toBe(`GET /api/v1/n0 HTTP/1.1\r\nhost: ${server.url.slice('https://'.length)}\r\naccept: application/json\r\nauthorization: Bearer member-token`)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('an answer sent a byte at a time, and a chunked answer with split chunks, extensions and trailers → the whole body', async () => {
+    const server = await hostile(async (path, _id, socket) => {
+      const raw = path === '/bytes' ? ok('{"split":true}')
+        : 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n4;ext=1\r\n{"a"\r\nB\r\n:"chunked"}\r\n0\r\nx-trailer: t\r\n\r\n'
+      for (const char of raw) {
+        socket.write(char)
+        socket.flush()
+        await Bun.sleep(0)
+      }
+    })
+    try {
+      expect(text((await get(server.connection, '/bytes')).body)).toBe('{"split":true}')
+      expect(text((await get(server.connection, '/chunked')).body)).toBe('{"a":"chunked"}')
+      expect(server.connections).toBe(1)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('304, 204 and HEAD answers carry no body whatever their Content-Length says: the connection is reused for the next answer', async () => {
+    const server = await hostile((path, _id, socket) => {
+      if (path === '/304') socket.write('HTTP/1.1 304 Not Modified\r\netag: "x"\r\ncontent-length: 42\r\n\r\n')
+      else if (path === '/204') socket.write('HTTP/1.1 204 No Content\r\n\r\n')
+      else if (path === '/head') socket.write('HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\n')
+      else socket.write(ok('{"next":true}'))
+    })
+    try {
+      const notModified = await get(server.connection, '/304')
+      expect([notModified.status, notModified.body.length, notModified.headers.etag]).toEqual([304, 0, '"x"'])
+      expect((await get(server.connection, '/204')).status).toBe(204)
+      const head = await get(server.connection, '/head', { method: 'HEAD' })
+      expect([head.status, head.body.length]).toEqual([200, 0])
+      expect(text((await get(server.connection, '/next')).body)).toBe('{"next":true}')
+      expect(server.connections).toBe(1)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('bytes beyond the framed answer (a smuggled second answer, a 204 with a body) → that connection is closed; the next request never sees them', async () => {
+    const server = await hostile((path, _id, socket) => {
+      if (path === '/smuggle') socket.write(ok('{"first":true}') + ok('{"smuggled":true}'))
+      else if (path === '/204') socket.write('HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 17\r\n\r\n{"smuggled":true}')
+      else socket.write(ok('{"honest":true}'))
+    })
+    try {
+      expect(text((await get(server.connection, '/smuggle')).body)).toBe('{"first":true}')
+      expect(text((await get(server.connection, '/next')).body)).toBe('{"honest":true}')
+      expect((await get(server.connection, '/204')).status).toBe(204)
+      expect(text((await get(server.connection, '/next')).body)).toBe('{"honest":true}')
+      expect(server.connections).toBe(3)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('doubtful framing → 502 naming what is wrong, and the connection is not reused', async () => {
+    const answers: Record<string, string> = {
+      '/both': 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+      '/two-lengths': 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}',
+      '/bad-length': 'HTTP/1.1 200 OK\r\ncontent-length: +2\r\n\r\n{}',
+      '/gzip-te': 'HTTP/1.1 200 OK\r\ntransfer-encoding: gzip, chunked\r\n\r\n0\r\n\r\n',
+      '/bad-chunk': 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      '/long-chunk': 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1\r\n{}\r\n0\r\n\r\n',
+      '/bare-lf': 'HTTP/1.1 200 OK\nx-a: b\r\ncontent-length: 2\r\n\r\n{}',
+      '/status': 'HTTP/2 200 OK\r\ncontent-length: 2\r\n\r\n{}',
+      '/header': 'HTTP/1.1 200 OK\r\nbad header: x\r\ncontent-length: 2\r\n\r\n{}',
+      '/folded': 'HTTP/1.1 200 OK\r\nx-a: b\r\n c\r\ncontent-length: 2\r\n\r\n{}',
+      '/switching': 'HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\n\r\n',
+    }
+    const server = await hostile((path, _id, socket) => { socket.write(answers[path] ?? ok('{}')) })
+    try {
+      const why: Record<string, string> = {}
+      for (const path of Object.keys(answers)) why[path] = await failure(get(server.connection, path))
+      for (const message of Object.values(why)) expect(message).toStartWith('cluster "member" answered with a malformed HTTP response')
+      expect(why['/both']).toContain('both Transfer-Encoding and Content-Length')
+      expect(why['/bare-lf']).toContain('bare CR or LF')
+      expect(server.connections).toBe(Object.keys(answers).length)
+      expect((await get(server.connection, '/fine')).status).toBe(200)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test(`a head larger than ${MAX_HEAD_BYTES} bytes → 502, without waiting for its end`, async () => {
+    const server = await hostile((_path, _id, socket) => { socket.write(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(MAX_HEAD_BYTES)}`) })
+    try {
+      expect(await failure(get(server.connection, '/big'))).toContain(`response head larger than ${MAX_HEAD_BYTES} bytes`)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('a connection closed in the middle of the body → 502; a body delimited by the close → the body, and the connection is not kept', async () => {
+    const server = await hostile((path, _id, socket) => {
+      if (path === '/cut') socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"partial"')
+      else if (path === '/cut-chunked') socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n10\r\n{"part')
+      else socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n{"until":"close"}')
+      socket.end()
+    })
+    try {
+      expect(await failure(get(server.connection, '/cut'))).toContain('the connection closed before the answer was complete')
+      expect(await failure(get(server.connection, '/cut-chunked'))).toContain('the connection closed before the answer was complete')
+      expect(text((await get(server.connection, '/close-delimited')).body)).toBe('{"until":"close"}')
+      expect(text((await get(server.connection, '/close-delimited')).body)).toBe('{"until":"close"}')
+      expect(server.connections).toBe(4)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('the server closes a kept connection before answering → a GET goes again on a new connection; a POST is not repeated (502)', async () => {
+    const served = new Map<number, number>()
+    const server = await hostile((_path, id, socket) => {
+      // The second request on each connection finds it closed, as after a server's idle timeout.
+      served.set(id, (served.get(id) ?? 0) + 1)
+      if (served.get(id)! > 1) return void socket.end()
+      socket.write(ok(`{"connection":${id}}`))
+    })
+    try {
+      await get(server.connection, '/first')
+      expect(JSON.parse(text((await get(server.connection, '/again')).body))).toEqual({ connection: 2 })
+      const posts = server.requests.length
+      expect(await failure(get(server.connection, '/create', { method: 'POST', body: '{}' }))).toBe('cluster "member" closed the connection')
+      expect(server.requests.length - posts).toBe(1)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('a member that never answers → "did not answer in time" at the deadline, and the connection is dropped', async () => {
+    const server = await hostile(() => undefined)
+    try {
+      const started = performance.now()
+      expect(await failure(get(server.connection, '/silent', { timeoutMs: 300 }))).toBe('cluster "member" did not answer in time')
+      expect(performance.now() - started).toBeLessThan(1500)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test(`${MAX_CONNECTIONS_PER_CLUSTER + 8} requests at once → at most ${MAX_CONNECTIONS_PER_CLUSTER} connections, every request answered`, async () => {
+    const server = await hostile(async (_path, id, socket) => {
+      await Bun.sleep(20)
+      socket.write(ok(`{"connection":${id}}`))
+    })
+    try {
+      const answers = await Promise.all(Array.from({ length: MAX_CONNECTIONS_PER_CLUSTER + 8 }, (_, i) => get(server.connection, `/n${i}`)))
+      expect(answers.every((a) => a.status === 200)).toBe(true)
+      expect(server.connections).toBe(MAX_CONNECTIONS_PER_CLUSTER)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test(`an idle connection is closed after ${IDLE_CLOSE_MS} ms; the next request opens a new one`, async () => {
+    const server = await hostile((_path, id, socket) => { socket.write(ok(`{"connection":${id}}`)) })
+    try {
+      await get(server.connection, '/a')
+      await Bun.sleep(IDLE_CLOSE_MS + 600)
+      expect(JSON.parse(text((await get(server.connection, '/b')).body))).toEqual({ connection: 2 })
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('a header or path with a line break is never written: invalid', async () => {
+    const server = await hostile((_path, _id, socket) => { socket.write(ok('{}')) })
+    try {
+      const refused = await get(server.connection, '/x', { headers: { 'x-a': 'b\r\nimpersonate-user: admin' } }).catch((e: unknown) => e)
+      expect((refused as AppError).kind).toBe('invalid')
+      const badPath = await get(server.connection, '/x HTTP/1.1\r\nx: y').catch((e: unknown) => e)
+      expect((badPath as AppError).kind).toBe('invalid')
+      expect(server.requests).toEqual([])
+    } finally {
+      server.stop()
+    }
+  })
+})
