@@ -22,6 +22,7 @@ import { securityRoutes } from './identity/security/routes'
 import { oauth2ApplicationRoutes, oauth2FlowRoutes } from './identity/oauth2/routes'
 import { orgRoutes } from './orgs/routes'
 import { orgFacts } from './orgs/scope-facts'
+import { userFacts } from './identity/user-facts'
 import { memberRoutes } from './orgs/members/routes'
 import { teamRoutes } from './orgs/teams/routes'
 import { claimCheckRoutes, hostedClaimRoutes } from './orgs/claims/routes'
@@ -55,6 +56,7 @@ export async function openDeps(config: Config, log: Logger = jsonLogger()): Prom
     config, db, log, secrets,
     checkCredential: (presented, context) => checkCredential(deps, presented, context),
     orgFacts: orgFacts(db),
+    userFacts: userFacts(db),
     busCookie: { name: MSGBUS_COOKIE, maxAgeSeconds: COOKIE_TTL_SECONDS, issue: (uid) => signInBearerJwt(deps, uid) },
   }
   return deps

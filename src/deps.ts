@@ -1,4 +1,4 @@
-import type { OrgFacts } from './authz/authorize'
+import type { OrgFacts, UserFacts } from './authz/authorize'
 import type { CheckCredential } from './authz/credentials'
 import type { Config } from './config'
 import type { Logger } from './logger'
@@ -15,6 +15,8 @@ export interface Deps {
   checkCredential: CheckCredential
   /** The org facts authz loads a route's scope from (orgs/scope-facts.ts). */
   orgFacts: OrgFacts
+  /** The user facts authz loads a `self-or-admin` route's target from (identity/user-facts.ts). */
+  userFacts: UserFacts
   /** The cookie a browser gets beside its session: the message bus's (msgbus/service.ts). */
   busCookie: CompanionCookie
 }

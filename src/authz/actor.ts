@@ -34,7 +34,3 @@ export function scopesAllow(scopes: readonly string[] | undefined, level: 'read'
   return level === 'read' && scopes.includes(`read:${category}`)
 }
 
-/** The "self or site admin" rule: `viewer` is `target` themself or a site administrator. */
-export function isSelfOrSiteAdmin(viewer: { id: number; isAdmin: boolean } | undefined, target: { id: number }): boolean {
-  return viewer !== undefined && (viewer.id === target.id || viewer.isAdmin)
-}

@@ -6,18 +6,26 @@ import type { Actor } from './actor'
 import { grantedPermissions, roleFromTeams, type OrgRole, type PermissionString } from './permissions'
 
 /**
- * What a route requires of its caller:
- * - `public`: anyone; `signed-in`: any valid credential; `site-admin`: a site administrator;
- *   `password`: Basic with the account's real password (the `/users/{u}/tokens*` routes);
- *   `org-creator`: a user who may create organizations (`mayCreateOrgs`);
- * - relations to the org named by the `org` route param (or owning the team of `teamId`):
- *   `org-visible` (anyone who may see the org, anonymous included), `org-member` (a member, or a
- *   site admin), `org-owner` (in the Owners team), `team-member` (in the team, or holding
- *   `admin:org`), `org-subscriber` (an individual user who is a member: inbox subscriptions);
- * - a permission string of the role table (`edit:org`, ...): the caller's org role, custom roles
- *   or site-admin status must grant it.
+ * What a route requires of its caller, in four kinds (each its own guard macro, since each hands
+ * the handler something different):
+ * - `public`: anyone; the handler reads the optional `actor`;
+ * - `org-visible`: anyone who may see the org named by the `org` param (anonymous included); the
+ *   handler gets the org as `scope`;
+ * - signed-in permissions (`SignedInPermission`): `signed-in` (any valid credential),
+ *   `site-admin` (a site administrator), `org-creator` (a user who may create organizations,
+ *   `mayCreateOrgs`) and the site-only permission strings; the handler gets `me`;
+ * - `self-or-admin` (`UserPermission`): the user named by the `username` param themself, or a site
+ *   administrator; the handler gets `me` and that user as `target`;
+ * - org permissions (`OrgPermission`), relations to the org named by the `org` param (or owning
+ *   the team of `teamId`): `org-member` (a member, or a site admin), `org-owner` (in the Owners
+ *   team), `team-member` (in the team, or holding `admin:org`), `org-subscriber` (an individual
+ *   user who is a member: inbox subscriptions), or a permission string of the role table
+ *   (`edit:org`, ...) that the caller's org role, custom roles or site-admin status must grant;
+ *   the handler gets `me` and the org as `scope`.
  */
 type UserRow = typeof users.$inferSelect
+/** The user a `self-or-admin` route names in its path, handed to the handler as `target`. */
+export type TargetUser = UserRow
 type TeamRow = typeof teams.$inferSelect
 
 /**
@@ -35,18 +43,24 @@ export interface OrgFacts {
   isTeamMember(teamId: number, uid: number): Promise<boolean>
 }
 
-/** What `authorize` reads beside the caller: the site's settings and the org facts. */
+/** The user facts a `self-or-admin` target is loaded from (`identity/user-facts.ts`, through Deps). */
+export interface UserFacts {
+  /** The individual user `name` (case-insensitive), whatever their visibility. */
+  findUserByName(name: string): Promise<UserRow | undefined>
+}
+
+/** What `authorize` reads beside the caller: the site's settings and the org and user facts. */
 export interface AuthzContext {
   config: Config
   orgFacts: OrgFacts
+  userFacts: UserFacts
 }
 
-export type Permission =
-  | 'public' | 'signed-in' | 'site-admin' | 'password' | 'org-creator'
-  | OrgRelation
-  | PermissionString
-
-type OrgRelation = 'org-visible' | 'org-member' | 'org-owner' | 'team-member' | 'org-subscriber'
+export type SignedInPermission = 'signed-in' | 'site-admin' | 'org-creator' | 'view_usage_analytics:site_admin' | 'admin:chart-source'
+export type UserPermission = 'self-or-admin'
+type OrgRelation = 'org-member' | 'org-owner' | 'team-member' | 'org-subscriber'
+export type OrgPermission = OrgRelation | Exclude<PermissionString, 'view_usage_analytics:site_admin' | 'admin:chart-source'>
+export type Permission = 'public' | 'org-visible' | SignedInPermission | UserPermission | OrgPermission
 
 /** The org a request is about, as the caller relates to it. Handed to handlers as `scope`. */
 export interface OrgScope {
@@ -73,6 +87,9 @@ export const Messages = {
   mustChangePassword: 'You must change your password first: POST /api/v1/user/settings/account/password',
   individualRequired: 'only individual users may subscribe to an organization',
   permissionRequired: (permission: string) => `this needs the "${permission}" permission in the organization`,
+  userNotFound: 'user does not exist',
+  // Gitea's wording of reqSelfOrAdmin.
+  selfOrAdminRequired: 'doer should be the site admin or be same as the contextUser',
 } as const
 
 /**
@@ -84,42 +101,103 @@ export function assertPasswordCurrent(actor: Actor | undefined): void {
   if (actor?.user.mustChangePassword) throw new AppError('forbidden', Messages.mustChangePassword)
 }
 
+/**
+ * Throws unauthenticated unless the caller signed in with Basic and the account's real password:
+ * Gitea's `/users/{u}/tokens*` routes take nothing else (a token cannot mint tokens). A route
+ * declares it beside its permission (`password: true`); it is a rule of the credential, not of who.
+ */
+export function assertPasswordCredential(actor: Actor | undefined): void {
+  if (!actor) throw new AppError('unauthenticated', Messages.signInRequired)
+  if (actor.credential !== 'basic-password') throw new AppError('unauthenticated', Messages.passwordRequired)
+}
+
 /** Permissions that anonymous callers may pass (public routes, and org routes open to all who may see the org). */
 export const ANONYMOUS_PERMISSIONS: readonly Permission[] = ['public', 'org-visible']
 
 export type RouteParams = Record<string, string | undefined>
 
-/**
- * Answers "may this caller use a route requiring `permission`" and loads the org scope for org
- * permissions. Throws unauthenticated (no caller), notFound (org or team unknown or hidden from
- * the caller: never reveal what one may not see), badRequest (`org-subscriber` on a name that is
- * not an org, or names an org hidden from the caller), forbidden (visible but not allowed).
- */
-export async function authorize(context: AuthzContext, actor: Actor | undefined, permission: Permission, params: RouteParams = {}): Promise<OrgScope | undefined> {
-  if (permission === 'public') return undefined
-  if (permission === 'org-visible') return loadOrgScope(context.orgFacts, actor, permission, params)
+/** The signed-in caller; throws unauthenticated for an anonymous one. */
+export function signedInCaller(actor: Actor | undefined): Actor {
   if (!actor) throw new AppError('unauthenticated', Messages.signInRequired)
+  return actor
+}
+
+/**
+ * Answers "may this caller use a route requiring `permission`" for the signed-in permissions.
+ * Throws unauthenticated (no caller), forbidden (not allowed).
+ */
+export function authorizeSignedIn(context: Pick<AuthzContext, 'config'>, actor: Actor | undefined, permission: SignedInPermission): Actor {
+  const me = signedInCaller(actor)
   switch (permission) {
     case 'signed-in':
-      return undefined
+      return me
     case 'site-admin':
     case 'view_usage_analytics:site_admin':
     case 'admin:chart-source':
-      if (!actor.user.isAdmin) throw new AppError('forbidden', Messages.siteAdminRequired)
-      return undefined
-    case 'password':
-      if (actor.credential !== 'basic-password') throw new AppError('unauthenticated', Messages.passwordRequired)
-      return undefined
+      if (!me.user.isAdmin) throw new AppError('forbidden', Messages.siteAdminRequired)
+      return me
     case 'org-creator':
-      if (!mayCreateOrgs(context.config, actor.user)) throw new AppError('forbidden', Messages.createOrgNotAllowed)
-      return undefined
+      if (!mayCreateOrgs(context.config, me.user)) throw new AppError('forbidden', Messages.createOrgNotAllowed)
+      return me
   }
-  if (permission === 'org-subscriber' && actor.user.type !== USER_TYPE.individual)
-    throw new AppError('forbidden', Messages.individualRequired)
-  return loadOrgScope(context.orgFacts, actor, permission, params)
 }
 
-async function loadOrgScope(facts: OrgFacts, actor: Actor | undefined, permission: OrgRelation | PermissionString, params: RouteParams): Promise<OrgScope> {
+/**
+ * The `self-or-admin` rule of the table: `viewer` is `target` themself or a site administrator.
+ * Routes naming their target user in the path declare it as a permission; services ask it where
+ * it decides what of a user is shown (emails, private profiles, memberships).
+ */
+export function selfOrAdmin(viewer: { id: number; isAdmin: boolean } | undefined, target: { id: number }): boolean {
+  return viewer !== undefined && (viewer.id === target.id || viewer.isAdmin)
+}
+
+/**
+ * Gitea's visibility of a user (decisions §1): public users to everyone, limited ones to signed-in
+ * users, private ones to themselves and site admins.
+ */
+export function userVisibleTo(user: UserRow, viewer: UserRow | undefined): boolean {
+  if (selfOrAdmin(viewer, user)) return true
+  if (user.visibility === VISIBILITY.public) return true
+  return user.visibility === VISIBILITY.limited && viewer !== undefined
+}
+
+/**
+ * Answers a permission on the user named by the `username` param and loads that user (`target`).
+ * Throws unauthenticated (no caller), notFound (no such individual user, or one hidden from the
+ * caller: never reveal what one may not see), forbidden (visible, but neither self nor admin).
+ */
+export async function authorizeOnUser(context: Pick<AuthzContext, 'userFacts'>, actor: Actor | undefined, permission: UserPermission, params: RouteParams): Promise<{ me: Actor; target: UserRow }> {
+  const me = signedInCaller(actor)
+  const target = await context.userFacts.findUserByName(params.username ?? '')
+  if (!target || !userVisibleTo(target, me.user)) throw new AppError('notFound', Messages.userNotFound)
+  switch (permission) {
+    case 'self-or-admin':
+      if (!selfOrAdmin(me.user, target)) throw new AppError('forbidden', Messages.selfOrAdminRequired)
+      return { me, target }
+  }
+}
+
+/**
+ * Loads the org named by the `org` (or `orgname`) param, or owning the team of `teamId`, for a
+ * caller who may see it (anonymous included). Throws notFound (org or team unknown or hidden).
+ */
+export function authorizeOrgVisible(context: Pick<AuthzContext, 'orgFacts'>, actor: Actor | undefined, params: RouteParams): Promise<OrgScope> {
+  return loadOrgScope(context.orgFacts, actor, 'org-visible', params)
+}
+
+/**
+ * Answers an org permission and loads the org scope. Throws unauthenticated (no caller), notFound
+ * (org or team unknown or hidden from the caller), badRequest (`org-subscriber` on a name that is
+ * not an org, or names an org hidden from the caller), forbidden (visible but not allowed).
+ */
+export async function authorizeInOrg(context: Pick<AuthzContext, 'orgFacts'>, actor: Actor | undefined, permission: OrgPermission, params: RouteParams): Promise<{ me: Actor; scope: OrgScope }> {
+  const me = signedInCaller(actor)
+  if (permission === 'org-subscriber' && me.user.type !== USER_TYPE.individual)
+    throw new AppError('forbidden', Messages.individualRequired)
+  return { me, scope: await loadOrgScope(context.orgFacts, me, permission, params) }
+}
+
+async function loadOrgScope(facts: OrgFacts, actor: Actor | undefined, permission: 'org-visible' | OrgPermission, params: RouteParams): Promise<OrgScope> {
   let team: TeamRow | undefined
   let org: UserRow | undefined
   if (params.teamId !== undefined) {

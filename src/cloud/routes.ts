@@ -15,7 +15,7 @@ export const cloudRoutes = (deps: Deps) =>
   new Elysia({ name: 'cloud.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/user/credentials', ({ me, query }) => credentials.listCredentials(deps, me, query), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       query: CredentialListQuery,
       response: { 200: t.Array(CloudCredentialApiForm), ...errors, 422: ErrorBody },
@@ -25,7 +25,7 @@ export const cloudRoutes = (deps: Deps) =>
       await credentials.createCredential(deps, me, body)
       return new Response(null, { status: 201 })
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       body: CloudCredentialSpec,
       response: { 201: t.Void(), ...errors, 409: ErrorBody, 422: ErrorBody },
@@ -35,14 +35,14 @@ export const cloudRoutes = (deps: Deps) =>
       await credentials.replaceCredential(deps, me, body)
       return status(204, undefined)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       body: CloudCredentialSpec,
       response: { 204: t.Void(), ...errors, 404: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Replace the credential named in the body; an empty or absent secret keeps the stored one', tags: TAGS },
     })
     .get('/user/credentials/:credName', ({ me, params }) => credentials.getCredential(deps, me, params.credName), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: CredentialParams,
       response: { 200: CloudCredentialApiForm, ...errors, 404: ErrorBody },
@@ -52,7 +52,7 @@ export const cloudRoutes = (deps: Deps) =>
       await credentials.deleteCredential(deps, me, params.credName)
       return status(204, undefined)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: CredentialParams,
       response: { 204: t.Void(), ...errors, 404: ErrorBody },
@@ -60,7 +60,7 @@ export const cloudRoutes = (deps: Deps) =>
     })
     .get('/user/clouds/:cloud/buckets', async ({ me, params, query, headers }) =>
       ({ names: await listBuckets(deps, me, params.cloud, query, readSecretOfCluster, Number(headers['content-length'] ?? 0) > 0 || 'transfer-encoding' in headers) }), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: CloudParams,
       query: BucketListOptions,
@@ -69,7 +69,7 @@ export const cloudRoutes = (deps: Deps) =>
     })
     .post('/user/clouds/:cloud/buckets', async ({ me, params, body }) =>
       ({ names: await listBuckets(deps, me, params.cloud, body, readSecretOfCluster) }), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: CloudParams,
       body: BucketListOptions,

@@ -16,14 +16,14 @@ export const clusterRoutes = (deps: Deps) => {
   return new Elysia({ name: 'clusters.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/user/clusters', ({ me, query }) => clusters.listMyClusters(deps, probes, me, query.all === 'true'), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'cluster',
       query: ClusterListQuery,
       response: { 200: t.Array(ClusterInfo), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Clusters the caller owns (all=true: also those of organizations they own or administer, and those granted to their teams)', tags: TAGS },
     })
     .post('/clustersv2/:owner/import', async ({ me, params, body, status }) => status(201, await clusters.importCluster(deps, probes, me, params.owner, body)), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'cluster',
       params: OwnerParams,
       body: ImportClusterOption,
@@ -31,21 +31,21 @@ export const clusterRoutes = (deps: Deps) => {
       detail: { summary: 'Register a cluster for a user or an organization you manage; the platform connects to it first (422 naming why it cannot)', tags: TAGS },
     })
     .get('/clustersv2/:owner', ({ me, params }) => clusters.listOwnerClusters(deps, probes, me, params.owner), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'cluster',
       params: OwnerParams,
       response: { 200: t.Array(ClusterInfo), ...errors },
       detail: { summary: 'The owner\'s clusters you may use', tags: TAGS },
     })
     .get('/clustersv2/:owner/:cluster', ({ me, params }) => clusters.getCluster(deps, probes, me, params.owner, params.cluster), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'cluster',
       params: ClusterParams,
       response: { 200: ClusterInfo, ...errors },
       detail: { summary: 'One cluster (404 for anyone who may not use it)', tags: TAGS },
     })
     .patch('/clustersv2/:owner/:cluster', ({ me, params, body }) => clusters.patchCluster(deps, probes, me, params.owner, params.cluster, body), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'cluster',
       params: ClusterParams,
       body: PatchClusterOption,
@@ -56,7 +56,7 @@ export const clusterRoutes = (deps: Deps) => {
       await clusters.removeCluster(deps, probes, me, params.owner, params.cluster)
       return status(204, undefined)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'cluster',
       params: ClusterParams,
       response: { 204: t.Void(), ...errors },
@@ -67,7 +67,7 @@ export const clusterRoutes = (deps: Deps) => {
       set.headers['content-type'] = 'text/yaml; charset=utf-8'
       return text
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'cluster',
       secret: true,
       params: ClusterParams,
@@ -76,7 +76,7 @@ export const clusterRoutes = (deps: Deps) => {
       detail: { summary: 'Download a kubeconfig that reaches the cluster through the platform (creates an access token)', tags: TAGS },
     })
     .get('/teams/:teamId/clusters', ({ scope }) => clusters.listTeamClusters(deps, probes, scope), {
-      permission: 'admin:org',
+      inOrg: 'admin:org',
       scope: 'organization',
       params: t.Object({ teamId: t.String({ description: 'Team id' }) }),
       response: { 200: t.Array(ClusterInfo), ...errors },
@@ -86,7 +86,7 @@ export const clusterRoutes = (deps: Deps) => {
       await clusters.grantTeamCluster(deps, scope, params.cluster)
       return status(204, undefined)
     }, {
-      permission: 'admin:org',
+      inOrg: 'admin:org',
       scope: 'organization',
       params: TeamClusterParams,
       response: { 204: t.Void(), ...errors },
@@ -96,7 +96,7 @@ export const clusterRoutes = (deps: Deps) => {
       await clusters.revokeTeamCluster(deps, scope, params.cluster)
       return status(204, undefined)
     }, {
-      permission: 'admin:org',
+      inOrg: 'admin:org',
       scope: 'organization',
       params: TeamClusterParams,
       response: { 204: t.Void(), ...errors },

@@ -1,6 +1,9 @@
 import { Elysia } from 'elysia'
 import { scopesAllow, type Actor, type ScopeCategory } from '../authz/actor'
-import { assertPasswordCurrent, authorize, type OrgScope, type Permission, type RouteParams } from '../authz/authorize'
+import {
+  assertPasswordCredential, assertPasswordCurrent, authorizeInOrg, authorizeOnUser, authorizeOrgVisible, authorizeSignedIn,
+  type OrgPermission, type OrgScope, type Permission, type RouteParams, type SignedInPermission, type TargetUser, type UserPermission,
+} from '../authz/authorize'
 import type { Deps } from '../deps'
 import { authenticate } from './auth'
 import { assertJsonBody, rejectUnreadableBody } from './body'
@@ -8,55 +11,106 @@ import { AppError } from '../errors'
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 const PASSWORD_CHANGE_FLAG = 'x-allowed-while-password-must-change'
+const CREDENTIAL = 'x-credential'
 
 /** Routes whose path names no org may name it in query `org` (the usage routes of the spec do). */
-function orgFromQuery(params: RouteParams | undefined, query: Record<string, unknown> | undefined): RouteParams | undefined {
-  if (typeof query?.org !== 'string' || params?.org !== undefined || params?.orgname !== undefined || params?.teamId !== undefined) return params
+function orgFromQuery(params: RouteParams | undefined, query: Record<string, unknown> | undefined): RouteParams {
+  if (typeof query?.org !== 'string' || params?.org !== undefined || params?.orgname !== undefined || params?.teamId !== undefined) return params ?? {}
   return { ...params, org: query.org }
 }
 
 /**
- * Route-level requirements, declared beside each path:
- * - `permission`: who may call (authz/); on every route but `public` ones the handler gets `me`,
- *   the signed-in caller (public handlers read the optional `actor` instead). Org permissions
- *   load the org of the `org` (or `orgname`) param, or of the team of `teamId`, and hand it to
- *   the handler as `scope`;
+ * What the guard settled about a request. Who may call is answered in transform, before
+ * validation (a 401/403/404 comes before any 422); the handler's context is typed by resolve,
+ * which runs after validation. This per-request record carries one to the other.
+ */
+interface Settled {
+  me?: Actor
+  scope?: OrgScope
+  target?: TargetUser
+}
+
+/** A part the transform settled; its absence would be a wiring fault of the guard, never a client's. */
+function settledPart<T>(part: T | undefined): T {
+  if (part === undefined) throw new Error('guard: resolve ran without the transform that settles the route')
+  return part
+}
+
+interface GateContext {
+  actor: Actor | undefined
+  params: RouteParams | undefined
+  query: Record<string, unknown> | undefined
+  body: unknown
+  guardSettled: Settled
+}
+
+/**
+ * The lifecycle shared by the permission kinds: the OpenAPI record, and the transform that
+ * decides (`decide` throws the refusal, or returns what the handler gets).
+ */
+function gate(permission: Permission, decide: (actor: Actor | undefined, params: RouteParams) => Settled | Promise<Settled>) {
+  let passwordChangeRoute = false
+  let passwordCredential = false
+  return {
+    // The route's flags, read here whichever order the route declares its options in (a flag
+    // declared before the permission has already been folded into `detail`).
+    introspect: (options: Record<string, unknown>) => {
+      const detail = options.detail as Record<string, unknown> | undefined
+      passwordChangeRoute = options.allowedWhilePasswordMustChange === true || detail?.[PASSWORD_CHANGE_FLAG] === true
+      passwordCredential = options.password === true || detail?.[CREDENTIAL] === 'password'
+    },
+    // Recorded in the OpenAPI operation so readers and the route sweep tests see the rule.
+    detail: { 'x-permission': permission } as Record<string, string>,
+    // An unreadable body (http/body.ts) is refused only once the caller passed.
+    transform: async ({ actor, params, query, body, guardSettled }: GateContext) => {
+      if (passwordCredential) assertPasswordCredential(actor)
+      Object.assign(guardSettled, await decide(actor, orgFromQuery(params, query)))
+      if (!passwordChangeRoute) assertPasswordCurrent(actor)
+      rejectUnreadableBody(body)
+    },
+  }
+}
+
+/**
+ * Route-level requirements, declared beside each path. Who may call is one of four macros, each
+ * handing the handler exactly what its kind settles (authz/authorize.ts has the table):
+ * - `public: true`: anyone; the handler reads the optional `actor`;
+ * - `orgVisible: true`: anyone who may see the org of the `org` param; the handler gets `scope`;
+ * - `signedIn: 'signed-in' | 'site-admin' | ...`: the handler gets `me`, the signed-in caller;
+ * - `ofUser: 'self-or-admin'`: the handler gets `me` and `target`, the user of the `username` param;
+ * - `inOrg: 'org-member' | 'admin:org' | ...`: the handler gets `me` and `scope`, the org of the
+ *   `org` (or `orgname`) param, or of the team of `teamId`.
+ * Beside it:
+ * - `password: true`: only Basic with the account's real password (a token cannot mint tokens);
  * - `allowedWhilePasswordMustChange: true`: callable by a user who must change their password first;
  * - `scope`: the token scope category the route touches; GET needs read, other methods write;
  * - `jsonOnly: true`: the route takes JSON bodies only (415 for forms: no cross-site form posts);
  * - `secret: true`: the answer carries a secret shown once (token, client secret, TOTP secret),
  *   so no browser or shared cache may keep it (Cache-Control: no-store).
  */
-export const guard = (deps: Deps) => {
-  // The scope is settled in transform (before validation) and handed over in resolve (after it).
-  const scopes = new WeakMap<Request, OrgScope>()
-  return new Elysia({ name: 'guard' })
+export const guard = (deps: Deps) =>
+  new Elysia({ name: 'guard' })
     .use(authenticate(deps))
+    .derive({ as: 'global' }, (): { guardSettled: Settled } => ({ guardSettled: {} }))
     .macro({
-      permission: (needed: Permission) => {
-        let passwordChangeRoute = false
-        return {
-          // Whether the route lets a user who must change their password through (the flag below,
-          // read here whichever of the two options the route declares first).
-          introspect: (options: Record<string, unknown>) => {
-            const detail = options.detail as Record<string, unknown> | undefined
-            passwordChangeRoute = options.allowedWhilePasswordMustChange === true || detail?.[PASSWORD_CHANGE_FLAG] === true
-          },
-          // Recorded in the OpenAPI operation so readers and the route sweep tests see the rule.
-          detail: { 'x-permission': needed } as Record<string, string>,
-          // transform runs before validation: who may call is settled before what they sent.
-          // An unreadable body (http/body.ts) is refused only then, once the caller passed.
-          transform: async ({ actor, params, query, request, body }: { actor: Actor | undefined; params: RouteParams | undefined; query: Record<string, unknown> | undefined; request: Request; body: unknown }) => {
-            const scope = await authorize(deps, actor, needed, orgFromQuery(params, query))
-            if (!passwordChangeRoute) assertPasswordCurrent(actor)
-            if (scope) scopes.set(request, scope)
-            rejectUnreadableBody(body)
-          },
-          // `scope` is only meaningful on org permissions; other routes do not read it.
-          resolve: ({ actor, request }: { actor: Actor | undefined; request: Request }) =>
-            ({ me: actor as Actor, scope: scopes.get(request) as OrgScope }),
-        }
-      },
+      public: (_enabled: true) => gate('public', () => ({})),
+      orgVisible: (_enabled: true) => ({
+        ...gate('org-visible', async (actor, params) => ({ scope: await authorizeOrgVisible(deps, actor, params) })),
+        resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({ scope: settledPart(settled.scope) }),
+      }),
+      signedIn: (needed: SignedInPermission) => ({
+        ...gate(needed, (actor) => ({ me: authorizeSignedIn(deps, actor, needed) })),
+        resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({ me: settledPart(settled.me) }),
+      }),
+      ofUser: (needed: UserPermission) => ({
+        ...gate(needed, (actor, params) => authorizeOnUser(deps, actor, needed, params)),
+        resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({ me: settledPart(settled.me), target: settledPart(settled.target) }),
+      }),
+      inOrg: (needed: OrgPermission) => ({
+        ...gate(needed, (actor, params) => authorizeInOrg(deps, actor, needed, params)),
+        resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({ me: settledPart(settled.me), scope: settledPart(settled.scope) }),
+      }),
+      password: (_required: true) => ({ detail: { [CREDENTIAL]: 'password' } as Record<string, string> }),
       // A user flagged must_change_password may still call the route: only those that let them see
       // who they are, change the password and sign out declare it.
       allowedWhilePasswordMustChange: (allowed: boolean) => ({ detail: { [PASSWORD_CHANGE_FLAG]: allowed } as Record<string, boolean> }),
@@ -80,4 +134,3 @@ export const guard = (deps: Deps) => {
         },
       }),
     })
-}

@@ -29,7 +29,7 @@ const accountRoutes = (deps: Deps) =>
     .get('/user', ({ me, query }) => presentSelf(deps.db, me.user, deps.config.publicUrl,
       // No client organizations exist on this platform, so the honest answer is false.
       query.check_client_org === 'true' ? { clientOrgUser: false } : {}), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       allowedWhilePasswordMustChange: true,
       scope: 'user',
       query: UserQuery,
@@ -43,7 +43,7 @@ const accountRoutes = (deps: Deps) =>
       })
       return status(201, presentUser(user, { user: me.user, publicUrl: deps.config.publicUrl }))
     }, {
-      permission: 'site-admin',
+      signedIn: 'site-admin',
       scope: 'admin',
       body: CreateUserOption,
       response: { 201: User, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },

@@ -5,7 +5,7 @@ import { AppError } from '../errors'
 import { checkName } from './names'
 import { hashPassword } from './passwords'
 import * as store from './store'
-import { isSelfOrSiteAdmin } from '../authz/actor'
+import { selfOrAdmin } from '../authz/authorize'
 
 export const Messages = {
   nameInvalid: 'name is invalid: letters, digits, "-", "_" and "." only, starting with a letter or digit, at most 40 characters',
@@ -90,7 +90,7 @@ export interface Viewer {
  * user hides it, other users get a noreply placeholder email.
  */
 export function presentUser(user: store.UserRow, viewer: Viewer, extra: { orgAdmin?: boolean; clientOrgUser?: boolean; followers?: number; following?: number } = {}): User {
-  const authed = isSelfOrSiteAdmin(viewer.user, user)
+  const authed = selfOrAdmin(viewer.user, user)
   const emailVisible = authed || (viewer.user !== undefined && !user.keepEmailPrivate)
   const host = hostOf(viewer.publicUrl)
   return {

@@ -15,14 +15,14 @@ export const inboxRoutes = (deps: Deps) =>
   new Elysia({ name: 'inbox.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/user/inbox/subscriptions', ({ me, query }) => inbox.listSubscriptions(deps, me, query), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       query: SubscriptionFilters,
       response: { 200: t.Array(InboxSubscription), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'The caller\'s subscriptions; every filter is an exact match', tags: TAGS },
     })
     .post('/user/inbox/subscriptions', async ({ me, body, status }) => status(201, await inbox.createSubscription(deps, me, body)), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       body: CreateInboxSubscriptionOption,
       response: { 201: InboxSubscription, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
@@ -32,7 +32,7 @@ export const inboxRoutes = (deps: Deps) =>
       await inbox.assertOrgSubscription(deps, me, scope)
       return ''
     }, {
-      permission: 'org-subscriber',
+      inOrg: 'org-subscriber',
       scope: 'organization',
       params: OrgParams,
       response: { 200: EmptyBody, ...orgErrors },
@@ -42,7 +42,7 @@ export const inboxRoutes = (deps: Deps) =>
       await inbox.subscribeToOrg(deps, me, scope)
       return ''
     }, {
-      permission: 'org-subscriber',
+      inOrg: 'org-subscriber',
       scope: 'organization',
       params: OrgParams,
       response: { 200: EmptyBody, ...orgErrors },
@@ -52,7 +52,7 @@ export const inboxRoutes = (deps: Deps) =>
       await inbox.unsubscribeFromOrg(deps, me, scope)
       return ''
     }, {
-      permission: 'org-subscriber',
+      inOrg: 'org-subscriber',
       scope: 'organization',
       params: OrgParams,
       response: { 200: EmptyBody, ...orgErrors },

@@ -13,21 +13,21 @@ export const msgbusRoutes = (deps: Deps) =>
   new Elysia({ name: 'msgbus.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/user/msgbus/credentials', ({ me }) => msgbus.personalCredentials(deps, me), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       secret: true,
       response: { 200: MsgbusCredentialsResponse, ...errors },
       detail: { summary: 'New personal message-bus credentials (user.<uid>.>, _INBOX.>; 24 h)', tags: TAGS },
     })
     .get('/user/msgbus/admin_credentials', ({ me }) => msgbus.adminCredentials(deps, me), {
-      permission: 'site-admin',
+      signedIn: 'site-admin',
       scope: 'admin',
       secret: true,
       response: { 200: MsgbusCredentialsResponse, ...errors },
       detail: { summary: 'New site-admin message-bus credentials (may subscribe to everything)', tags: TAGS },
     })
     .get('/user/msgbus/user_credentials', ({ me, query }) => msgbus.personalCredentialsOf(deps, me, query.username), {
-      permission: 'site-admin',
+      signedIn: 'site-admin',
       scope: 'admin',
       secret: true,
       query: UserCredentialsQuery,
@@ -35,7 +35,7 @@ export const msgbusRoutes = (deps: Deps) =>
       detail: { summary: 'New personal message-bus credentials of the user named by username (default the caller)', tags: TAGS },
     })
     .get('/user/msgbus/cluster-resource-history', ({ me, query }) => msgbus.clusterHistoryCredentials(deps, me, query), {
-      permission: 'site-admin',
+      signedIn: 'site-admin',
       scope: 'admin',
       secret: true,
       query: ClusterHistoryQuery,
@@ -43,7 +43,7 @@ export const msgbusRoutes = (deps: Deps) =>
       detail: { summary: 'New credentials that may subscribe crh.<clusterUID>.> of one cluster', tags: TAGS },
     })
     .get('/user/settings/tokens/msgbus-tokens/', ({ me }) => msgbus.listTokens(deps, me.user.id), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       response: { 200: t.Array(MsgbusAccount), ...errors },
       detail: { summary: 'My issued message-bus keys, newest first', tags: ['settings'] },
@@ -51,7 +51,7 @@ export const msgbusRoutes = (deps: Deps) =>
     .post('/user/settings/tokens/msgbus-tokens/:id/revoke/', async ({ me, params }) => {
       await msgbus.revokeToken(deps, me.user.id, params.id)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: MsgbusTokenParams,
       response: { 200: t.Void(), ...errors, 404: ErrorBody },

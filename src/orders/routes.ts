@@ -33,27 +33,27 @@ export const orderRoutes = (deps: Deps) => {
   return new Elysia({ name: 'orders.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/admin/chart-sources', async () => { await rt.seeded; return sources.listSources(deps) }, {
-      permission: 'admin:chart-source',
+      signedIn: 'admin:chart-source',
       scope: 'admin',
       response: { 200: t.Array(ChartSource), ...errors },
       detail: { summary: 'List chart sources (passwords answered as "")', tags: SOURCE_TAGS },
     })
     .post('/admin/chart-sources', async ({ body, status }) => { await rt.seeded; return status(201, await sources.createSource(deps, body)) }, {
-      permission: 'admin:chart-source',
+      signedIn: 'admin:chart-source',
       scope: 'admin',
       body: ChartSourceSpec,
       response: { 201: ChartSource, ...errors, 409: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Add a chart source (Helm HTTP repository or OCI registry); private addresses need PLATFORM_ALLOW_PRIVATE_REGISTRIES', tags: SOURCE_TAGS },
     })
     .get('/admin/chart-sources/:name', async ({ params }) => { await rt.seeded; return sources.getSource(deps, params.name) }, {
-      permission: 'admin:chart-source',
+      signedIn: 'admin:chart-source',
       scope: 'admin',
       params: ChartSourceParams,
       response: { 200: ChartSource, ...errors, 404: ErrorBody },
       detail: { summary: 'One chart source (password answered as "")', tags: SOURCE_TAGS },
     })
     .put('/admin/chart-sources/:name', async ({ params, body }) => { await rt.seeded; return sources.replaceSource(deps, params.name, body) }, {
-      permission: 'admin:chart-source',
+      signedIn: 'admin:chart-source',
       scope: 'admin',
       params: ChartSourceParams,
       body: ChartSourceUpdate,
@@ -61,14 +61,14 @@ export const orderRoutes = (deps: Deps) => {
       detail: { summary: 'Replace a chart source\'s settings; an empty or absent password keeps the stored one', tags: SOURCE_TAGS },
     })
     .delete('/admin/chart-sources/:name', async ({ params, status }) => { await rt.seeded; await sources.deleteSource(deps, params.name); return status(204, undefined) }, {
-      permission: 'admin:chart-source',
+      signedIn: 'admin:chart-source',
       scope: 'admin',
       params: ChartSourceParams,
       response: { 204: t.Void(), ...errors, 404: ErrorBody },
       detail: { summary: 'Delete a chart source (orders that used it keep their cached charts)', tags: SOURCE_TAGS },
     })
     .post('/user/deploy/orders', async ({ me, body }) => { await rt.seeded; return orders.createOrder(rt, me, body) }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       body: OrderInput,
       response: { 200: Order, 400: ErrorBody, ...errors, 422: ErrorBody, 502: ErrorBody },
@@ -76,28 +76,28 @@ export const orderRoutes = (deps: Deps) => {
     })
     .get('/user/deploy/orders', ({ me, query, set, request }) =>
       answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => orders.listOrders(rt, me, page)), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       query: OrderListQuery,
       response: { 200: t.Array(Order), ...errors },
       detail: { summary: 'The caller\'s orders, newest first (paginated, X-Total-Count)', tags: TAGS },
     })
     .get('/user/deploy/orders/:id', ({ me, params }) => orders.getOrder(rt, me, params.id), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: OrderParams,
       response: { 200: Order, ...errors, 404: ErrorBody },
       detail: { summary: 'One of the caller\'s orders (another user\'s is 404)', tags: TAGS },
     })
     .delete('/user/deploy/orders/:id', async ({ me, params, status }) => { await orders.deleteOrder(rt, me, params.id); return status(204, undefined) }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: OrderParams,
       response: { 204: t.Void(), ...errors, 404: ErrorBody },
       detail: { summary: 'Delete one of the caller\'s orders', tags: TAGS },
     })
     .get('/user/deploy/orders/:id/render/manifest', async ({ me, params }) => text(await orders.renderManifest(rt, me, params.id), 'text/plain; charset=utf-8'), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: OrderParams,
       response: { 200: t.String({ description: 'Plain text: per package a `# Source: <source> - <chart>@<version>` header, then its pre-install hooks, manifests and post-install hooks as `helm template` prints them' }), ...renderErrors },
@@ -105,7 +105,7 @@ export const orderRoutes = (deps: Deps) => {
     })
     .get('/user/deploy/orders/:id/render/resources', ({ me, params, query }) =>
       orders.renderResources(rt, me, params.id, query.skipCRDs === 'true', query.format === 'json' ? 'json' : 'yaml'), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: OrderParams,
       query: ResourcesQuery,
@@ -113,28 +113,28 @@ export const orderRoutes = (deps: Deps) => {
       detail: { summary: 'The order rendered and converted, one entry per package with its CRDs, manifest file and resources', tags: TAGS },
     })
     .get('/user/deploy/orders/:id/helm3', scriptOf('helm3', orders.helm3), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: OrderParams,
       response: { 200: ScriptAnswer, ...renderErrors },
       detail: { summary: 'Helm 3 install script (helm upgrade --install per package); with Accept: application/json the [{os, url, command, script}] list', tags: TAGS },
     })
     .get('/user/deploy/orders/:id/yaml', scriptOf('yaml', orders.yaml), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: OrderParams,
       response: { 200: ScriptAnswer, ...renderErrors },
       detail: { summary: 'kubectl install script (kubectl apply of each package\'s CRDs and manifest file); with Accept: application/json the [{os, url, command, script}] list', tags: TAGS },
     })
     .get('/user/deploy/orders/:id/manifests/:file', async ({ me, params }) => text(await orders.manifestFile(rt, me, params.id, params.file), 'application/yaml; charset=utf-8'), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: OrderFileParams,
       response: { 200: t.String({ description: 'The release\'s manifest, preceded by its Namespace unless that is built in' }), ...renderErrors },
       detail: { summary: 'The manifest file <release>.yaml the yaml script applies', tags: TAGS },
     })
     .get('/user/deploy/orders/:id/crds/:file', async ({ me, params }) => text(await orders.crdFile(rt, me, params.id, params.file), 'application/yaml; charset=utf-8'), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: OrderFileParams,
       response: { 200: t.String({ description: 'One CRD as YAML' }), ...renderErrors },

@@ -27,7 +27,7 @@ export const orgRoutes = (deps: Deps) => {
       const org = await orgs.createOrg(deps, me.user, { ...body, origin: 'api' })
       return status(201, orgs.presentOrg(deps.config.publicUrl, org, await store.findOrgDetails(deps.db.read, org.id)))
     }, {
-      permission: 'org-creator',
+      signedIn: 'org-creator',
       scope: 'organization',
       body: CreateOrgOption,
       response: { 201: Organization, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
@@ -35,14 +35,14 @@ export const orgRoutes = (deps: Deps) => {
     })
     .get('/orgs/:org', async ({ scope }) =>
       orgs.presentOrg(deps.config.publicUrl, scope.org, await store.findOrgDetails(deps.db.read, scope.org.id)), {
-      permission: 'org-visible',
+      orgVisible: true,
       scope: 'organization',
       params: OrgParams,
       response: { 200: Organization, 404: ErrorBody },
       detail: { summary: 'Get an organization (404 when hidden from the caller)', tags: TAGS },
     })
     .patch('/orgs/:org', ({ scope, body }) => orgs.editOrg(deps, scope, body), {
-      permission: 'edit:org',
+      inOrg: 'edit:org',
       scope: 'organization',
       params: OrgParams,
       body: EditOrgOption,
@@ -53,42 +53,42 @@ export const orgRoutes = (deps: Deps) => {
       await orgs.deleteOrg(deps, scope, me)
       return status(204, undefined)
     }, {
-      permission: 'delete:org',
+      inOrg: 'delete:org',
       scope: 'organization',
       params: OrgParams,
       response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Delete an organization (only its last owner or admin: orgLastAdmin)', tags: TAGS },
     })
     .get('/orgs/:org/user/:username', ({ me, scope, params }) => orgs.orgUserProfile(deps, scope, me, params.username), {
-      permission: 'org-member',
+      inOrg: 'org-member',
       scope: 'organization',
       params: OrgUserParams,
       response: { 200: Profile, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Profile of an existing, active user (400 when unknown or inactive)', tags: TAGS },
     })
     .get('/orgs/:org/is-owner', () => '', {
-      permission: 'org-owner',
+      inOrg: 'org-owner',
       scope: 'organization',
       params: OrgParams,
       response: { 200: EmptyBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Answers 200 when the caller is an owner of the organization, 403 otherwise', tags: TAGS },
     })
     .get('/user/orgs', listMine, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'organization',
       query: PageQuery,
       response: { 200: t.Array(Organization), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Organizations of the caller, private memberships included', tags: TAGS },
     })
     .get('/user/settings/organizations', listMine, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'organization',
       query: PageQuery,
       response: { 200: t.Array(Organization), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Organizations of the caller (console settings page)', tags: TAGS },
     })
     .get('/user/settings/organizations/create', () => ({ message: 'you may create organizations' }), {
-      permission: 'org-creator',
+      signedIn: 'org-creator',
       scope: 'organization',
       response: { 200: ApiResponseMessage, 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Answers 200 when the caller may create organizations, 403 otherwise', tags: TAGS },
@@ -97,7 +97,7 @@ export const orgRoutes = (deps: Deps) => {
       const org = await orgs.createOrgFromForm(deps, me.user, body)
       return { message: `organization ${org.name} created` }
     }, {
-      permission: 'org-creator',
+      signedIn: 'org-creator',
       scope: 'organization',
       body: CreateOrgParams,
       type: 'multipart/form-data',
@@ -106,7 +106,7 @@ export const orgRoutes = (deps: Deps) => {
     })
     .get('/users/:username/orgs', ({ me, params, query, request, set }) =>
       answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => orgs.listOrgsOfUser(deps, me, params.username, page)), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'organization',
       params: UsernameParams,
       query: PageQuery,
@@ -117,14 +117,14 @@ export const orgRoutes = (deps: Deps) => {
       set.headers['content-type'] = 'application/json; charset=utf-8'
       return JSON.stringify(orgs.orgAvatarUrl(deps, scope))
     }, {
-      permission: 'view:avatar',
+      inOrg: 'view:avatar',
       scope: 'organization',
       params: OrgParams,
       response: { 200: t.String({ description: 'JSON string: the avatar URL' }), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'The organization avatar URL', tags: TAGS },
     })
     .post('/orgs/:org/avatar/', ({ scope, body }) => orgs.uploadOrgAvatar(deps, scope, body.avatar), {
-      permission: 'update:avatar',
+      inOrg: 'update:avatar',
       scope: 'organization',
       params: OrgParams,
       body: AvatarParams,
@@ -136,7 +136,7 @@ export const orgRoutes = (deps: Deps) => {
       await orgs.deleteOrgAvatar(deps, scope)
       return { message: 'avatar removed' }
     }, {
-      permission: 'delete:avatar',
+      inOrg: 'delete:avatar',
       scope: 'organization',
       params: OrgParams,
       response: { 200: ApiResponseMessage, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },

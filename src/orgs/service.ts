@@ -1,5 +1,5 @@
-import { isSelfOrSiteAdmin, type Actor } from '../authz/actor'
-import { Messages as AuthzMessages, type OrgScope } from '../authz/authorize'
+import type { Actor } from '../authz/actor'
+import { Messages as AuthzMessages, selfOrAdmin, type OrgScope } from '../authz/authorize'
 import { orgLastAdmin } from './rules'
 import { removeAvatar, saveAvatar } from '../identity/avatars/store'
 import type { Deps } from '../deps'
@@ -142,7 +142,7 @@ export async function deleteOrg(deps: Deps, scope: OrgScope, actor: Actor): Prom
 export async function orgUserProfile(deps: Deps, scope: OrgScope, actor: Actor, username: string): Promise<Profile> {
   const user = await findUserByName(deps.db.read, username)
   if (!user || user.type !== USER_TYPE.individual || !user.isActive || user.prohibitLogin) throw new AppError('badRequest', Messages.userNotUsable)
-  const seesPrivate = isSelfOrSiteAdmin(actor.user, user) || (await store.findMembership(deps.db.read, scope.org.id, user.id)) !== undefined
+  const seesPrivate = selfOrAdmin(actor.user, user) || (await store.findMembership(deps.db.read, scope.org.id, user.id)) !== undefined
   if (user.visibility === PRIVATE && !seesPrivate) throw new AppError('badRequest', Messages.userNotUsable)
   const host = new URL(deps.config.publicUrl).hostname
   return {
@@ -170,7 +170,7 @@ export async function listMyOrgs(deps: Deps, actor: Actor, page: Page): Promise<
  */
 export async function listOrgsOfUser(deps: Deps, actor: Actor, username: string, page: Page): Promise<Paged<Organization>> {
   const user = await findUserByName(deps.db.read, username)
-  const seesAll = user !== undefined && isSelfOrSiteAdmin(actor.user, user)
+  const seesAll = user !== undefined && selfOrAdmin(actor.user, user)
   if (!user || (user.visibility === PRIVATE && !seesAll)) throw new AppError('notFound', Messages.userNotFound)
   const { rows, total } = await store.listOrgsOfUser(deps.db.read, user.id, seesAll ? 'all' : 'public', page)
   return { items: await presentOrgs(deps, rows), total }

@@ -9,18 +9,18 @@ export const systemRoutes = (deps: Deps) =>
   new Elysia({ name: 'system.routes' })
     .use(guard(deps))
     .get('/api/v1/version', () => buildInfo(deps.config), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       response: { 200: ServerVersion, 401: ErrorBody },
       detail: { summary: 'Version of the running build', tags: ['miscellaneous'] },
     })
     .get('/healthz', () => ({ status: 'ok' as const }), {
-      permission: 'public',
+      public: true,
       response: { 200: Health },
       detail: { summary: 'Liveness: the process answers', tags: ['miscellaneous'] },
     })
     .get('/readyz', async ({ status }) =>
       (await isReady(deps.db)) ? { status: 'ok' as const } : status(503, { status: 'unavailable' as const }), {
-      permission: 'public',
+      public: true,
       response: { 200: Readiness, 503: Readiness },
       detail: { summary: 'Readiness: the database answers', tags: ['miscellaneous'] },
     })

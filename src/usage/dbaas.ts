@@ -1,5 +1,5 @@
 import type { Actor } from '../authz/actor'
-import { authorize } from '../authz/authorize'
+import { authorizeInOrg } from '../authz/authorize'
 import { listClusters } from '../clusters/store'
 import type { Deps } from '../deps'
 import type { UserRow } from '../identity/store'
@@ -25,7 +25,7 @@ interface ReportScope {
 }
 
 async function scopeOf(deps: Deps, me: Actor, org: string | undefined): Promise<ReportScope> {
-  if (org !== undefined) return { orgs: [(await authorize(deps, me, 'org-owner', { org }))!.org], clusterUids: undefined }
+  if (org !== undefined) return { orgs: [(await authorizeInOrg(deps, me, 'org-owner', { org })).scope.org], clusterUids: undefined }
   const db = deps.db.read
   const { rows } = await listOrgsOfUser(db, me.user.id, 'all', { limit: 1000, offset: 0 })
   const owned: UserRow[] = []

@@ -25,7 +25,7 @@ export const usageRoutes = (deps: Deps) => {
     .use(guard(deps))
     .onStop(() => printer.close())
     .post('/usage/events', ({ scope, body }) => ingestEvents(deps, scope.org.id, eventsOfBody(body)), {
-      permission: 'send:usage-events',
+      inOrg: 'send:usage-events',
       scope: 'organization',
       query: OrgQuery,
       parse: readNdjsonBody(deps.config.maxBodyBytes),
@@ -35,7 +35,7 @@ export const usageRoutes = (deps: Deps) => {
     })
     .get('/dashboard/monthly-summary/:resourceType', async ({ params, query }) =>
       usage.monthlySummary(deps, await usage.usageOrg(deps, query.org), params.resourceType, query), {
-      permission: 'view_usage_analytics:site_admin',
+      signedIn: 'view_usage_analytics:site_admin',
       scope: 'admin',
       params: MonthlySummaryParams,
       query: MonthlySummaryQuery,
@@ -43,7 +43,7 @@ export const usageRoutes = (deps: Deps) => {
       detail: { summary: 'Monthly usage of one product for an organization, newest month first', tags: TAGS },
     })
     .get('/dashboard/summary/generated-months', async ({ query }) => usage.generatedMonthList(deps, await usage.usageOrg(deps, query.org)), {
-      permission: 'view_usage_analytics:site_admin',
+      signedIn: 'view_usage_analytics:site_admin',
       scope: 'admin',
       query: OrgQuery,
       response: { 200: GeneratedDates, ...errors },
@@ -53,7 +53,7 @@ export const usageRoutes = (deps: Deps) => {
       const { pdf, filename } = await usage.monthlyReportPdf(deps, printer, await usage.usageOrg(deps, query.org), params.year, params.month)
       return new Response(pdf as BodyInit, { headers: { 'content-type': 'application/pdf', 'content-disposition': `attachment; filename="${filename}"`, 'cache-control': 'no-store' } })
     }, {
-      permission: 'view_usage_analytics:site_admin',
+      signedIn: 'view_usage_analytics:site_admin',
       scope: 'admin',
       params: YearMonthParams,
       query: OrgQuery,
@@ -66,7 +66,7 @@ export const usageRoutes = (deps: Deps) => {
 }
 
 const VIEWS = '/dashboard/summary/:year/:month/usage-report/products'
-const dashboard = { permission: 'view_usage_analytics:site_admin', scope: 'admin' } as const
+const dashboard = { signedIn: 'view_usage_analytics:site_admin', scope: 'admin' } as const
 const viewResponses = { 200: UsageView, 400: ErrorBody, ...errors }
 
 /** The product views of the spec: clusters and contracts for every product, the rest for dbprod only. */
@@ -130,12 +130,12 @@ const contractRoutes = (deps: Deps) =>
   new Elysia({ name: 'usage.contracts' })
     .use(guard(deps))
     .get('/admin/usage/contracts', ({ query }) => contracts.listContracts(deps, query.org), {
-      permission: 'site-admin', scope: 'admin', query: ContractListQuery,
+      signedIn: 'site-admin', scope: 'admin', query: ContractListQuery,
       response: { 200: t.Array(Contract), ...errors },
       detail: { summary: 'Usage contracts, optionally of one organization', tags: TAGS },
     })
     .post('/admin/usage/contracts', async ({ body, status }) => status(201, await contracts.createContract(deps, body)), {
-      permission: 'site-admin', scope: 'admin', body: ContractBody,
+      signedIn: 'site-admin', scope: 'admin', body: ContractBody,
       response: { 201: Contract, ...errors },
       detail: { summary: 'Record a contract; the org\'s billable minutes of the product are recounted at once', tags: TAGS },
     })
@@ -143,7 +143,7 @@ const contractRoutes = (deps: Deps) =>
       await contracts.deleteContract(deps, params.id)
       return status(204, undefined)
     }, {
-      permission: 'site-admin', scope: 'admin', params: ContractParams,
+      signedIn: 'site-admin', scope: 'admin', params: ContractParams,
       response: { 204: t.Void(), ...errors },
       detail: { summary: 'Remove a contract; what it covered is recounted', tags: TAGS },
     })
@@ -153,13 +153,13 @@ const dbaasRoutes = (deps: Deps) =>
   new Elysia({ name: 'usage.dbaas' })
     .use(guard(deps))
     .get('/dbaas/billing/reports/namespaces', ({ me, query }) => dbaas.namespacesReport(deps, me, query.org), {
-      permission: 'signed-in', scope: 'organization', query: DbaasQuery,
+      signedIn: 'signed-in', scope: 'organization', query: DbaasQuery,
       response: { 200: DbaasReport, ...errors },
       detail: { summary: 'Billing report of every namespace (org owners; without org, the caller\'s own clusters)', tags: TAGS },
     })
     .get('/dbaas/billing/reports/clusters/:clusterID/namespaces/:namespaceName', ({ me, params, query }) =>
       dbaas.namespaceReport(deps, me, params.clusterID, params.namespaceName, query.org), {
-      permission: 'signed-in', scope: 'organization', params: DbaasNamespaceParams, query: DbaasQuery,
+      signedIn: 'signed-in', scope: 'organization', params: DbaasNamespaceParams, query: DbaasQuery,
       response: { 200: DbaasReport, ...errors },
       detail: { summary: 'Billing report of one namespace: cluster, namespace and its databases', tags: TAGS },
     })

@@ -14,9 +14,9 @@ type Route = TestApp['app']['routes'][number]
 const fill = (route: Route, username: string, id: string) =>
   route.path.replace(/:(\w+)/g, (_, name: string) => (name === 'username' || name === 'target' || name === 'name' ? username : id))
 
-/** Basic-password routes take Basic; every other route takes the user's token. */
+/** Basic-password routes (`password: true`) take Basic; every other route takes the user's token. */
 const credentialFor = (route: Route, who: TestUser): Record<string, string> =>
-  (route.hooks.detail as Record<string, unknown> | undefined)?.['x-permission'] === 'password'
+  (route.hooks.detail as Record<string, unknown> | undefined)?.['x-credential'] === 'password'
     ? { authorization: basic(who.name, PASSWORD) }
     : { authorization: `token ${who.token}` }
 

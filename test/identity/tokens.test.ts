@@ -82,7 +82,7 @@ describe('/api/v1/users/:username/tokens (Basic with password)', () => {
     await t.admin()
     const res = await asBasic(t, 'bob', 'GET', '/api/v1/users/alice/tokens')
     expect(res.status).toBe(403)
-    expect((await res.json()).message).toBe(Messages.notSelfOrAdmin)
+    expect((await res.json()).message).toBe(AuthzMessages.selfOrAdminRequired)
     expect((await asBasic(t, 'bob', 'POST', '/api/v1/users/alice/tokens', { name: 'evil' })).status).toBe(403)
     expect((await asBasic(t, 'root', 'GET', '/api/v1/users/alice/tokens')).status).toBe(200)
   })

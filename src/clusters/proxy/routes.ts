@@ -25,7 +25,7 @@ export const proxyRoutes = (deps: Deps) =>
       if (isStreaming(request.method, safeSegments(rawPath), new URL(request.url).searchParams)) server?.timeout(request, 0)
       return proxy.passThrough(deps, me, params.owner, params.cluster, rawPath, request, body)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'cluster',
       response: { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
       detail: {
@@ -38,7 +38,7 @@ export const proxyRoutes = (deps: Deps) =>
       if (isStreaming(request.method, safeSegments(rawPath), new URL(request.url).searchParams)) server?.timeout(request, 0)
       return proxyRequest(deps, me, params.owner, params.cluster, rawPath, request, body, server)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'cluster',
       response: { 304: t.Void({ description: 'If-None-Match matched the ETag' }), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
       detail: {

@@ -17,13 +17,13 @@ export const avatarRoutes = (deps: Deps) =>
       if (request.headers.get('if-none-match') === image.etag) return new Response(null, { status: 304, headers })
       return new Response(image.bytes as BodyInit, { headers: { ...headers, 'content-type': image.type, 'x-content-type-options': 'nosniff' } })
     }, {
-      permission: 'public',
+      public: true,
       params: AvatarNameParams,
       detail: { summary: 'Avatar image of a user or organization (stored image, external link, or identicon)', tags: ['user'] },
     })
     .group('/api/v1', (app) => app
       .get('/user/settings/avatar', ({ me }) => avatars.avatarSetting(me.user), {
-        permission: 'signed-in',
+        signedIn: 'signed-in',
         scope: 'user',
         response: { 200: AvatarSetting, 401: ErrorBody, 403: ErrorBody },
         detail: { summary: 'My avatar setting', tags: ['settings'] },
@@ -31,7 +31,7 @@ export const avatarRoutes = (deps: Deps) =>
       .post('/user/settings/avatar', async ({ me, body }) => {
         await avatars.updateAvatar(deps, me.user, body)
       }, {
-        permission: 'signed-in',
+        signedIn: 'signed-in',
         scope: 'user',
         body: AvatarParams,
         response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
@@ -40,7 +40,7 @@ export const avatarRoutes = (deps: Deps) =>
       .post('/user/settings/avatar/delete', async ({ me }) => {
         await avatars.deleteAvatar(deps, me.user)
       }, {
-        permission: 'signed-in',
+        signedIn: 'signed-in',
         scope: 'user',
         response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody },
         detail: { summary: 'Remove my avatar (back to the generated default)', tags: ['settings'] },

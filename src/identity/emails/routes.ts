@@ -14,13 +14,13 @@ export const emailRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.emails', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/user/emails', async ({ me }) => (await emails.listEmails(deps.db, me.user)).map(asEmail), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       response: { 200: t.Array(Email), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'List my email addresses', tags: ['user'] },
     })
     .post('/user/emails', async ({ me, body, status }) => status(201, (await emails.addEmails(deps.db, me.user, body.emails)).map(asEmail)), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       body: EmailList,
       response: { 201: t.Array(Email), 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
@@ -30,14 +30,14 @@ export const emailRoutes = (deps: Deps) =>
       await emails.deleteEmails(deps.db, me.user, body.emails)
       return status(204, undefined)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       body: EmailList,
       response: { 204: t.Void(), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Delete email addresses (all or none; never the primary one)', tags: ['user'] },
     })
     .get('/user/settings/account/email', async ({ me }) => (await emails.listEmails(deps.db, me.user)).map(asRecord), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       response: { 200: t.Array(EmailRecord), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'List my email address records', tags: ['settings'] },
@@ -45,7 +45,7 @@ export const emailRoutes = (deps: Deps) =>
     .post('/user/settings/account/email', async ({ me, body, query }) => {
       await emails.applyEmailForm(deps.db, me.user, { method: query._method, id: query.id, email: body?.email })
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       body: t.Optional(AddEmailParams),
       query: EmailSettingsQuery,
@@ -55,7 +55,7 @@ export const emailRoutes = (deps: Deps) =>
     .post('/user/settings/account/email/delete', async ({ me, query }) => {
       await emails.deleteEmailById(deps.db, me.user, query.id)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       query: EmailIdQuery,
       response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },

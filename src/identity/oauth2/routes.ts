@@ -32,18 +32,18 @@ export const oauth2ApplicationRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.oauth2.applications', prefix: '/api/v1/user/settings/applications/oauth2' })
     .use(guard(deps))
     .get('', ({ me }) => listApplications(deps, me.user.id), {
-      permission: 'signed-in', scope: 'user',
+      signedIn: 'signed-in', scope: 'user',
       response: { 200: t.Array(OAuth2Application), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'List the caller\'s OAuth2 applications', tags },
     })
     .post('', ({ me, body }) => createApplication(deps, me.user.id, { name: body.name, redirectUris: body.redirect_uris, confidentialClient: body.confidential_client }), {
-      permission: 'signed-in', scope: 'user', secret: true,
+      signedIn: 'signed-in', scope: 'user', secret: true,
       body: OAuth2ApplicationParams,
       response: { 200: OAuth2Application, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Register an OAuth2 application; the client secret is in this answer only', tags },
     })
     .get('/:id', ({ me, params }) => getApplication(deps, me.user.id, params.id), {
-      permission: 'signed-in', scope: 'user',
+      signedIn: 'signed-in', scope: 'user',
       params: ApplicationIdParams,
       response: { 200: OAuth2Application, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Get one of the caller\'s OAuth2 applications', tags },
@@ -51,7 +51,7 @@ export const oauth2ApplicationRoutes = (deps: Deps) =>
     .put('/:id', ({ me, params, body }) => updateApplication(deps, me.user.id, params.id, {
       name: body.name, redirectUris: formUris(body.redirect_uris), confidentialClient: body.confidential_client,
     }), {
-      permission: 'signed-in', scope: 'user',
+      signedIn: 'signed-in', scope: 'user',
       params: ApplicationIdParams,
       body: OAuth2ApplicationForm,
       type: 'multipart/form-data',
@@ -69,7 +69,7 @@ export const oauth2FlowRoutes = (deps: Deps) =>
       set.status = 302
       set.headers.location = answer.redirect
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       query: AuthorizeQuery,
       response: { 200: ConsentRequest, 302: t.Void({ description: 'Error redirect to the client' }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Check an authorization request and describe what the user would grant', tags: flowTags },
@@ -78,13 +78,13 @@ export const oauth2FlowRoutes = (deps: Deps) =>
       const { granted, ...request } = body
       return redirect(await grantAuthorization(deps, me, request, granted === true || granted === 'true'))
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       body: GrantParams,
       response: { 302: t.Void({ description: 'Redirect to the client with code and state, or an error' }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Approve or refuse an authorization request; redirects to the client', tags: flowTags },
     })
     .post('/access_token', ({ body, request }) => tokenAnswer(() => exchangeToken(deps, body, request.headers.get('authorization'))), {
-      permission: 'public',
+      public: true,
       body: TokenRequest,
       response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 422: ErrorBody },
       detail: { summary: 'Exchange an authorization code or a refresh token for tokens (client authenticated)', tags: flowTags },

@@ -12,13 +12,13 @@ export const settingsRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.settings', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/user/settings/profile', ({ me }) => settings.profileOf(me.user), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       response: { 200: Profile, 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'My profile', tags: ['settings'] },
     })
     .post('/user/settings/profile', ({ me, body }) => settings.updateProfile(deps, me.user, body), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       body: ProfileUpdate,
       response: { 200: Profile, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
@@ -28,7 +28,7 @@ export const settingsRoutes = (deps: Deps) =>
       await settings.changePassword(deps, me.user, body, { address: clientAddress(server, request, deps.config.trustedProxies), sessionId: me.sessionId })
       clearMsgbusCookie(deps, cookie)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       allowedWhilePasswordMustChange: true,
       scope: 'user',
       body: UpdatePasswordParams,
@@ -39,20 +39,20 @@ export const settingsRoutes = (deps: Deps) =>
       await settings.deleteAccount(deps, me.user, query.password ?? '', clientAddress(server, request, deps.config.trustedProxies))
       clearSessionCookies(deps, cookie)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       query: DeleteAccountQuery,
       response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody },
       detail: { summary: 'Delete my account (password required) and sign out; 409 while the only owner of an org', tags: ['settings'] },
     })
     .get('/user/settings/pagination', ({ me }) => settings.pageSizeOf(me.user), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       response: { 200: Pagination, 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'My default page size', tags: ['settings'] },
     })
     .post('/user/settings/pagination', ({ me, body }) => settings.setPageSize(deps, me.user, body.pageSize), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       body: Pagination,
       response: { 200: Pagination, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },

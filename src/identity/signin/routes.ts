@@ -79,7 +79,7 @@ export const signInRoutes = (deps: Deps) =>
     }, {
       // Before the permission: a form is 415 ahead of any body refusal the guard would raise.
       jsonOnly: true,
-      permission: 'public',
+      public: true,
       // The answer sets the session cookie: no shared or browser cache may keep it.
       secret: true,
       body: SignInParams,
@@ -89,7 +89,7 @@ export const signInRoutes = (deps: Deps) =>
     .post('/user/signin/two-factor', async ({ body, request, server, cookie }) =>
       signedIn(deps, cookie, await signin.finishWithCode(deps, cookie[TICKET_COOKIE].value, body.passcode, clientOf(deps, server, request)), true), {
       jsonOnly: true,
-      permission: 'public',
+      public: true,
       secret: true,
       cookie: SignInTicketCookie,
       body: SignInCodeParams,
@@ -97,7 +97,7 @@ export const signInRoutes = (deps: Deps) =>
       detail: { summary: 'Second sign-in step with a TOTP code or the scratch token; sets the session cookies', tags: ['user'] },
     })
     .post('/user/signin/webauthn/options', async ({ cookie }) => signin.securityKeyOptions(deps, cookie[TICKET_COOKIE].value), {
-      permission: 'public',
+      public: true,
       cookie: SignInTicketCookie,
       response: { 200: AssertionOptions, 400: ErrorBody, 401: ErrorBody },
       detail: { summary: 'Credential-request options for the security-key sign-in step', tags: ['user'] },
@@ -105,7 +105,7 @@ export const signInRoutes = (deps: Deps) =>
     .post('/user/signin/webauthn', async ({ body, request, server, cookie }) =>
       signedIn(deps, cookie, await signin.finishWithSecurityKey(deps, cookie[TICKET_COOKIE].value, body as unknown as AuthenticationResponseJSON, clientOf(deps, server, request)), true), {
       jsonOnly: true,
-      permission: 'public',
+      public: true,
       secret: true,
       cookie: SignInTicketCookie,
       body: AssertionResponse,
@@ -116,13 +116,13 @@ export const signInRoutes = (deps: Deps) =>
       await signin.signOut(deps, me.sessionId)
       clearSessionCookies(deps, cookie)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       allowedWhilePasswordMustChange: true,
       response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Sign out: end the session and clear its cookies', tags: ['user'] },
     })
     .get('/user/login-method', ({ query }) => signin.loginMethod(deps, query), {
-      permission: 'public',
+      public: true,
       query: LoginMethodQuery,
       response: { 200: LoginMethodResponse, 400: ErrorBody },
       detail: { summary: 'How a user or an organization\'s members sign in', tags: ['user'] },

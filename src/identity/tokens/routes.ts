@@ -13,35 +13,35 @@ import * as tokens from './service'
 export const tokenRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.tokens', prefix: '/api/v1' })
     .use(guard(deps))
-    .get('/users/:username/tokens', async ({ me, params, query, set, request }) => {
-      const user = await tokens.tokenOwner(deps.db, me.user, params.username)
-      const rows = await answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => tokens.listTokens(deps.db, user.id, page))
+    .get('/users/:username/tokens', async ({ me, target, query, set, request }) => {
+      const rows = await answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => tokens.listTokens(deps.db, target.id, page))
       return rows.map((row) => tokens.presentAccessToken(row))
     }, {
-      permission: 'password',
+      ofUser: 'self-or-admin',
+      password: true,
       params: UsernameParams,
       query: PageQuery,
       response: { 200: t.Array(AccessToken), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'List a user\'s access tokens (Basic with password), newest first', tags: ['user'] },
     })
-    .post('/users/:username/tokens', async ({ me, params, body, status }) => {
-      const user = await tokens.tokenOwner(deps.db, me.user, params.username)
-      const { row, plaintext } = await tokens.createToken(deps.db, user.id, body, me.scopes)
+    .post('/users/:username/tokens', async ({ me, target, body, status }) => {
+      const { row, plaintext } = await tokens.createToken(deps.db, target.id, body, me.scopes)
       return status(201, tokens.presentAccessToken(row, plaintext))
     }, {
-      permission: 'password',
+      ofUser: 'self-or-admin',
+      password: true,
       secret: true,
       params: UsernameParams,
       body: CreateAccessTokenOption,
       response: { 201: AccessToken, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Create an access token (Basic with password); the plaintext is in sha1, once', tags: ['user'] },
     })
-    .delete('/users/:username/tokens/:token', async ({ me, params, status }) => {
-      const user = await tokens.tokenOwner(deps.db, me.user, params.username)
-      await tokens.deleteTokenByIdOrName(deps.db, user.id, params.token)
+    .delete('/users/:username/tokens/:token', async ({ target, params, status }) => {
+      await tokens.deleteTokenByIdOrName(deps.db, target.id, params.token)
       return status(204, undefined)
     }, {
-      permission: 'password',
+      ofUser: 'self-or-admin',
+      password: true,
       params: TokenParams,
       response: { 204: t.Void(), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Delete an access token by id or name (Basic with password)', tags: ['user'] },
@@ -50,7 +50,7 @@ export const tokenRoutes = (deps: Deps) =>
       const rows = await answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => tokens.listTokens(deps.db, me.user.id, page))
       return rows.map((row) => tokens.presentSettingsToken(row))
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       query: PageQuery,
       response: { 200: t.Array(SettingsAccessToken), 401: ErrorBody, 403: ErrorBody },
@@ -60,7 +60,7 @@ export const tokenRoutes = (deps: Deps) =>
       const { row, plaintext } = await tokens.createToken(deps.db, me.user.id, body, me.scopes)
       return status(201, tokens.presentSettingsToken(row, plaintext))
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       secret: true,
       scope: 'user',
       body: NewAccessTokenParam,
@@ -71,7 +71,7 @@ export const tokenRoutes = (deps: Deps) =>
       const count = await tokens.deleteTokenRecords(deps.db, me.user.id, body.ids)
       return { message: `deleted ${count} access token record(s)` }
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       body: AccessTokenIdList,
       response: { 200: ApiResponseMessage, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
@@ -80,7 +80,7 @@ export const tokenRoutes = (deps: Deps) =>
     .delete('/user/settings/tokens/access-tokens/:id', async ({ me, params }) => {
       await tokens.deleteToken(deps.db, me.user.id, params.id)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: SettingsTokenParams,
       response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },

@@ -1,10 +1,9 @@
-import { isSelfOrSiteAdmin, scopesAllow, TOKEN_SCOPES, type ScopeCategory } from '../../authz/actor'
+import { scopesAllow, TOKEN_SCOPES, type ScopeCategory } from '../../authz/actor'
 import { AppError } from '../../errors'
 import type { Paged } from '../../http/pagination'
 import type { Database } from '../../storage/database'
 import { commitCache } from '../../storage/commit-cache'
 import { findUserById, type UserRow } from '../store'
-import { findVisibleUser } from '../users/service'
 import { newAccessToken, sameDigest, sha256Hex } from './secrets'
 import * as store from './store'
 
@@ -76,7 +75,6 @@ export const Messages = {
   scopeBeyondCaller: 'a token cannot create a token with scopes it does not have',
   expiryInPast: 'expDate must be in the future',
   nameMissing: 'access token name is required',
-  notSelfOrAdmin: 'doer should be the site admin or be same as the contextUser',
 } as const
 
 /** Used within this many seconds counts as recent activity (decisions §2). */
@@ -108,16 +106,6 @@ function checkName(name: string): string {
   const trimmed = name.trim()
   if (trimmed === '') throw new AppError('invalid', Messages.nameMissing, [{ field: 'name', message: Messages.nameMissing }])
   return trimmed
-}
-
-/**
- * The user whose tokens `/users/{username}/tokens*` manages: `me` or, for a site admin, anyone
- * (Gitea's reqSelfOrAdmin). Throws notFound (unknown or hidden user), forbidden.
- */
-export async function tokenOwner(db: Database, me: UserRow, username: string): Promise<UserRow> {
-  const owner = await findVisibleUser(db, { user: me, publicUrl: '' }, username)
-  if (!isSelfOrSiteAdmin(me, owner)) throw new AppError('forbidden', Messages.notSelfOrAdmin)
-  return owner
 }
 
 export async function listTokens(db: Database, uid: number, page: { limit: number; offset: number }): Promise<Paged<store.AccessTokenRow>> {

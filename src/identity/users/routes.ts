@@ -20,7 +20,7 @@ export const userRoutes = (deps: Deps) => {
     .use(guard(deps))
     .get('/users/search', async ({ actor, query, set, request }) =>
       ({ ok: true, data: await answerPage(publicUrl, { query, set, request }, actor?.user, (page) => users.searchUsers(deps.db, reader(actor?.user), query, page)) }), {
-      permission: 'public',
+      public: true,
       scope: 'user',
       query: UserSearchQuery,
       response: { 200: UserSearchResult, 401: ErrorBody, 403: ErrorBody },
@@ -28,7 +28,7 @@ export const userRoutes = (deps: Deps) => {
     })
     .get('/users/:username', async ({ actor, params }) =>
       users.presentOne(deps.db, await users.findVisibleUser(deps.db, reader(actor?.user), params.username), reader(actor?.user)), {
-      permission: 'public',
+      public: true,
       scope: 'user',
       params: UsernameParams,
       response: { 200: User, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
@@ -39,7 +39,7 @@ export const userRoutes = (deps: Deps) => {
       const user = await users.findVisibleUser(deps.db, who, params.username)
       return answerPage(publicUrl, { query, set, request }, me.user, (page) => users.listFollowRelations(deps.db, who, user, 'followers', page))
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: UsernameParams,
       query: PageQuery,
@@ -51,7 +51,7 @@ export const userRoutes = (deps: Deps) => {
       const user = await users.findVisibleUser(deps.db, who, params.username)
       return answerPage(publicUrl, { query, set, request }, me.user, (page) => users.listFollowRelations(deps.db, who, user, 'following', page))
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: UsernameParams,
       query: PageQuery,
@@ -62,7 +62,7 @@ export const userRoutes = (deps: Deps) => {
       await users.assertFollowing(deps.db, reader(me.user), params.username, params.target)
       return status(204, undefined)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: FollowTargetParams,
       response: { 204: t.Void(), ...FOLLOW_ERRORS },
@@ -70,7 +70,7 @@ export const userRoutes = (deps: Deps) => {
     })
     .get('/user/followers', ({ me, query, set, request }) =>
       answerPage(publicUrl, { query, set, request }, me.user, (page) => users.listFollowRelations(deps.db, reader(me.user), me.user, 'followers', page)), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       query: PageQuery,
       response: { 200: t.Array(User), 401: ErrorBody, 403: ErrorBody },
@@ -78,7 +78,7 @@ export const userRoutes = (deps: Deps) => {
     })
     .get('/user/following', ({ me, query, set, request }) =>
       answerPage(publicUrl, { query, set, request }, me.user, (page) => users.listFollowRelations(deps.db, reader(me.user), me.user, 'following', page)), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       query: PageQuery,
       response: { 200: t.Array(User), 401: ErrorBody, 403: ErrorBody },
@@ -88,7 +88,7 @@ export const userRoutes = (deps: Deps) => {
       await users.assertFollowing(deps.db, reader(me.user), me.user.name, params.username)
       return status(204, undefined)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: UsernameParams,
       response: { 204: t.Void(), ...FOLLOW_ERRORS },
@@ -98,7 +98,7 @@ export const userRoutes = (deps: Deps) => {
       await users.follow(deps.db, me.user, params.username)
       return status(204, undefined)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: UsernameParams,
       response: { 204: t.Void(), ...FOLLOW_ERRORS },
@@ -108,28 +108,28 @@ export const userRoutes = (deps: Deps) => {
       await users.unfollow(deps.db, me.user, params.username)
       return status(204, undefined)
     }, {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       params: UsernameParams,
       response: { 204: t.Void(), ...FOLLOW_ERRORS },
       detail: { summary: 'Stop following a user', tags: ['user'] },
     })
     .post('/user/validate/username', async ({ query }) => ({ Status: await users.validateName(deps.db, query.user_name ?? '') }), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       query: ValidateUsernameQuery,
       response: { 200: Validation, 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Check a proposed user name', tags: ['user'] },
     })
     .post('/user/validate/orgname', async ({ query }) => ({ Status: await users.validateName(deps.db, query.user_name ?? '', query.org) }), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       query: ValidateOrgnameQuery,
       response: { 200: Validation, 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Check a proposed organization name', tags: ['user'] },
     })
     .post('/user/validate/email', async ({ query }) => ({ Status: await users.validateEmail(deps.db, query.email ?? '') }), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'user',
       query: ValidateEmailQuery,
       response: { 200: Validation, 401: ErrorBody, 403: ErrorBody },

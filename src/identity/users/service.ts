@@ -8,7 +8,7 @@ import { checkName } from '../names'
 import { isEmailAddress, presentUser } from '../service'
 import * as store from '../store'
 import * as followStore from '../follows/store'
-import { isSelfOrSiteAdmin } from '../../authz/actor'
+import { userVisibleTo } from '../../authz/authorize'
 
 export const Messages = {
   userNotFound: 'user does not exist',
@@ -33,11 +33,7 @@ export function visibleTo(reader: Reader): followStore.VisibleTo {
 }
 
 /** Whether `reader` may see `user`'s profile; hidden users answer 404, never 403. */
-export function canSee(reader: Reader, user: store.UserRow): boolean {
-  if (isSelfOrSiteAdmin(reader.user, user)) return true
-  if (user.visibility === VISIBILITY.public) return true
-  return user.visibility === VISIBILITY.limited && reader.user !== undefined
-}
+export const canSee = (reader: Reader, user: store.UserRow): boolean => userVisibleTo(user, reader.user)
 
 /** Users as `reader` may see them, with their follow counters. */
 export async function presentUsers(db: Database, rows: store.UserRow[], reader: Reader): Promise<User[]> {

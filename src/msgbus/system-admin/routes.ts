@@ -15,14 +15,14 @@ export const systemAdminKeyRoutes = (deps: Deps) =>
   new Elysia({ name: 'msgbus.system-admin.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/orgs/:org/tokens/msgbus-tokens/', ({ scope }) => systemAdminKeys.listMsgbusTokens(deps, scope), {
-      permission: 'list:msgbus-token',
+      inOrg: 'list:msgbus-token',
       scope: 'organization',
       params: OrgParams,
       response: { 200: t.Array(MsgbusAccount), ...errors, 503: ErrorBody },
       detail: { summary: 'Message-bus keys of the organization system admin, newest first', tags: TAGS },
     })
     .post('/orgs/:org/tokens/msgbus-tokens/', ({ scope, body }) => systemAdminKeys.createMsgbusToken(deps, scope, body ?? {}), {
-      permission: 'create:msgbus-token',
+      inOrg: 'create:msgbus-token',
       scope: 'organization',
       secret: true,
       params: OrgParams,
@@ -33,7 +33,7 @@ export const systemAdminKeyRoutes = (deps: Deps) =>
     .post('/orgs/:org/tokens/msgbus-tokens/:id/revoke', async ({ scope, params }) => {
       await systemAdminKeys.revokeMsgbusToken(deps, scope, params.id)
     }, {
-      permission: 'revoke:msgbus-token',
+      inOrg: 'revoke:msgbus-token',
       scope: 'organization',
       params: OrgTokenParams,
       response: { 200: t.Void(), ...errors, 503: ErrorBody },

@@ -18,14 +18,14 @@ export const authSourceRoutes = (deps: Deps) =>
   new Elysia({ name: 'orgs.auth-source', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/orgs/:org/auth-source', ({ scope }) => sources.getSource(deps, scope), {
-      permission: 'view:auth-source',
+      inOrg: 'view:auth-source',
       scope: 'organization',
       params: OrgParams,
       response: { 200: OrgAuthSourceResponse, ...errors },
       detail: { summary: 'The organization\'s single sign-on source (the client secret is never returned)', tags: TAGS },
     })
     .post('/orgs/:org/auth-source', async ({ scope, body, status }) => status(201, await sources.createSource(deps, scope, body)), {
-      permission: 'create:auth-source',
+      inOrg: 'create:auth-source',
       scope: 'organization',
       params: OrgParams,
       body: OrgAuthSourceOption,
@@ -33,7 +33,7 @@ export const authSourceRoutes = (deps: Deps) =>
       detail: { summary: 'Create the organization\'s single sign-on source; its discovery URL is fetched and checked', tags: TAGS },
     })
     .put('/orgs/:org/auth-source', ({ scope, body }) => sources.updateSource(deps, scope, body), {
-      permission: 'update:auth-source',
+      inOrg: 'update:auth-source',
       scope: 'organization',
       params: OrgParams,
       body: OrgAuthSourceUpdateOption,
@@ -44,7 +44,7 @@ export const authSourceRoutes = (deps: Deps) =>
       await sources.deleteSource(deps, scope)
       return status(204, undefined)
     }, {
-      permission: 'delete:auth-source',
+      inOrg: 'delete:auth-source',
       scope: 'organization',
       params: OrgParams,
       response: { 204: t.Void(), ...errors },
@@ -71,7 +71,7 @@ export const authSourceRoutes = (deps: Deps) =>
       set.status = 302
       set.headers.location = done.location
     }, {
-      permission: 'public',
+      public: true,
       params: SsoParams,
       query: SsoQuery,
       response: { 302: t.Void({ description: 'To the identity provider (start) or into the site (callback)' }), 400: ErrorBody, 404: ErrorBody, 405: ErrorBody, 409: ErrorBody, 422: ErrorBody, 502: ErrorBody },

@@ -12,7 +12,7 @@ export const hostedClaimRoutes = (deps: Deps) =>
   new Elysia({ name: 'orgs.claims.hosted', prefix: '/api/v1' })
     .use(guard(deps))
     .patch('/orgs/claim/:claimID', ({ me, params }) => claims.claimOrg(deps, me, params.claimID), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'organization',
       params: t.Object({ claimID: t.String({ description: 'Claim id handed to the buyer' }) }),
       response: { 200: Organization, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
@@ -24,7 +24,7 @@ export const claimCheckRoutes = (deps: Deps) =>
   new Elysia({ name: 'orgs.claims.check', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/orgs/claim/', () => claims.checkClaimable(deps), {
-      permission: 'site-admin',
+      signedIn: 'site-admin',
       scope: 'admin',
       response: { 200: OrgClaimableCheckResp, 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'The oldest unclaimed standalone organization from the marketplace flow', tags: TAGS },

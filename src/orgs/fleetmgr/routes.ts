@@ -29,7 +29,7 @@ export const fleetmgrRoutes = (deps: Deps) => {
     const hooks = isDeprecated ? { transform: markDeprecated } : {}
     app
       .get(path, ({ scope }) => fleetmgr.getSyncToken(deps, scope), {
-        permission: 'view:sync-token',
+        inOrg: 'view:sync-token',
         scope: 'organization',
         secret: true,
         params: OrgParams,
@@ -38,7 +38,7 @@ export const fleetmgrRoutes = (deps: Deps) => {
         detail: { summary: 'The organization\'s fleet-manager sync token, secret included', tags: TAGS, deprecated: isDeprecated },
       })
       .post(path, ({ me, scope, body }) => fleetmgr.createSyncToken(deps, scope, me, body ?? {}), {
-        permission: 'create:fleetmgr-org-sync-token',
+        inOrg: 'create:fleetmgr-org-sync-token',
         scope: 'organization',
         params: OrgParams,
         body: t.Optional(AccessToken),
@@ -47,7 +47,7 @@ export const fleetmgrRoutes = (deps: Deps) => {
         detail: { summary: 'Mint (or replace) the fleet-manager sync token; 400 unless the org is of fleet-manager origin', tags: TAGS, deprecated: isDeprecated },
       })
       .delete(path, async ({ scope }) => { await fleetmgr.deleteSyncToken(deps, scope) }, {
-        permission: 'remove:fleetmgr-sync-token',
+        inOrg: 'remove:fleetmgr-sync-token',
         scope: 'organization',
         params: OrgParams,
         ...hooks,

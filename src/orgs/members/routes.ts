@@ -18,7 +18,7 @@ export const memberRoutes = (deps: Deps) =>
     .use(guard(deps))
     .get('/orgs/:org/members', ({ actor, scope, query, request, set }) =>
       answerPage(deps.config.publicUrl, { query, set, request }, actor?.user, (page) => members.listMembers(deps, scope, actor, page, false)), {
-      permission: 'org-visible',
+      orgVisible: true,
       scope: 'organization',
       params: OrgParams,
       query: PageQuery,
@@ -32,7 +32,7 @@ export const memberRoutes = (deps: Deps) =>
       if (verdict === 'not-member') throw new AppError('notFound', members.Messages.notMember)
       return status(204, undefined)
     }, {
-      permission: 'org-visible',
+      orgVisible: true,
       scope: 'organization',
       params: OrgUserParams,
       response: { 204: NoContent, 302: NoContent, 404: ErrorBody },
@@ -42,7 +42,7 @@ export const memberRoutes = (deps: Deps) =>
       await members.removeMember(deps, scope, params.username)
       return status(204, undefined)
     }, {
-      permission: 'admin:org',
+      inOrg: 'admin:org',
       scope: 'organization',
       params: OrgUserParams,
       response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
@@ -52,7 +52,7 @@ export const memberRoutes = (deps: Deps) =>
       await members.memberAction(deps, scope, me, params.action, query.uid)
       return ''
     }, {
-      permission: 'org-member',
+      inOrg: 'org-member',
       scope: 'organization',
       params: MemberActionParams,
       query: MemberActionQuery,
@@ -61,7 +61,7 @@ export const memberRoutes = (deps: Deps) =>
     })
     .get('/orgs/:org/public_members', ({ actor, scope, query, request, set }) =>
       answerPage(deps.config.publicUrl, { query, set, request }, actor?.user, (page) => members.listMembers(deps, scope, actor, page, true)), {
-      permission: 'org-visible',
+      orgVisible: true,
       scope: 'organization',
       params: OrgParams,
       query: PageQuery,
@@ -72,7 +72,7 @@ export const memberRoutes = (deps: Deps) =>
       if (!(await members.isPublicMember(deps, scope, params.username))) throw new AppError('notFound', members.Messages.notPublicMember)
       return status(204, undefined)
     }, {
-      permission: 'org-visible',
+      orgVisible: true,
       scope: 'organization',
       params: OrgUserParams,
       response: { 204: NoContent, 404: ErrorBody },
@@ -82,7 +82,7 @@ export const memberRoutes = (deps: Deps) =>
       await members.setOwnPublicity(deps, scope, me, params.username, true)
       return status(204, undefined)
     }, {
-      permission: 'org-member',
+      inOrg: 'org-member',
       scope: 'organization',
       params: OrgUserParams,
       response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
@@ -92,7 +92,7 @@ export const memberRoutes = (deps: Deps) =>
       await members.setOwnPublicity(deps, scope, me, params.username, false)
       return status(204, undefined)
     }, {
-      permission: 'org-member',
+      inOrg: 'org-member',
       scope: 'organization',
       params: OrgUserParams,
       response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },

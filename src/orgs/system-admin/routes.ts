@@ -15,21 +15,21 @@ export const systemAdminRoutes = (deps: Deps) =>
   new Elysia({ name: 'orgs.system-admin.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .post('/orgs/:org/system-admin', async ({ me, scope, status }) => status(201, await systemAdmin.createSystemAdmin(deps, me, scope)), {
-      permission: 'create:org-system-admin',
+      inOrg: 'create:org-system-admin',
       scope: 'admin',
       params: OrgParams,
       response: { 201: User, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       detail: { summary: 'Create the organization system admin (a bot user, login <org>-sysadmin)', tags: TAGS },
     })
     .get('/orgs/:org/tokens/access-tokens/', ({ scope }) => systemAdmin.listAccessTokens(deps, scope), {
-      permission: 'list:access-token',
+      inOrg: 'list:access-token',
       scope: 'organization',
       params: OrgParams,
       response: { 200: t.Array(AccessTokenInfo), ...errors },
       detail: { summary: 'Access tokens of the organization system admin (token always empty)', tags: TAGS },
     })
     .post('/orgs/:org/tokens/access-tokens/', async ({ me, scope, body, status }) => status(201, await systemAdmin.createAccessToken(deps, scope, me, body)), {
-      permission: 'create:access-token',
+      inOrg: 'create:access-token',
       scope: 'organization',
       secret: true,
       params: OrgParams,
@@ -40,7 +40,7 @@ export const systemAdminRoutes = (deps: Deps) =>
     .delete('/orgs/:org/tokens/access-tokens/:id', async ({ scope, params }) => {
       await systemAdmin.deleteAccessToken(deps, scope, params.id)
     }, {
-      permission: 'delete:access-token',
+      inOrg: 'delete:access-token',
       scope: 'organization',
       params: OrgTokenParams,
       response: { 200: t.Void(), ...errors },

@@ -16,7 +16,7 @@ export const teamRoutes = (deps: Deps) =>
     .use(guard(deps))
     .get('/user/teams', ({ me, query, set, request }) =>
       answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => teams.listMyTeams(deps, me, page)), {
-      permission: 'signed-in',
+      signedIn: 'signed-in',
       scope: 'organization',
       query: PageQuery,
       response: { 200: t.Array(Team), 401: ErrorBody, 403: ErrorBody },
@@ -24,7 +24,7 @@ export const teamRoutes = (deps: Deps) =>
     })
     .get('/orgs/:org/teams', ({ me, scope, query, set, request }) =>
       answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => teams.listTeams(deps, scope, page)), {
-      permission: 'org-member',
+      inOrg: 'org-member',
       scope: 'organization',
       params: OrgParams,
       query: PageQuery,
@@ -32,7 +32,7 @@ export const teamRoutes = (deps: Deps) =>
       detail: { summary: 'Teams of an organization, Owners first', tags: TAGS },
     })
     .post('/orgs/:org/teams', async ({ scope, body, status }) => status(201, await teams.createTeam(deps, scope, body)), {
-      permission: 'admin:org',
+      inOrg: 'admin:org',
       scope: 'organization',
       params: OrgParams,
       body: CreateTeamOption,
@@ -40,14 +40,14 @@ export const teamRoutes = (deps: Deps) =>
       detail: { summary: 'Create a team (duplicate name: 422)', tags: TAGS },
     })
     .get('/teams/:teamId', ({ scope }) => teams.getTeam(deps, scope), {
-      permission: 'team-member',
+      inOrg: 'team-member',
       scope: 'organization',
       params: TeamParams,
       response: { 200: Team, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Get a team (its members and org owners)', tags: TAGS },
     })
     .patch('/teams/:teamId', ({ scope, body }) => teams.editTeam(deps, scope, body), {
-      permission: 'admin:org',
+      inOrg: 'admin:org',
       scope: 'organization',
       params: TeamParams,
       body: EditTeamOption,
@@ -58,7 +58,7 @@ export const teamRoutes = (deps: Deps) =>
       await teams.deleteTeam(deps, scope)
       return status(204, undefined)
     }, {
-      permission: 'admin:org',
+      inOrg: 'admin:org',
       scope: 'organization',
       params: TeamParams,
       response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
@@ -66,7 +66,7 @@ export const teamRoutes = (deps: Deps) =>
     })
     .get('/teams/:teamId/members', ({ me, scope, query, set, request }) =>
       answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => teams.listTeamMembers(deps, scope, me, page)), {
-      permission: 'team-member',
+      inOrg: 'team-member',
       scope: 'organization',
       params: TeamParams,
       query: PageQuery,
@@ -77,7 +77,7 @@ export const teamRoutes = (deps: Deps) =>
       await teams.addTeamMember(deps, me, scope, params.username)
       return status(204, undefined)
     }, {
-      permission: 'admin:org',
+      inOrg: 'admin:org',
       scope: 'organization',
       params: TeamUserParams,
       response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
@@ -87,21 +87,21 @@ export const teamRoutes = (deps: Deps) =>
       await teams.removeTeamMember(deps, me, scope, params.username)
       return status(204, undefined)
     }, {
-      permission: 'admin:org',
+      inOrg: 'admin:org',
       scope: 'organization',
       params: TeamUserParams,
       response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       detail: { summary: 'Remove a user from a team (never the last member of Owners)', tags: TAGS },
     })
     .get('/orgs/:org/roles', ({ scope }) => teams.listCustomRoles(deps, scope), {
-      permission: 'org-member',
+      inOrg: 'org-member',
       scope: 'organization',
       params: OrgParams,
       response: { 200: t.Array(CustomRole), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Custom roles of an organization', tags: TAGS },
     })
     .post('/orgs/:org/roles', async ({ scope, body, status }) => status(201, await teams.createCustomRole(deps, scope, body)), {
-      permission: 'admin:org',
+      inOrg: 'admin:org',
       scope: 'organization',
       params: OrgParams,
       body: CreateCustomRoleOption,

@@ -1,5 +1,5 @@
 import { VISIBILITY } from '../../../db/schema/identity'
-import { Messages as AuthzMessages, type OrgScope } from '../../authz/authorize'
+import { Messages as AuthzMessages, selfOrAdmin, type OrgScope } from '../../authz/authorize'
 import { orgLastMember, siteAdminsStay } from '../rules'
 import { assertHoldsAll, teamGrants } from '../../authz/grants'
 import { grantsOfTeam } from '../grants'
@@ -9,7 +9,7 @@ import type { Page, Paged } from '../../http/pagination'
 import type { User } from '../../identity/schemas'
 import { presentUser } from '../../identity/service'
 import { findUserByName, type UserRow } from '../../identity/store'
-import { isSelfOrSiteAdmin, type Actor } from '../../authz/actor'
+import type { Actor } from '../../authz/actor'
 import type { CreateCustomRoleOption, CreateTeamOption, CustomRole, EditTeamOption, Organization, Team } from '../schemas'
 import { presentOrg, presentOrgs, writeInOrg } from '../service'
 import * as store from '../store'
@@ -139,7 +139,7 @@ export async function listTeamMembers(deps: Deps, scope: OrgScope, actor: Actor,
 async function userNamed(deps: Deps, actor: Actor, scope: OrgScope, username: string): Promise<UserRow> {
   const user = await findUserByName(deps.db.read, username)
   if (!user) throw new AppError('notFound', Messages.userNotFound)
-  const hidden = user.visibility === VISIBILITY.private && !isSelfOrSiteAdmin(actor.user, user)
+  const hidden = user.visibility === VISIBILITY.private && !selfOrAdmin(actor.user, user)
     && !(await store.findMembership(deps.db.read, scope.org.id, user.id))
   if (hidden) throw new AppError('notFound', Messages.userNotFound)
   return user
