@@ -6,7 +6,7 @@ import type { Actor } from './actor'
 import { grantedPermissions, roleFromTeams, type OrgRole, type PermissionString } from './permissions'
 
 /**
- * What a route requires of its caller, in four kinds (each its own guard macro, since each hands
+ * What a route requires of its caller, in five kinds (each its own guard macro, since each hands
  * the handler something different):
  * - `public`: anyone; the handler reads the optional `actor`;
  * - `org-visible`: anyone who may see the org named by the `org` param (anonymous included); the

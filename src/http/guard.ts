@@ -72,7 +72,7 @@ function gate(permission: Permission, decide: (actor: Actor | undefined, params:
 }
 
 /**
- * Route-level requirements, declared beside each path. Who may call is one of four macros, each
+ * Route-level requirements, declared beside each path. Who may call is one of five macros, each
  * handing the handler exactly what its kind settles (authz/authorize.ts has the table):
  * - `public: true`: anyone; the handler reads the optional `actor`;
  * - `orgVisible: true`: anyone who may see the org of the `org` param; the handler gets `scope`;
