@@ -52,12 +52,36 @@ const UNSAFE_REQUEST_TEXT = /[\u0000-\u0008\u000a-\u001f\u007f]/
 const UNSAFE_PATH = /[\u0000-\u0020\u007f]/
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\u0000-\u0008\u000a-\u001f\u007f]*)?$/
-const FIELD_VALUE_BAD = /[\u0000-\u0008\u000a-\u001f\u007f]/
+
+/** `text` from `start` to `end`, without the spaces and tabs around the value. */
+function trimSpaces(text: string, start: number, end: number): string {
+  while (start < end && (text.charCodeAt(start) === 32 || text.charCodeAt(start) === 9)) start++
+  while (end > start && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 9)) end--
+  return text.slice(start, end)
+}
+
+/**
+ * Lines end in CRLF only (a bare CR or LF is how two parsers come to disagree), and no other
+ * control character but tab appears (obs-fold lines start with a space and fail as header lines).
+ * Throws Malformed.
+ */
+function checkHeadText(text: string): void {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 32 && c !== 127) continue
+    if (c === 9) continue
+    if (c === 13 && text.charCodeAt(i + 1) === 10) {
+      i++
+      continue
+    }
+    throw new Malformed(c === 13 || c === 10 ? 'bare CR or LF in the head' : 'control character in the head')
+  }
+}
 
 type BodyMode = { kind: 'none' } | { kind: 'length'; remaining: number } | { kind: 'chunked' } | { kind: 'close' }
 
 /** Reads one answer from the bytes of a connection, incrementally. */
-class AnswerParser {
+export class AnswerParser {
   private head: Buffer | undefined
   private status = 0
   private headers: Record<string, string> = Object.create(null) as Record<string, string>
@@ -133,30 +157,31 @@ class AnswerParser {
 
   /** Parses the status line and headers and decides the body's framing; true for a 1xx to skip. Throws Malformed. */
   private parseHead(text: string): boolean {
-    // Lines end in CRLF only: a bare CR or LF is how two parsers come to disagree.
-    const lines = text.split('\r\n')
-    for (const line of lines) if (line.includes('\n') || line.includes('\r')) throw new Malformed('bare CR or LF in the head')
-    const status = STATUS_LINE.exec(lines[0]!)
+    checkHeadText(text)
+    const lower = text.toLowerCase()
+    let lineEnd = text.indexOf('\r\n')
+    if (lineEnd < 0) lineEnd = text.length
+    const status = STATUS_LINE.exec(text.slice(0, lineEnd))
     if (!status) throw new Malformed('bad status line')
     const minor = status[1]
     this.status = Number(status[2])
     const lengths: string[] = []
     const encodings: string[] = []
     let connection = ''
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!
-      const colon = line.indexOf(':')
-      if (colon <= 0) throw new Malformed('bad header line')
-      const name = line.slice(0, colon)
+    for (let start = lineEnd + 2; start < text.length; start = lineEnd + 2) {
+      lineEnd = text.indexOf('\r\n', start)
+      if (lineEnd < 0) lineEnd = text.length
+      const colon = text.indexOf(':', start)
+      if (colon <= start || colon > lineEnd) throw new Malformed('bad header line')
+      // Names compared and kept in lower case (latin1 lowers one character to one); values as sent.
+      const name = lower.slice(start, colon)
       if (!TOKEN.test(name)) throw new Malformed('bad header name')
-      const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '')
-      if (FIELD_VALUE_BAD.test(value)) throw new Malformed('control character in a header value')
-      const lower = name.toLowerCase()
-      if (lower === 'content-length') lengths.push(value)
-      else if (lower === 'transfer-encoding') encodings.push(value)
-      else if (lower === 'connection') connection += `,${value.toLowerCase()}`
-      const previous = this.headers[lower]
-      this.headers[lower] = previous === undefined ? value : `${previous}, ${value}`
+      const value = trimSpaces(text, colon + 1, lineEnd)
+      if (name === 'content-length') lengths.push(value)
+      else if (name === 'transfer-encoding') encodings.push(value)
+      else if (name === 'connection') connection += `,${value.toLowerCase()}`
+      const previous = this.headers[name]
+      this.headers[name] = previous === undefined ? value : `${previous}, ${value}`
     }
     if (this.status === 101) throw new Malformed('101 Switching Protocols on a plain request')
     if (this.status < 200) return true

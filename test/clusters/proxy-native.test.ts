@@ -146,6 +146,17 @@ describe('passthrough hygiene and access', () => {
       expect((await get(l, l.alice, path)).status).toBe(422)
     })
 
+  test('a relayed answer carries the platform\'s X-Request-Id and nosniff beside the member\'s headers, its body byte for byte', async () => {
+    const l = await lab()
+    const res = await get(l, l.alice, '/api/v1/namespaces/demo', { 'x-request-id': 'trace-proxy-1' })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-request-id')).toBe('trace-proxy-1')
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(res.headers.get('content-type')).toBe('application/json')
+    const direct = await fetch(`${member.url}/api/v1/namespaces/demo`, { headers: { authorization: `Bearer ${member.token}` }, tls: { ca: member.caCertPem } } as RequestInit)
+    expect(await res.text()).toBe(await direct.text())
+  })
+
   test('the member\'s own errors pass through unchanged (404 Status)', async () => {
     const l = await lab()
     const res = await get(l, l.alice, '/api/v1/namespaces/demo/configmaps/absent')

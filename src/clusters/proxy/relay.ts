@@ -26,6 +26,8 @@ export const RelayMessages = {
   outsideRoot: 'the request path leaves the cluster\'s API root',
 } as const
 
+const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/
+
 /**
  * The raw path segments after a prefix, each decoded once, checked as a Kubernetes path segment
  * (no '.', '..', '/', '%', control characters: an encoded `..`, `%2f` or `%00` is refused) and
@@ -33,6 +35,8 @@ export const RelayMessages = {
  */
 export function safeSegments(rawPath: string): string[] {
   return rawPath.split('/').filter((s) => s !== '').map((raw) => {
+    // Unreserved characters only: decoding and encoding again give the same text.
+    if (PLAIN_SEGMENT.test(raw) && raw !== '.' && raw !== '..') return raw
     let segment: string
     try {
       segment = decodeURIComponent(raw)
@@ -79,12 +83,15 @@ export interface RelayRequest {
   body: BodyInit | null
   /** A watch, a followed log, a stream: no timeout; ends when the client goes away. */
   streaming: boolean
-  /** The client's request: its abort (the client went away) aborts the upstream call. */
-  clientSignal: AbortSignal
+  /** A stream's client request: its abort (the client went away) ends the member's stream. */
+  clientSignal?: AbortSignal
 }
 
 /** Finite relays give up after this long (a large list may take a while). */
 const RELAY_TIMEOUT_MS = MEMBER_TIMEOUT_MS * 3
+
+/** A stream without a client signal still has no timeout. */
+const UNENDING = new AbortController().signal
 
 const isRedirect = (status: number) => status >= 300 && status < 400 && status !== 304
 
@@ -102,7 +109,7 @@ export async function relay(clusterName: string, connection: ClusterConnection, 
     if (isRedirect(answer.status)) throw new AppError('upstream', RelayMessages.redirect(clusterName, answer.status))
     return new Response(answer.body, { status: answer.status, headers: relayedHeaders(answer.headers) })
   }
-  const res = await memberFetch(clusterName, connection, { method: request.method, path: request.path, headers: request.headers, body: request.body, signal: request.clientSignal, raw: true })
+  const res = await memberFetch(clusterName, connection, { method: request.method, path: request.path, headers: request.headers, body: request.body, signal: request.clientSignal ?? UNENDING, raw: true })
   if (isRedirect(res.status)) {
     await res.body?.cancel()
     throw new AppError('upstream', RelayMessages.redirect(clusterName, res.status))

@@ -8,7 +8,7 @@ import { connectionOf } from '../service'
 import type { Server } from 'bun'
 import { AppError } from '../../errors'
 import { memberWebSocket } from '../client'
-import { forwardedHeaders, isStreaming, relay, safeSegments, upstreamBody, upstreamPath } from './relay'
+import { forwardedHeaders, relay, safeSegments, upstreamBody, upstreamPath } from './relay'
 
 /** Reviews a caller may create with read access: asking what one may do changes nothing. */
 const READ_ONLY_CREATES = new Set(['selfsubjectaccessreviews', 'selfsubjectrulesreviews'])
@@ -39,22 +39,27 @@ export async function targetFor(deps: Deps, actor: Actor, owner: string, cluster
   return { resolved, connection: await connectionOf(deps, resolved.cluster), identity }
 }
 
+/** A passthrough request as the route read it: the checked path segments, the URL, whether it streams. */
+export interface PassThroughPath {
+  segments: string[]
+  url: URL
+  streaming: boolean
+}
+
 /**
  * The native passthrough: the Kubernetes path after `/k8s` forwarded verbatim (validated and
- * re-encoded), so kubectl, client-node and Helm work through the platform. The member's answer,
- * errors included, comes back unchanged. Throws notFound, forbidden, invalid, upstream.
+ * re-encoded by safeSegments), so kubectl, client-node and Helm work through the platform. The
+ * member's answer, errors included, comes back unchanged. Throws notFound, forbidden, invalid, upstream.
  */
-export async function passThrough(deps: Deps, actor: Actor, owner: string, cluster: string, rawPath: string, request: Request, parsedBody: unknown): Promise<Response> {
-  const segments = safeSegments(rawPath)
-  const url = new URL(request.url)
+export async function passThrough(deps: Deps, actor: Actor, owner: string, cluster: string, { segments, url, streaming }: PassThroughPath, request: Request, parsedBody: unknown): Promise<Response> {
   const target = await targetFor(deps, actor, owner, cluster, request.method, segments)
   return relay(target.resolved.cluster.name, target.connection, {
     method: request.method,
     path: upstreamPath(target.connection, segments, url.search),
     headers: forwardedHeaders(request, target.identity),
     body: upstreamBody(request, parsedBody),
-    streaming: isStreaming(request.method, segments, url.searchParams),
-    clientSignal: request.signal,
+    streaming,
+    clientSignal: streaming ? request.signal : undefined,
   })
 }
 
@@ -85,7 +90,7 @@ export async function relayExec(deps: Deps, actor: Actor, owner: string, cluster
     upstream = await memberWebSocket(target.connection, path, offered, target.identity)
   } catch {
     return relay(target.resolved.cluster.name, target.connection, {
-      method: 'GET', path, headers: { accept: 'application/json', ...target.identity }, body: null, streaming: false, clientSignal: request.signal,
+      method: 'GET', path, headers: { accept: 'application/json', ...target.identity }, body: null, streaming: false,
     })
   }
   return switchProtocols(upstream, request, server)
