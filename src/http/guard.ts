@@ -12,6 +12,8 @@ import { AppError } from '../errors'
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 const PASSWORD_CHANGE_FLAG = 'x-allowed-while-password-must-change'
 const CREDENTIAL = 'x-credential'
+/** The macros that say who may call; a route declares exactly one. */
+const KINDS = ['public', 'orgVisible', 'signedIn', 'ofUser', 'inOrg'] as const
 
 /** Routes whose path names no org may name it in query `org` (the usage routes of the spec do). */
 function orgFromQuery(params: RouteParams | undefined, query: Record<string, unknown> | undefined): RouteParams {
@@ -56,6 +58,10 @@ function gate(permission: Permission, decide: (actor: Actor | undefined, params:
     // declared before the permission has already been folded into `detail`).
     introspect: (options: Record<string, unknown>) => {
       const detail = options.detail as Record<string, unknown> | undefined
+      // Two kinds would run both gates and type the handler by both: refused when the app is built.
+      // (A kind applied before this one has left only its `x-permission` behind.)
+      const others = KINDS.filter((kind) => kind in options).length - 1
+      if (others > 0 || detail?.['x-permission'] !== undefined) throw new Error(`guard: a route declares one of ${KINDS.join(', ')}, not several`)
       passwordChangeRoute = options.allowedWhilePasswordMustChange === true || detail?.[PASSWORD_CHANGE_FLAG] === true
       passwordCredential = options.password === true || detail?.[CREDENTIAL] === 'password'
     },

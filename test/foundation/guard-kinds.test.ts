@@ -74,4 +74,12 @@ describe('guard kinds', () => {
     const { alice, get } = await world()
     expect(await get('/probe/users/ALICE/own', alice.token)).toEqual({ status: 200, body: { me: 'alice', target: 'alice', scope: null } })
   })
+
+  test('a route declaring two kinds is refused when the app is built, whichever comes first', async () => {
+    const t = await makeTestApp()
+    const build = (hook: Record<string, unknown>) => () => new Elysia().use(guard(t.deps)).get('/twice', () => 'never', hook)
+    expect(build({ public: true, signedIn: 'signed-in' })).toThrow('a route declares one of')
+    expect(build({ inOrg: 'org-member', ofUser: 'self-or-admin' })).toThrow('a route declares one of')
+    expect(build({ signedIn: 'signed-in' })).not.toThrow()
+  })
 })
