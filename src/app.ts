@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { mkdirSync } from 'node:fs'
+import { systemClock, type Clock } from './clock'
 import { ConfigError, type Config } from './config'
 import type { Deps } from './deps'
 import { errorHandler } from './http/errors'
@@ -41,7 +42,7 @@ import { fleetmgrRoutes } from './orgs/fleetmgr/routes'
 import { hostedTokenRoutes } from './orgs/hosted-token/routes'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
-export async function openDeps(config: Config, log: Logger = jsonLogger()): Promise<Deps> {
+export async function openDeps(config: Config, log: Logger = jsonLogger(), clock: Clock = systemClock): Promise<Deps> {
   // The database (password hashes, sessions) and keys live here: the service's user alone reads them.
   try {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
@@ -53,7 +54,7 @@ export async function openDeps(config: Config, log: Logger = jsonLogger()): Prom
   const secrets = await secretBox(loadOrCreateKey(config.secretKey, config.dataDir))
   // The slots base layers call into areas through: http/ and authz/ import no area.
   const deps: Deps = {
-    config, db, log, secrets,
+    config, db, log, clock, secrets,
     checkCredential: (presented, context) => checkCredential(deps, presented, context),
     orgFacts: orgFacts(db),
     userFacts: userFacts(db),

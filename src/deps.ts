@@ -1,5 +1,6 @@
 import type { OrgFacts, UserFacts } from './authz/authorize'
 import type { CheckCredential } from './authz/credentials'
+import type { Clock } from './clock'
 import type { Config } from './config'
 import type { Logger } from './logger'
 import type { SecretBox } from './storage/secret-box'
@@ -10,6 +11,8 @@ export interface Deps {
   config: Config
   db: Database
   log: Logger
+  /** What expiry and age decisions read as "now"; tests set and advance it. */
+  clock: Clock
   secrets: SecretBox
   /** Checks the credential a request presented (identity/authenticate.ts); `http/` reads it off the request. */
   checkCredential: CheckCredential

@@ -229,7 +229,7 @@ async function clusterImport(args: string[]): Promise<number> {
   } catch (error) {
     throw new CommandFailed(`cannot read ${values.kubeconfig}: ${(error as { code?: string }).code ?? String(error)}`)
   }
-  const info = await withDeps(loadConfig(), async (deps) => clusters.importCluster(deps, statusProbes(), await operator(deps), values.owner!, {
+  const info = await withDeps(loadConfig(), async (deps) => clusters.importCluster(deps, statusProbes(deps.clock), await operator(deps), values.owner!, {
     name: values.name!, kubeconfig, context: values.context, displayName: values['display-name'],
   }))
   console.log(`registered ${info.ownerName}/${info.name} (uid ${info.uid}, ${info.kubernetesVersion}, ${info.nodeCount} nodes)`)
@@ -239,7 +239,7 @@ async function clusterImport(args: string[]): Promise<number> {
 async function clusterList(args: string[]): Promise<number> {
   const values = parse(args, { owner: { type: 'string' } })
   if (values.help) return print(HELP['cluster list'])
-  const rows = await withDeps(loadConfig(), async (deps) => clusters.listAllClusters(deps, statusProbes(), values.owner))
+  const rows = await withDeps(loadConfig(), async (deps) => clusters.listAllClusters(deps, statusProbes(deps.clock), values.owner))
   const table = [['OWNER', 'NAME', 'UID', 'SERVER', 'STATUS', 'VERSION', 'NODES', 'AGE'],
     ...rows.map((c) => [c.ownerName, c.name, c.uid, c.endpoint, c.status.phase, c.kubernetesVersion, String(c.nodeCount), c.age])]
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)))
@@ -251,7 +251,7 @@ async function clusterRemove(args: string[]): Promise<number> {
   const values = parse(args, { owner: { type: 'string' }, name: { type: 'string' } })
   if (values.help) return print(HELP['cluster remove'])
   if (!values.owner || !values.name) throw new UsageError('--owner and --name are required')
-  await withDeps(loadConfig(), async (deps) => clusters.removeCluster(deps, statusProbes(), await operator(deps), values.owner!, values.name!))
+  await withDeps(loadConfig(), async (deps) => clusters.removeCluster(deps, statusProbes(deps.clock), await operator(deps), values.owner!, values.name!))
   console.log(`removed ${values.owner}/${values.name}`)
   return 0
 }

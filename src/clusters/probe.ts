@@ -2,6 +2,7 @@ import { connect } from 'node:tls'
 import { AppError } from '../errors'
 import { isTlsFailure, memberFetch } from './client'
 import type { ClusterConnection } from './connection'
+import type { Clock } from '../clock'
 
 /** What a cluster says about itself when it is registered. */
 export interface ClusterIdentity {
@@ -116,7 +117,8 @@ const ANSWER_WAIT_MS = 1_000
  * the probes it starts and says `Unknown` for one still running, which fills the cache when it
  * ends. One dead cluster costs a list at most a second once, and nothing within the next 30 s.
  */
-export function statusProbes(now: () => number = Date.now) {
+export function statusProbes(clock: Clock) {
+  const now = () => clock.now()
   const cache = new Map<number, { at: number; result: ProbeResult }>()
   const running = new Map<number, Promise<ProbeResult>>()
 

@@ -265,7 +265,7 @@ async function describeCluster(deps: Deps, probes: StatusProbes, row: store.Clus
     clusterSetName: row.clusterSetName,
     isMonitoringCluster: row.isMonitoringCluster,
     createdAt: row.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    age: kubectlAge(Date.now() - row.createdAt.getTime()),
+    age: kubectlAge(deps.clock.now() - row.createdAt.getTime()),
     status: live.status,
   }
 }

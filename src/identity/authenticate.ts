@@ -12,6 +12,7 @@ import { authenticateSession } from './sessions/service'
 import { authenticateToken, scopesOf } from './tokens/service'
 import { looksLikeAccessToken, sameDigest, sha256Hex } from './tokens/secrets'
 import { checkPasswordAttempt } from './sign-in-limiter'
+import { nowSeconds } from '../clock'
 
 export const Messages = {
   invalidToken: 'invalid or expired access token',
@@ -26,11 +27,11 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
   if (value.startsWith(OAUTH_ACCESS_PREFIX)) {
-    const granted = await authenticateOAuthAccessToken(deps.db, value)
+    const granted = await authenticateOAuthAccessToken(deps.db, value, nowSeconds(deps.clock))
     if (!granted) throw new AppError('unauthenticated', Messages.invalidToken)
     return { user: granted.user, credential: 'oauth', scopes: granted.scopes }
   }
-  const found = value ? await authenticateToken(deps.db, value) : undefined
+  const found = value ? await authenticateToken(deps.db, value, nowSeconds(deps.clock)) : undefined
   if (!found) throw new AppError('unauthenticated', Messages.invalidToken)
   return { user: found.user, credential: 'token', scopes: scopesOf(found.token), tokenId: found.token.id }
 }
@@ -42,13 +43,13 @@ async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
  */
 async function signInWithBasic(deps: Deps, username: string, password: string, otp: string | null, address: string): Promise<Actor> {
   if (password === '' && looksLikeAccessToken(username)) {
-    const found = await authenticateToken(deps.db, username)
+    const found = await authenticateToken(deps.db, username, nowSeconds(deps.clock))
     if (found) return { user: found.user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
     throw new AppError('unauthenticated', Messages.invalidBasic)
   }
   const user = username.includes('@') ? await findUserByEmail(deps.db.read, username) : await findUserByName(deps.db.read, username)
   if (user && looksLikeAccessToken(password)) {
-    const found = await authenticateToken(deps.db, password)
+    const found = await authenticateToken(deps.db, password, nowSeconds(deps.clock))
     if (found && found.user.id === user.id)
       return { user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
   }
@@ -62,7 +63,7 @@ async function signInWithBasic(deps: Deps, username: string, password: string, o
 }
 
 async function signInWithSession(deps: Deps, secret: string, context: CredentialContext): Promise<Actor> {
-  const found = await authenticateSession(deps.db, secret)
+  const found = await authenticateSession(deps.db, secret, nowSeconds(deps.clock))
   // The 401 also expires the dead cookie: it is HttpOnly, so the page could not drop it itself
   // and would otherwise get 401 on every call, public ones included, until it expired.
   if (!found) throw new AppError('unauthenticated', Messages.invalidSession, [], { 'set-cookie': expiredSessionCookie(deps) })

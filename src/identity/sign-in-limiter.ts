@@ -53,7 +53,8 @@ export class SignInLimiter {
   /** Account-and-address pairs that proved the password: exempt from the account-wide limit. */
   private readonly knownPairs = new Map<string, number>()
 
-  constructor(private readonly now: () => number = () => Date.now() / 1000) {}
+  /** `now` in seconds since the epoch, fractions kept. */
+  constructor(private readonly now: () => number) {}
 
   /**
    * Takes an attempt's slot: throws tooManyRequests (429, Retry-After) when the account, the pair
@@ -136,7 +137,7 @@ const limiters = new WeakMap<Deps, SignInLimiter>()
 /** The limiter of one app instance (tests build many apps in one process). */
 export function signInLimiter(deps: Deps): SignInLimiter {
   let limiter = limiters.get(deps)
-  if (!limiter) limiters.set(deps, (limiter = new SignInLimiter()))
+  if (!limiter) limiters.set(deps, (limiter = new SignInLimiter(() => deps.clock.now() / 1000)))
   return limiter
 }
 

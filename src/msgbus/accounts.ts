@@ -2,14 +2,13 @@ import type { KeyPair } from '@nats-io/jwt'
 import type { Deps } from '../deps'
 import { accountJwt, keyPairFromSeed, newKeyPair, operatorJwt, seedOf, type KeyRole } from './claims'
 import * as store from './store'
+import { nowSeconds } from '../clock'
 
 /**
  * The platform's trust chain: operator, system account and accounts, made on first need with
  * their seeds sealed, each account's JWT built from the database, and the nats-server
  * configuration that trusts them.
  */
-
-const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /** The sign-in cookie read by the websocket listener's `jwt_cookie`. */
 export const MSGBUS_COOKIE = 'msgbus_jwt'
@@ -65,7 +64,7 @@ export async function accountKeys(deps: Deps, name: string): Promise<AccountKeys
  */
 export async function currentAccountJwt(deps: Deps, row: store.MsgbusKeyRow): Promise<string> {
   const revocations: Record<string, number> = {}
-  for (const r of await store.liveRevocationsOf(deps.db.read, row.name, nowSeconds())) revocations[r.msgbusPubKey] = r.revokedAt
+  for (const r of await store.liveRevocationsOf(deps.db.read, row.name, nowSeconds(deps.clock))) revocations[r.msgbusPubKey] = r.revokedAt
   return accountJwt(await operatorKey(deps), {
     name: row.name,
     publicKey: row.publicKey,

@@ -10,6 +10,7 @@ import { assertConfigured, ensureAccountPushed, Messages as BusMessages, pushOrU
 import { credsFile, newKeyPair, userJwt } from './claims'
 import type { MsgbusAccount, MsgbusCredentialsResponse } from './schemas'
 import * as store from './store'
+import { nowSeconds } from '../clock'
 
 export { MSGBUS_COOKIE } from './accounts'
 
@@ -22,8 +23,6 @@ export const Messages = {
 
 /** Lifetime of the sign-in cookie's bearer JWT. */
 export const COOKIE_TTL_SECONDS = 15 * 60
-
-const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /** Where an org's agents publish usage events (decisions §5a). */
 export const usageEventsSubject = (orgName: string) => `usage.events.${orgName}`
@@ -53,7 +52,7 @@ async function issue(deps: Deps, request: Issue): Promise<MsgbusCredentialsRespo
   const keys = await accountKeys(deps, request.account)
   await ensureAccountPushed(deps, link, request.account)
   const user = newKeyPair('user')
-  const issuedAt = nowSeconds()
+  const issuedAt = nowSeconds(deps.clock)
   const expiresAt = issuedAt + request.ttlSeconds
   const jwt = await userJwt(user, keys.signer, {
     name: `${request.owner.name}-${request.accountType}`,
@@ -148,7 +147,7 @@ export async function signInBearerJwt(deps: Deps, uid: number): Promise<string |
   const keys = await accountKeys(deps, USERS_ACCOUNT)
   return userJwt(newKeyPair('user'), keys.signer, {
     name: `user-${uid}-session`, accountPublicKey: keys.publicKey,
-    permissions: personalPermissions(uid), expiresAt: nowSeconds() + COOKIE_TTL_SECONDS, bearer: true,
+    permissions: personalPermissions(uid), expiresAt: nowSeconds(deps.clock) + COOKIE_TTL_SECONDS, bearer: true,
   })
 }
 
@@ -179,6 +178,8 @@ export async function revokeToken(deps: Deps, uid: number, id: number, missing: 
   const row = Number.isSafeInteger(id) ? await store.findMsgbusAccountOf(deps.db.read, uid, id) : undefined
   if (!row) throw new AppError(missing, Messages.tokenNotFound)
   assertConfigured(deps)
-  await deps.db.write((tx) => store.markRevoked(tx, row.id, nowSeconds()))
+  // The wall clock, not deps.clock: nats-server refuses JWTs whose `iat` is at or before this
+  // time, and jwt.js stamps `iat` from the wall clock.
+  await deps.db.write((tx) => store.markRevoked(tx, row.id, Math.floor(Date.now() / 1000)))
   await pushOrUnavailable(deps, await systemLink(deps), row.account)
 }

@@ -52,7 +52,7 @@ async function currentUsage(deps: Deps, org: UserRow, object: store.ObjectRow, n
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
 /** GET /dbaas/billing/reports/namespaces: every namespace with usage in scope, this month's usage. */
-export async function namespacesReport(deps: Deps, me: Actor, org: string | undefined, now = Date.now()) {
+export async function namespacesReport(deps: Deps, me: Actor, org: string | undefined, now = deps.clock.now()) {
   const scope = await scopeOf(deps, me, org)
   const byNamespace = new Map<string, { org: UserRow; objects: store.ObjectRow[] }>()
   for (const { org: o, object } of await objectsInScope(deps, scope, {}, now)) {
@@ -76,7 +76,7 @@ export async function namespacesReport(deps: Deps, me: Actor, org: string | unde
 }
 
 /** GET /dbaas/billing/reports/clusters/{clusterID}/namespaces/{namespaceName}: one namespace's databases. */
-export async function namespaceReport(deps: Deps, me: Actor, clusterID: string, namespaceName: string, org: string | undefined, now = Date.now()) {
+export async function namespaceReport(deps: Deps, me: Actor, clusterID: string, namespaceName: string, org: string | undefined, now = deps.clock.now()) {
   const scope = await scopeOf(deps, me, org)
   const found = await objectsInScope(deps, scope, { clusterUid: clusterID, namespace: namespaceName }, now)
   const databases = []

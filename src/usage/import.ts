@@ -26,7 +26,7 @@ export async function importNdjsonFile(deps: Deps, orgId: number, path: string, 
   let batch: unknown[] = []
   const flush = async () => {
     if (batch.length === 0) return
-    const part = await ingestEvents(deps, orgId, batch, Date.now(), index - batch.length)
+    const part = await ingestEvents(deps, orgId, batch, deps.clock.now(), index - batch.length)
     result.accepted += part.accepted
     result.duplicates += part.duplicates
     result.rejected.push(...part.rejected)

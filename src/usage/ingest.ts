@@ -28,7 +28,7 @@ interface ObjectBatch {
  * events already stored (same object uid, time and type) count as duplicates, and the per-object
  * integrals are brought up to date in the same transaction, so every later read sees them.
  */
-export async function ingestEvents(deps: Deps, orgId: number, values: readonly unknown[], now = Date.now(), firstIndex = 0): Promise<IngestResult> {
+export async function ingestEvents(deps: Deps, orgId: number, values: readonly unknown[], now = deps.clock.now(), firstIndex = 0): Promise<IngestResult> {
   const result: IngestResult = { accepted: 0, duplicates: 0, rejected: [] }
   const byObject = new Map<string, ObjectBatch>()
   values.forEach((value, i) => {

@@ -150,7 +150,7 @@ export async function productMonthTotals(db: Executor, orgId: number, product: P
  * GET /dashboard/monthly-summary/{resourceType}: generated months of the window, newest first,
  * each with the change from the next older row returned. Throws badRequest.
  */
-export async function monthlySummary(deps: Deps, org: UserRow, resourceType: string, query: MonthlySummaryQuery, now = Date.now()): Promise<{ resourceType: string; months: MonthSummary[] }> {
+export async function monthlySummary(deps: Deps, org: UserRow, resourceType: string, query: MonthlySummaryQuery, now = deps.clock.now()): Promise<{ resourceType: string; months: MonthSummary[] }> {
   if (!isProduct(resourceType)) throw new AppError('badRequest', Messages.unknownProduct)
   const { from, to } = summaryWindow(query, now)
   const db = deps.db.read
@@ -192,7 +192,7 @@ export function parsePathMonth(year: string, month: string): MonthKey {
 }
 
 /** GET /dashboard/summary/{year}/{month}/download: the month's report as a PDF (an empty month says so). */
-export async function monthlyReportPdf(deps: Deps, printer: PdfPrinter, org: UserRow, year: string, month: string, now = Date.now()): Promise<{ pdf: Uint8Array; filename: string }> {
+export async function monthlyReportPdf(deps: Deps, printer: PdfPrinter, org: UserRow, year: string, month: string, now = deps.clock.now()): Promise<{ pdf: Uint8Array; filename: string }> {
   const key = parsePathMonth(year, month)
   const report = await buildMonthlyReport(deps, org, key, now)
   const pdf = await printer.print(renderReportHtml(report), { footerHtml: reportFooter(report) })

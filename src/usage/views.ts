@@ -76,7 +76,7 @@ export interface ViewContext {
 }
 
 /** Reads the path and query of a view route. Throws badRequest. */
-export function viewContext(deps: Deps, org: UserRow, year: string, month: string, product: string, query: ViewQuery, now = Date.now()): ViewContext {
+export function viewContext(deps: Deps, org: UserRow, year: string, month: string, product: string, query: ViewQuery, now = deps.clock.now()): ViewContext {
   const key = parsePathMonth(year, month)
   if (!isProduct(product)) throw new AppError('badRequest', ViewMessages.unknownProduct)
   const viewType = query.view_type ?? 'total'
@@ -263,7 +263,7 @@ export async function clusterModeView(ctx: ViewContext, one?: { clusterUID: stri
 }
 
 /** GET /dashboard/summary/object-quota-history/…: an object's whole resource history (empty when unknown). */
-export async function objectQuotaHistory(deps: Deps, org: UserRow, clusterUID: string, objectID: string, now = Date.now()) {
+export async function objectQuotaHistory(deps: Deps, org: UserRow, clusterUID: string, objectID: string, now = deps.clock.now()) {
   const db = deps.db.read
   const [object] = await store.objectsOf(db, org.id, { clusterUid: clusterUID, objectUid: objectID })
   if (!object) return { org: org.name, clusterUID, objectID, name: null, product: null, segments: [] }

@@ -125,7 +125,7 @@ describe('session cookie', () => {
   async function signedIn() {
     const t = await makeTestApp()
     const admin = await t.admin()
-    const s = await startSession(t.deps.db, admin.user, { ip: '127.0.0.1', userAgent: 'test', remember: false })
+    const s = await startSession(t.deps.db, admin.user, { ip: '127.0.0.1', userAgent: 'test', remember: false }, t.clock.seconds())
     const cookie = `platform_session=${s.secret}; _csrf=${s.csrfToken}`
     return { t, s, cookie }
   }

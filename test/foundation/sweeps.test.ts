@@ -112,7 +112,7 @@ describe('secret canaries', () => {
     const app = await (await t.as(alice).send('POST', '/api/v1/user/settings/applications/oauth2', {
       name: 'canary app', redirect_uris: ['https://app.example.com/cb'], confidential_client: true,
     })).json()
-    const session = await startSession(t.deps.db, alice.user, { ip: '192.0.2.1', userAgent: 'canary', remember: false })
+    const session = await startSession(t.deps.db, alice.user, { ip: '192.0.2.1', userAgent: 'canary', remember: false }, t.clock.seconds())
     const { secret } = await (await t.as(alice).get('/api/v1/user/settings/security/twofa/enroll')).json()
     const scratch = await (await t.as(alice).send('POST', '/api/v1/user/settings/security/twofa/enroll', { passcode: await generate({ secret }) })).json()
     const canaries = {

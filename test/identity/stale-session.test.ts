@@ -6,7 +6,7 @@ describe('a browser holding a dead session cookie', () => {
   test('a user whose session was revoked signs in again with the old cookie still sent → 200 and a new session', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
-    const old = await startSession(t.deps.db, alice.user, { ip: '', userAgent: 'laptop', remember: false })
+    const old = await startSession(t.deps.db, alice.user, { ip: '', userAgent: 'laptop', remember: false }, t.clock.seconds())
     const cookie = `platform_session=${old.secret}; _csrf=${old.csrfToken}`
     expect((await t.as(alice).delete(`/api/v1/user/settings/security/sessions/${old.session.sid}/revoke`)).status).toBe(200)
     expect((await t.request('GET', '/api/v1/user', { headers: { cookie } })).status).toBe(401)
@@ -48,7 +48,7 @@ describe('a dead session cookie elsewhere', () => {
   test('a browser with a revoked session cookie calls a public route → 401 that also expires the cookie, so the next call works', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
-    const old = await startSession(t.deps.db, alice.user, { ip: '', userAgent: 'laptop', remember: false })
+    const old = await startSession(t.deps.db, alice.user, { ip: '', userAgent: 'laptop', remember: false }, t.clock.seconds())
     await t.as(alice).delete(`/api/v1/user/settings/security/sessions/${old.session.sid}/revoke`)
     const res = await t.request('GET', '/api/v1/user/login-method?username=alice', { headers: { cookie: `platform_session=${old.secret}` } })
     expect(res.status).toBe(401)

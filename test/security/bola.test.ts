@@ -33,7 +33,7 @@ async function aliceObjects(t: TestApp, alice: TestUser): Promise<AliceObjects> 
   const emailId = records.find((r: { email: string }) => r.email === 'alice2@example.com').id
   const options = (await (await t.as(alice).send('POST', `${SECURITY}/webauthn/request_register`, { name: 'key' })).json()).publicKey
   const key = await (await t.as(alice).send('POST', `${SECURITY}/webauthn/register`, await softRegistration(options, { origin: ORIGIN }))).json()
-  const session = await startSession(t.deps.db, alice.user, { ip: '192.0.2.1', userAgent: 'laptop', remember: false })
+  const session = await startSession(t.deps.db, alice.user, { ip: '192.0.2.1', userAgent: 'laptop', remember: false }, t.clock.seconds())
   const app = await (await t.as(alice).send('POST', '/api/v1/user/settings/applications/oauth2', {
     name: 'mine', redirect_uris: ['https://app.example.com/cb'], confidential_client: true,
   })).json()

@@ -7,7 +7,7 @@ describe('CSRF check on cookie sessions', () => {
   test('a cookie POST whose X-Csrf-Token has the right length but non-ASCII text → 403, not 500', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
-    const s = await startSession(t.deps.db, alice.user, { ip: '', userAgent: '', remember: false })
+    const s = await startSession(t.deps.db, alice.user, { ip: '', userAgent: '', remember: false }, t.clock.seconds())
     const forged = `é${s.csrfToken.slice(1)}`
     const res = await t.request('POST', '/api/v1/user/emails', {
       headers: { cookie: `platform_session=${s.secret}; _csrf=${encodeURIComponent(forged)}`, 'x-csrf-token': forged }, body: { emails: ['x@example.com'] },
@@ -18,7 +18,7 @@ describe('CSRF check on cookie sessions', () => {
   test('every state-changing route refuses a cookie session without X-Csrf-Token → 403', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
-    const s = await startSession(t.deps.db, alice.user, { ip: '', userAgent: '', remember: false })
+    const s = await startSession(t.deps.db, alice.user, { ip: '', userAgent: '', remember: false }, t.clock.seconds())
     const cookie = `platform_session=${s.secret}; _csrf=${s.csrfToken}`
     const changing = t.app.routes.filter((r) => !['GET', 'HEAD'].includes(r.method)
       && !SESSION_STARTING_PATHS.has(r.path) && r.path !== '/login/oauth/access_token')

@@ -10,7 +10,7 @@ const insecure = { [oauth.allowInsecureRequests]: true }
 
 /** A signed-in browser of `who`: session cookie plus CSRF header. */
 async function browserOf(t: TestApp, who: TestUser) {
-  const started = await startSession(t.deps.db, who.user, { ip: '', userAgent: 'test', remember: false })
+  const started = await startSession(t.deps.db, who.user, { ip: '', userAgent: 'test', remember: false }, t.clock.seconds())
   return { cookie: `platform_session=${started.secret}; _csrf=${started.csrfToken}`, 'x-csrf-token': started.csrfToken }
 }
 

@@ -12,7 +12,7 @@ const BASE = '/api/v1/user/settings/security'
 
 /** Signs `who` in through the session service; returns headers that act as that browser. */
 async function browser(t: TestApp, who: TestUser, userAgent: string) {
-  const started = await startSession(t.deps.db, who.user, { ip: '192.0.2.7', userAgent, remember: false })
+  const started = await startSession(t.deps.db, who.user, { ip: '192.0.2.7', userAgent, remember: false }, t.clock.seconds())
   const headers = { cookie: `platform_session=${started.secret}; _csrf=${started.csrfToken}`, 'x-csrf-token': started.csrfToken }
   return { sid: started.session.sid, id: started.session.id, headers }
 }

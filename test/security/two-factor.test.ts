@@ -226,7 +226,7 @@ describe('the OTP header on Basic password sign-in', () => {
     await enroll(t, alice)
     expect((await t.as(alice).get('/api/v1/user')).status).toBe(200)
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: basic(alice.token, '') } })).status).toBe(200)
-    const { secret: cookie } = await startSession(t.deps.db, alice.user, { ip: '', userAgent: '', remember: false })
+    const { secret: cookie } = await startSession(t.deps.db, alice.user, { ip: '', userAgent: '', remember: false }, t.clock.seconds())
     expect((await t.request('GET', '/api/v1/user', { headers: { cookie: `platform_session=${cookie}` } })).status).toBe(200)
   })
 })

@@ -9,6 +9,7 @@ import { memoryLogger } from '../../src/logger'
 import { hashPassword } from '../../src/identity/passwords'
 import { insertUser, type UserRow } from '../../src/identity/store'
 import { mintToken } from '../../src/identity/tokens/service'
+import { TestClock } from './clock'
 
 /** Every test user's password; its argon2 hash is computed once per test process. */
 export const PASSWORD = 'correct horse battery'
@@ -42,6 +43,8 @@ export interface TestApp {
   app: App
   deps: Deps
   config: Config
+  /** The app's clock (deps.clock): `t.clock.advance(ms)` reaches an expiry without sleeping. */
+  clock: TestClock
   logs: string[]
   /** Sends a request to the app in process (`http://localhost` + path). */
   request(method: string, path: string, opts?: RequestOptions): Promise<Response>
@@ -88,7 +91,8 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
   const driver = process.env.PLATFORM_DATABASE_DRIVER ? { PLATFORM_DATABASE_DRIVER: process.env.PLATFORM_DATABASE_DRIVER } : {}
   const config = loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_SANDBOX_CLUSTER: 'false', ...driver, ...env })
   const log = memoryLogger()
-  const deps = await openDeps(config, log)
+  const clock = new TestClock()
+  const deps = await openDeps(config, log, clock)
   const app = createApp(deps)
   passwordHash ??= hashPassword(PASSWORD)
   let adminUser: TestUser | undefined
@@ -104,7 +108,7 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
   }
 
   const t: TestApp = {
-    app, deps, config, logs: log.lines, request,
+    app, deps, config, clock, logs: log.lines, request,
     users: (...names) => Promise.all(names.map((name) => makeUser(name, false))),
     admin: async () => (adminUser ??= await makeUser('root', true)),
     as: actingAs(request),

@@ -109,6 +109,15 @@ export async function connectRefusal(url: string, credentials: string): Promise<
   }
 }
 
+/**
+ * Resolves once the wall clock has entered the next second: jwt.js stamps `iat` to the second
+ * from the wall clock, and nats-server keeps the newer of two account JWTs by it.
+ */
+export async function nextWallSecond(): Promise<void> {
+  const second = Math.floor(Date.now() / 1000)
+  while (Math.floor(Date.now() / 1000) === second) await Bun.sleep(1000 - (Date.now() % 1000) + 1)
+}
+
 /** Milliseconds until `nc` closes, or undefined when it is still open after `withinMs`. */
 export async function closesWithin(nc: NatsConnection, withinMs: number, since = performance.now()): Promise<number | undefined> {
   const closed = await Promise.race([nc.closed().then(() => true), Bun.sleep(withinMs).then(() => false)])

@@ -6,6 +6,7 @@ import { findUserById, type UserRow } from '../store'
 import { sameDigest, sha256Hex } from '../tokens/secrets'
 import { randomSecret, redirectUrisOf } from './service'
 import * as store from './store'
+import { nowSeconds } from '../../clock'
 
 export const Messages = {
   unknownClient: 'unknown OAuth2 client_id',
@@ -20,8 +21,6 @@ const CODE_PREFIX = 'poc_'
 export const CODE_TTL_SECONDS = 10 * 60
 export const ACCESS_TTL_SECONDS = 60 * 60
 export const REFRESH_TTL_SECONDS = 30 * 24 * 3600
-
-const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /** An RFC 6749 §5.2 error of the token endpoint, rendered as `{error, error_description}`. */
 export class OAuthError extends Error {
@@ -105,6 +104,7 @@ export async function grantAuthorization(deps: Deps, actor: Actor, req: Authoriz
   if (!checked.ok) return checked.redirect
   if (!granted) return redirectWith(req.redirect_uri, { error: 'access_denied', error_description: 'the user refused', state: req.state })
   const code = randomSecret(CODE_PREFIX)
+  const now = nowSeconds(deps.clock)
   await deps.db.write((tx) => store.insertCode(tx, {
     applicationId: checked.app.id,
     uid: actor.user.id,
@@ -112,8 +112,8 @@ export async function grantAuthorization(deps: Deps, actor: Actor, req: Authoriz
     redirectUri: req.redirect_uri,
     scopes: checked.scopes.join(','),
     codeChallenge: checked.challenge,
-    expiresAt: nowSeconds() + CODE_TTL_SECONDS,
-  }, nowSeconds()))
+    expiresAt: now + CODE_TTL_SECONDS,
+  }, now))
   return redirectWith(req.redirect_uri, { code, state: req.state })
 }
 
@@ -147,10 +147,9 @@ export interface TokenResponse {
   scope: string
 }
 
-function newTokens(scopes: string[]) {
+function newTokens(scopes: string[], now: number) {
   const access = randomSecret(OAUTH_ACCESS_PREFIX)
   const refresh = randomSecret(REFRESH_PREFIX)
-  const now = nowSeconds()
   return {
     response: { access_token: access, token_type: 'bearer' as const, expires_in: ACCESS_TTL_SECONDS, refresh_token: refresh, scope: scopes.join(' ') },
     row: {
@@ -178,6 +177,7 @@ export async function exchangeToken(deps: Deps, form: Record<string, string | un
 async function redeemCode(deps: Deps, app: store.ApplicationRow, form: Record<string, string | undefined>): Promise<TokenResponse> {
   const { code, redirect_uri: redirectUri, code_verifier: verifier } = form
   if (!code || !redirectUri) throw new OAuthError('invalid_request', 'code and redirect_uri are required')
+  const now = nowSeconds(deps.clock)
   const outcome = await deps.db.write(async (tx): Promise<{ error: string } | { tokens: TokenResponse }> => {
     const row = await store.findCodeByHash(tx, sha256Hex(code))
     if (!row || row.applicationId !== app.id) return { error: 'the code is unknown or belongs to another client' }
@@ -185,16 +185,16 @@ async function redeemCode(deps: Deps, app: store.ApplicationRow, form: Record<st
       await store.deleteGrantsOfCode(tx, row.id)
       return { error: 'the code was already used; what it issued is revoked' }
     }
-    if (row.expiresAt <= nowSeconds()) return { error: 'the code expired' }
+    if (row.expiresAt <= now) return { error: 'the code expired' }
     if (row.redirectUri !== redirectUri) return { error: 'redirect_uri differs from the authorization request' }
     // The application may have changed since the code was issued: its rules now are the ones that count.
     if (!redirectUrisOf(app).includes(row.redirectUri)) return { error: 'the redirect URI is no longer registered' }
     if (row.codeChallenge === '' && !app.confidentialClient) return { error: 'public clients must use PKCE' }
     if (row.codeChallenge !== '' && (!verifier || !sameDigest(pkceDigest(verifier), row.codeChallenge)))
       return { error: 'code_verifier does not match the code_challenge' }
-    await store.markCodeUsed(tx, row.id, nowSeconds())
-    const tokens = newTokens(row.scopes.split(','))
-    await store.insertGrant(tx, { applicationId: app.id, uid: row.uid, codeId: row.id, ...tokens.row }, nowSeconds())
+    await store.markCodeUsed(tx, row.id, now)
+    const tokens = newTokens(row.scopes.split(','), now)
+    await store.insertGrant(tx, { applicationId: app.id, uid: row.uid, codeId: row.id, ...tokens.row }, now)
     return { tokens: tokens.response }
   })
   if ('error' in outcome) throw new OAuthError('invalid_grant', outcome.error)
@@ -204,6 +204,7 @@ async function redeemCode(deps: Deps, app: store.ApplicationRow, form: Record<st
 async function refresh(deps: Deps, app: store.ApplicationRow, form: Record<string, string | undefined>): Promise<TokenResponse> {
   if (!form.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required')
   const refreshHash = sha256Hex(form.refresh_token)
+  const now = nowSeconds(deps.clock)
   const outcome = await deps.db.write(async (tx): Promise<{ error: string } | { scopeError: true } | { tokens: TokenResponse }> => {
     const grant = await store.findGrantByRefreshHash(tx, refreshHash)
     const replaced = grant ? undefined : await store.findGrantByPreviousRefreshHash(tx, refreshHash)
@@ -211,11 +212,11 @@ async function refresh(deps: Deps, app: store.ApplicationRow, form: Record<strin
       await store.deleteGrant(tx, replaced.id)
       return { error: 'the refresh token was already used; the grant is revoked' }
     }
-    if (!grant || grant.applicationId !== app.id || grant.refreshExpiresAt <= nowSeconds()) return { error: 'the refresh token is unknown, expired or already used' }
+    if (!grant || grant.applicationId !== app.id || grant.refreshExpiresAt <= now) return { error: 'the refresh token is unknown, expired or already used' }
     const granted = grant.scopes.split(',')
     const asked = form.scope === undefined ? granted : parseScopes(form.scope)
     if (!asked || asked.some((s) => !granted.includes(s))) return { scopeError: true }
-    const tokens = newTokens(asked)
+    const tokens = newTokens(asked, now)
     if (!(await store.rotateGrant(tx, grant, tokens.row))) return { error: 'the refresh token was already used' }
     return { tokens: tokens.response }
   })
@@ -224,11 +225,11 @@ async function refresh(deps: Deps, app: store.ApplicationRow, form: Record<strin
   return outcome.tokens
 }
 
-/** The user and scopes behind a live access token from the flow; undefined when unknown, expired or the user may not sign in. */
-export async function authenticateOAuthAccessToken(db: Database, token: string): Promise<{ user: UserRow; scopes: string[] } | undefined> {
+/** The user and scopes behind a live access token from the flow at `now` (epoch seconds); undefined when unknown, expired or the user may not sign in. */
+export async function authenticateOAuthAccessToken(db: Database, token: string, now: number): Promise<{ user: UserRow; scopes: string[] } | undefined> {
   if (!token.startsWith(OAUTH_ACCESS_PREFIX) || token.length > 256) return undefined
   const grant = await store.findGrantByAccessHash(db.read, sha256Hex(token))
-  if (!grant || grant.accessExpiresAt <= nowSeconds()) return undefined
+  if (!grant || grant.accessExpiresAt <= now) return undefined
   const user = await findUserById(db.read, grant.uid)
   if (!user || !user.isActive || user.prohibitLogin) return undefined
   return { user, scopes: grant.scopes.split(',') }

@@ -9,7 +9,6 @@ export const REMEMBERED_SESSION_TTL_SECONDS = 30 * 24 * 3600
 /** Unused this long, a session is dead even before it expires. */
 export const SESSION_IDLE_SECONDS = 7 * 24 * 3600
 
-const nowSeconds = () => Math.floor(Date.now() / 1000)
 const randomText = (bytes: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('base64url')
 
 export interface NewSessionCookies {
@@ -20,11 +19,10 @@ export interface NewSessionCookies {
   maxAgeSeconds: number
 }
 
-/** Starts a server-side session for `user` with a fresh secret (no fixation: nothing is reused). */
-export async function startSession(db: Database, user: UserRow, client: { ip: string; userAgent: string; remember: boolean }): Promise<NewSessionCookies> {
+/** Starts a server-side session for `user` at `now` (epoch seconds) with a fresh secret (no fixation: nothing is reused). */
+export async function startSession(db: Database, user: UserRow, client: { ip: string; userAgent: string; remember: boolean }, now: number): Promise<NewSessionCookies> {
   const secret = randomText(32)
   const csrfToken = randomText(24)
-  const now = nowSeconds()
   const ttl = client.remember ? REMEMBERED_SESSION_TTL_SECONDS : SESSION_TTL_SECONDS
   const session = await db.write((tx) => store.insertSession(tx, {
     sid: randomText(16),
@@ -39,12 +37,11 @@ export async function startSession(db: Database, user: UserRow, client: { ip: st
   return { session, secret, csrfToken, maxAgeSeconds: ttl }
 }
 
-/** The live session behind a cookie value and its user; expired, idle or revoked → undefined. */
-export async function authenticateSession(db: Database, secret: string): Promise<{ session: store.SessionRow; user: UserRow } | undefined> {
+/** The live session behind a cookie value and its user at `now` (epoch seconds); expired, idle or revoked → undefined. */
+export async function authenticateSession(db: Database, secret: string, now: number): Promise<{ session: store.SessionRow; user: UserRow } | undefined> {
   if (secret.length === 0 || secret.length > 256) return undefined
   const session = await store.findSessionBySecretHash(db.read, sha256Hex(secret))
   if (!session) return undefined
-  const now = nowSeconds()
   if (session.expiresAt <= now || session.lastSeenAt + SESSION_IDLE_SECONDS <= now) return undefined
   const user = await findUserById(db.read, session.uid)
   if (!user || !user.isActive || user.prohibitLogin) return undefined

@@ -7,6 +7,7 @@ import { endSession, startSession, type NewSessionCookies } from '../sessions/se
 import { checkPasswordAttempt } from '../sign-in-limiter'
 import * as store from '../store'
 import { signInTickets } from './tickets'
+import { nowSeconds } from '../../clock'
 
 export const Messages = {
   userNotFound: 'user does not exist',
@@ -63,7 +64,7 @@ export interface SignInClient {
 
 async function startSignedInSession(deps: Deps, user: store.UserRow, remember: boolean, client: SignInClient): Promise<NewSessionCookies> {
   await bindPrimaryEmail(deps.db, user)
-  const session = await startSession(deps.db, user, { ip: client.address, userAgent: client.userAgent, remember })
+  const session = await startSession(deps.db, user, { ip: client.address, userAgent: client.userAgent, remember }, nowSeconds(deps.clock))
   await deps.db.write((tx) => store.updateUser(tx, user.id, { lastLoginAt: new Date() }))
   return session
 }

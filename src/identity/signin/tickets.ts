@@ -24,7 +24,8 @@ export interface SignInTicket {
 export class SignInTickets {
   private readonly tickets = new Map<string, SignInTicket>()
 
-  constructor(private readonly now: () => number = () => Date.now() / 1000) {}
+  /** `now` in seconds since the epoch, fractions kept. */
+  constructor(private readonly now: () => number) {}
 
   issue(uid: number, remember: boolean): string {
     const now = this.now()
@@ -59,6 +60,6 @@ const ticketsOfApps = new WeakMap<Deps, SignInTickets>()
 /** The tickets of one app instance (tests build many apps in one process). */
 export function signInTickets(deps: Deps): SignInTickets {
   let tickets = ticketsOfApps.get(deps)
-  if (!tickets) ticketsOfApps.set(deps, (tickets = new SignInTickets()))
+  if (!tickets) ticketsOfApps.set(deps, (tickets = new SignInTickets(() => deps.clock.now() / 1000)))
   return tickets
 }

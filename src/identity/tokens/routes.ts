@@ -8,6 +8,7 @@ import {
   AccessToken, AccessTokenIdList, CreateAccessTokenOption, NewAccessTokenParam, SettingsAccessToken, SettingsTokenParams, TokenParams,
 } from './schemas'
 import * as tokens from './service'
+import { nowSeconds } from '../../clock'
 
 /** Personal access tokens: Gitea's Basic-only `/users/{u}/tokens*` and the settings pages. */
 export const tokenRoutes = (deps: Deps) =>
@@ -25,7 +26,7 @@ export const tokenRoutes = (deps: Deps) =>
       detail: { summary: 'List a user\'s access tokens (Basic with password), newest first', tags: ['user'] },
     })
     .post('/users/:username/tokens', async ({ me, target, body, status }) => {
-      const { row, plaintext } = await tokens.createToken(deps.db, target.id, body, me.scopes)
+      const { row, plaintext } = await tokens.createToken(deps.db, target.id, body, me.scopes, nowSeconds(deps.clock))
       return status(201, tokens.presentAccessToken(row, plaintext))
     }, {
       ofUser: 'self-or-admin',
@@ -48,7 +49,7 @@ export const tokenRoutes = (deps: Deps) =>
     })
     .get('/user/settings/tokens/access-tokens/', async ({ me, query, set, request }) => {
       const rows = await answerPage(deps.config.publicUrl, { query, set, request }, me.user, (page) => tokens.listTokens(deps.db, me.user.id, page))
-      return rows.map((row) => tokens.presentSettingsToken(row))
+      return rows.map((row) => tokens.presentSettingsToken(row, nowSeconds(deps.clock)))
     }, {
       signedIn: 'signed-in',
       scope: 'user',
@@ -57,8 +58,9 @@ export const tokenRoutes = (deps: Deps) =>
       detail: { summary: 'List my access tokens, newest first', tags: ['settings'] },
     })
     .post('/user/settings/tokens/access-tokens/', async ({ me, body, status }) => {
-      const { row, plaintext } = await tokens.createToken(deps.db, me.user.id, body, me.scopes)
-      return status(201, tokens.presentSettingsToken(row, plaintext))
+      const now = nowSeconds(deps.clock)
+      const { row, plaintext } = await tokens.createToken(deps.db, me.user.id, body, me.scopes, now)
+      return status(201, tokens.presentSettingsToken(row, now, plaintext))
     }, {
       signedIn: 'signed-in',
       secret: true,

@@ -12,8 +12,6 @@ export interface TokenSignIn {
   token: store.AccessTokenRow
 }
 
-const nowSeconds = () => Math.floor(Date.now() / 1000)
-
 /** Creates a token and returns its row with the plaintext, which is never stored. Throws duplicate. */
 export async function mintToken(
   db: Database,
@@ -37,25 +35,24 @@ const signInCache = commitCache<TokenSignIn | undefined>()
 
 /**
  * Finds the live token matching `plaintext` and its user. Candidates are narrowed by the last
- * eight characters; the hash is compared in constant time. Expired tokens and users who may not
- * sign in give undefined.
+ * eight characters; the hash is compared in constant time. Tokens expired at `now` (epoch seconds)
+ * and users who may not sign in give undefined.
  */
-export async function authenticateToken(db: Database, plaintext: string): Promise<TokenSignIn | undefined> {
+export async function authenticateToken(db: Database, plaintext: string, now: number): Promise<TokenSignIn | undefined> {
   if (plaintext.length < 8 || plaintext.length > 256) return undefined
   const digest = sha256Hex(plaintext)
   const found = await signInCache(db, digest, () => lookUpToken(db, plaintext, digest))
-  if (!found || isExpired(found.token)) return undefined
-  markUsed(db, found.token)
+  if (!found || isExpired(found.token, now)) return undefined
+  markUsed(db, found.token, now)
   return found
 }
 
 /** Activity is kept to the minute: one write per token per minute, off the request's path. */
-function markUsed(db: Database, token: store.AccessTokenRow): void {
-  const now = nowSeconds()
+function markUsed(db: Database, token: store.AccessTokenRow, now: number): void {
   if ((token.lastUsedAt ?? 0) < now - 60) db.write((tx) => store.markTokenUsed(tx, token.id, now)).catch(() => undefined)
 }
 
-const isExpired = (token: store.AccessTokenRow) => token.expiresAt !== null && token.expiresAt <= nowSeconds()
+const isExpired = (token: store.AccessTokenRow, now: number) => token.expiresAt !== null && token.expiresAt <= now
 
 async function lookUpToken(db: Database, plaintext: string, digest: string): Promise<TokenSignIn | undefined> {
   const candidates = await store.findTokensByLastEight(db.read, plaintext.slice(-8))
@@ -114,7 +111,8 @@ export async function listTokens(db: Database, uid: number, page: { limit: numbe
 }
 
 /**
- * Creates a token for `uid` and returns it with its plaintext (shown once). Throws invalid (name,
+ * Creates a token for `uid` and returns it with its plaintext (shown once); `now` (epoch seconds)
+ * judges the expiry. Throws invalid (name,
  * scopes, expiry), duplicate (name in use by this user) or forbidden (scopes beyond the caller's).
  */
 export async function createToken(
@@ -122,10 +120,11 @@ export async function createToken(
   uid: number,
   input: { name: string; scopes?: readonly string[]; expDate?: number },
   callerScopes: readonly string[] | undefined,
+  now: number,
 ): Promise<{ row: store.AccessTokenRow; plaintext: string }> {
   const name = checkName(input.name)
   const scopes = checkRequestedScopes(input.scopes, callerScopes)
-  if (input.expDate !== undefined && input.expDate !== 0 && input.expDate <= nowSeconds())
+  if (input.expDate !== undefined && input.expDate !== 0 && input.expDate <= now)
     throw new AppError('invalid', Messages.expiryInPast, [{ field: 'expDate', message: Messages.expiryInPast }])
   return mintToken(db, uid, { name, scopes, expiresAt: input.expDate ? input.expDate : null })
 }
@@ -155,8 +154,8 @@ export function presentAccessToken(row: store.AccessTokenRow, plaintext = '') {
   return { id: row.id, name: row.name, sha1: plaintext, token_last_eight: row.tokenLastEight, scopes: scopesOf(row) }
 }
 
-/** The settings view (decisions §2): Unix times, activity flags, `token` only on creation. */
-export function presentSettingsToken(row: store.AccessTokenRow, plaintext = '') {
+/** The settings view (decisions §2) at `now` (epoch seconds): Unix times, activity flags, `token` only on creation. */
+export function presentSettingsToken(row: store.AccessTokenRow, now: number, plaintext = '') {
   const created = Math.floor(row.createdAt.getTime() / 1000)
   return {
     id: row.id,
@@ -168,7 +167,7 @@ export function presentSettingsToken(row: store.AccessTokenRow, plaintext = '') 
     createdAt: created,
     updatedAt: row.lastUsedAt ?? created,
     expDate: row.expiresAt ?? 0,
-    hasRecentActivity: row.lastUsedAt !== null && row.lastUsedAt > nowSeconds() - RECENT_ACTIVITY_SECONDS,
+    hasRecentActivity: row.lastUsedAt !== null && row.lastUsedAt > now - RECENT_ACTIVITY_SECONDS,
     hasUsed: row.lastUsedAt !== null,
   }
 }

@@ -11,6 +11,7 @@ import * as orgStore from '../store'
 import { authorizationRequest, discover, redeemCode, type OidcClient, type VerifiedIdentity } from './oidc'
 import type { OrgAuthSourceOption, OrgAuthSourceResponse, OrgAuthSourceUpdateOption } from './schemas'
 import * as store from './store'
+import { nowSeconds } from '../../clock'
 
 export const Messages = {
   noSource: 'this organization has no auth source',
@@ -136,7 +137,7 @@ export async function startSignIn(deps: Deps, orgId: number, actor: Actor | unde
   const request = await authorizationRequest(server, client, redirectUri(deps, orgId))
   const state: SignInState = {
     orgId, state: request.state, nonce: request.nonce, codeVerifier: request.codeVerifier, redirectTo: sameSiteTarget(redirectTo),
-    ...(actor?.credential === 'session' ? { linkUid: actor.user.id } : {}), expiresAt: Date.now() + STATE_TTL_SECONDS * 1000,
+    ...(actor?.credential === 'session' ? { linkUid: actor.user.id } : {}), expiresAt: deps.clock.now() + STATE_TTL_SECONDS * 1000,
   }
   return { location: request.url, sealedState: await deps.secrets.seal(JSON.stringify(state)) }
 }
@@ -149,7 +150,7 @@ async function openState(deps: Deps, orgId: number, sealed: string | undefined):
   } catch {
     throw new AppError('badRequest', Messages.stateMissing)
   }
-  if (state.orgId !== orgId || state.expiresAt < Date.now()) throw new AppError('badRequest', Messages.stateMissing)
+  if (state.orgId !== orgId || state.expiresAt < deps.clock.now()) throw new AppError('badRequest', Messages.stateMissing)
   return state
 }
 
@@ -168,7 +169,7 @@ export async function finishSignIn(deps: Deps, orgId: number, callback: URLSearc
   const identity = await redeemCode(server, source.client, callback, { ...state, redirectUri: redirectUri(deps, orgId) }, policyOf(deps))
   const user = await deps.db.write((tx) => userForIdentity(tx, source.row, identity, state.linkUid))
   if (user.prohibitLogin || !user.isActive) throw new AppError('methodNotAllowed', Messages.cannotSignIn)
-  const session = await startSession(deps.db, user, { ip: client.ip, userAgent: client.userAgent, remember: false })
+  const session = await startSession(deps.db, user, { ip: client.ip, userAgent: client.userAgent, remember: false }, nowSeconds(deps.clock))
   await deps.db.write((tx) => users.updateUser(tx, user.id, { lastLoginAt: new Date() }))
   return { session, location: `${deps.config.publicUrl}${state.redirectTo}` }
 }

@@ -5,6 +5,7 @@ import { AppError } from '../../errors'
 import type { UserRow } from '../../identity/store'
 import { listOrgsOfUser } from '../store'
 import type { HostedToken, HostedTokenJwks } from './schemas'
+import { nowSeconds } from '../../clock'
 
 export const Messages = {
   notConfigured: 'hosted tokens are not configured: set PLATFORM_HOSTED_TOKEN_KEY to a PEM PKCS#8 EC P-256 private key',
@@ -52,7 +53,7 @@ async function importKey(pem: string): Promise<SigningKey> {
 export async function hostedToken(deps: Deps, user: UserRow): Promise<HostedToken> {
   const key = await signingKey(deps)
   const { rows } = await listOrgsOfUser(deps.db.read, user.id, 'all', { limit: 1000, offset: 0 })
-  const iat = Math.floor(Date.now() / 1000)
+  const iat = nowSeconds(deps.clock)
   const jwt = await new SignJWT({ uid: user.id, orgs: rows.map((org) => org.name) })
     .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid: key.publicJwk.kid })
     .setSubject(user.name)

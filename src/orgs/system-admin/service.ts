@@ -13,6 +13,7 @@ import { Messages as AuthzMessages } from '../../authz/authorize'
 import * as orgStore from '../store'
 import type { AccessTokenInfo, CreateOrgAccessTokenOption } from './schemas'
 import * as store from './store'
+import { nowSeconds } from '../../clock'
 
 export const Messages = {
   missing: 'the organization has no system admin; a site admin creates it with POST /api/v1/orgs/{org}/system-admin',
@@ -55,15 +56,15 @@ export async function systemAdminOf(deps: Deps, scope: OrgScope): Promise<UserRo
 }
 
 /** AccessTokenInfo: the settings view without scopes; `token` only at creation. */
-function presentTokenInfo(row: tokenStore.AccessTokenRow, plaintext = ''): AccessTokenInfo {
-  const { scopes: _scopes, ...info } = presentSettingsToken(row, plaintext)
+function presentTokenInfo(row: tokenStore.AccessTokenRow, now: number, plaintext = ''): AccessTokenInfo {
+  const { scopes: _scopes, ...info } = presentSettingsToken(row, now, plaintext)
   return info
 }
 
 export async function listAccessTokens(deps: Deps, scope: OrgScope): Promise<AccessTokenInfo[]> {
   const bot = await systemAdminOf(deps, scope)
   const { rows } = await tokenStore.listTokensPage(deps.db.read, bot.id, 1000, 0)
-  return rows.map((row) => presentTokenInfo(row))
+  return rows.map((row) => presentTokenInfo(row, nowSeconds(deps.clock)))
 }
 
 /**
@@ -72,8 +73,9 @@ export async function listAccessTokens(deps: Deps, scope: OrgScope): Promise<Acc
  */
 export async function createAccessToken(deps: Deps, scope: OrgScope, me: Actor, input: CreateOrgAccessTokenOption): Promise<AccessTokenInfo> {
   const bot = await systemAdminOf(deps, scope)
-  const { row, plaintext } = await createToken(deps.db, bot.id, input, me.scopes)
-  return presentTokenInfo(row, plaintext)
+  const now = nowSeconds(deps.clock)
+  const { row, plaintext } = await createToken(deps.db, bot.id, input, me.scopes, now)
+  return presentTokenInfo(row, now, plaintext)
 }
 
 /** Throws badRequest (no system admin), notFound (not one of its tokens). */

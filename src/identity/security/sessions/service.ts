@@ -2,6 +2,7 @@ import type { Deps } from '../../../deps'
 import { AppError } from '../../../errors'
 import { SESSION_IDLE_SECONDS } from '../../sessions/service'
 import * as store from '../../sessions/store'
+import { nowSeconds } from '../../../clock'
 
 export const Messages = {
   sessionNotFound: 'session not found',
@@ -11,7 +12,7 @@ const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
 
 /** The user's live sessions (expired and idle ones left out), `current` marking the caller's own. */
 export async function listSessions(deps: Deps, uid: number, currentSessionId: number | undefined) {
-  const now = Math.floor(Date.now() / 1000)
+  const now = nowSeconds(deps.clock)
   const rows = await store.listSessionsOfUser(deps.db.read, uid)
   return rows
     .filter((row) => row.expiresAt > now && row.lastSeenAt + SESSION_IDLE_SECONDS > now)

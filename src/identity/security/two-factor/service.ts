@@ -7,6 +7,7 @@ import { sameDigest, sha256Hex } from '../../tokens/secrets'
 import { listCredentials } from '../webauthn/store'
 import { hasSecurityKey } from '../webauthn/service'
 import * as store from './store'
+import { nowSeconds } from '../../../clock'
 
 export const Messages = {
   alreadyEnrolled: 'two-factor authentication is already enrolled',
@@ -29,11 +30,8 @@ const TOLERANCE_SECONDS = 30
 
 const PERIOD_SECONDS = 30
 
-const nowSeconds = () => Math.floor(Date.now() / 1000)
-
-/** The time step `code` belongs to when it is a current code of `secret`, else undefined. */
-async function matchedStep(secret: string, code: string): Promise<number | undefined> {
-  const epoch = nowSeconds()
+/** The time step `code` belongs to when it is a current code of `secret` at `epoch` (seconds), else undefined. */
+async function matchedStep(secret: string, code: string, epoch: number): Promise<number | undefined> {
   const result = await verify({ secret, token: code, epoch, epochTolerance: TOLERANCE_SECONDS })
   return result.valid ? Math.floor(epoch / PERIOD_SECONDS) + result.delta : undefined
 }
@@ -44,8 +42,8 @@ function newScratchToken(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(10)), (b) => alphabet[b % alphabet.length]).join('')
 }
 
-const tooMany = (until: number) =>
-  new AppError('tooManyRequests', Messages.locked, [], { 'retry-after': String(Math.max(1, until - nowSeconds())) })
+const tooMany = (until: number, now: number) =>
+  new AppError('tooManyRequests', Messages.locked, [], { 'retry-after': String(Math.max(1, until - now)) })
 
 export async function twoFactorStatus(deps: Deps, uid: number) {
   const [factor, keys] = await Promise.all([store.findTwoFactor(deps.db.read, uid), listCredentials(deps.db.read, uid)])
@@ -57,7 +55,7 @@ export async function startEnrollment(deps: Deps, user: UserRow): Promise<{ secr
   if (await store.findTwoFactor(deps.db.read, user.id)) throw new AppError('invalid', Messages.alreadyEnrolled)
   const secret = generateSecret()
   const sealedSecret = await deps.secrets.seal(secret)
-  await deps.db.write((tx) => store.replaceEnrollment(tx, { uid: user.id, sealedSecret, expiresAt: nowSeconds() + ENROLLMENT_TTL_SECONDS }))
+  await deps.db.write((tx) => store.replaceEnrollment(tx, { uid: user.id, sealedSecret, expiresAt: nowSeconds(deps.clock) + ENROLLMENT_TTL_SECONDS }))
   const uri = generateURI({ issuer: new URL(deps.config.publicUrl).host, label: user.name, secret })
   return { secret, qrImage: await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M' }) }
 }
@@ -68,13 +66,14 @@ export async function startEnrollment(deps: Deps, user: UserRow): Promise<{ secr
  */
 export async function finishEnrollment(deps: Deps, uid: number, passcode: string): Promise<string> {
   const pending = await store.findEnrollment(deps.db.read, uid)
-  if (!pending || pending.expiresAt <= nowSeconds()) {
+  const now = nowSeconds(deps.clock)
+  if (!pending || pending.expiresAt <= now) {
     if (await store.findTwoFactor(deps.db.read, uid)) throw new AppError('invalid', Messages.alreadyEnrolled)
     throw new AppError('invalid', Messages.noPendingEnrollment)
   }
   if (pending.failedAttempts >= MAX_FAILED_CODES) throw new AppError('tooManyRequests', Messages.locked)
   const secret = await deps.secrets.open(pending.sealedSecret)
-  const step = await matchedStep(secret, passcode)
+  const step = await matchedStep(secret, passcode, now)
   if (step === undefined) {
     await deps.db.write((tx) => store.countEnrollmentFailure(tx, pending.id))
     throw new AppError('invalid', Messages.wrongPasscode, [{ field: 'passcode', message: 'is not a current code of the new secret' }])
@@ -110,18 +109,19 @@ export async function checkSecondFactor(deps: Deps, uid: number, code: string | 
     if (await hasSecurityKey(deps, uid)) throw new AppError('unauthenticated', Messages.securityKeyBasic)
     return
   }
-  if (factor.lockedUntil > nowSeconds()) throw tooMany(factor.lockedUntil)
+  const now = nowSeconds(deps.clock)
+  if (factor.lockedUntil > now) throw tooMany(factor.lockedUntil, now)
   if (!code) throw new AppError('unauthenticated', Messages.otpMissing)
-  if (await acceptCode(deps, factor, code.trim())) return
-  const lockUntil = nowSeconds() + LOCK_SECONDS
+  if (await acceptCode(deps, factor, code.trim(), now)) return
+  const lockUntil = now + LOCK_SECONDS
   await deps.db.write((tx) => store.countFailure(tx, uid, MAX_FAILED_CODES, lockUntil))
   throw new AppError('unauthenticated', Messages.otpInvalid)
 }
 
-async function acceptCode(deps: Deps, factor: store.TwoFactorRow, code: string): Promise<boolean> {
+async function acceptCode(deps: Deps, factor: store.TwoFactorRow, code: string, now: number): Promise<boolean> {
   if (/^\d{6}$/.test(code)) {
     const secret = await deps.secrets.open(factor.sealedSecret)
-    const step = await matchedStep(secret, code)
+    const step = await matchedStep(secret, code, now)
     // Consumed inside the write queue: of two requests with one code, exactly one gets here first.
     return step !== undefined && deps.db.write((tx) => store.consumeStep(tx, factor.uid, step))
   }

@@ -3,6 +3,7 @@ import type { Deps } from '../../../deps'
 import { AppError } from '../../../errors'
 import type { UserRow } from '../../store'
 import * as store from './store'
+import { nowSeconds } from '../../../clock'
 
 export const Messages = {
   nameTaken: 'a security key with this name is already registered',
@@ -15,8 +16,6 @@ export const Messages = {
 
 /** How long a registration challenge stays usable. */
 export const CHALLENGE_TTL_SECONDS = 5 * 60
-
-const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /** The relying party is the public URL: its host name is the RP id, its origin the only accepted origin. */
 function relyingParty(deps: Deps) {
@@ -49,7 +48,7 @@ export async function requestRegistration(deps: Deps, user: UserRow, name: strin
     excludeCredentials: existing.map((key) => ({ id: key.credentialId, transports: key.transports ? key.transports.split(',') : undefined })),
     authenticatorSelection: { residentKey: 'discouraged', userVerification: 'discouraged' },
   })
-  await deps.db.write((tx) => store.replaceChallenge(tx, { uid: user.id, challenge: options.challenge, name, expiresAt: nowSeconds() + CHALLENGE_TTL_SECONDS }))
+  await deps.db.write((tx) => store.replaceChallenge(tx, { uid: user.id, challenge: options.challenge, name, expiresAt: nowSeconds(deps.clock) + CHALLENGE_TTL_SECONDS }))
   return { publicKey: options as unknown as Record<string, unknown> }
 }
 
@@ -60,7 +59,7 @@ export async function requestRegistration(deps: Deps, user: UserRow, name: strin
  */
 export async function registerSecurityKey(deps: Deps, uid: number, response: RegistrationResponseJSON) {
   const challenge = await deps.db.write((tx) => store.takeChallenge(tx, uid))
-  if (!challenge || challenge.expiresAt <= nowSeconds()) throw new AppError('badRequest', Messages.noChallenge)
+  if (!challenge || challenge.expiresAt <= nowSeconds(deps.clock)) throw new AppError('badRequest', Messages.noChallenge)
   const { rpID, origin } = relyingParty(deps)
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>
   try {
