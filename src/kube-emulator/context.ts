@@ -19,6 +19,8 @@ export interface EmulatorContext {
   bookmarkIntervalMs: number
   tooLargeResourceVersionWaitMs: number
   logIntervalMs: number
+  /** The time container logs are read against (EmulatorOptions.clock). */
+  clock: () => number
   /** What run-to-completion pods printed, for their logs. */
   outputs: ContainerOutputs
   /** How long an exec session holds its command's output for the client to set up its streams. */

@@ -50,7 +50,7 @@ export interface EmulatorOptions {
    * sets up its streams only after the handshake); 100 ms by default.
    */
   execStartDelayMs?: number
-  /** The time CronJob schedules are read against; `Date.now` by default (tests move a fake clock). */
+  /** The time CronJob schedules and container logs are read against; `Date.now` by default (tests move a fake clock). */
   clock?: () => number
   /** How often CronJobs are checked for a due schedule; 10 s by default. */
   cronIntervalMs?: number
@@ -67,8 +67,12 @@ export interface Emulator {
   clientKeyPem?: string
   /** A kubeconfig (YAML) with one cluster, user and context named `sandbox`. */
   kubeconfig(): string
-  /** Store listeners right now (open watches plus the controllers'): how a caller sees a watch end. */
+  /** Store listeners right now (open watches plus the controllers'): how a caller sees a watch open or end. */
   subscribers(): number
+  /** Resolves once the controllers have reconciled everything the writes so far set in motion. */
+  settled(): Promise<void>
+  /** Checks every CronJob's schedule now, as the periodic check does, and resolves once that has settled. */
+  checkCronJobs(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -104,7 +108,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const users = new Map<string, UserSpec>([[token, { name: 'admin', groups: ['system:masters', 'system:authenticated'] }], ...Object.entries(opts.users ?? {})])
   const { registry, virtual } = buildRegistry(opts.watchHistory)
   const outputs = new ContainerOutputs()
-  const controllers = new Controllers(registry, outputs, { now: opts.clock ?? Date.now, cronIntervalMs: opts.cronIntervalMs ?? 10_000 })
+  const clock = opts.clock ?? Date.now
+  const controllers = new Controllers(registry, outputs, { now: clock, cronIntervalMs: opts.cronIntervalMs ?? 10_000 })
   if (opts.seed !== false) {
     seed(registry, opts.clusterUid)
     await controllers.settled()
@@ -112,7 +117,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const tls = opts.tls ? await generateServerTls(certificateHosts(hostname)) : undefined
   let url = ''
   const ctx: EmulatorContext = {
-    registry, users, virtual, log: opts.log, outputs,
+    registry, users, virtual, log: opts.log, outputs, clock,
     ...(opts.tls && opts.clientCertificates ? { certificateUser: { name: 'emulator-client', groups: ['system:masters', 'system:authenticated'] } } : {}),
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000, logIntervalMs: opts.logIntervalMs ?? 2000,
     tooLargeResourceVersionWaitMs: opts.tooLargeResourceVersionWaitMs ?? 3_000,
@@ -152,6 +157,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       contexts: [{ name: 'sandbox', context: { cluster: 'sandbox', user: 'sandbox' } }],
     }),
     subscribers: () => registry.subscriberCount,
+    settled: () => controllers.settled(),
+    checkCronJobs: () => {
+      controllers.checkCronJobs()
+      return controllers.settled()
+    },
     async stop() {
       controllers.stop()
       await server.stop(true)

@@ -66,7 +66,7 @@ function positiveInt(q: URLSearchParams, key: string, min: number): number | und
   return n
 }
 
-function parseQuery(q: URLSearchParams): LogQuery {
+function parseQuery(q: URLSearchParams, now: number): LogQuery {
   const flag = (k: string) => q.has(k) && q.get(k) !== 'false' && q.get(k) !== '0'
   const sinceSeconds = positiveInt(q, 'sinceSeconds', 1)
   const sinceTime = q.get('sinceTime')
@@ -76,11 +76,17 @@ function parseQuery(q: URLSearchParams): LogQuery {
   if (sinceParsed !== undefined && Number.isNaN(sinceParsed)) throw kubeStatus.badRequest(`invalid sinceTime: ${sinceTime}`)
   return {
     tailLines: positiveInt(q, 'tailLines', 0),
-    sinceMs: sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : sinceParsed,
+    sinceMs: sinceSeconds !== undefined ? now - sinceSeconds * 1000 : sinceParsed,
     timestamps: flag('timestamps'),
     limitBytes: positiveInt(q, 'limitBytes', 1),
     follow: flag('follow'),
   }
+}
+
+/** How the synthetic log advances: a line per `intervalMs` of `now` (the emulator's clock). */
+export interface LogClock {
+  intervalMs: number
+  now: () => number
 }
 
 /** Where a container's lines come from: the synthetic clock-driven log, or a finished-or-running command's captured output. */
@@ -95,9 +101,9 @@ interface LineSource {
 }
 
 /** Boot lines carry the start time; request line k (seq BOOT.length + k) comes k+1 intervals later. */
-function syntheticSource(pod: KubeObject, container: string, started: number, intervalMs: number): LineSource {
+function syntheticSource(pod: KubeObject, container: string, started: number, { intervalMs, now }: LogClock): LineSource {
   return {
-    written: () => BOOT.length + Math.floor((Date.now() - started) / intervalMs),
+    written: () => BOOT.length + Math.floor((now() - started) / intervalMs),
     line: (seq) => ({ time: started + Math.max(0, seq - BOOT.length + 1) * intervalMs, text: lineText(pod, container, seq) }),
     firstSince: (since) => (since <= started ? 0 : BOOT.length - 1 + Math.ceil((since - started) / intervalMs)),
     done: () => false,
@@ -117,16 +123,16 @@ function capturedSource(captured: { lines: readonly LogLine[]; done: boolean }):
  * GET pods/{name}/log: plain text, or a chunked stream under `follow` that ends when the client
  * leaves, the pod goes or (for a command that ran to completion) its output ended.
  */
-export function podLogs(reg: Registry, r: Resource, info: RequestInfo, q: URLSearchParams, intervalMs: number, outputs: ContainerOutputs, signal: AbortSignal): Response {
+export function podLogs(reg: Registry, r: Resource, info: RequestInfo, q: URLSearchParams, clock: LogClock, outputs: ContainerOutputs, signal: AbortSignal): Response {
   if (info.verb !== 'get') throw kubeStatus.methodNotSupported({ group: '', resource: 'pods/log' }, info.verb)
   const pod = reg.get(r, info.namespace, info.name)
   const container = chooseContainer(pod, q.get('container'))
   if (q.get('previous') === 'true') throw kubeStatus.badRequest(`previous terminated container "${container}" in pod "${info.name}" not found`)
-  const opts = parseQuery(q)
+  const opts = parseQuery(q, clock.now())
   const captured = outputs.read(pod.metadata.uid ?? '', container)
   const started = containerStartedAt(pod, container)
   if (!captured && started === undefined) throw kubeStatus.badRequest(`container "${container}" in pod "${info.name}" is waiting to start: ContainerCreating`)
-  const source = captured ? capturedSource(captured) : syntheticSource(pod, container, started!, intervalMs)
+  const source = captured ? capturedSource(captured) : syntheticSource(pod, container, started!, clock)
   const format = (seq: number) => {
     const { time, text } = source.line(seq)
     return `${opts.timestamps ? `${nanoTimestamp(time)} ` : ''}${text}\n`
@@ -170,7 +176,7 @@ export function podLogs(reg: Registry, r: Resource, info: RequestInfo, q: URLSea
       timer = setInterval(() => {
         try { reg.get(r, info.namespace, info.name) } catch { stop(); return }
         drain()
-      }, Math.min(intervalMs, captured ? 100 : 1000))
+      }, Math.min(clock.intervalMs, captured ? 100 : 1000))
     },
     cancel() { closed = true; clearInterval(timer) },
   })

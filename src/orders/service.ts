@@ -99,7 +99,7 @@ export async function createOrder(rt: OrdersRuntime, actor: Actor, input: OrderI
     pinned.push({ pin: loaded.pin, source: where.source })
   }
   const uid = crypto.randomUUID()
-  const now = new Date()
+  const now = new Date(rt.deps.clock.now())
   const order: Order = {
     apiVersion: ORDER_API_VERSION,
     kind: 'Order',

@@ -6,6 +6,7 @@ import { generateServerTls } from '../../src/kube-emulator/tls'
 import { ExecMessages } from '../../src/clusters/proxy/service'
 import { makeTestApp, PASSWORD, tempDir, type TestApp, type TestUser } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { eventually } from '../support/wait'
 
 // The member cluster, over TLS; it records what reaches it, so tests can prove what did not.
 const seen: string[] = []
@@ -83,10 +84,12 @@ describe('kubectl through the native passthrough', () => {
 
   test('get -w delivers a change made afterwards', async () => {
     const l = await lab()
+    const watching = member.subscribers()
     const child = Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', l.kubeconfig, 'get', 'configmaps', '-n', 'demo', '-w', '-o', 'name'], { stdout: 'pipe', stderr: 'pipe' })
     const reader = child.stdout.getReader()
     let text = ''
-    await Bun.sleep(300)
+    // The change is made once kubectl's watch has reached the member through the proxy.
+    await eventually(() => member.subscribers() > watching, 10_000)
     await kubectl(l, 'create', 'configmap', 'watched', '-n', 'demo')
     while (!text.includes('configmap/watched')) {
       const { value, done } = await reader.read()

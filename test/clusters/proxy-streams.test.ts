@@ -1,6 +1,7 @@
 import { expect, test } from 'bun:test'
 import { startEmulator } from '../../src/kube-emulator'
 import { makeTestApp } from '../support/app'
+import { eventually } from '../support/wait'
 
 /** Reads `stream` until it ends or fails; resolves with how it finished. */
 async function drain(stream: ReadableStream<Uint8Array>): Promise<'ended' | 'failed'> {
@@ -64,8 +65,7 @@ test('a client that leaves a watch: the member\'s watch through the proxy ends w
   }
   expect(member.subscribers()).toBe(before + 2)
   leaving.abort()
-  const deadline = Date.now() + 2_000
-  while (member.subscribers() > before && Date.now() < deadline) await Bun.sleep(20)
+  await eventually(() => member.subscribers() === before, 2_000)
   expect(member.subscribers()).toBe(before)
   await member.stop()
 }, 30_000)

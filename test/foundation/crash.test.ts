@@ -4,6 +4,46 @@ import { join } from 'node:path'
 import { tempDir } from '../support/app'
 import { createTokenOnCommandLine, startServer } from '../support/process'
 
+/**
+ * A request the server holds: its head is sent with `Expect: 100-continue` and this resolves once
+ * the server answered `100 Continue` (it has the request); `finish` sends the body and resolves
+ * with the final status.
+ */
+async function heldRequest(base: string, method: string, path: string, headers: Record<string, string>, body: string): Promise<{ finish(): Promise<number> }> {
+  const { hostname, port } = new URL(base)
+  let reply = ''
+  let closed = false
+  let onData = () => {}
+  const socket = await Bun.connect({
+    hostname, port: Number(port),
+    socket: {
+      data(_socket, chunk) { reply += new TextDecoder().decode(chunk); onData() },
+      close() { closed = true; onData() },
+    },
+  })
+  /** The first match of `pattern` in the reply; a connection closed without it fails the test. */
+  const replied = (pattern: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
+    onData = () => {
+      const match = pattern.exec(reply)
+      if (match) resolve(match)
+      else if (closed) reject(new Error(`the server closed the connection after ${JSON.stringify(reply)}`))
+    }
+    onData()
+  })
+  const head = Object.entries({ ...headers, host: hostname, 'content-length': String(Buffer.byteLength(body)), expect: '100-continue' })
+    .map(([k, v]) => `${k}: ${v}\r\n`).join('')
+  socket.write(`${method} ${path} HTTP/1.1\r\n${head}\r\n`)
+  await replied(/^HTTP\/1\.1 100 /)
+  return {
+    async finish() {
+      socket.write(body)
+      const [, status] = await replied(/\r\n\r\nHTTP\/1\.1 (\d{3}) /)
+      socket.end()
+      return Number(status)
+    },
+  }
+}
+
 test('kill -9 under concurrent writers → every acknowledged write is there after restart, integrity ok', async () => {
   const dataDir = tempDir()
   const first = await startServer(dataDir, { PLATFORM_ADMIN_PASSWORD: 'admin-password-1' })
@@ -28,7 +68,6 @@ test('kill -9 under concurrent writers → every acknowledged write is there aft
   const writers = Array.from({ length: 8 }, (_, w) => writer(w))
   // Killed mid-stream once writes are flowing, however fast this machine and driver take them.
   for (const deadline = Date.now() + 20_000; acked.length <= 5 && Date.now() < deadline;) await Bun.sleep(20)
-  await Bun.sleep(200)
   first.child.kill('SIGKILL')
   await first.child.exited
   stop = true
@@ -49,13 +88,9 @@ test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
   const dataDir = tempDir()
   const server = await startServer(dataDir, { PLATFORM_ADMIN_PASSWORD: 'admin-password-1' })
   const token = createTokenOnCommandLine(dataDir, 'admin')
-  const inFlight = fetch(`${server.base}/api/v1/admin/users`, {
-    method: 'POST',
-    headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'late', email: 'late@example.com', password: 'password123' }),
-  })
-  await Bun.sleep(20) // the argon2 hash keeps the request busy for tens of milliseconds
+  const inFlight = await heldRequest(server.base, 'POST', '/api/v1/admin/users', { authorization: `token ${token}`, 'content-type': 'application/json' },
+    JSON.stringify({ username: 'late', email: 'late@example.com', password: 'password123' }))
   server.child.kill('SIGTERM')
-  expect((await inFlight).status).toBe(201)
+  expect(await inFlight.finish()).toBe(201)
   expect(await server.child.exited).toBe(0)
 }, 30_000)

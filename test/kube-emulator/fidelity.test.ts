@@ -48,7 +48,7 @@ describe('rollout', () => {
     const sets = async () => (await k.json('GET', '/apis/apps/v1/namespaces/demo/replicasets?labelSelector=app%3Dapi')).body.items
     ok(await kubectl.run(['rollout', 'pause', 'deployment/api', '-n', 'demo']))
     ok(await kubectl.run(['set', 'image', 'deployment/api', 'api=ghcr.io/example/api:2.0.0', '-n', 'demo']))
-    await Bun.sleep(100)
+    await k.emulator.settled()
     expect((await sets()).map((rs: any) => rs.spec.template.spec.containers[0].image)).toEqual(['ghcr.io/example/api:1.4.2'])
     ok(await kubectl.run(['rollout', 'resume', 'deployment/api', '-n', 'demo']))
     ok(await kubectl.run(['rollout', 'status', 'deployment/api', '-n', 'demo', '--timeout=20s']))
@@ -147,7 +147,7 @@ describe('apiserver defaults', () => {
   test('kubectl delete --cascade=orphan → the replica set stays without ownerReferences', async () => {
     const { k, kubectl } = await withKubectl()
     ok(await kubectl.run(['delete', 'deployment', 'web', '-n', 'demo', '--cascade=orphan']))
-    await Bun.sleep(50)
+    await k.emulator.settled()
     const { body } = await k.json('GET', '/apis/apps/v1/namespaces/demo/replicasets?labelSelector=app%3Dweb')
     expect(body.items).toHaveLength(1)
     expect(body.items[0].metadata).not.toHaveProperty('ownerReferences')

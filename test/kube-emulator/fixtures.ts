@@ -45,15 +45,7 @@ export async function stopAll(): Promise<void> {
 }
 
 /** Polls until `check` returns a truthy value (controllers reconcile asynchronously). */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await check()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await Bun.sleep(20)
-  }
-}
+export { eventually } from '../support/wait'
 
 /** A scratch directory (kubectl's HOME and cache, kubeconfig files). */
 export const scratch = () => mkdtempSync(join(tmpdir(), 'kube-emulator-'))

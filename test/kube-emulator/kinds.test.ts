@@ -96,10 +96,12 @@ describe('kinds Helm charts install', () => {
   }, 30_000)
 
   test('kubectl get --watch on ingresses → the created ingress arrives as a watch event', async () => {
-    const { kubectl } = await withKubectl()
+    const { k, kubectl } = await withKubectl()
+    const watching = k.emulator.subscribers()
     const watch = kubectl.spawn(['get', 'ingress', '-n', 'demo', '--watch', '-o', 'name'])
     const reader = (watch.stdout as ReadableStream<Uint8Array>).getReader()
-    await Bun.sleep(300)
+    // The ingress is created once kubectl's watch is open, so it can only arrive as a watch event.
+    await eventually(() => k.emulator.subscribers() > watching, 10_000)
     ok(await kubectl.run(['apply', '-f', '-'], CHART_KINDS.split('---')[1]))
     let text = ''
     while (!text.includes('\n')) text += new TextDecoder().decode((await reader.read()).value)
@@ -145,7 +147,8 @@ spec:
     expect(ok(await kubectl.run(['get', 'job', 'broken', '-n', 'demo', '-o', 'jsonpath={.status.failed}']))).toBe('2')
   })
 
-  test('a CronJob → a Job once a scheduled minute passes on the emulator clock; history limit kept; suspended → none', async () => {
+  /** An emulator on a clock the test moves, with the CronJob `report` (every five minutes, one finished Job kept). */
+  async function withCronJob() {
     let now = Date.now()
     const { k, kubectl } = await withKubectl({ clock: () => now, cronIntervalMs: 20 })
     ok(await kubectl.run(['apply', '-f', '-'], `apiVersion: batch/v1
@@ -157,21 +160,44 @@ spec:
   jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox, command: [sh, -c, "echo report"]}]}}}}
 `))
     const jobs = async () => (await k.json('GET', '/apis/batch/v1/namespaces/demo/jobs')).body.items.map((j: any) => j.metadata.name).sort()
-    await Bun.sleep(100)
+    /** Moves the emulator clock on by `ms`; returns the name of the Job a run due then gets. */
+    const advance = (ms: number) => { now += ms; return `report-${Math.floor(now / 300_000) * 5}` }
+    return { k, kubectl, jobs, advance }
+  }
+
+  test('a CronJob before its scheduled minute → no Job', async () => {
+    const { k, jobs } = await withCronJob()
+    await k.emulator.checkCronJobs()
     expect(await jobs()).toEqual([])
-    const tick = (ms: number) => Math.floor(ms / 300_000) * 5
-    now += 5 * 60_000
-    const first = `report-${tick(now)}`
+  })
+
+  test('a CronJob → a Job once a scheduled minute passes on the emulator clock; get cronjob shows its last schedule', async () => {
+    const { kubectl, jobs, advance } = await withCronJob()
+    const first = advance(5 * 60_000)
     await eventually(async () => (await jobs()).join() === first)
     ok(await kubectl.run(['wait', '--for=condition=complete', `job/${first}`, '-n', 'demo', '--timeout=20s']))
     expect(ok(await kubectl.run(['get', 'cronjob', 'report', '-n', 'demo']))).toMatch(/^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\nreport\s+\*\/5 \* \* \* \*\s+<none>\s+False\s+0\s+\S+\s+\d+s\n$/)
-    now += 5 * 60_000
-    const second = `report-${tick(now)}`
+  })
+
+  test('a CronJob keeps successfulJobsHistoryLimit finished Jobs: the next run replaces the first', async () => {
+    const { kubectl, jobs, advance } = await withCronJob()
+    const first = advance(5 * 60_000)
+    await eventually(async () => (await jobs()).join() === first)
+    ok(await kubectl.run(['wait', '--for=condition=complete', `job/${first}`, '-n', 'demo', '--timeout=20s']))
+    const second = advance(5 * 60_000)
     await eventually(async () => (await jobs()).join() === second, 5000)
+  })
+
+  test('a suspended CronJob → no Job when its scheduled minute passes', async () => {
+    const { k, kubectl, jobs, advance } = await withCronJob()
     ok(await kubectl.run(['patch', 'cronjob', 'report', '-n', 'demo', '--type=merge', '-p', '{"spec":{"suspend":true}}']))
-    now += 10 * 60_000
-    await Bun.sleep(200)
-    expect(await jobs()).toEqual([second])
+    advance(10 * 60_000)
+    await k.emulator.checkCronJobs()
+    expect(await jobs()).toEqual([])
+  })
+
+  test('a CronJob with an impossible schedule → kubectl create fails naming spec.schedule', async () => {
+    const { kubectl } = await withKubectl()
     const bad = await kubectl.run(['create', 'cronjob', 'broken', '-n', 'demo', '--image=busybox', '--schedule=61 * * * *'])
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('spec.schedule: Invalid value: "61 * * * *"')])
   })

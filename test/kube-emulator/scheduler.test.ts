@@ -28,7 +28,7 @@ test('an admin cordons every node and creates a pod → it stays Pending on no n
   await cordon(k, 'node-2')
   const { status } = await k.json('POST', PODS, { metadata: { name: 'stuck' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } })
   expect(status).toBe(201)
-  await Bun.sleep(200)
+  await k.emulator.settled()
   const { body } = await k.json('GET', `${PODS}/stuck`)
   expect(body.status.phase).toBe('Pending')
   expect(body.spec.nodeName ?? '').toBe('')

@@ -109,7 +109,7 @@ describe('controllers and owner references', () => {
   test('an admin deletes a deployment with propagationPolicy Orphan → its replica set stays, without ownerReferences', async () => {
     const k = await emulator()
     await k.json('DELETE', `${DEPLOY}/web`, { propagationPolicy: 'Orphan' })
-    await Bun.sleep(50)
+    await k.emulator.settled()
     const { body } = await k.json('GET', '/apis/apps/v1/namespaces/demo/replicasets?labelSelector=app%3Dweb')
     expect(body.items).toHaveLength(1)
     expect(body.items[0].metadata).not.toHaveProperty('ownerReferences')
@@ -154,7 +154,6 @@ describe('pod logs', () => {
   test('an admin reads tailLines=2 with timestamps → text/plain, two lines starting with RFC3339 timestamps', async () => {
     const k = await emulator({ logIntervalMs: 50 })
     const pod = await podOf(k, 'api')
-    await Bun.sleep(200)
     const res = await k.get(`${PODS}/${pod.metadata.name}/log?tailLines=2&timestamps=true`)
     expect(res.headers.get('content-type')).toStartWith('text/plain')
     const lines = (await res.text()).trimEnd().split('\n')
@@ -182,9 +181,10 @@ describe('pod logs', () => {
   })
 
   test('an admin asks for sinceSeconds=1 on a pod that logged for longer → only recent lines', async () => {
-    const k = await emulator({ logIntervalMs: 100 })
+    let offsetMs = 0
+    const k = await emulator({ logIntervalMs: 100, clock: () => Date.now() + offsetMs })
     const pod = await podOf(k, 'api')
-    await Bun.sleep(1500)
+    offsetMs += 1500
     const all = (await (await k.get(`${PODS}/${pod.metadata.name}/log`)).text()).trimEnd().split('\n')
     const recent = (await (await k.get(`${PODS}/${pod.metadata.name}/log?sinceSeconds=1`)).text()).trimEnd().split('\n')
     expect(recent.length).toBeLessThan(all.length)

@@ -74,16 +74,12 @@ describe('GET /api/v1/user/msgbus/cluster-resource-history', () => {
     const creds = (await res.json()) as Credentials
     expect(userJwtOf(creds).nats.sub?.allow).toEqual([`crh.${cluster.uid}.>`])
     const reader = await connected(creds)
-    const violations: string[] = []
-    void (async () => { for await (const s of reader.status()) if (s.type === 'error') violations.push(String(s.error.message)) })()
+    const firstViolation = (async () => { for await (const s of reader.status()) if (s.type === 'error') return String(s.error.message) })()
     reader.subscribe(`crh.${cluster.uid}.apps.deployments.default.web`)
-    await reader.flush()
-    await Bun.sleep(100)
-    expect(violations).toEqual([])
     reader.subscribe('crh.other-cluster.>')
     await reader.flush()
-    await Bun.sleep(100)
-    expect(violations.join()).toContain('Permissions Violation for Subscription to "crh.other-cluster.>"')
+    // The server answers subscriptions in order: the first violation being the second one's shows the first was allowed.
+    expect(await firstViolation).toContain('Permissions Violation for Subscription to "crh.other-cluster.>"')
     expect(await delivers(reader, reader, `crh.${cluster.uid}.apps.deployments.default.web`)).toBe(false)
     expect((await tokensOf(t, admin)).find((r) => r.msgbusPubKey === userJwtOf(creds).sub)).toMatchObject({ accountType: 'cluster-resource-history', clusterID: cluster.uid })
   })

@@ -123,7 +123,7 @@ describe('order list, get, delete', () => {
   test('a user lists, gets and deletes her orders; newest first with X-Total-Count', async () => {
     const { t, alice } = await withSource()
     const first = (await (await order(t, alice, [pkg()])).json()).metadata.uid
-    await Bun.sleep(5)
+    t.clock.advance(1000)
     const second = (await (await order(t, alice, [pkg({ releaseName: 'two' })])).json()).metadata.uid
     const list = await t.as(alice).get('/api/v1/user/deploy/orders')
     expect(list.status).toBe(200)

@@ -36,6 +36,8 @@ export interface ControllerOptions {
 export class Controllers {
   private readonly queue = new Map<string, Reconcile>()
   private scheduled = false
+  /** Callers of `settled` waiting for the queue to empty. */
+  private idleWaiters: (() => void)[] = []
   private readonly unsubscribe: () => void
   private readonly kubelet: Kubelet
   private readonly cronTimer: ReturnType<typeof setInterval>
@@ -43,20 +45,31 @@ export class Controllers {
   constructor(private readonly reg: Registry, private readonly outputs: ContainerOutputs, private readonly opts: ControllerOptions) {
     this.kubelet = new Kubelet(reg, outputs)
     this.unsubscribe = reg.subscribe((e) => this.observe(e))
-    this.cronTimer = setInterval(() => {
-      for (const cj of reg.list(resource(reg, 'batch', 'cronjobs'), '').items) this.reconcileCronJob(cj.metadata.namespace ?? '', cj.metadata.name!)
-    }, opts.cronIntervalMs)
+    this.cronTimer = setInterval(() => this.checkCronJobs(), opts.cronIntervalMs)
   }
 
-  stop(): void { clearInterval(this.cronTimer); this.unsubscribe(); this.queue.clear(); this.kubelet.stop() }
+  stop(): void { clearInterval(this.cronTimer); this.unsubscribe(); this.queue.clear(); this.kubelet.stop(); this.wakeIdleWaiters() }
+
+  /** Queues every CronJob's schedule check, as the periodic timer does. */
+  checkCronJobs(): void {
+    for (const cj of this.reg.list(resource(this.reg, 'batch', 'cronjobs'), '').items) this.reconcileCronJob(cj.metadata.namespace ?? '', cj.metadata.name!)
+  }
 
   private reconcileCronJob(ns: string, name: string): void {
     this.enqueue(`CronJob/${ns}/${name}`, () => reconcileCronJob(this.reg, ns, name, this.opts.now()))
   }
 
-  /** Resolves once no reconcile is queued (used after seeding, so pods exist before the first request). */
-  async settled(): Promise<void> {
-    while (this.scheduled || this.queue.size) await Bun.sleep(1)
+  /**
+   * Resolves once no reconcile is queued, including those the running ones queued: what the writes
+   * so far set in motion has happened (used after seeding, so pods exist before the first request).
+   */
+  settled(): Promise<void> {
+    if (!this.scheduled && this.queue.size === 0) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  private wakeIdleWaiters(): void {
+    for (const wake of this.idleWaiters.splice(0)) wake()
   }
 
   private enqueue(key: string, fn: Reconcile): void {
@@ -74,6 +87,7 @@ export class Controllers {
     for (const fn of batch) {
       try { fn() } catch { /* the object changed or went away meanwhile; its next event reconciles again */ }
     }
+    if (!this.scheduled && this.queue.size === 0) this.wakeIdleWaiters()
   }
 
   private reconcileOwner(kind: string, ns: string, name: string): void {

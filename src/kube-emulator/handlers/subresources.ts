@@ -83,7 +83,7 @@ async function scale({ ctx, req, url, info, r }: Call): Promise<Response> {
 
 function log({ ctx, req, url, info, r, server }: Call): Response {
   server.timeout(req, 0)
-  return podLogs(ctx.registry, r, info, url.searchParams, ctx.logIntervalMs, ctx.outputs, req.signal)
+  return podLogs(ctx.registry, r, info, url.searchParams, { intervalMs: ctx.logIntervalMs, now: ctx.clock }, ctx.outputs, req.signal)
 }
 
 function exec({ ctx, req, url, info, r, server }: Call): Response | undefined {
