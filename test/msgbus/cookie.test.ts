@@ -29,31 +29,58 @@ function setCookie(res: Response, name: string): string | undefined {
   return res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))
 }
 
-describe('the msgbus_jwt sign-in cookie', () => {
-  test('sign-in sets an HttpOnly bearer JWT that authenticates a websocket; no cookie is refused; sign-out clears it', async () => {
-    const port = freePort()
-    const t = await makeTestApp({ MSGBUS_URLS: `nats://127.0.0.1:${port}` })
-    afterAll(() => closeMsgbus(t.deps))
-    const [ann] = await t.users('ann')
-    const nats = natsServer(t.config.dataDir, tempDir('nats-'), { port })
-    await nats.start()
-    const res = await t.request('POST', '/api/v1/user/signin', { body: { username: 'ann', password: PASSWORD } })
+// One app and nats-server for the file (cleaned up when it ends); each test signs in afresh.
+const busLab = await (async () => {
+  const port = freePort()
+  const t = await makeTestApp({ MSGBUS_URLS: `nats://127.0.0.1:${port}` })
+  afterAll(() => closeMsgbus(t.deps))
+  const [ann] = await t.users('ann')
+  const nats = natsServer(t.config.dataDir, tempDir('nats-'), { port })
+  await nats.start()
+  return { t, ann: ann!, websocketPort: nats.websocketPort }
+})()
+
+describe('the msgbus_jwt sign-in cookie with a message bus', () => {
+  /** Ann's sign-in response and the JWT of its msgbus_jwt cookie. */
+  async function signIn() {
+    const res = await busLab.t.request('POST', '/api/v1/user/signin', { body: { username: 'ann', password: PASSWORD } })
     expect(res.status).toBe(200)
-    const header = setCookie(res, 'msgbus_jwt')!
+    const header = setCookie(res, 'msgbus_jwt')
+    return { res, header, jwt: header && /^msgbus_jwt=([^;]+)/.exec(header)?.[1] }
+  }
+
+  test('sign-in sets msgbus_jwt, HttpOnly and SameSite=Lax', async () => {
+    const { header } = await signIn()
     expect(header).toContain('HttpOnly')
     expect(header).toContain('SameSite=Lax')
-    const jwt = /^msgbus_jwt=([^;]+)/.exec(header)![1]!
-    const claims = decode<User>(jwt)
+  })
+
+  test('the cookie is a bearer JWT of at most 15 minutes for the user\'s own subjects', async () => {
+    const claims = decode<User>((await signIn()).jwt!)
     expect(claims.nats.bearer_token).toBe(true)
     expect(claims.exp! - claims.iat).toBeLessThanOrEqual(15 * 60)
-    expect(claims.nats.sub?.allow).toContain(`user.${ann.user.id}.>`)
-    expect(await websocketAnswer(nats.websocketPort, `msgbus_jwt=${jwt}`)).toBe('PONG')
-    expect(await websocketAnswer(nats.websocketPort, undefined)).toMatch(/Authorization Violation/)
+    expect(claims.nats.sub?.allow).toContain(`user.${busLab.ann.user.id}.>`)
+  })
+
+  test('the cookie authenticates a websocket', async () => {
+    const { jwt } = await signIn()
+    expect(await websocketAnswer(busLab.websocketPort, `msgbus_jwt=${jwt}`)).toBe('PONG')
+  })
+
+  test('a websocket without the cookie is refused', async () => {
+    expect(await websocketAnswer(busLab.websocketPort, undefined)).toMatch(/Authorization Violation/)
+  })
+
+  test('sign-out clears the cookie', async () => {
+    const { res } = await signIn()
     const session = /^platform_session=([^;]+)/.exec(setCookie(res, 'platform_session')!)![1]!
-    const out = await t.request('GET', '/api/v1/user/signout', { headers: { cookie: `platform_session=${session}` } })
+    const out = await busLab.t.request('GET', '/api/v1/user/signout', { headers: { cookie: `platform_session=${session}` } })
     expect(out.status).toBe(200)
     expect(setCookie(out, 'msgbus_jwt')).toMatch(/^msgbus_jwt=;.*Max-Age=0/)
   })
+})
+
+describe('the msgbus_jwt sign-in cookie', () => {
 
   test('without MSGBUS_URLS sign-in sets no message-bus cookie', async () => {
     const t = await makeTestApp()

@@ -80,22 +80,41 @@ describe('organization access tokens', () => {
     }
   })
 
-  test('the owner creates a token shown once; it acts as the bot; the list shows token empty; delete ends it', async () => {
+  /** Olga's org acme with its system admin, and the token `sync` she created for it. */
+  async function withBotToken() {
     const t = await makeTestApp()
     const [olga] = await t.users('olga')
     const { bot } = await withSystemAdmin(t, olga)
     const res = await t.as(olga).send('POST', `${API}/orgs/acme/tokens/access-tokens/`, { name: 'sync', scopes: ['read:user'] })
+    const created = (await res.clone().json()) as { id: number; uid: number; token: string; tokenLastEight: string }
+    return { t, olga, bot, res, created }
+  }
+
+  test('the owner creates a token → 201, not cached, its plaintext shown once, the bot\'s', async () => {
+    const { bot, res, created } = await withBotToken()
     expect(res.status).toBe(201)
     expect(res.headers.get('cache-control')).toBe('no-store')
-    const created = (await res.json()) as { id: number; uid: number; token: string; tokenLastEight: string }
     expect(created.token).toMatch(/^[0-9a-f]{40}$/)
     expect(created.uid).toBe(bot.id)
     expect(created.tokenLastEight).toBe(created.token.slice(-8))
+  })
+
+  test('the token acts as the bot', async () => {
+    const { t, created } = await withBotToken()
     expect(((await (await t.request('GET', `${API}/user`, { token: created.token })).json()) as { login: string }).login).toBe('acme-sysadmin')
+  })
+
+  test('the list shows the used token with the settings fields and token empty', async () => {
+    const { t, olga, created } = await withBotToken()
+    expect((await t.request('GET', `${API}/user`, { token: created.token })).status).toBe(200)
     const list = (await (await t.as(olga).get(`${API}/orgs/acme/tokens/access-tokens/`)).json()) as Record<string, unknown>[]
     expect(list).toHaveLength(1)
     expect(list[0]).toMatchObject({ id: created.id, name: 'sync', token: '', hasUsed: true })
     expect(Object.keys(list[0]!).sort()).toEqual(['createdAt', 'expDate', 'hasRecentActivity', 'hasUsed', 'id', 'name', 'token', 'tokenLastEight', 'uid', 'updatedAt'])
+  })
+
+  test('delete → 200 and the token stops working; deleting it again → 404', async () => {
+    const { t, olga, created } = await withBotToken()
     expect((await t.as(olga).delete(`${API}/orgs/acme/tokens/access-tokens/${created.id}`)).status).toBe(200)
     expect((await t.request('GET', `${API}/user`, { token: created.token })).status).toBe(401)
     expect((await t.as(olga).delete(`${API}/orgs/acme/tokens/access-tokens/${created.id}`)).status).toBe(404)
