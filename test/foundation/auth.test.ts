@@ -41,7 +41,7 @@ describe('token authentication', () => {
   test('an expired token → 401', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
-    const { plaintext } = await mintToken(t.deps.db, alice.user.id, { name: 'old', scopes: ['all'], expiresAt: Math.floor(Date.now() / 1000) - 1 })
+    const { plaintext } = await mintToken(t.deps.db, alice.user.id, { name: 'old', scopes: ['all'], expiresAt: t.clock.seconds() - 1 })
     expect((await t.request('GET', '/api/v1/user', { token: plaintext })).status).toBe(401)
   })
 

@@ -1,9 +1,6 @@
-import { describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { resolve } from 'node:path'
 import { tempDir } from '../support/app'
-
-// Each test starts one to three Bun processes: on a loaded 2-core machine that alone can take 5 s.
-setDefaultTimeout(30_000)
 
 const MAIN = resolve(import.meta.dir, '../../src/main.ts')
 const run = (args: string[], env: Record<string, string> = {}) => {

@@ -4,6 +4,7 @@ import { Messages } from '../../src/identity/tokens/service'
 import { mintToken } from '../../src/identity/tokens/service'
 import { basic, PASSWORD, type TestApp } from '../support/app'
 import { makeHttpTestApp } from './http'
+import { eventually } from '../support/wait'
 
 const asBasic = (t: TestApp, user: string, method: string, path: string, body?: unknown) =>
   t.request(method, path, { headers: { authorization: basic(user, PASSWORD) }, body })
@@ -138,11 +139,9 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
     const [alice] = await t.users('alice')
     const created = await (await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'ci' })).json()
     expect((await t.request('GET', '/api/v1/user', { token: created.token })).status).toBe(200)
-    let row: { hasUsed: boolean; hasRecentActivity: boolean } | undefined
-    for (let i = 0; i < 50 && !row?.hasUsed; i++) {
-      await Bun.sleep(5)
-      row = (await (await t.as(alice).get('/api/v1/user/settings/tokens/access-tokens/')).json()).find((x: { id: number }) => x.id === created.id)
-    }
+    // Use is recorded off the request's path: wait for the record, not for a fixed time.
+    const listed = async () => ((await (await t.as(alice).get('/api/v1/user/settings/tokens/access-tokens/')).json()) as { id: number; hasUsed: boolean }[]).find((x) => x.id === created.id)
+    const row = await eventually(async () => { const r = await listed(); return r?.hasUsed ? r : undefined })
     expect(row).toMatchObject({ hasUsed: true, hasRecentActivity: true })
   })
 

@@ -4,6 +4,7 @@ import { PASSWORD, makeTestApp, type TestApp, type TestUser } from '../support/a
 import { closesWithin, connectRefusal, delivers } from '../support/nats'
 import { connected, lab, userJwtOf, type Credentials } from '../msgbus/support'
 import { makeOrg } from './support'
+import { eventually } from '../support/wait'
 
 // Some scenarios run a real nats-server.
 setDefaultTimeout(20000)
@@ -107,7 +108,11 @@ describe('organization access tokens', () => {
   test('the list shows the used token with the settings fields and token empty', async () => {
     const { t, olga, created } = await withBotToken()
     expect((await t.request('GET', `${API}/user`, { token: created.token })).status).toBe(200)
-    const list = (await (await t.as(olga).get(`${API}/orgs/acme/tokens/access-tokens/`)).json()) as Record<string, unknown>[]
+    // Use is recorded off the request's path: the list is read once it shows.
+    const list = await eventually(async () => {
+      const rows = (await (await t.as(olga).get(`${API}/orgs/acme/tokens/access-tokens/`)).json()) as Record<string, unknown>[]
+      return rows[0]?.hasUsed ? rows : undefined
+    })
     expect(list).toHaveLength(1)
     expect(list[0]).toMatchObject({ id: created.id, name: 'sync', token: '', hasUsed: true })
     expect(Object.keys(list[0]!).sort()).toEqual(['createdAt', 'expDate', 'hasRecentActivity', 'hasUsed', 'id', 'name', 'token', 'tokenLastEight', 'uid', 'updatedAt'])

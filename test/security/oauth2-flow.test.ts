@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import * as oauth from 'oauth4webapi'
 import { oauth2AuthorizationCodes, oauth2Grants } from '../../db/schema'
-import { Messages as AuthzMessages } from '../../src/identity/oauth2/authorization'
+import { CODE_TTL_SECONDS, Messages as AuthzMessages } from '../../src/identity/oauth2/authorization'
 import { startSession } from '../../src/identity/sessions/service'
 import { basic, makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 
@@ -311,7 +311,7 @@ describe('OAuth2 token endpoint refusals', () => {
 
   test('an expired code → 400 invalid_grant', async () => {
     const { t, code, verifier, auth } = await setup()
-    await t.deps.db.write((tx) => tx.update(oauth2AuthorizationCodes).set({ expiresAt: 1 }))
+    t.clock.advance((CODE_TTL_SECONDS + 1) * 1000)
     const res = await tokenForm(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth)
     expect(res.status).toBe(400)
     expect((await res.json()).error).toBe('invalid_grant')

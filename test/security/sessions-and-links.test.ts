@@ -91,7 +91,7 @@ describe('sessions', () => {
     const expired = await browser(t, alice, 'Expired')
     const idle = await browser(t, alice, 'Idle')
     await browser(t, alice, 'Live')
-    const now = Math.floor(Date.now() / 1000)
+    const now = t.clock.seconds()
     await t.deps.db.write(async (tx) => {
       await tx.update(sessions).set({ expiresAt: now - 1 }).where(eq(sessions.id, expired.id))
       await tx.update(sessions).set({ lastSeenAt: now - SESSION_IDLE_SECONDS - 1 }).where(eq(sessions.id, idle.id))

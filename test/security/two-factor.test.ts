@@ -209,6 +209,18 @@ describe('the OTP header on Basic password sign-in', () => {
     expect((await res.json()).message).toBe(Messages.locked)
   })
 
+  test('the lock lifts after LOCK_SECONDS: a right code then → 200', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const { secret } = await enroll(t, alice)
+    const wrong = (await nextCode(secret)) === '000000' ? '111111' : '000000'
+    for (let i = 0; i < MAX_FAILED_CODES; i++) expect((await basicOtp(t, 'alice', wrong)).status).toBe(401)
+    t.clock.advance((LOCK_SECONDS + 1) * 1000)
+    // A code of the step after the app clock's current one (the server checks codes against that clock).
+    const right = await generate({ secret, epoch: t.clock.seconds() + 30 })
+    expect((await basicOtp(t, 'alice', right)).status).toBe(200)
+  })
+
   test('a wrong password with a right code → 401 invalid credentials (the code is not consumed)', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')

@@ -1,7 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
-import { webauthnChallenges } from '../../db/schema'
-import { Messages } from '../../src/identity/security/webauthn/service'
+import { CHALLENGE_TTL_SECONDS, Messages } from '../../src/identity/security/webauthn/service'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { softRegistration } from './soft-authenticator'
 
@@ -68,7 +66,7 @@ describe('WebAuthn registration (software key)', () => {
     const t = await makeTestApp({ PLATFORM_PUBLIC_URL: ORIGIN })
     const [alice] = await t.users('alice')
     const response = await softRegistration(await requestOptions(t, alice), { origin: ORIGIN })
-    await t.deps.db.write((tx) => tx.update(webauthnChallenges).set({ expiresAt: Math.floor(Date.now() / 1000) - 1 }).where(eq(webauthnChallenges.uid, alice.user.id)))
+    t.clock.advance((CHALLENGE_TTL_SECONDS + 1) * 1000)
     const res = await t.as(alice).send('POST', `${BASE}/register`, response)
     expect(res.status).toBe(400)
     expect((await res.json()).message).toBe(Messages.noChallenge)
