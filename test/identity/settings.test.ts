@@ -146,7 +146,8 @@ describe('/api/v1/user/settings/account/password', () => {
 })
 
 describe('/api/v1/user/settings/account/delete', () => {
-  test('right password → 200, cookies cleared, the account and everything hanging off it are gone', async () => {
+  /** Alice, following and followed by bob, with a second email and an avatar, deletes her account from a signed-in browser. */
+  async function aliceDeletesHerAccount() {
     const t = await makeHttpTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     await t.as(alice).send('PUT', '/api/v1/user/following/bob')
@@ -157,11 +158,24 @@ describe('/api/v1/user/settings/account/delete', () => {
     const res = await t.request('POST', `/api/v1/user/settings/account/delete?password=${encodeURIComponent(PASSWORD)}`, {
       headers: { cookie: session.cookie, 'x-csrf-token': session.csrf },
     })
+    return { t, alice: alice!, bob: bob!, session, res }
+  }
+
+  test('right password → 200 and the session cookie cleared', async () => {
+    const { res } = await aliceDeletesHerAccount()
     expect(res.status).toBe(200)
     expect(res.headers.getSetCookie().join('\n')).toMatch(/platform_session=;.*Max-Age=0/)
+  })
+
+  test('the account is gone: its profile → 404, its token and its session → 401', async () => {
+    const { t, alice, session } = await aliceDeletesHerAccount()
     expect((await t.request('GET', '/api/v1/users/alice')).status).toBe(404)
     expect((await t.as(alice).get('/api/v1/user')).status).toBe(401)
     expect((await t.request('GET', '/api/v1/user', { headers: { cookie: session.cookie } })).status).toBe(401)
+  })
+
+  test('what hung off it is gone: follows both ways, its emails (free to take again), its avatar file', async () => {
+    const { t, bob } = await aliceDeletesHerAccount()
     expect(await (await t.as(bob).get('/api/v1/user/followers')).json()).toEqual([])
     expect(await (await t.as(bob).get('/api/v1/user/following')).json()).toEqual([])
     expect((await t.as(bob).send('POST', '/api/v1/user/emails', { emails: ['alt@x.test', 'alice@example.com'] })).status).toBe(201)

@@ -18,19 +18,38 @@ const prodCluster = (t: TestApp, owner: TestUser) => registrationFixture(t, owne
 const resource = { ...namespace, scope: 'resource', apiGroup: 'apps', version: 'v1', resource: 'deployments', resourceName: 'api', resourceUID: 'r-1' }
 
 describe('organization subscription', () => {
-  test('a member subscribes → 200 empty; GET → 200; the list shows it; DELETE → 200; GET → 404', async () => {
+  /** acme (owner alice, member bob), and bob's subscribe request to it. */
+  async function bobSubscribes() {
     const t = await makeTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     const { org } = await makeOrg(t, 'acme', { owner: alice, members: [bob] })
-    expect((await t.as(bob).get(`${API}/orgs/acme/subscription`)).status).toBe(404)
+    const before = await t.as(bob).get(`${API}/orgs/acme/subscription`)
     const res = await t.as(bob).send('POST', `${API}/orgs/acme/subscription`)
+    return { t, bob: bob!, org, before, res }
+  }
+
+  test('not subscribed → GET 404', async () => {
+    const { before } = await bobSubscribes()
+    expect(before.status).toBe(404)
+  })
+
+  test('a member subscribes → 200 with an empty body; again → 200; GET → 200', async () => {
+    const { t, bob, res } = await bobSubscribes()
     expect(res.status).toBe(200)
     expect(await res.text()).toBe('')
     expect((await t.as(bob).send('POST', `${API}/orgs/acme/subscription`)).status).toBe(200)
     expect((await t.as(bob).get(`${API}/orgs/acme/subscription`)).status).toBe(200)
+  })
+
+  test('the inbox list shows the org subscription', async () => {
+    const { t, bob, org } = await bobSubscribes()
     const list = await (await t.as(bob).get(`${API}/user/inbox/subscriptions`)).json()
     expect(list).toMatchObject([{ subscriberID: bob.user.id, subscriberType: 'user', scope: 'org', orgID: String(org.id), orgName: 'acme', clusterUID: '', clusterName: '', clusterOwnerID: 0 }])
     expect(list[0].createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+  })
+
+  test('DELETE → 200; then GET → 404 "not subscribed"', async () => {
+    const { t, bob } = await bobSubscribes()
     expect((await t.as(bob).delete(`${API}/orgs/acme/subscription`)).status).toBe(200)
     const gone = await t.as(bob).get(`${API}/orgs/acme/subscription`)
     expect(gone.status).toBe(404)

@@ -162,17 +162,32 @@ describe('DELETE /teams/{id}', () => {
 })
 
 describe('team members', () => {
-  test('adding carol makes her an org member (private) → 204; listing shows her; removing her → 204 and she leaves', async () => {
+  /** acme (owner alice, bob in its Members team) after alice added carol to that team. */
+  async function carolAdded() {
     const t = await makeTestApp()
     const [alice, bob, carol] = await t.users('alice', 'bob', 'carol')
     const { membersTeam } = await makeOrg(t, 'acme', { owner: alice, members: [bob] })
-    expect((await t.as(alice).send('PUT', `${API}/teams/${membersTeam!.id}/members/carol`)).status).toBe(204)
+    const added = await t.as(alice).send('PUT', `${API}/teams/${membersTeam!.id}/members/carol`)
+    return { t, alice: alice!, bob: bob!, carol: carol!, team: membersTeam!, added }
+  }
+
+  test('adding carol → 204, and she is an org member, not a public one', async () => {
+    const { t, alice, added } = await carolAdded()
+    expect(added.status).toBe(204)
     expect((await t.as(alice).get(`${API}/orgs/acme/members/carol`)).status).toBe(204)
     expect((await t.request('GET', `${API}/orgs/acme/public_members/carol`)).status).toBe(404)
-    const list = await t.as(bob).get(`${API}/teams/${membersTeam!.id}/members`)
+  })
+
+  test('the team\'s member list shows her, with X-Total-Count', async () => {
+    const { t, bob, team } = await carolAdded()
+    const list = await t.as(bob).get(`${API}/teams/${team.id}/members`)
     expect((await list.json()).map((u: { login: string }) => u.login)).toEqual(['bob', 'carol'])
     expect(list.headers.get('x-total-count')).toBe('2')
-    expect((await t.as(alice).delete(`${API}/teams/${membersTeam!.id}/members/carol`)).status).toBe(204)
+  })
+
+  test('removing her from her only team → 204, and she leaves the org', async () => {
+    const { t, alice, carol, team } = await carolAdded()
+    expect((await t.as(alice).delete(`${API}/teams/${team.id}/members/carol`)).status).toBe(204)
     expect((await t.as(alice).get(`${API}/orgs/acme/members/carol`)).status).toBe(404)
     expect(await (await t.as(carol).get(`${API}/user/orgs`)).json()).toEqual([])
   })

@@ -10,6 +10,7 @@ import { hashPassword } from '../../src/identity/passwords'
 import { insertUser, type UserRow } from '../../src/identity/store'
 import { mintToken } from '../../src/identity/tokens/service'
 import { TestClock } from './clock'
+import { eventually } from './wait'
 
 /** Every test user's password; its argon2 hash is computed once per test process. */
 export const PASSWORD = 'correct horse battery'
@@ -114,7 +115,7 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
     as: actingAs(request),
     async logFor(requestId) {
       const parsed = () => log.lines.map((line) => JSON.parse(line) as Record<string, unknown>)
-      for (let i = 0; i < 100 && !parsed().some((l) => l.requestId === requestId); i++) await Bun.sleep(2)
+      await eventually(() => parsed().some((l) => l.requestId === requestId)).catch(() => undefined)
       return parsed()
     },
     async listen() {
