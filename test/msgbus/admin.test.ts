@@ -1,7 +1,7 @@
 import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { Messages } from '../../src/msgbus/service'
 import { registrationFixture } from '../clusters/support'
-import { delivers } from '../support/nats'
+import { delivers, firstServerError } from '../support/nats'
 import { connected, lab, tokensOf, userJwtOf, type Credentials } from './support'
 
 // Real nats-server processes and waits on the clock: room for a loaded machine.
@@ -74,7 +74,7 @@ describe('GET /api/v1/user/msgbus/cluster-resource-history', () => {
     const creds = (await res.json()) as Credentials
     expect(userJwtOf(creds).nats.sub?.allow).toEqual([`crh.${cluster.uid}.>`])
     const reader = await connected(creds)
-    const firstViolation = (async () => { for await (const s of reader.status()) if (s.type === 'error') return String(s.error.message) })()
+    const firstViolation = firstServerError(reader)
     reader.subscribe(`crh.${cluster.uid}.apps.deployments.default.web`)
     reader.subscribe('crh.other-cluster.>')
     await reader.flush()

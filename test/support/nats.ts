@@ -118,6 +118,15 @@ export async function nextWallSecond(): Promise<void> {
   while (Math.floor(Date.now() / 1000) === second) await Bun.sleep(1000 - (Date.now() % 1000) + 1)
 }
 
+/**
+ * The message of the first error the server reports to `nc` (a permissions violation, ...): the
+ * server answers in order, so awaited after a flush it is the first refused operation's.
+ */
+export async function firstServerError(nc: NatsConnection): Promise<string | undefined> {
+  for await (const s of nc.status()) if (s.type === 'error') return String(s.error.message)
+  return undefined
+}
+
 /** Milliseconds until `nc` closes, or undefined when it is still open after `withinMs`. */
 export async function closesWithin(nc: NatsConnection, withinMs: number, since = performance.now()): Promise<number | undefined> {
   const closed = await Promise.race([nc.closed().then(() => true), Bun.sleep(withinMs).then(() => false)])
