@@ -50,15 +50,15 @@ const tokenForm = (t: TestApp, fields: Record<string, string>, auth?: string) =>
   })
 
 describe('OAuth2 authorization-code flow with oauth4webapi', () => {
-  test('a confidential client: authorize, approve, exchange (client_secret_basic), call the API, refresh → all work', async () => {
+  /** Alice's confidential client on a real port, up to the callback of her approval (state, PKCE verifier, consent kept). */
+  async function confidentialClientApproved() {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
     const base = await t.listen()
-    const registered = await registerClient(t, alice, true)
+    const registered = await registerClient(t, alice!, true)
     const as: oauth.AuthorizationServer = { issuer: base, authorization_endpoint: `${base}/login/oauth/authorize`, token_endpoint: `${base}/login/oauth/access_token` }
     const client: oauth.Client = { client_id: registered.client_id }
     const clientAuth = oauth.ClientSecretBasic(registered.client_secret)
-
     const verifier = oauth.generateRandomCodeVerifier()
     const state = oauth.generateRandomState()
     const url = new URL(as.authorization_endpoint!)
@@ -66,37 +66,64 @@ describe('OAuth2 authorization-code flow with oauth4webapi', () => {
       response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope: 'read:user', state,
       code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
     }).toString()
-    const headers = await browserOf(t, alice)
+    const headers = await browserOf(t, alice!)
     const consent = await (await t.request('GET', url.pathname + url.search, { headers })).json()
-    expect(consent).toEqual({ application: 'client', client_id: client.client_id, redirect_uri: REDIRECT, scopes: ['read:user'], state })
     const callback = await approve(t, headers, url)
-    expect(callback.origin + callback.pathname).toBe(REDIRECT)
+    /** The code exchange (client_secret_basic) as oauth4webapi sends it. */
+    const exchange = () => oauth.authorizationCodeGrantRequest(as, client, clientAuth, oauth.validateAuthResponse(as, client, callback, state), REDIRECT, verifier, insecure)
+    const callApi = (accessToken: string) => oauth.protectedResourceRequest(accessToken, 'GET', new URL(`${base}/api/v1/user`), undefined, undefined, insecure)
+    const refresh = (refreshToken: string) => oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, insecure)
+    return { t, as, client, state, consent, callback, exchange, callApi, refresh }
+  }
 
-    const params = oauth.validateAuthResponse(as, client, callback, state)
-    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, REDIRECT, verifier, insecure)
+  /** The flow through the token endpoint: the tokens oauth4webapi accepted. */
+  async function confidentialClientTokens() {
+    const flow = await confidentialClientApproved()
+    const tokens = await oauth.processAuthorizationCodeResponse(flow.as, flow.client, await flow.exchange())
+    return { ...flow, tokens }
+  }
+
+  test('a confidential client: the consent names the application, scopes and state; approving redirects to the callback', async () => {
+    const { client, state, consent, callback } = await confidentialClientApproved()
+    expect(consent).toEqual({ application: 'client', client_id: client.client_id, redirect_uri: REDIRECT, scopes: ['read:user'], state })
+    expect(callback.origin + callback.pathname).toBe(REDIRECT)
+  })
+
+  test('a confidential client exchanges the code (client_secret_basic) → bearer tokens for the scope, one hour, not cached', async () => {
+    const { as, client, exchange } = await confidentialClientApproved()
+    const response = await exchange()
     expect(response.headers.get('cache-control')).toBe('no-store')
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, response)
     expect(tokens.token_type).toBe('bearer')
     expect(tokens.scope).toBe('read:user')
     expect(tokens.expires_in).toBe(3600)
+  })
 
-    const me = await oauth.protectedResourceRequest(tokens.access_token, 'GET', new URL(`${base}/api/v1/user`), undefined, undefined, insecure)
+  test('the access token calls the API as the user', async () => {
+    const { tokens, callApi } = await confidentialClientTokens()
+    const me = await callApi(tokens.access_token)
     expect(me.status).toBe(200)
     expect((await me.json()).login).toBe('alice')
+  })
 
-    const refreshed = await oauth.processRefreshTokenResponse(as, client,
-      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecure))
+  test('a refresh rotates: the new access token works; the old access token and refresh token are dead', async () => {
+    const { t, as, client, tokens, callApi, refresh } = await confidentialClientTokens()
+    const refreshed = await oauth.processRefreshTokenResponse(as, client, await refresh(tokens.refresh_token!))
     expect(refreshed.access_token).not.toBe(tokens.access_token)
-    expect((await oauth.protectedResourceRequest(refreshed.access_token, 'GET', new URL(`${base}/api/v1/user`), undefined, undefined, insecure)).status).toBe(200)
-    // Rotation: the old access and refresh tokens are dead.
+    expect((await callApi(refreshed.access_token)).status).toBe(200)
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401)
-    const reused = await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecure)
+    const reused = await refresh(tokens.refresh_token!)
     expect(reused.status).toBe(400)
     expect((await reused.json()).error).toBe('invalid_grant')
-    // A replaced refresh token coming back means one of the two holders is a thief: the grant goes.
+  })
+
+  test('a replaced refresh token presented again revokes the grant: the current access and refresh tokens die too', async () => {
+    const { t, as, client, tokens, refresh } = await confidentialClientTokens()
+    const refreshed = await oauth.processRefreshTokenResponse(as, client, await refresh(tokens.refresh_token!))
+    await (await refresh(tokens.refresh_token!)).body?.cancel()
+    // One of the two holders is a thief: the grant goes.
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: `Bearer ${refreshed.access_token}` } })).status).toBe(401)
-    const next = await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshed.refresh_token!, insecure)
-    expect(next.status).toBe(400)
+    expect((await refresh(refreshed.refresh_token!)).status).toBe(400)
   })
 
   test('a public client with PKCE and no client secret (oauth4webapi None) → tokens', async () => {
@@ -157,7 +184,7 @@ describe('OAuth2 scopes of issued tokens', () => {
     const registered = await registerClient(t, alice, true)
     const { verifier, code } = await codeFor(t, alice, registered.client_id)
     const tokens = await (await tokenForm(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, basic(registered.client_id, registered.client_secret))).json()
-    await t.deps.db.write((tx) => tx.update(oauth2Grants).set({ accessExpiresAt: 1 }))
+    t.clock.advance((tokens.expires_in + 1) * 1000)
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401)
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: 'Bearer poa_madeup' } })).status).toBe(401)
   })
