@@ -37,11 +37,19 @@ const IMPORT_TIMEOUT_MS = 5_000
 const connections = new Map<number, { row: string; connection: ClusterConnection }>()
 const rowKey = (c: store.ClusterRow) => [c.server, c.caData, c.tlsServerName, String(c.insecureSkipTlsVerify), c.sealedCredential].join('\u0000')
 
+/** The connection of each row object already seen (the access cache hands out the same row until a commit). */
+const connectionsOfRows = new WeakMap<store.ClusterRow, ClusterConnection>()
+
 /** The live connection of a stored cluster, its credential unsealed. */
 export async function connectionOf(deps: Deps, cluster: store.ClusterRow): Promise<ClusterConnection> {
+  const ofRow = connectionsOfRows.get(cluster)
+  if (ofRow) return ofRow
   const key = rowKey(cluster)
   const cached = connections.get(cluster.id)
-  if (cached?.row === key) return cached.connection
+  if (cached?.row === key) {
+    connectionsOfRows.set(cluster, cached.connection)
+    return cached.connection
+  }
   const connection: ClusterConnection = {
     server: cluster.server,
     caData: cluster.caData,
@@ -50,6 +58,7 @@ export async function connectionOf(deps: Deps, cluster: store.ClusterRow): Promi
     credential: JSON.parse(await deps.secrets.open(cluster.sealedCredential)) as ClusterCredential,
   }
   connections.set(cluster.id, { row: key, connection })
+  connectionsOfRows.set(cluster, connection)
   return connection
 }
 

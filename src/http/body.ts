@@ -121,17 +121,24 @@ type ActorOf = (request: Request, server: RequestIpSource) => Promise<unknown>
  * through to Elysia within the same declared-size limits.
  */
 export const jsonBody = (limits: BodyLimits, actorOf: ActorOf) =>
-  new Elysia({ name: 'json-body' }).onParse({ as: 'global' }, async ({ request, contentType, server }) => {
+  new Elysia({ name: 'json-body' }).onParse({ as: 'global' }, ({ request, contentType, server }) => {
+    // No body (every GET): nothing to read or bound, and no promise to wait on.
+    if (contentType === '' && request.body === null) return undefined
     if (/^text\/plain\b/i.test(contentType)) return new UnreadableBody(new AppError('unsupportedMediaType', Messages.textPlain))
-    const authenticated = (await actorOf(request, server)) !== undefined
-    try {
-      return await readBody(request, contentType, authenticated ? limits.maxBytes : ANONYMOUS_BODY_BYTES, authenticated, limits.timeoutSeconds)
-    } catch (e) {
-      // Kept for the guard, so that a signed-in route still answers an anonymous caller 401.
-      if (e instanceof AppError) return new UnreadableBody(e)
-      throw e
-    }
+    return parseBody(request, contentType, server, limits, actorOf)
   })
+
+/** The body read within the caller's limits (anonymous callers get the smaller one); a refusal is kept for the guard. */
+async function parseBody(request: Request, contentType: string, server: RequestIpSource, limits: BodyLimits, actorOf: ActorOf): Promise<unknown> {
+  const authenticated = (await actorOf(request, server)) !== undefined
+  try {
+    return await readBody(request, contentType, authenticated ? limits.maxBytes : ANONYMOUS_BODY_BYTES, authenticated, limits.timeoutSeconds)
+  } catch (e) {
+    // Kept for the guard, so that a signed-in route still answers an anonymous caller 401.
+    if (e instanceof AppError) return new UnreadableBody(e)
+    throw e
+  }
+}
 
 /** The parsed body, or undefined to let Elysia read it (multipart); throws AppError for a body refused. */
 async function readBody(request: Request, contentType: string, maxBytes: number, authenticated: boolean, timeoutSeconds: number): Promise<unknown> {
