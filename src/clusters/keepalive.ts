@@ -21,6 +21,8 @@ export const IDLE_CLOSE_MS = 4_000
 export const MAX_HEAD_BYTES = 64 * 1024
 /** A body larger than this is refused: the answer is buffered whole. */
 export const MAX_BODY_BYTES = 512 * 1024 * 1024
+/** Bodies up to this declared length get their buffer at once. */
+const PREALLOCATE_BYTES = 1024 * 1024
 /** How often deadlines and idle connections are checked. */
 const SWEEP_MS = 250
 
@@ -198,7 +200,9 @@ export class AnswerParser {
       const length = Number(lengths[0])
       if (length > MAX_BODY_BYTES) throw new Malformed(`body larger than ${MAX_BODY_BYTES} bytes`)
       this.mode = { kind: 'length', remaining: length }
-      this.fixed = new Uint8Array(length)
+      // A small body is copied into place once; a large one grows as it arrives, so a declared
+      // length alone (a hostile member's) reserves no memory.
+      if (length <= PREALLOCATE_BYTES) this.fixed = new Uint8Array(length)
     } else {
       this.mode = { kind: 'close' }
       this.closeAfter = true
@@ -208,7 +212,9 @@ export class AnswerParser {
 
   private readFixed(data: Buffer, mode: { remaining: number }): Buffer {
     const take = Math.min(mode.remaining, data.length)
-    this.fixed!.set(take === data.length ? data : data.subarray(0, take), this.fixed!.length - mode.remaining)
+    const piece = take === data.length ? data : data.subarray(0, take)
+    if (this.fixed) this.fixed.set(piece, this.fixed.length - mode.remaining)
+    else this.append(piece)
     mode.remaining -= take
     if (mode.remaining === 0) this.finish()
     return data.subarray(take)

@@ -128,6 +128,26 @@ describe('against a hostile TLS server', () => {
     }
   })
 
+  test('a 3 MiB body with its Content-Length, sent in pieces → byte for byte; the connection is kept', async () => {
+    const big = Buffer.alloc(3 * 1024 * 1024, 'abcdefghij')
+    const server = await hostile(async (path, _id, socket) => {
+      if (path !== '/big') return void socket.write(ok('{}'))
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${big.length}\r\n\r\n`)
+      for (let at = 0; at < big.length; at += 256 * 1024) {
+        socket.write(big.subarray(at, at + 256 * 1024))
+        await Bun.sleep(1)
+      }
+    })
+    try {
+      const answer = await get(server.connection, '/big')
+      expect(Buffer.from(answer.body).equals(big)).toBe(true)
+      expect((await get(server.connection, '/next')).status).toBe(200)
+      expect(server.connections).toBe(1)
+    } finally {
+      server.stop()
+    }
+  })
+
   test('304, 204 and HEAD answers carry no body whatever their Content-Length says: the connection is reused for the next answer', async () => {
     const server = await hostile((path, _id, socket) => {
       if (path === '/304') socket.write('HTTP/1.1 304 Not Modified\r\netag: "x"\r\ncontent-length: 42\r\n\r\n')
