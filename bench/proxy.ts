@@ -110,19 +110,38 @@ for (let i = 0; i < 50; i++) {
 }
 
 step('nginx up')
+
+// CPU time per request of each proxy (from /proc: the platform's process, nginx's master and
+// workers) and of the member (this process, which runs the emulator): a figure that says what a
+// request costs even when other work on the machine moves req/s around.
+const ticksPerSecond = Number(new TextDecoder().decode(Bun.spawnSync(['getconf', 'CLK_TCK']).stdout).trim()) || 100
+const cpuMsOf = (pids: number[]) => pids.reduce((sum, pid) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return sum + ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond
+}, 0)
+const nginxPids = () => [nginx.pid, ...readFileSync(`/proc/${nginx.pid}/task/${nginx.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)]
+interface Measured extends Figures { proxyUs: number; memberUs: number }
+const measureCpu = async (url: string, headers: Record<string, string>, pids: () => number[]): Promise<Measured> => {
+  const proxyBefore = cpuMsOf(pids())
+  const memberBefore = process.cpuUsage()
+  const figures = await measure(url, headers, values)
+  const member = process.cpuUsage(memberBefore)
+  return { ...figures, proxyUs: ((cpuMsOf(pids()) - proxyBefore) * 1000) / figures.requests, memberUs: (member.user + member.system) / figures.requests }
+}
 const ours = `http://127.0.0.1:${platformPort}/api/v1/clusters/admin/dev/k8s`
 const viaNginx = `http://127.0.0.1:${nginxPort}`
-const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms`
+const fmt = (f: Measured, proxied = true) => `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms  CPU/request: ${proxied ? `proxy ${f.proxyUs.toFixed(0)} µs, ` : ''}member ${f.memberUs.toFixed(0)} µs`
 console.log(`wrk -t2 -c${values.connections} -d${values.duration}s per target, same machine, one run (2 cores shared by all three)`)
 const cases: [string, string][] = [['GET one object', '/api/v1/namespaces/bench/configmaps/cm-7'], ['GET a 500-item list', '/api/v1/namespaces/bench/configmaps']]
-const results: { name: string; direct: Figures; proxy: Figures; nginx: Figures }[] = []
+const results: { name: string; direct: Measured; proxy: Measured; nginx: Measured }[] = []
 for (const [name, path] of cases) {
-  const direct = await measure(`${member.url}${path}`, asMember, values)
-  const proxy = await measure(`${ours}${path}`, { authorization: `token ${token}` }, values)
-  const nginxFig = await measure(`${viaNginx}${path}`, {}, values)
+  const direct = await measureCpu(`${member.url}${path}`, asMember, () => [])
+  const proxy = await measureCpu(`${ours}${path}`, { authorization: `token ${token}` }, () => [platform.pid])
+  const nginxFig = await measureCpu(`${viaNginx}${path}`, {}, nginxPids)
   results.push({ name, direct, proxy, nginx: nginxFig })
   console.log(`\n${name}`)
-  console.log(`  direct to the member  ${fmt(direct)}`)
+  console.log(`  direct to the member  ${fmt(direct, false)}`)
   console.log(`  through our proxy     ${fmt(proxy)}`)
   console.log(`  through nginx         ${fmt(nginxFig)}`)
   console.log(`  ours / nginx: ${(proxy.rps / nginxFig.rps).toFixed(2)}x req/s; added p50 over direct: ours ${(proxy.p50 - direct.p50).toFixed(2)} ms, nginx ${(nginxFig.p50 - direct.p50).toFixed(2)} ms`)

@@ -1,5 +1,5 @@
 /** What wrk measured for one target: throughput and latency percentiles (ms). */
-export interface Figures { rps: number; p50: number; p99: number }
+export interface Figures { rps: number; p50: number; p99: number; requests: number }
 
 /**
  * Runs wrk (`-t2 --latency`) against `url` as a child process (asynchronously: servers under test
@@ -19,5 +19,6 @@ export async function wrk(url: string, headers: Record<string, string>, load: { 
   if (!(rps > 0)) throw new Error(`no throughput in wrk output:\n${out}`)
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)
   if (errors) throw new Error(`${errors[1]} non-2xx responses from ${url}`)
-  return { rps, p50: ms('50%'), p99: ms('99%') }
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1])
+  return { rps, p50: ms('50%'), p99: ms('99%'), requests }
 }
