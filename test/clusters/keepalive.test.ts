@@ -49,6 +49,18 @@ describe('against the emulator over TLS', () => {
     expect(await failure(get({ ...viaEmulator, tlsServerName: 'not-the-emulator.example' }, '/version'))).toBe('cluster "member" presented a TLS certificate for another name (set tlsServerName to the name it was issued for)')
   })
 
+  test('a member that wants a client certificate → answers with the registration\'s certificate; with a token instead → upstream naming the handshake', async () => {
+    const mutual = await startEmulator({ tls: true, seed: false, clientCertificates: true })
+    try {
+      const withCertificate: ClusterConnection = { server: mutual.url, caData: mutual.caCertPem!, tlsServerName: '', insecureSkipTlsVerify: false, credential: { clientCertificate: mutual.clientCertPem!, clientKey: mutual.clientKeyPem! } }
+      expect((await get(withCertificate, '/api/v1/namespaces')).status).toBe(200)
+      expect(await failure(get({ ...withCertificate, credential: { token: 'not-a-certificate' } }, '/api/v1/namespaces')))
+        .toBe('cluster "member" broke off the TLS handshake (does it want a client certificate, or is it not TLS?)')
+    } finally {
+      await mutual.stop()
+    }
+  })
+
   test('insecure-skip-tls-verify (no CA) → the member answers', async () => {
     const answer = await get({ ...viaEmulator, caData: '', insecureSkipTlsVerify: true }, '/version')
     expect(answer.status).toBe(200)
