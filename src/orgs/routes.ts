@@ -6,7 +6,6 @@ import { answerPage, PageQuery } from '../http/pagination'
 import { ApiResponseMessage, ErrorBody } from '../http/schemas'
 import { AvatarParams, CreateOrgOption, CreateOrgParams, EditOrgOption, OrgParams, OrgUserParams, Organization, Profile } from './schemas'
 import * as orgs from './service'
-import * as store from './store'
 
 const TAGS = ['organization']
 const UsernameParams = t.Object({ username: t.String({ description: 'User name' }) })
@@ -25,7 +24,7 @@ export const orgRoutes = (deps: Deps) => {
     .use(guard(deps))
     .post('/orgs', async ({ me, body, status }) => {
       const org = await orgs.createOrg(deps, me.user, { ...body, origin: 'api' })
-      return status(201, orgs.presentOrg(deps.config.publicUrl, org, await store.findOrgDetails(deps.db.read, org.id)))
+      return status(201, await orgs.describeOrg(deps, org))
     }, {
       signedIn: 'org-creator',
       scope: 'organization',
@@ -33,8 +32,7 @@ export const orgRoutes = (deps: Deps) => {
       response: { 201: Organization, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Create an organization', tags: TAGS },
     })
-    .get('/orgs/:org', async ({ scope }) =>
-      orgs.presentOrg(deps.config.publicUrl, scope.org, await store.findOrgDetails(deps.db.read, scope.org.id)), {
+    .get('/orgs/:org', ({ scope }) => orgs.describeOrg(deps, scope.org), {
       orgVisible: true,
       scope: 'organization',
       params: OrgParams,

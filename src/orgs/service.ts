@@ -25,7 +25,7 @@ const PRIVATE = VISIBILITY.private
 export const avatarUrlOf = (publicUrl: string, account: UserRow) => `${publicUrl}/avatars/${encodeURIComponent(account.lowerName)}`
 
 /** The Organization JSON: the spec's fields, `name` for Gitea clients, `orgType` as a number. */
-export function presentOrg(publicUrl: string, org: UserRow, details: store.OrgDetailsRow | undefined): Organization {
+function presentOrg(publicUrl: string, org: UserRow, details: store.OrgDetailsRow | undefined): Organization {
   return {
     id: org.id,
     username: org.name,
@@ -41,9 +41,14 @@ export function presentOrg(publicUrl: string, org: UserRow, details: store.OrgDe
   }
 }
 
+/** The Organization of `org`, with its details loaded. */
+export async function describeOrg(deps: Deps, org: UserRow): Promise<Organization> {
+  return presentOrg(deps.config.publicUrl, org, await store.findOrgDetails(deps.db.read, org.id))
+}
+
 /** Presents many orgs, loading their details. */
 export async function presentOrgs(deps: Deps, orgs: readonly UserRow[]): Promise<Organization[]> {
-  return Promise.all(orgs.map(async (org) => presentOrg(deps.config.publicUrl, org, await store.findOrgDetails(deps.db.read, org.id))))
+  return Promise.all(orgs.map((org) => describeOrg(deps, org)))
 }
 
 function assertWebsite(website: string | undefined): void {
@@ -119,7 +124,7 @@ export async function editOrg(deps: Deps, scope: OrgScope, input: EditOrgOption)
       visibility: visibilityOf(input, scope.org.visibility),
     }))!
   })
-  return presentOrg(deps.config.publicUrl, org, await store.findOrgDetails(deps.db.read, org.id))
+  return describeOrg(deps, org)
 }
 
 /**

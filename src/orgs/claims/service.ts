@@ -3,7 +3,7 @@ import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import type { UserRow } from '../../identity/store'
 import type { CreateOrgOption, Organization } from '../schemas'
-import { createOrg, presentOrg } from '../service'
+import { createOrg, describeOrg } from '../service'
 import * as store from '../store'
 
 export const Messages = {
@@ -29,7 +29,7 @@ export async function claimOrg(deps: Deps, actor: Actor, claimId: string): Promi
   const taken = await deps.db.write((tx) => store.takeClaim(tx, claim, actor.user.id))
   if (!taken) throw new AppError('conflict', Messages.alreadyClaimed)
   const org = (await store.findOrgById(deps.db.read, claim.orgId))!
-  return presentOrg(deps.config.publicUrl, org, await store.findOrgDetails(deps.db.read, org.id))
+  return describeOrg(deps, org)
 }
 
 /** Whether a standalone org waits for its buyer, and the claim id of the oldest one. */

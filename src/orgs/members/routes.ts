@@ -1,6 +1,5 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
-import { AppError } from '../../errors'
 import { guard } from '../../http/guard'
 import { answerPage, PageQuery } from '../../http/pagination'
 import { ErrorBody } from '../../http/schemas'
@@ -26,10 +25,8 @@ export const memberRoutes = (deps: Deps) =>
       detail: { summary: 'Members: all of them for members and site admins, public ones for others', tags: TAGS },
     })
     .get('/orgs/:org/members/:username', async ({ actor, scope, params, status, redirect }) => {
-      const verdict = await members.checkMember(deps, scope, actor, params.username)
-      if (verdict === 'redirect')
+      if ((await members.checkMember(deps, scope, actor, params.username)) === 'redirect')
         return redirect(`/api/v1/orgs/${encodeURIComponent(scope.org.name)}/public_members/${encodeURIComponent(params.username)}`, 302)
-      if (verdict === 'not-member') throw new AppError('notFound', members.Messages.notMember)
       return status(204, undefined)
     }, {
       orgVisible: true,
@@ -69,7 +66,7 @@ export const memberRoutes = (deps: Deps) =>
       detail: { summary: 'Public members', tags: TAGS },
     })
     .get('/orgs/:org/public_members/:username', async ({ scope, params, status }) => {
-      if (!(await members.isPublicMember(deps, scope, params.username))) throw new AppError('notFound', members.Messages.notPublicMember)
+      await members.assertPublicMember(deps, scope, params.username)
       return status(204, undefined)
     }, {
       orgVisible: true,

@@ -47,25 +47,27 @@ async function userNamed(deps: Deps, username: string): Promise<UserRow> {
 }
 
 /**
- * Gitea's member check: members and site admins learn the truth (`member` / `not-member`); a
- * signed-in outsider asking about themself gets `not-member`; anyone else is sent to the public
- * check (`redirect`). Throws notFound (unknown user, to members and site admins only).
+ * Gitea's member check: members and site admins learn the truth (`member`, or notFound); a
+ * signed-in outsider asking about themself gets notFound; anyone else is sent to the public
+ * check (`redirect`). Throws notFound (not a member; unknown user, to members and site admins only).
  */
-export async function checkMember(deps: Deps, scope: OrgScope, actor: Actor | undefined, username: string): Promise<'member' | 'not-member' | 'redirect'> {
+export async function checkMember(deps: Deps, scope: OrgScope, actor: Actor | undefined, username: string): Promise<'member' | 'redirect'> {
   if (!seesPrivateMembers(scope, actor)) {
-    if (actor && actor.user.lowerName === username.toLowerCase()) return 'not-member'
+    if (actor && actor.user.lowerName === username.toLowerCase()) throw new AppError('notFound', Messages.notMember)
     // Outsiders are redirected whether or not the name exists: the answer must not reveal
     // users (private ones among them) that `/users/{username}` hides.
     return 'redirect'
   }
   const user = await userNamed(deps, username)
-  return (await store.findMembership(deps.db.read, scope.org.id, user.id)) !== undefined ? 'member' : 'not-member'
+  if (!(await store.findMembership(deps.db.read, scope.org.id, user.id))) throw new AppError('notFound', Messages.notMember)
+  return 'member'
 }
 
-/** True when `username` is a public member; false for unknown names too (no existence oracle). */
-export async function isPublicMember(deps: Deps, scope: OrgScope, username: string): Promise<boolean> {
+/** Throws notFound unless `username` is a public member; the same for unknown names (no existence oracle). */
+export async function assertPublicMember(deps: Deps, scope: OrgScope, username: string): Promise<void> {
   const user = await findUserByName(deps.db.read, username)
-  return user !== undefined && ((await store.findMembership(deps.db.read, scope.org.id, user.id))?.isPublic ?? false)
+  const isPublic = user !== undefined && ((await store.findMembership(deps.db.read, scope.org.id, user.id))?.isPublic ?? false)
+  if (!isPublic) throw new AppError('notFound', Messages.notPublicMember)
 }
 
 /**

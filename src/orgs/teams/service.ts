@@ -11,7 +11,7 @@ import { presentUser } from '../../identity/service'
 import { findUserByName, type UserRow } from '../../identity/store'
 import type { Actor } from '../../authz/actor'
 import type { CreateCustomRoleOption, CreateTeamOption, CustomRole, EditTeamOption, Organization, Team } from '../schemas'
-import { presentOrg, presentOrgs, writeInOrg } from '../service'
+import { describeOrg, presentOrgs, writeInOrg } from '../service'
 import * as store from '../store'
 
 export const Messages = {
@@ -54,7 +54,7 @@ export async function listMyTeams(deps: Deps, actor: Actor, page: Page): Promise
 /** The team of a `teamId` route, with its organization. */
 export async function getTeam(deps: Deps, scope: OrgScope): Promise<Team> {
   const team = scope.team!
-  const organization = presentOrg(deps.config.publicUrl, scope.org, await store.findOrgDetails(deps.db.read, scope.org.id))
+  const organization = await describeOrg(deps, scope.org)
   return (await presentTeams(deps, [{ team, organization }]))[0]
 }
 
@@ -85,7 +85,7 @@ export async function createTeam(deps: Deps, scope: OrgScope, input: CreateTeamO
     permission: input.permission ?? 'read',
     units: JSON.stringify(input.units ?? []),
   }, roleIds))
-  const organization = presentOrg(deps.config.publicUrl, scope.org, await store.findOrgDetails(deps.db.read, scope.org.id))
+  const organization = await describeOrg(deps, scope.org)
   return (await presentTeams(deps, [{ team, organization }]))[0]
 }
 
