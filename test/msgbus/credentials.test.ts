@@ -10,6 +10,15 @@ import { startServer } from '../support/process'
 // Real nats-server processes and waits on the clock: room for a loaded machine.
 setDefaultTimeout(20000)
 
+/** Ann's first credentials from one lab for the file (started on load, cleaned up when it ends). */
+const issued = await (async () => {
+  const { t, nats } = await lab()
+  const [ann] = await t.users('ann')
+  const answer = await t.as(ann!).get('/api/v1/user/msgbus/credentials')
+  const res = { headers: answer.headers, creds: (await answer.json()) as Credentials }
+  return { t, nats, ann: ann!, res }
+})()
+
 const revoke = (t: TestApp, who: TestUser, id: number) => t.as(who).send('POST', `/api/v1/user/settings/tokens/msgbus-tokens/${id}/revoke/`)
 
 describe('without MSGBUS_URLS', () => {
@@ -54,25 +63,33 @@ describe('GET /api/v1/user/msgbus/credentials', () => {
     expect((await t.request('GET', '/api/v1/user/msgbus/credentials', { token: plaintext })).status).toBe(403)
   })
 
-  test('a user gets a standard .creds file: LF only, trailing newline, a user JWT of a new key expiring in 24 h', async () => {
-    const { t, nats } = await lab()
-    const [ann] = await t.users('ann')
-    const res = await t.as(ann).get('/api/v1/user/msgbus/credentials')
+  test('a user\'s credentials answer is not cached and names the bus endpoints', async () => {
+    const { res, nats } = await issued
     expect(res.headers.get('cache-control')).toBe('no-store')
-    const creds = (await res.json()) as Credentials
-    expect(creds.msgbusEndpoints).toEqual([nats.url])
-    const text = Buffer.from(creds.credentials, 'base64').toString()
+    expect(res.creds.msgbusEndpoints).toEqual([nats.url])
+  })
+
+  test('the credentials are a standard .creds file: LF only, trailing newline, a user seed', async () => {
+    const text = Buffer.from((await issued).res.creds.credentials, 'base64').toString()
     expect(text).not.toContain('\r')
     expect(text.endsWith('\n')).toBe(true)
     expect(text).toContain('-----BEGIN USER NKEY SEED-----\nSU')
-    const claims = userJwtOf(creds)
+  })
+
+  test('the .creds JWT is a user key\'s, for the user\'s own subjects, expiring in 24 h', async () => {
+    const { res, ann, t } = await issued
+    const claims = userJwtOf(res.creds)
     expect(claims.sub.startsWith('U')).toBe(true)
-    const now = Math.floor(Date.now() / 1000)
+    const now = t.clock.seconds()
     expect(claims.exp!).toBeGreaterThan(now + 24 * 3600 - 10)
     expect(claims.exp!).toBeLessThanOrEqual(now + 24 * 3600 + 1)
     expect(claims.nats.pub?.allow).toEqual([`user.${ann.user.id}.>`, '_INBOX.>'])
+  })
+
+  test('each request issues a new key', async () => {
+    const { res, ann, t } = await issued
     const second = userJwtOf(await credentialsOf(t, ann))
-    expect(second.sub).not.toBe(claims.sub)
+    expect(second.sub).not.toBe(userJwtOf(res.creds).sub)
   })
 
   test('the credentials connect and round-trip on the user\'s own subjects', async () => {
