@@ -84,3 +84,27 @@ export async function withKubectl(opts: EmulatorOptions = {}): Promise<{ k: Clie
     },
   }
 }
+
+/** Reads newline-delimited watch events until `count` arrived, the stream ended, or the time ran out; `ended` tells whether the server closed it. */
+export async function readWatchEvents(res: Response, count: number, timeoutMs = 3000): Promise<{ events: any[]; ended: boolean }> {
+  const reader = res.body!.getReader()
+  const events: any[] = []
+  let buffer = ''
+  let ended = false
+  const deadline = Date.now() + timeoutMs
+  while (events.length < count && Date.now() < deadline) {
+    const chunk = await Promise.race([reader.read(), Bun.sleep(deadline - Date.now()).then(() => undefined)])
+    if (!chunk) break
+    if (chunk.done) { ended = true; break }
+    buffer += new TextDecoder().decode(chunk.value)
+    let nl: number
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl).trim()
+      buffer = buffer.slice(nl + 1)
+      if (line) events.push(JSON.parse(line))
+    }
+  }
+  if (!ended) ended = (await Promise.race([reader.read(), Bun.sleep(300).then(() => undefined)]))?.done === true
+  reader.cancel().catch(() => {})
+  return { events, ended }
+}

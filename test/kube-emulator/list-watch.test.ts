@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { emulator, stopAll, type Client } from './fixtures'
+import { emulator, readWatchEvents, stopAll, type Client } from './fixtures'
 
 afterEach(stopAll)
 
@@ -135,26 +135,8 @@ describe('limit and continue', () => {
   })
 })
 
-/** Reads newline-delimited watch events until `count` arrived. */
-async function readEvents(res: Response, count: number, timeoutMs = 3000): Promise<any[]> {
-  const reader = res.body!.getReader()
-  const events: any[] = []
-  let buffer = ''
-  const deadline = Date.now() + timeoutMs
-  while (events.length < count && Date.now() < deadline) {
-    const chunk = await Promise.race([reader.read(), Bun.sleep(deadline - Date.now()).then(() => undefined)])
-    if (!chunk || chunk.done) break
-    buffer += new TextDecoder().decode(chunk.value)
-    let nl: number
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl).trim()
-      buffer = buffer.slice(nl + 1)
-      if (line) events.push(JSON.parse(line))
-    }
-  }
-  reader.cancel().catch(() => {})
-  return events
-}
+
+const readEvents = async (res: Response, count: number) => (await readWatchEvents(res, count)).events
 
 describe('watch', () => {
   test('an admin watches from a list resourceVersion → ADDED, MODIFIED, DELETED for one configmap', async () => {

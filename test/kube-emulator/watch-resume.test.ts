@@ -1,33 +1,10 @@
 import { afterEach, expect, test } from 'bun:test'
-import { emulator, stopAll } from '../kube-emulator/fixtures'
+import { emulator, readWatchEvents, stopAll } from '../kube-emulator/fixtures'
 
 afterEach(stopAll)
 
 const CM = '/api/v1/namespaces/demo/configmaps'
 
-/** Reads newline-delimited events until `count` arrived, the stream ended, or the time ran out. */
-async function readEvents(res: Response, count: number, timeoutMs = 2000): Promise<{ events: any[]; ended: boolean }> {
-  const reader = res.body!.getReader()
-  const events: any[] = []
-  let buffer = ''
-  let ended = false
-  const deadline = Date.now() + timeoutMs
-  while (events.length < count && Date.now() < deadline) {
-    const chunk = await Promise.race([reader.read(), Bun.sleep(deadline - Date.now()).then(() => undefined)])
-    if (!chunk) break
-    if (chunk.done) { ended = true; break }
-    buffer += new TextDecoder().decode(chunk.value)
-    let nl: number
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl).trim()
-      buffer = buffer.slice(nl + 1)
-      if (line) events.push(JSON.parse(line))
-    }
-  }
-  if (!ended) ended = (await Promise.race([reader.read(), Bun.sleep(300).then(() => undefined)]))?.done === true
-  reader.cancel().catch(() => {})
-  return { events, ended }
-}
 
 test('a client watches from a resourceVersion the emulator has not reached (kept from before a restart) → 200, after the wait an ERROR 504 "Too large resource version", and the stream ends so the client relists', async () => {
   const k = await emulator({ tooLargeResourceVersionWaitMs: 300 })
@@ -36,7 +13,7 @@ test('a client watches from a resourceVersion the emulator has not reached (kept
   const started = performance.now()
   const res = await k.get(`${CM}?watch=1&resourceVersion=${current + 100000}`)
   expect(res.status).toBe(200)
-  const { events, ended } = await readEvents(res, 1)
+  const { events, ended } = await readWatchEvents(res, 1)
   // Paced as the apiserver paces it: a client that simply re-watches (client-node) does not spin.
   expect(performance.now() - started).toBeGreaterThanOrEqual(250)
   expect(events).toHaveLength(1)
@@ -53,7 +30,7 @@ test('a client watches from the current resourceVersion → no error; a later cr
   const k = await emulator()
   const { body: list } = await k.json('GET', CM)
   const res = await k.get(`${CM}?watch=1&resourceVersion=${list.metadata.resourceVersion}`)
-  const reading = readEvents(res, 1)
+  const reading = readWatchEvents(res, 1)
   await k.json('POST', CM, { metadata: { name: 'after' } })
   const { events } = await reading
   expect(events.map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', 'after']])
@@ -64,7 +41,7 @@ test('a client watches from a resourceVersion just ahead of the store, which cat
   const { body: list } = await k.json('GET', CM)
   const ahead = Number(list.metadata.resourceVersion) + 1
   const res = await k.get(`${CM}?watch=1&resourceVersion=${ahead}`)
-  const reading = readEvents(res, 1)
+  const reading = readWatchEvents(res, 1)
   await k.json('POST', CM, { metadata: { name: 'catch-up' } })
   await k.json('POST', CM, { metadata: { name: 'after-it' } })
   const { events } = await reading
