@@ -1,6 +1,7 @@
 // The cluster proxy against the member cluster direct and against nginx, in one run on this machine:
 // GET of one object and of a 500-item list, measured with wrk (Debian `wrk`, `nginx`); then many
-// watches and followed logs held through the proxy while the platform's RSS is watched.
+// watches and followed logs held through the proxy while the platform's RSS is watched. A bare Bun
+// relay over the same client (bench/bare-relay.ts) shows how much of the gap to nginx is the runtime.
 // Usage: npm run bench:proxy [-- --duration 5 --connections 20 --hold 60 --watches 200 --logs 50]
 import { parseArgs } from 'node:util'
 import { wrk as measure, type Figures } from './wrk'
@@ -43,17 +44,22 @@ step('starting the platform')
 // The platform as its own process, so its RSS is its own.
 const env = { ...process.env, PLATFORM_DATA_DIR: join(dir, 'data'), PLATFORM_ADMIN_PASSWORD: 'bench-password-1', PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true', PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false' }
 const main = join(root, 'src/main.ts')
-const platform = Bun.spawn([process.execPath, main, 'serve', '--port', '0', '--host', '127.0.0.1'], { env, stdout: 'pipe', stderr: 'inherit' })
-const reader = platform.stdout.getReader()
-let seen = ''
-while (!/"event":"listening"/.test(seen)) {
-  const { value, done } = await reader.read()
-  if (done) throw new Error(`the platform did not start: ${seen}`)
-  seen += new TextDecoder().decode(value)
+/** Reads a child's stdout until `pattern` matches, then lets the rest drain; the match's first group. */
+async function readUntil(child: { stdout: ReadableStream<Uint8Array> }, pattern: RegExp, what: string): Promise<string> {
+  const reader = child.stdout.getReader()
+  let seen = ''
+  let match: RegExpExecArray | null
+  while (!(match = pattern.exec(seen))) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`${what} did not start: ${seen}`)
+    seen += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  void child.stdout.pipeTo(new WritableStream()).catch(() => undefined)
+  return match[1]!
 }
-reader.releaseLock()
-void platform.stdout.pipeTo(new WritableStream()).catch(() => undefined)
-const platformPort = /"url":"http:\/\/[^:]+:(\d+)"/.exec(seen)![1]
+const platform = Bun.spawn([process.execPath, main, 'serve', '--port', '0', '--host', '127.0.0.1'], { env, stdout: 'pipe', stderr: 'inherit' })
+const platformPort = await readUntil(platform, /"event":"listening".*"url":"http:\/\/[^:]+:(\d+)"/, 'the platform')
 const run = async (...args: string[]) => {
   const child = Bun.spawn([process.execPath, main, ...args], { env, stdout: 'pipe', stderr: 'pipe' })
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
@@ -98,8 +104,11 @@ http {
   }
 }
 `)
+// The floor: a bare Bun relay over the same client, no checks at all (bench/bare-relay.ts).
+const bare = Bun.spawn([process.execPath, join(root, 'bench/bare-relay.ts')], { env: { ...process.env, MEMBER_KUBECONFIG: member.kubeconfig() }, stdout: 'pipe', stderr: 'inherit' })
+const barePort = await readUntil(bare, /^(\d+)\n/, 'the bare relay')
 // Whatever happens, no nginx or platform process outlives the bench.
-const children: { kill(): void }[] = [platform]
+const children: { kill(): void }[] = [platform, bare]
 process.on('exit', () => { for (const child of children) child.kill() })
 const nginx = Bun.spawn(['nginx', '-c', join(dir, 'nginx.conf'), '-p', dir], { env: { PATH: `${process.env.PATH}:/usr/sbin` }, stdout: 'ignore', stderr: 'inherit' })
 children.push(nginx)
@@ -132,19 +141,19 @@ const measureCpu = async (url: string, headers: Record<string, string>, pids: ()
 const ours = `http://127.0.0.1:${platformPort}/api/v1/clusters/admin/dev/k8s`
 const viaNginx = `http://127.0.0.1:${nginxPort}`
 const fmt = (f: Measured, proxied = true) => `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms  CPU/request: ${proxied ? `proxy ${f.proxyUs.toFixed(0)} µs, ` : ''}member ${f.memberUs.toFixed(0)} µs`
-console.log(`wrk -t2 -c${values.connections} -d${values.duration}s per target, same machine, one run (2 cores shared by all three)`)
+console.log(`wrk -t2 -c${values.connections} -d${values.duration}s per target, same machine, one run (2 cores shared by wrk, the proxy and the member)`)
 const cases: [string, string][] = [['GET one object', '/api/v1/namespaces/bench/configmaps/cm-7'], ['GET a 500-item list', '/api/v1/namespaces/bench/configmaps']]
-const results: { name: string; direct: Measured; proxy: Measured; nginx: Measured }[] = []
 for (const [name, path] of cases) {
   const direct = await measureCpu(`${member.url}${path}`, asMember, () => [])
   const proxy = await measureCpu(`${ours}${path}`, { authorization: `token ${token}` }, () => [platform.pid])
   const nginxFig = await measureCpu(`${viaNginx}${path}`, {}, nginxPids)
-  results.push({ name, direct, proxy, nginx: nginxFig })
+  const bareFig = await measureCpu(`http://127.0.0.1:${barePort}${path}`, {}, () => [bare.pid])
   console.log(`\n${name}`)
   console.log(`  direct to the member  ${fmt(direct, false)}`)
   console.log(`  through our proxy     ${fmt(proxy)}`)
   console.log(`  through nginx         ${fmt(nginxFig)}`)
-  console.log(`  ours / nginx: ${(proxy.rps / nginxFig.rps).toFixed(2)}x req/s; added p50 over direct: ours ${(proxy.p50 - direct.p50).toFixed(2)} ms, nginx ${(nginxFig.p50 - direct.p50).toFixed(2)} ms`)
+  console.log(`  bare Bun relay        ${fmt(bareFig)}   (the floor: same client, no checks)`)
+  console.log(`  ours / nginx: ${(proxy.rps / nginxFig.rps).toFixed(2)}x req/s (bare Bun relay / nginx: ${(bareFig.rps / nginxFig.rps).toFixed(2)}x); added p50 over direct: ours ${(proxy.p50 - direct.p50).toFixed(2)} ms, nginx ${(nginxFig.p50 - direct.p50).toFixed(2)} ms`)
 }
 
 // Held streams: watches and followed logs through the proxy, the platform's RSS before and after.
@@ -174,6 +183,7 @@ for (const c of controllers) c.abort()
 console.log(`\n${values.watches} watches + ${values.logs} followed logs held ${values.hold} s through the proxy: platform RSS ${before.toFixed(0)} MB → ${held.toFixed(0)} MB (peak ${peak.toFixed(0)} MB, growth ${(held - before).toFixed(1)} MB), ${(bytes / 1024).toFixed(0)} KiB streamed`)
 
 nginx.kill()
+bare.kill()
 platform.kill()
 await member.stop()
 rmSync(dir, { recursive: true, force: true })

@@ -3,12 +3,12 @@ import { mkdirSync } from 'node:fs'
 import { systemClock, type Clock } from './clock'
 import { ConfigError, type Config } from './config'
 import type { Deps } from './deps'
-import { errorHandler } from './http/errors'
+import { errorHandler, logUnexpected } from './http/errors'
 import { actorOf, resolveActor } from './http/auth'
 import { jsonBody } from './http/body'
 import { jsonLogger, type Logger } from './logger'
 import { DOCS_PATH, openapiDocs } from './http/openapi'
-import { requestIdOfRequest, requestLog } from './http/request-log'
+import { requestLog } from './http/request-log'
 import { routableUrl } from './http/routable-url'
 import { securityHeaders } from './http/security-headers'
 import { openDatabase } from './storage/database'
@@ -72,13 +72,7 @@ export function createApp(deps: Deps) {
   // transform to encode, and the pass over every response cost a fifth of GET /user.
   const app = new Elysia({ strictPath: true, encodeSchema: false, systemRouter: false })
     .use(routableUrl)
-    .use(errorHandler(docsUrl, (request, error) => deps.log.error('unexpected error', {
-      requestId: requestIdOfRequest(request),
-      method: request.method,
-      path: new URL(request.url).pathname,
-      error: error instanceof Error ? `${error.name}: ${error.message}` : 'non-Error thrown',
-      stack: error instanceof Error ? error.stack : undefined,
-    }), checkCredential))
+    .use(errorHandler(docsUrl, (request, error) => logUnexpected(deps.log, request, error), checkCredential))
     .use(requestLog(deps.log, deps.config.requestLog))
     .use(securityHeaders)
     .use(jsonBody({ maxBytes: deps.config.maxBodyBytes, timeoutSeconds: deps.config.bodyTimeoutSeconds }, (request, server) => actorOf(deps, request, server)))

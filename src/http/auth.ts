@@ -19,6 +19,12 @@ const CLIENT_AUTHENTICATED_PATHS = new Set(['/login/oauth/access_token'])
  */
 export const SESSION_STARTING_PATHS: ReadonlySet<string> = new Set(['/api/v1/user/signin', '/api/v1/user/signin/two-factor', '/api/v1/user/signin/webauthn/options', '/api/v1/user/signin/webauthn'])
 
+/**
+ * The query parameters the platform reads off any request (below): a token and `sudo`. They are
+ * the platform's, never the member cluster's: the proxy drops them from what it forwards.
+ */
+export const PLATFORM_QUERY_PARAMETERS: ReadonlySet<string> = new Set(['token', 'access_token', 'sudo'])
+
 /** First match wins (decisions §1): query token, Authorization token/bearer, Basic, session cookie. */
 export function presentedCredential(request: Request, query: Pick<URLSearchParams, 'get'>, cookies: Record<string, string | undefined>): PresentedCredential {
   const queryToken = query.get('token') || query.get('access_token')

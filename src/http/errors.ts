@@ -1,5 +1,7 @@
 import { Elysia, ValidationError } from 'elysia'
 import { AppError, type ErrorKind, type FieldError } from '../errors'
+import type { Logger } from '../logger'
+import { requestIdOfRequest } from './request-log'
 
 const STATUS: Record<ErrorKind, number> = {
   badRequest: 400, invalid: 422, duplicate: 422, unauthenticated: 401, forbidden: 403, notFound: 404,
@@ -22,6 +24,29 @@ export function errorBody(message: string, docsUrl: string, fields: FieldError[]
   const body: ErrorBody = { message, url: docsUrl }
   if (fields.length > 0) body.errors = fields
   return body
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** The log line of a failure the server did not expect: the request id to find it by, never the request's secrets. */
+export function logUnexpected(log: Logger, request: Request, error: unknown): void {
+  log.error('unexpected error', {
+    requestId: requestIdOfRequest(request),
+    method: request.method,
+    path: new URL(request.url).pathname,
+    error: error instanceof Error ? `${error.name}: ${error.message}` : 'non-Error thrown',
+    stack: error instanceof Error ? error.stack : undefined,
+  })
+}
+
+/**
+ * The answer to a failure outside Elysia's lifecycle (http/lean-route.ts), as errorHandler gives
+ * it inside: an AppError by its kind, anything else logged and a bare 500.
+ */
+export function errorResponse(error: unknown, docsUrl: string, logUnexpected: (request: Request, error: unknown) => void, request: Request): Response {
+  if (!(error instanceof AppError)) logUnexpected(request, error)
+  const [status, message, fields, headers] = error instanceof AppError ? [STATUS[error.kind], error.message, error.fields, error.headers] : [500, 'Internal Server Error', [], {}]
+  return new Response(JSON.stringify(errorBody(message, docsUrl, fields)), { status, headers: { ...headers, 'content-type': JSON_TYPE } })
 }
 
 /**
@@ -60,7 +85,7 @@ export const errorHandler = (docsUrl: string, logUnexpected: (request: Request, 
     const reply = (status: number, message: string, fields: FieldError[] = [], headers: Record<string, string> = {}) => {
       set.status = status
       Object.assign(set.headers, headers)
-      set.headers['content-type'] = 'application/json; charset=utf-8'
+      set.headers['content-type'] = JSON_TYPE
       return errorBody(message, docsUrl, fields)
     }
     // Elysia wraps what a body parser throws; our parser throws AppError for size and depth.

@@ -46,13 +46,49 @@ interface GateContext {
   guardSettled: Settled
 }
 
+type Decide = (actor: Actor | undefined, params: RouteParams) => Settled | Promise<Settled>
+
+interface GateFlags {
+  /** `allowedWhilePasswordMustChange`: callable by a user who must change their password first. */
+  passwordChangeRoute: boolean
+  /** `password`: only Basic with the account's real password. */
+  passwordCredential: boolean
+}
+
+/** Who may call, in the guard's order: the credential rule, the kind's decision, the pending password change. Throws the refusal. */
+async function admit(flags: GateFlags, decide: Decide, actor: Actor | undefined, params: RouteParams): Promise<Settled> {
+  if (flags.passwordCredential) assertPasswordCredential(actor)
+  const settled = await decide(actor, params)
+  if (!flags.passwordChangeRoute) assertPasswordCurrent(actor)
+  return settled
+}
+
+/** Throws forbidden when a token's scopes do not reach `category` at the method's level (GET, HEAD, OPTIONS read). */
+function assertTokenScope(actor: Actor | undefined, method: string, category: ScopeCategory): void {
+  const level = READ_METHODS.has(method) ? 'read' : 'write'
+  if (actor && !scopesAllow(actor.scopes, level, category))
+    throw new AppError('forbidden', `token does not have at least one of required scope(s): [${level}:${category}]`)
+}
+
+const signedInDecision = (deps: Deps, needed: SignedInPermission): Decide => (actor) => ({ me: authorizeSignedIn(deps, actor, needed) })
+
+/**
+ * What a route declaring `signedIn: needed, scope: category` (and no flag) admits, decided as the
+ * guard decides it: for routes answered outside Elysia's lifecycle (http/lean-route.ts).
+ * Throws unauthenticated, forbidden.
+ */
+export async function admitSignedIn(deps: Deps, actor: Actor | undefined, needed: SignedInPermission, category: ScopeCategory, method: string): Promise<Actor> {
+  const { me } = await admit({ passwordChangeRoute: false, passwordCredential: false }, signedInDecision(deps, needed), actor, {})
+  assertTokenScope(actor, method, category)
+  return settledPart(me)
+}
+
 /**
  * The lifecycle shared by the permission kinds: the OpenAPI record, and the transform that
  * decides (`decide` throws the refusal, or returns what the handler gets).
  */
-function gate(permission: Permission, decide: (actor: Actor | undefined, params: RouteParams) => Settled | Promise<Settled>) {
-  let passwordChangeRoute = false
-  let passwordCredential = false
+function gate(permission: Permission, decide: Decide) {
+  const flags: GateFlags = { passwordChangeRoute: false, passwordCredential: false }
   return {
     // The route's flags, read here whichever order the route declares its options in (a flag
     // declared before the permission has already been folded into `detail`).
@@ -62,16 +98,14 @@ function gate(permission: Permission, decide: (actor: Actor | undefined, params:
       // (A kind applied before this one has left only its `x-permission` behind.)
       const others = KINDS.filter((kind) => kind in options).length - 1
       if (others > 0 || detail?.['x-permission'] !== undefined) throw new Error(`guard: a route declares one of ${KINDS.join(', ')}, not several`)
-      passwordChangeRoute = options.allowedWhilePasswordMustChange === true || detail?.[PASSWORD_CHANGE_FLAG] === true
-      passwordCredential = options.password === true || detail?.[CREDENTIAL] === 'password'
+      flags.passwordChangeRoute = options.allowedWhilePasswordMustChange === true || detail?.[PASSWORD_CHANGE_FLAG] === true
+      flags.passwordCredential = options.password === true || detail?.[CREDENTIAL] === 'password'
     },
     // Recorded in the OpenAPI operation so readers and the route sweep tests see the rule.
     detail: { 'x-permission': permission } as Record<string, string>,
     // An unreadable body (http/body.ts) is refused only once the caller passed.
     transform: async ({ actor, params, query, body, guardSettled }: GateContext) => {
-      if (passwordCredential) assertPasswordCredential(actor)
-      Object.assign(guardSettled, await decide(actor, orgFromQuery(params, query)))
-      if (!passwordChangeRoute) assertPasswordCurrent(actor)
+      Object.assign(guardSettled, await admit(flags, decide, actor, orgFromQuery(params, query)))
       rejectUnreadableBody(body)
     },
   }
@@ -105,7 +139,7 @@ export const guard = (deps: Deps) =>
         resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({ scope: settledPart(settled.scope) }),
       }),
       signedIn: (needed: SignedInPermission) => ({
-        ...gate(needed, (actor) => ({ me: authorizeSignedIn(deps, actor, needed) })),
+        ...gate(needed, signedInDecision(deps, needed)),
         resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({ me: settledPart(settled.me) }),
       }),
       ofUser: (needed: UserPermission) => ({
@@ -133,10 +167,6 @@ export const guard = (deps: Deps) =>
       }),
       scope: (category: ScopeCategory) => ({
         detail: { 'x-token-scope': category } as Record<string, string>,
-        transform: ({ actor, request }: { actor: Actor | undefined; request: Request }) => {
-          const level = READ_METHODS.has(request.method) ? 'read' : 'write'
-          if (actor && !scopesAllow(actor.scopes, level, category))
-            throw new AppError('forbidden', `token does not have at least one of required scope(s): [${level}:${category}]`)
-        },
+        transform: ({ actor, request }: { actor: Actor | undefined; request: Request }) => assertTokenScope(actor, request.method, category),
       }),
     })

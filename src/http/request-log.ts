@@ -21,25 +21,34 @@ function requestIdOf(request: Request): string {
 
 export const requestIdOfRequest = (request: Request): string | undefined => started.get(request)?.id
 
+/** Notes when the request began and gives it its id (the client's or a new one), echoed as `X-Request-Id`. */
+export function beginRequest(request: Request): string {
+  const id = requestIdOf(request)
+  started.set(request, { at: performance.now(), id })
+  return id
+}
+
+/** The request's log line: method, path (secrets redacted), status, duration, id. */
+export function logRequest(log: Logger, request: Request, status: number): void {
+  const start = started.get(request)
+  log.info('request', {
+    method: request.method,
+    path: loggablePath(new URL(request.url)),
+    status,
+    durationMs: start ? Math.round((performance.now() - start.at) * 100) / 100 : undefined,
+    requestId: start?.id,
+  })
+}
+
 /** Echoes `X-Request-Id` and, when enabled, writes one JSON line per request: method, path, status, duration, id. */
 export const requestLog = (log: Logger, enabled: boolean) => {
   const plugin = new Elysia({ name: 'request-log' })
     .onRequest(({ request, set }) => {
-      const id = requestIdOf(request)
-      started.set(request, { at: performance.now(), id })
-      set.headers['x-request-id'] = id
+      set.headers['x-request-id'] = beginRequest(request)
     })
   // Not even registered when off: an after-response hook costs a deferred callback per request.
   if (!enabled) return plugin
   return plugin.onAfterResponse({ as: 'global' }, ({ request, set, responseValue }) => {
-    const start = started.get(request)
-    const status = responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200)
-    log.info('request', {
-      method: request.method,
-      path: loggablePath(new URL(request.url)),
-      status,
-      durationMs: start ? Math.round((performance.now() - start.at) * 100) / 100 : undefined,
-      requestId: start?.id,
-    })
+    logRequest(log, request, responseValue instanceof Response ? responseValue.status : Number(set.status ?? 200))
   })
 }

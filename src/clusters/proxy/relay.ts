@@ -1,4 +1,5 @@
 import { AppError } from '../../errors'
+import { PLATFORM_QUERY_PARAMETERS } from '../../http/auth'
 import { pathSegmentErrors } from '../../kube'
 import { memberFetch, MEMBER_TIMEOUT_MS } from '../client'
 import type { ClusterConnection } from '../connection'
@@ -9,10 +10,10 @@ import { finiteRequest } from '../keepalive'
  * the platform's own credentials (Authorization, Cookie), Impersonate-* (the platform decides who
  * the cluster sees), hop-by-hop and Connection-named headers, Host and X-Forwarded-*.
  */
-const FORWARDED_REQUEST_HEADERS = [
+const FORWARDED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'accept', 'accept-encoding', 'content-type', 'content-encoding', 'user-agent', 'if-none-match', 'if-match',
   'kubectl-command', 'kubectl-session', 'x-stream-protocol-version',
-] as const
+])
 
 /** Response headers passed back; the cluster's cookies, auth challenges and hop-by-hop headers are not. */
 const RELAYED_RESPONSE_HEADERS = [
@@ -50,23 +51,55 @@ export function safeSegments(rawPath: string): string[] {
   })
 }
 
-/** `/` + the segments, after checking the resulting URL stays under the cluster's server URL. Throws invalid. */
+/** The name of a `name=value` query pair, decoded as URLSearchParams decodes it (which is how the platform reads it). */
+function queryName(pair: string): string {
+  const equals = pair.indexOf('=')
+  const name = equals < 0 ? pair : pair.slice(0, equals)
+  return name.includes('%') || name.includes('+') ? (new URLSearchParams(`${name}=`).keys().next().value ?? name) : name
+}
+
+/**
+ * The query for the member: `search` without the platform's own parameters (a platform token,
+ * sudo), whose values would otherwise land in the member's logs. The other pairs stay as sent.
+ */
+export function memberSearch(search: string): string {
+  if (search.length <= 1) return search
+  const pairs = search.slice(1).split('&')
+  const kept = pairs.filter((pair) => !PLATFORM_QUERY_PARAMETERS.has(queryName(pair)))
+  if (kept.length === pairs.length) return search
+  return kept.length > 0 ? `?${kept.join('&')}` : ''
+}
+
+/**
+ * `/` + the segments + the member's part of `search`, after checking the resulting URL stays
+ * under the cluster's server URL. Throws invalid.
+ */
 export function upstreamPath(connection: ClusterConnection, segments: string[], search: string): string {
-  const path = `/${segments.join('/')}${search}`
-  const root = new URL(connection.server)
+  const path = `/${segments.join('/')}${memberSearch(search)}`
+  const root = apiRootOf(connection)
   const target = new URL(`${connection.server}${path}`)
-  if (target.origin !== root.origin || !target.pathname.startsWith(root.pathname.replace(/\/?$/, '/'))) throw new AppError('invalid', RelayMessages.outsideRoot)
+  if (target.origin !== root.origin || !target.pathname.startsWith(root.pathPrefix)) throw new AppError('invalid', RelayMessages.outsideRoot)
   return path
+}
+
+const apiRoots = new WeakMap<ClusterConnection, { origin: string; pathPrefix: string }>()
+
+/** The origin and path (ending in `/`) every upstream URL of the cluster must stay under; parsed once per connection. */
+function apiRootOf(connection: ClusterConnection): { origin: string; pathPrefix: string } {
+  let root = apiRoots.get(connection)
+  if (!root) {
+    const url = new URL(connection.server)
+    apiRoots.set(connection, (root = { origin: url.origin, pathPrefix: url.pathname.replace(/\/?$/, '/') }))
+  }
+  return root
 }
 
 /** The allow-listed request headers of `request`, plus what the platform adds (impersonation). */
 export function forwardedHeaders(request: Request, extra: Record<string, string> = {}): Record<string, string> {
   const headers: Record<string, string> = {}
-  for (const name of FORWARDED_REQUEST_HEADERS) {
-    const value = request.headers.get(name)
-    if (value !== null) headers[name] = value
-  }
-  return { ...headers, ...extra }
+  // One pass over what the client sent (a handful of headers) rather than a lookup per allowed name.
+  for (const [name, value] of request.headers) if (FORWARDED_REQUEST_HEADERS.has(name)) headers[name] = value
+  return Object.assign(headers, extra)
 }
 
 /** The body to send upstream: the stream as the client sent it, or the JSON the app already parsed. */
@@ -140,12 +173,12 @@ function endingWhenCut(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8
 }
 
 /** The allow-listed response headers of a member's answer (a fetch Headers or the kept-alive client's record). */
-export function relayedHeaders(from: Headers | Record<string, string>): Headers {
-  const headers = new Headers()
+export function relayedHeaders(from: Headers | Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = {}
   const get = from instanceof Headers ? (name: string) => from.get(name) : (name: string) => from[name] ?? null
   for (const name of RELAYED_RESPONSE_HEADERS) {
     const value = get(name)
-    if (value !== null) headers.set(name, value)
+    if (value !== null) headers[name] = value
   }
   return headers
 }

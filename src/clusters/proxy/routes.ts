@@ -1,30 +1,86 @@
 import { Elysia, t } from 'elysia'
+import type { Server } from 'bun'
+import type { Actor } from '../../authz/actor'
 import type { Deps } from '../../deps'
 import { finalResponse } from '../../http/final-response'
 import { guard } from '../../http/guard'
+import { leanRoute } from '../../http/lean-route'
 import { ErrorBody } from '../../http/schemas'
 import { isStreaming, safeSegments } from './relay'
 import * as proxy from './service'
 import { proxyRequest } from './spec'
 
 const TAGS = ['cluster proxy']
+const CLUSTERS_PREFIX = '/api/v1/clusters/'
 
-/** The path after `prefix` in the request as sent (still percent-encoded): what the router decoded is not what is forwarded. */
-const rawPathAfter = (url: URL, marker: string) => url.pathname.slice(url.pathname.indexOf(marker) + marker.length)
+/** A path under `/api/v1/clusters/{owner}/{cluster}/{kind}`: the names decoded, the rest as sent (from its `/`). */
+interface ClusterPath {
+  owner: string
+  cluster: string
+  kind: string
+  /** Still percent-encoded: what a router decoded is not what is forwarded (safeSegments checks it). */
+  rest: string
+}
+
+/** Splits `path` (as sent) into a ClusterPath; undefined when it is not one or a name will not decode. */
+function clusterPath(path: string): ClusterPath | undefined {
+  if (!path.startsWith(CLUSTERS_PREFIX)) return undefined
+  const ownerEnd = path.indexOf('/', CLUSTERS_PREFIX.length)
+  const clusterEnd = ownerEnd < 0 ? -1 : path.indexOf('/', ownerEnd + 1)
+  if (clusterEnd < 0) return undefined
+  const kindEnd = path.indexOf('/', clusterEnd + 1)
+  try {
+    return {
+      owner: decodeURIComponent(path.slice(CLUSTERS_PREFIX.length, ownerEnd)),
+      cluster: decodeURIComponent(path.slice(ownerEnd + 1, clusterEnd)),
+      kind: path.slice(clusterEnd + 1, kindEnd < 0 ? undefined : kindEnd),
+      rest: kindEnd < 0 ? '' : path.slice(kindEnd),
+    }
+  } catch {
+    return undefined
+  }
+}
+
+/** The rest of the request's path after `/api/v1/clusters/{owner}/{cluster}/{kind}`, as sent. */
+const restOf = (url: URL) => clusterPath(url.pathname)?.rest ?? ''
+
+const isUpgrade = (request: Request) => request.headers.get('upgrade')?.toLowerCase() === 'websocket'
+
+/** The native passthrough's answer to anything but an exec upgrade: the member's, unchanged. */
+async function passThroughAnswer(deps: Deps, me: Actor, owner: string, cluster: string, request: Request, body: unknown, server: Server<unknown> | null): Promise<Response> {
+  const url = new URL(request.url)
+  const segments = safeSegments(restOf(url))
+  const streaming = isStreaming(request.method, segments, url.searchParams)
+  // A watch or a followed log may sit idle far longer than the server's idle timeout.
+  if (streaming) server?.timeout(request, 0)
+  return proxy.passThrough(deps, me, owner, cluster, { segments, url, streaming }, request, body)
+}
+
+/**
+ * The passthrough's reads (GET and HEAD without a body: kubectl get, logs, watches, discovery)
+ * answered outside Elysia's lifecycle, through the same checks (http/lean-route.ts). The app's
+ * route below answers the rest (writes, exec upgrades) with the same handler.
+ */
+const passThroughReads = (deps: Deps) => leanRoute(deps, {
+  name: 'clusters.proxy.reads',
+  match: (request, path) => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.body !== null || isUpgrade(request)) return undefined
+    const target = clusterPath(path)
+    return target?.kind === 'k8s' && target.rest.startsWith('/') ? target : undefined
+  },
+  signedIn: 'signed-in',
+  scope: 'cluster',
+  handle: (me, { owner, cluster }, request, server) => passThroughAnswer(deps, me, owner, cluster, request, undefined, server),
+})
 
 /** The member-cluster proxy: the native passthrough for kubectl and the spec's proxy routes. */
 export const proxyRoutes = (deps: Deps) =>
   new Elysia({ name: 'clusters.proxy', prefix: '/api/v1' })
     .use(guard(deps))
+    .use(passThroughReads(deps))
     .all('/clusters/:owner/:cluster/k8s/*', async ({ me, params, request, body, server, set }) => {
-      const url = new URL(request.url)
-      const rawPath = rawPathAfter(url, `/clusters/${params.owner}/${params.cluster}/k8s`)
-      if (server && request.headers.get('upgrade')?.toLowerCase() === 'websocket') return proxy.relayExec(deps, me, params.owner, params.cluster, rawPath, request, server)
-      const segments = safeSegments(rawPath)
-      const streaming = isStreaming(request.method, segments, url.searchParams)
-      // A watch or a followed log may sit idle far longer than the server's idle timeout.
-      if (streaming) server?.timeout(request, 0)
-      return finalResponse(set, await proxy.passThrough(deps, me, params.owner, params.cluster, { segments, url, streaming }, request, body))
+      if (server && isUpgrade(request)) return proxy.relayExec(deps, me, params.owner, params.cluster, restOf(new URL(request.url)), request, server)
+      return finalResponse(set, await passThroughAnswer(deps, me, params.owner, params.cluster, request, body, server))
     }, {
       signedIn: 'signed-in',
       scope: 'cluster',
@@ -36,9 +92,9 @@ export const proxyRoutes = (deps: Deps) =>
     })
     .all('/clusters/:owner/:cluster/proxy/*', async ({ me, params, request, body, server, set }) => {
       const url = new URL(request.url)
-      const rawPath = rawPathAfter(url, `/clusters/${params.owner}/${params.cluster}/proxy/`)
-      if (isStreaming(request.method, safeSegments(rawPath), url.searchParams)) server?.timeout(request, 0)
-      const answer = await proxyRequest(deps, me, params.owner, params.cluster, rawPath, request, body, server)
+      const rest = restOf(url)
+      if (isStreaming(request.method, safeSegments(rest), url.searchParams)) server?.timeout(request, 0)
+      const answer = await proxyRequest(deps, me, params.owner, params.cluster, rest, request, body, server)
       return answer && finalResponse(set, answer)
     }, {
       signedIn: 'signed-in',

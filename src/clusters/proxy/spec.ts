@@ -5,7 +5,7 @@ import { AppError } from '../../errors'
 import { statusOf } from '../../http/errors'
 import { jsonPatchDiff, type KubeObject } from '../../kube'
 import { memberFetch } from '../client'
-import { forwardedHeaders, isStreaming, relay, relayedHeaders, safeSegments, upstreamBody, upstreamPath } from './relay'
+import { forwardedHeaders, isStreaming, memberSearch, relay, relayedHeaders, safeSegments, upstreamBody, upstreamPath } from './relay'
 import { relayExec, targetFor, type Target } from './service'
 
 /**
@@ -128,7 +128,7 @@ export async function proxyRequest(deps: Deps, actor: Actor, owner: string, clus
 
 async function serve(target: Target, p: Parsed, request: Request, parsedBody: unknown): Promise<Response> {
   const url = new URL(request.url)
-  const query = new URLSearchParams(url.searchParams)
+  const query = new URLSearchParams(memberSearch(url.search))
   const convertToTable = query.get('convertToTable') === 'true'
   query.delete('convertToTable')
   const filter = query.get('filter')
@@ -242,7 +242,7 @@ async function renderFromQuery(target: Target, p: Parsed, q: string | null, miss
 }
 
 /**
- * Rule 2: every query parameter but filter and convertToTable goes to the member; resourceVersion
+ * Rule 2: every query parameter but filter, convertToTable and the platform's own (memberSearch) goes to the member; resourceVersion
  * is cleared so the ETag stays stable; the member's status passes through, but 401 becomes 403.
  */
 async function databaseConfiguration(target: Target, p: Parsed, search: string, request: Request): Promise<Response> {

@@ -1,0 +1,72 @@
+import { Elysia } from 'elysia'
+import type { Server } from 'bun'
+import type { Actor, ScopeCategory } from '../authz/actor'
+import type { SignedInPermission } from '../authz/authorize'
+import type { Deps } from '../deps'
+import { actorOf } from './auth'
+import { errorResponse, logUnexpected } from './errors'
+import { admitSignedIn } from './guard'
+import { DOCS_PATH } from './openapi'
+import { beginRequest, logRequest } from './request-log'
+import { SECURITY_HEADERS } from './security-headers'
+
+/** A route answered outside Elysia's per-request lifecycle; see leanRoute. */
+export interface LeanRoute<Params> {
+  /** A name for the plugin (Elysia deduplicates plugins by name). */
+  name: string
+  /** The route's params when it takes `request` (`path` as sent, still percent-encoded); undefined leaves the request to the app. */
+  match(request: Request, path: string): Params | undefined
+  /** Who may call, as the app's route of the same path declares it: `signedIn` and `scope`. */
+  signedIn: SignedInPermission
+  scope: ScopeCategory
+  /** The answer for the admitted caller; throws AppError for a refusal. `server` is null in-process (app.handle). */
+  handle(me: Actor, params: Params, request: Request, server: Server<unknown> | null): Promise<Response>
+}
+
+/** The path of `scheme://host/path?query`, as sent. */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0) return '/'
+  const query = url.indexOf('?', start)
+  return url.slice(start, query < 0 ? undefined : query)
+}
+
+/**
+ * A route the app answers before Elysia's per-request lifecycle (context object, hooks, router,
+ * validation, response mapping): on the Kubernetes passthrough that lifecycle cost about as much
+ * CPU as the relay itself. The answer goes through the same pieces every route's does, called
+ * here in the same order: the request id and security headers, the credential (actorOf), the
+ * guard's admission for the declared permission and token scope, the one error body, the request
+ * log. What `match` leaves (and the OpenAPI document) stays with the app's route of the same path,
+ * which calls the same handler.
+ */
+export function leanRoute<Params>(deps: Deps, route: LeanRoute<Params>) {
+  const docsUrl = `${deps.config.publicUrl}${DOCS_PATH}`
+  const unexpected = (request: Request, error: unknown) => logUnexpected(deps.log, request, error)
+  let server: Server<unknown> | null = null
+  const answer = async (request: Request, params: Params): Promise<Response> => {
+    const requestId = beginRequest(request)
+    let response: Response
+    try {
+      const actor = await actorOf(deps, request, server)
+      const me = await admitSignedIn(deps, actor, route.signedIn, route.scope, request.method)
+      response = await route.handle(me, params, request, server)
+    } catch (error) {
+      response = errorResponse(error, docsUrl, unexpected, request)
+    }
+    // The answer's own headers win, as when Elysia merges what hooks set.
+    if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', requestId)
+    for (const name in SECURITY_HEADERS) if (!response.headers.has(name)) response.headers.set(name, SECURITY_HEADERS[name]!)
+    if (deps.config.requestLog) logRequest(deps.log, request, response.status)
+    return response
+  }
+  return new Elysia({ name: route.name })
+    .onStart(({ server: started }) => {
+      server = started
+    })
+    // A higher-order function sees each request before Elysia builds anything for it.
+    .wrap((handle, request: Request) => {
+      const params = route.match(request, pathOf(request.url))
+      return params === undefined ? handle : () => answer(request, params)
+    })
+}

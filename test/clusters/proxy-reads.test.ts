@@ -1,0 +1,141 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { startEmulator } from '../../src/kube-emulator'
+import { generateServerTls } from '../../src/kube-emulator/tls'
+import { mintToken } from '../../src/identity/tokens/service'
+import { makeTestApp, type TestApp, type TestUser } from '../support/app'
+
+// The passthrough's reads are answered before Elysia's lifecycle (http/lean-route.ts); these tests
+// hold them to what the app's routes do, and hold every proxy path to the member's query.
+
+const member = await startEmulator({ tls: true, seed: true })
+afterAll(() => member.stop())
+
+// A recording front for the member, over TLS: it notes each request's query, then passes it on.
+// An exec upgrade is refused (403), as a member without exec would, so the platform asks again over plain HTTP.
+const recorded: string[] = []
+const frontTls = await generateServerTls(['127.0.0.1'])
+const front = Bun.serve({
+  port: 0, hostname: '127.0.0.1', tls: { cert: frontTls.certPem, key: frontTls.keyPem },
+  async fetch(request) {
+    const url = new URL(request.url)
+    recorded.push(`${request.method} ${url.pathname}${url.search}`)
+    if (request.headers.get('upgrade')) return Response.json({ kind: 'Status', status: 'Failure', code: 403, reason: 'Forbidden' }, { status: 403 })
+    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
+    const headers = new Headers(request.headers)
+    headers.delete('host')
+    const answer = await fetch(`${member.url}${url.pathname}${url.search}`, { method: request.method, headers, body, tls: { ca: member.caCertPem } } as RequestInit)
+    return new Response(answer.body, { status: answer.status, headers: { 'content-type': answer.headers.get('content-type') ?? 'application/json' } })
+  },
+})
+afterAll(() => front.stop(true))
+
+interface Lab { t: TestApp; base: string; alice: TestUser; bob: TestUser }
+
+async function lab(): Promise<Lab> {
+  const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
+  const [alice, bob] = await t.users('alice', 'bob')
+  const imported = await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
+    name: 'dev', server: `https://127.0.0.1:${front.port}`, caData: Buffer.from(frontTls.caCertPem).toString('base64'), token: member.token,
+  })
+  expect(imported.status).toBe(201)
+  return { t, base: await t.listen(), alice: alice!, bob: bob! }
+}
+
+describe('the platform\'s own query parameters never reach the member', () => {
+  test('a token in the query (token, access_token, percent-encoded) signs the caller in on every proxy path; the member sees the rest of the query only', async () => {
+    const l = await lab()
+    const token = encodeURIComponent(l.alice.token)
+    const paths: [string, string][] = [
+      ['GET', `/k8s/api/v1/namespaces/demo/configmaps?limit=5&token=${token}`],
+      ['GET', `/k8s/api/v1/namespaces/demo/configmaps?access_token=${token}&limit=5`],
+      ['GET', `/k8s/api/v1/namespaces/demo/configmaps?%74oken=${token}&limit=5`],
+      ['HEAD', `/k8s/api/v1/namespaces/demo?token=${token}`],
+      ['POST', `/k8s/apis/authorization.k8s.io/v1/selfsubjectaccessreviews?token=${token}`],
+      ['GET', `/proxy/core/v1/namespaces/demo/configmaps?labelSelector=a%3Db&access_token=${token}`],
+    ]
+    const before = recorded.length
+    for (const [method, path] of paths) {
+      const body = method === 'POST' ? JSON.stringify({ spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } }) : undefined
+      await fetch(`${l.base}/api/v1/clusters/alice/dev${path}`, { method, body, headers: body ? { 'content-type': 'application/json' } : {} })
+    }
+    // Browsers cannot set headers on a WebSocket: exec is where a query token is the usual credential.
+    const exec = new WebSocket(`${l.base.replace('http', 'ws')}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/pods/web-0/exec?command=true&access_token=${token}`, ['v5.channel.k8s.io'])
+    await new Promise((settle) => exec.addEventListener('close', settle))
+    // Every request reached the member, so each token signed its caller in (a refusal stays here).
+    const seen = recorded.slice(before)
+    expect(seen).toEqual([
+      'GET /api/v1/namespaces/demo/configmaps?limit=5',
+      'GET /api/v1/namespaces/demo/configmaps?limit=5',
+      'GET /api/v1/namespaces/demo/configmaps?limit=5',
+      'HEAD /api/v1/namespaces/demo',
+      'POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      'GET /api/v1/namespaces/demo/configmaps?labelSelector=a%3Db',
+      'GET /api/v1/namespaces/demo/pods/web-0/exec?command=true',
+      'GET /api/v1/namespaces/demo/pods/web-0/exec?command=true',
+    ])
+  })
+
+  test('sudo is the platform\'s: an admin\'s sudo is applied here and not passed on', async () => {
+    const l = await lab()
+    const root = await l.t.admin()
+    const before = recorded.length
+    const res = await fetch(`${l.base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces?sudo=alice&limit=1`, { headers: { authorization: `token ${root.token}` } })
+    expect(res.status).toBe(200)
+    expect(recorded.slice(before)).toEqual(['GET /api/v1/namespaces?limit=1'])
+  })
+})
+
+describe('reads answered before the app\'s lifecycle refuse as its routes do', () => {
+  /** The answer to `method` on alice's passthrough: GET (the lean route) or DELETE (the app's route). */
+  const ask = async (l: Lab, method: 'GET' | 'DELETE', headers: Record<string, string>, cluster = 'dev') => {
+    const res = await fetch(`${l.base}/api/v1/clusters/alice/${cluster}/k8s/api/v1/namespaces/demo/configmaps/x`, { method, headers: { 'x-request-id': `${method}-1`, ...headers } })
+    return {
+      status: res.status,
+      body: await res.json() as { message: string; url: string },
+      type: res.headers.get('content-type'),
+      nosniff: res.headers.get('x-content-type-options'),
+      requestId: res.headers.get('x-request-id'),
+    }
+  }
+
+  test('anonymous, a bad token, another user, an unknown cluster, a password to change: the same status, body and headers', async () => {
+    const l = await lab()
+    const newbie = await l.t.as(await l.t.admin()).send('POST', '/api/v1/admin/users', { username: 'newbie', email: 'newbie@example.com', password: 'first-password-1', must_change_password: true })
+    expect(newbie.status).toBe(201)
+    const cases: [string, Record<string, string>, string?][] = [
+      ['anonymous', {}],
+      ['a token nobody has', { authorization: 'token 0123456789abcdef0123456789abcdef01234567' }],
+      ['another user', { authorization: `token ${l.bob.token}` }],
+      ['an unknown cluster', { authorization: `token ${l.alice.token}` }, 'nope'],
+      ['a user who must change their password', { authorization: `Basic ${Buffer.from('newbie:first-password-1').toString('base64')}` }],
+    ]
+    const before = recorded.length
+    for (const [name, headers, cluster] of cases) {
+      const read = await ask(l, 'GET', headers, cluster)
+      const write = await ask(l, 'DELETE', headers, cluster)
+      expect({ name, status: read.status, body: read.body, type: read.type, nosniff: read.nosniff }).toEqual({ name, status: write.status, body: write.body, type: write.type, nosniff: write.nosniff })
+      expect([401, 403, 404]).toContain(read.status)
+      expect([read.requestId, write.requestId]).toEqual(['GET-1', 'DELETE-1'])
+    }
+    expect(recorded.length).toBe(before)
+  })
+
+  test('a token without the cluster scope: 403 naming the scope the method needs (read for GET, write for DELETE)', async () => {
+    const l = await lab()
+    const { plaintext } = await mintToken(l.t.deps.db, l.alice.user.id, { name: 'user-only', scopes: ['read:user'] })
+    const read = await ask(l, 'GET', { authorization: `token ${plaintext}` })
+    const write = await ask(l, 'DELETE', { authorization: `token ${plaintext}` })
+    expect([read.status, write.status]).toEqual([403, 403])
+    expect(read.body.message).toBe('token does not have at least one of required scope(s): [read:cluster]')
+    expect(write.body.message).toBe('token does not have at least one of required scope(s): [write:cluster]')
+  })
+
+  test('a read writes its request log line, a query token redacted', async () => {
+    const l = await lab()
+    const res = await fetch(`${l.base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo?token=${l.alice.token}`, { headers: { 'x-request-id': 'lean-log-1' } })
+    expect(res.status).toBe(200)
+    const line = (await l.t.logFor('lean-log-1')).find((entry) => entry.requestId === 'lean-log-1' && entry.event === 'request')
+    expect(line).toMatchObject({ method: 'GET', path: '/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo?token=%5Bredacted%5D', status: 200 })
+    expect(l.t.logs.some((entry) => entry.includes(l.alice.token))).toBe(false)
+  })
+})
