@@ -173,7 +173,7 @@ function endingWhenCut(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8
 }
 
 /** The allow-listed response headers of a member's answer (a fetch Headers or the kept-alive client's record). */
-export function relayedHeaders(from: Headers | Record<string, string>): Record<string, string> {
+function relayedHeaders(from: Headers | Record<string, string>): Record<string, string> {
   const headers: Record<string, string> = {}
   const get = from instanceof Headers ? (name: string) => from.get(name) : (name: string) => from[name] ?? null
   for (const name of RELAYED_RESPONSE_HEADERS) {

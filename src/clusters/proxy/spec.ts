@@ -4,8 +4,7 @@ import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { statusOf } from '../../http/errors'
 import { jsonPatchDiff, type KubeObject } from '../../kube'
-import { memberFetch } from '../client'
-import { forwardedHeaders, isStreaming, memberSearch, relay, relayedHeaders, safeSegments, upstreamBody, upstreamPath } from './relay'
+import { forwardedHeaders, isStreaming, memberSearch, relay, safeSegments, upstreamBody, upstreamPath } from './relay'
 import { relayExec, targetFor, type Target } from './service'
 
 /**
@@ -74,13 +73,18 @@ function memberPath(p: Omit<Parsed, 'subresource'> & { subresource?: string }): 
   return `/${[...prefix, ...(p.namespace ? ['namespaces', p.namespace] : []), p.resource, p.name, p.subresource ?? ''].filter(Boolean).map(encodeURIComponent).join('/')}`
 }
 
+interface MemberCall { method?: string; body?: string; headers?: Record<string, string> }
+
+/** The member's whole answer to one call of a composite route, over the kept-alive client as every finite relay. */
+const memberAnswer = (target: Target, path: string, call: MemberCall = {}) => relay(target.resolved.cluster.name, target.connection, {
+  method: call.method ?? 'GET', path, body: call.body ?? null, streaming: false,
+  headers: { accept: 'application/json', ...(call.body ? { 'content-type': 'application/json' } : {}), ...target.identity, ...call.headers },
+})
+
 /** A JSON document from the member, or its own error passed through as it is (AnswerError). */
-async function memberJson(target: Target, path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<KubeObject> {
-  const res = await memberFetch(target.resolved.cluster.name, target.connection, {
-    method: init.method ?? 'GET', path, body: init.body,
-    headers: { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}), ...target.identity, ...init.headers },
-  })
-  if (!res.ok) throw new AnswerError(new Response(await res.arrayBuffer(), { status: res.status, headers: relayedHeaders(res.headers) }))
+async function memberJson(target: Target, path: string, call: MemberCall = {}): Promise<KubeObject> {
+  const res = await memberAnswer(target, path, call)
+  if (!res.ok) throw new AnswerError(res)
   return (await res.json()) as KubeObject
 }
 
@@ -246,9 +250,8 @@ async function renderFromQuery(target: Target, p: Parsed, q: string | null, miss
  * is cleared so the ETag stays stable; the member's status passes through, but 401 becomes 403.
  */
 async function databaseConfiguration(target: Target, p: Parsed, search: string, request: Request): Promise<Response> {
-  const res = await memberFetch(target.resolved.cluster.name, target.connection, { path: `${memberPath(p)}${search}`, headers: { accept: 'application/json', ...target.identity } })
-  const status = res.status === 401 ? 403 : res.status
-  if (!res.ok) return new Response(await res.arrayBuffer(), { status, headers: relayedHeaders(res.headers) })
+  const res = await memberAnswer(target, `${memberPath(p)}${search}`)
+  if (!res.ok) return new Response(res.body, { status: res.status === 401 ? 403 : res.status, headers: res.headers })
   const object = (await res.json()) as KubeObject
   if (object.metadata) delete object.metadata.resourceVersion
   const answer = await withETag(request, json(object))
