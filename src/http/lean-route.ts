@@ -19,8 +19,11 @@ export interface LeanRoute<Params> {
   /** Who may call, as the app's route of the same path declares it: `signedIn` and `scope`. */
   signedIn: SignedInPermission
   scope: ScopeCategory
-  /** The answer for the admitted caller; throws AppError for a refusal. `server` is null in-process (app.handle). */
-  handle(me: Actor, params: Params, request: Request, server: Server<unknown> | null): Promise<Response>
+  /**
+   * The answer for the admitted caller; throws AppError for a refusal. `server` is null in-process
+   * (app.handle). Undefined when the handler upgraded the connection (a WebSocket): nothing to answer.
+   */
+  handle(me: Actor, params: Params, request: Request, server: Server<unknown> | null): Promise<Response | undefined>
 }
 
 /** The path of `scheme://host/path?query`, as sent. */
@@ -44,13 +47,15 @@ export function leanRoute<Params>(deps: Deps, route: LeanRoute<Params>) {
   const docsUrl = `${deps.config.publicUrl}${DOCS_PATH}`
   const unexpected = (request: Request, error: unknown) => logUnexpected(deps.log, request, error)
   let server: Server<unknown> | null = null
-  const answer = async (request: Request, params: Params): Promise<Response> => {
+  const answer = async (request: Request, params: Params): Promise<Response | undefined> => {
     const requestId = beginRequest(request)
     let response: Response
     try {
       const actor = await actorOf(deps, request, server)
       const me = await admitSignedIn(deps, actor, route.signedIn, route.scope, request.method)
-      response = await route.handle(me, params, request, server)
+      const handled = await route.handle(me, params, request, server)
+      if (!handled) return handled
+      response = handled
     } catch (error) {
       response = errorResponse(error, docsUrl, unexpected, request)
     }

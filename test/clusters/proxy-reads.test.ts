@@ -86,9 +86,11 @@ describe('the platform\'s own query parameters never reach the member', () => {
 })
 
 describe('reads answered before the app\'s lifecycle refuse as its routes do', () => {
-  /** The answer to `method` on alice's passthrough: GET (the lean route) or DELETE (the app's route). */
-  const ask = async (l: Lab, method: 'GET' | 'DELETE', headers: Record<string, string>, cluster = 'dev') => {
-    const res = await fetch(`${l.base}/api/v1/clusters/alice/${cluster}/k8s/api/v1/namespaces/demo/configmaps/x`, { method, headers: { 'x-request-id': `${method}-1`, ...headers } })
+  const PATHS = { k8s: 'k8s/api/v1/namespaces/demo/configmaps/x', proxy: 'proxy/core/v1/namespaces/demo/configmaps/x' }
+
+  /** The answer to `method` on alice's passthrough or spec route: GET (the lean route) or DELETE (the app's route). */
+  const ask = async (l: Lab, method: 'GET' | 'DELETE', headers: Record<string, string>, cluster = 'dev', kind: keyof typeof PATHS = 'k8s') => {
+    const res = await fetch(`${l.base}/api/v1/clusters/alice/${cluster}/${PATHS[kind]}`, { method, headers: { 'x-request-id': `${method}-1`, ...headers } })
     return {
       status: res.status,
       body: await res.json() as { message: string; url: string },
@@ -98,7 +100,7 @@ describe('reads answered before the app\'s lifecycle refuse as its routes do', (
     }
   }
 
-  test('anonymous, a bad token, another user, an unknown cluster, a password to change: the same status, body and headers', async () => {
+  test('anonymous, a bad token, another user, an unknown cluster, a password to change: the same status, body and headers on the passthrough and the spec routes', async () => {
     const l = await lab()
     const newbie = await l.t.as(await l.t.admin()).send('POST', '/api/v1/admin/users', { username: 'newbie', email: 'newbie@example.com', password: 'first-password-1', must_change_password: true })
     expect(newbie.status).toBe(201)
@@ -110,13 +112,14 @@ describe('reads answered before the app\'s lifecycle refuse as its routes do', (
       ['a user who must change their password', { authorization: `Basic ${Buffer.from('newbie:first-password-1').toString('base64')}` }],
     ]
     const before = recorded.length
-    for (const [name, headers, cluster] of cases) {
-      const read = await ask(l, 'GET', headers, cluster)
-      const write = await ask(l, 'DELETE', headers, cluster)
-      expect({ name, status: read.status, body: read.body, type: read.type, nosniff: read.nosniff }).toEqual({ name, status: write.status, body: write.body, type: write.type, nosniff: write.nosniff })
-      expect([401, 403, 404]).toContain(read.status)
-      expect([read.requestId, write.requestId]).toEqual(['GET-1', 'DELETE-1'])
-    }
+    for (const kind of ['k8s', 'proxy'] as const)
+      for (const [name, headers, cluster] of cases) {
+        const read = await ask(l, 'GET', headers, cluster, kind)
+        const write = await ask(l, 'DELETE', headers, cluster, kind)
+        expect({ kind, name, status: read.status, body: read.body, type: read.type, nosniff: read.nosniff }).toEqual({ kind, name, status: write.status, body: write.body, type: write.type, nosniff: write.nosniff })
+        expect([401, 403, 404]).toContain(read.status)
+        expect([read.requestId, write.requestId]).toEqual(['GET-1', 'DELETE-1'])
+      }
     expect(recorded.length).toBe(before)
   })
 

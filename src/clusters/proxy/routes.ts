@@ -56,28 +56,36 @@ async function passThroughAnswer(deps: Deps, me: Actor, owner: string, cluster: 
   return proxy.passThrough(deps, me, owner, cluster, { segments, url, streaming }, request, body)
 }
 
+/** The spec's proxy routes' answer; undefined once an exec upgrade took the connection. */
+async function specAnswer(deps: Deps, me: Actor, owner: string, cluster: string, request: Request, body: unknown, server: Server<unknown> | null): Promise<Response | undefined> {
+  const url = new URL(request.url)
+  const rest = restOf(url)
+  if (isStreaming(request.method, safeSegments(rest), url.searchParams)) server?.timeout(request, 0)
+  return proxyRequest(deps, me, owner, cluster, rest, request, body, server)
+}
+
 /**
- * The passthrough's reads (GET and HEAD without a body: kubectl get, logs, watches, discovery)
+ * Reads (GET and HEAD without a body: kubectl get, logs, watches, discovery; the spec's views)
  * answered outside Elysia's lifecycle, through the same checks (http/lean-route.ts). The app's
- * route below answers the rest (writes, exec upgrades) with the same handler.
+ * routes below answer the rest (writes, exec upgrades) with the same handlers.
  */
-const passThroughReads = (deps: Deps) => leanRoute(deps, {
+const proxyReads = (deps: Deps) => leanRoute(deps, {
   name: 'clusters.proxy.reads',
   match: (request, path) => {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || request.body !== null || isUpgrade(request)) return undefined
     const target = clusterPath(path)
-    return target?.kind === 'k8s' && target.rest.startsWith('/') ? target : undefined
+    return (target?.kind === 'k8s' || target?.kind === 'proxy') && target.rest.startsWith('/') ? target : undefined
   },
   signedIn: 'signed-in',
   scope: 'cluster',
-  handle: (me, { owner, cluster }, request, server) => passThroughAnswer(deps, me, owner, cluster, request, undefined, server),
+  handle: (me, { owner, cluster, kind }, request, server) => (kind === 'k8s' ? passThroughAnswer : specAnswer)(deps, me, owner, cluster, request, undefined, server),
 })
 
 /** The member-cluster proxy: the native passthrough for kubectl and the spec's proxy routes. */
 export const proxyRoutes = (deps: Deps) =>
   new Elysia({ name: 'clusters.proxy', prefix: '/api/v1' })
     .use(guard(deps))
-    .use(passThroughReads(deps))
+    .use(proxyReads(deps))
     .all('/clusters/:owner/:cluster/k8s/*', async ({ me, params, request, body, server, set }) => {
       if (server && isUpgrade(request)) return proxy.relayExec(deps, me, params.owner, params.cluster, restOf(new URL(request.url)), request, server)
       return finalResponse(set, await passThroughAnswer(deps, me, params.owner, params.cluster, request, body, server))
@@ -91,10 +99,7 @@ export const proxyRoutes = (deps: Deps) =>
       },
     })
     .all('/clusters/:owner/:cluster/proxy/*', async ({ me, params, request, body, server, set }) => {
-      const url = new URL(request.url)
-      const rest = restOf(url)
-      if (isStreaming(request.method, safeSegments(rest), url.searchParams)) server?.timeout(request, 0)
-      const answer = await proxyRequest(deps, me, params.owner, params.cluster, rest, request, body, server)
+      const answer = await specAnswer(deps, me, params.owner, params.cluster, request, body, server)
       return answer && finalResponse(set, answer)
     }, {
       signedIn: 'signed-in',
