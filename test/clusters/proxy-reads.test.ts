@@ -142,3 +142,32 @@ describe('reads answered before the app\'s lifecycle refuse as its routes do', (
     expect(l.t.logs.some((entry) => entry.includes(l.alice.token))).toBe(false)
   })
 })
+
+test('a watch taken by the lean route outlives the server\'s idle timeout (the route reaches the server to lift it)', async () => {
+  const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
+  const [alice] = await t.users('alice')
+  expect((await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
+    name: 'dev', server: member.url, caData: Buffer.from(member.caCertPem!).toString('base64'), token: member.token,
+  })).status).toBe(201)
+  const server = t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false, idleTimeout: 1 })
+  afterAll(() => server.stop())
+  const watch = await fetch(`http://127.0.0.1:${server.server!.port}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/configmaps?watch=true`, { headers: { authorization: `token ${alice!.token}` } })
+  expect(watch.status).toBe(200)
+  const reader = watch.body!.getReader()
+  const decoder = new TextDecoder()
+  let seen = decoder.decode((await reader.read()).value)
+  // Idle past the server's 1 s timeout (Bun closes idle connections on a coarse timer: measured, a 1 s timeout cuts a silent watch within 12 s, not within 2.5 s), then a change: a watch still open delivers it.
+  await Bun.sleep(9_000)
+  const created = await fetch(`${member.url}/api/v1/namespaces/demo/configmaps`, {
+    method: 'POST', headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ metadata: { name: 'after-idle' } }), tls: { ca: member.caCertPem },
+  } as RequestInit)
+  expect(created.status).toBe(201)
+  while (!seen.includes('after-idle')) {
+    const { value, done } = await reader.read()
+    if (done) break
+    seen += decoder.decode(value)
+  }
+  expect(seen).toContain('"after-idle"')
+  await reader.cancel()
+})
