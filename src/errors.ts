@@ -5,7 +5,7 @@
 export type ErrorKind =
   | 'badRequest' | 'invalid' | 'duplicate' | 'unauthenticated' | 'forbidden' | 'notFound'
   | 'methodNotAllowed' | 'requestTimeout' | 'conflict' | 'lengthRequired' | 'payloadTooLarge' | 'unsupportedMediaType' | 'tooManyRequests'
-  | 'internal' | 'upstream' | 'unavailable'
+  | 'clientClosed' | 'internal' | 'upstream' | 'unavailable'
 
 export interface FieldError {
   field: string

@@ -33,6 +33,8 @@ export interface FiniteRequest {
   headers: Record<string, string>
   body: Uint8Array | null
   timeoutMs: number
+  /** The client's request: when it goes away, the call ends there and its connection is closed. */
+  signal?: AbortSignal
 }
 
 export interface FiniteAnswer {
@@ -45,6 +47,7 @@ export interface FiniteAnswer {
 export const KeepAliveMessages = {
   malformed: (cluster: string, why: string) => `cluster "${cluster}" answered with a malformed HTTP response (${why})`,
   badRequestHeader: 'a header for the member carries a line break or control character',
+  clientGone: (cluster: string) => `the client went away before cluster "${cluster}" answered`,
 } as const
 
 class Malformed extends Error {}
@@ -564,9 +567,10 @@ function startSweeper(): void {
 /**
  * Sends one finite request to the member over a kept-alive connection and resolves with the
  * whole answer. Redirects are answers like any other (never followed); bodies are not
- * decompressed. The call ends at its deadline even when the client has gone earlier (a finite
- * answer is bounded). Throws upstream (unreachable, TLS refused, timeout, malformed answer) and
- * invalid (a header or path that cannot be written safely).
+ * decompressed. The call ends at its deadline, or as soon as `signal` aborts (the client went
+ * away: its connection is closed, as the answer can no longer be read to its end). Throws upstream
+ * (unreachable, TLS refused, timeout, malformed answer), invalid (a header or path that cannot be
+ * written safely) and clientClosed.
  */
 export function finiteRequest(clusterName: string, connection: ClusterConnection, request: FiniteRequest): Promise<FiniteAnswer> {
   const pool = pools.get(connection) ?? new Pool(connection)
@@ -576,18 +580,49 @@ export function finiteRequest(clusterName: string, connection: ClusterConnection
   } catch (error) {
     return Promise.reject(error)
   }
+  const { signal } = request
+  const clientGone = () => new AppError('clientClosed', KeepAliveMessages.clientGone(clusterName))
+  if (signal?.aborted) return Promise.reject(clientGone())
   const deadline = performance.now() + request.timeoutMs
   // A reused connection may have been closed by the server just now: GET and HEAD go again on a new one.
   const retryable = request.method === 'GET' || request.method === 'HEAD'
+  /** The connection and exchange carrying the request, once it has them; `gone` once the client left. */
+  const state: { carrier: Conn | undefined; exchange: Exchange | undefined; gone: boolean } = { carrier: undefined, exchange: undefined, gone: false }
   const attempt = (fresh: boolean): Promise<FiniteAnswer> => new Promise<FiniteAnswer>((resolve, reject) => {
     pool.acquire(clusterName, deadline, fresh).then((conn) => {
       if (conn.closed) return resolve(attempt(true))
-      conn.exchange = {
+      // The client left while this waited for a connection: the connection serves someone else.
+      if (state.gone) {
+        release(conn)
+        return reject(clientGone())
+      }
+      const exchange: Exchange = {
         clusterName, parser: new AnswerParser(request.method === 'HEAD'), deadline, resolve, reject, unsent: undefined,
         retryable: retryable && !fresh, retry: () => resolve(attempt(true)),
       }
-      conn.exchange.unsent = write(conn.socket!, bytes)
+      state.carrier = conn
+      state.exchange = conn.exchange = exchange
+      exchange.unsent = write(conn.socket!, bytes)
     }, reject)
   })
-  return attempt(false)
+  const call = attempt(false)
+  if (!signal) return call
+  // Nobody waits for the answer any more: the member's work and the connection are given up, as a
+  // client disconnect ends a request inside the apiserver.
+  return new Promise<FiniteAnswer>((resolve, reject) => {
+    const leave = () => {
+      state.gone = true
+      // Only while the connection still carries this request (not, after its answer, someone else's).
+      if (state.carrier && state.exchange && state.carrier.exchange === state.exchange) failExchange(state.carrier, clientGone())
+      reject(clientGone())
+    }
+    signal.addEventListener('abort', leave, { once: true })
+    call.then((answer) => {
+      signal.removeEventListener('abort', leave)
+      resolve(answer)
+    }, (error: unknown) => {
+      signal.removeEventListener('abort', leave)
+      reject(error)
+    })
+  })
 }

@@ -6,6 +6,8 @@ import { requestIdOfRequest } from './request-log'
 const STATUS: Record<ErrorKind, number> = {
   badRequest: 400, invalid: 422, duplicate: 422, unauthenticated: 401, forbidden: 403, notFound: 404,
   methodNotAllowed: 405, requestTimeout: 408, conflict: 409, lengthRequired: 411, payloadTooLarge: 413, unsupportedMediaType: 415, tooManyRequests: 429,
+  // nginx's "client closed request": nobody receives it; the request log says why the call ended.
+  clientClosed: 499,
   internal: 500, upstream: 502, unavailable: 503,
 }
 

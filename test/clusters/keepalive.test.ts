@@ -5,6 +5,7 @@ import { finiteRequest, IDLE_CLOSE_MS, MAX_CONNECTIONS_PER_CLUSTER, MAX_HEAD_BYT
 import { AppError } from '../../src/errors'
 import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
+import { eventually } from '../support/wait'
 
 // The kept-alive client against the real emulator over TLS, and against a hostile TLS server that
 // answers with raw bytes, so every framing the client must refuse or survive can be sent.
@@ -13,10 +14,10 @@ const emulator = await startEmulator({ tls: true, seed: false })
 afterAll(() => emulator.stop())
 const viaEmulator: ClusterConnection = { server: emulator.url, caData: emulator.caCertPem!, tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: emulator.token } }
 
-const get = (connection: ClusterConnection, path: string, init: { method?: string; body?: string; timeoutMs?: number; headers?: Record<string, string> } = {}) =>
+const get = (connection: ClusterConnection, path: string, init: { method?: string; body?: string; timeoutMs?: number; headers?: Record<string, string>; signal?: AbortSignal } = {}) =>
   finiteRequest('member', connection, {
     method: init.method ?? 'GET', path, headers: init.headers ?? { accept: 'application/json' },
-    body: init.body === undefined ? null : new TextEncoder().encode(init.body), timeoutMs: init.timeoutMs ?? 5_000,
+    body: init.body === undefined ? null : new TextEncoder().encode(init.body), timeoutMs: init.timeoutMs ?? 5_000, signal: init.signal,
   })
 const text = (body: Uint8Array) => new TextDecoder().decode(body)
 const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure') }, (error: unknown) => {
@@ -67,8 +68,8 @@ describe('against the emulator over TLS', () => {
   })
 })
 
-/** What the hostile server saw: connections opened and the request heads, in order. */
-interface Hostile { url: string; connections: number; requests: string[]; connection: ClusterConnection; stop(): void }
+/** What the hostile server saw: connections opened, the request heads in order, connections the client closed. */
+interface Hostile { url: string; connections: number; requests: string[]; closed: number[]; connection: ClusterConnection; stop(): void }
 
 /**
  * A TLS server that reads request heads (and Content-Length bodies) and answers each with
@@ -76,12 +77,15 @@ interface Hostile { url: string; connections: number; requests: string[]; connec
  */
 async function hostile(answer: (path: string, connection: number, socket: Socket<{ id: number; buffered: string }>) => void | Promise<void>): Promise<Hostile> {
   const tls = await generateServerTls(['127.0.0.1'])
-  const state = { connections: 0, requests: [] as string[] }
+  const state = { connections: 0, requests: [] as string[], closed: [] as number[] }
   const server = Bun.listen<{ id: number; buffered: string }>({
     hostname: '127.0.0.1', port: 0, tls: { cert: tls.certPem, key: tls.keyPem },
     socket: {
       open(socket) {
         socket.data = { id: ++state.connections, buffered: '' }
+      },
+      close(socket) {
+        state.closed.push(socket.data.id)
       },
       async data(socket, data) {
         socket.data.buffered += new TextDecoder().decode(data)
@@ -100,7 +104,7 @@ async function hostile(answer: (path: string, connection: number, socket: Socket
   })
   const url = `https://127.0.0.1:${server.port}`
   const result: Hostile = {
-    url, requests: state.requests, get connections() { return state.connections },
+    url, requests: state.requests, closed: state.closed, get connections() { return state.connections },
     connection: { server: url, caData: tls.caCertPem, tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'member-token' } },
     stop: () => server.stop(true),
   }
@@ -277,6 +281,47 @@ describe('against a hostile TLS server', () => {
       const started = performance.now()
       expect(await failure(get(server.connection, '/silent', { timeoutMs: 300 }))).toBe('cluster "member" did not answer in time')
       expect(performance.now() - started).toBeLessThan(1500)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('the client leaves before the member answers → the call ends at once (clientClosed), and the member sees its connection closed', async () => {
+    const server = await hostile(() => undefined)
+    try {
+      const leaving = new AbortController()
+      const started = performance.now()
+      const call = get(server.connection, '/slow-list', { timeoutMs: 10_000, signal: leaving.signal })
+      await eventually(() => server.requests.length === 1)
+      leaving.abort()
+      const error = await call.then(() => undefined, (e: unknown) => e)
+      expect(error).toBeInstanceOf(AppError)
+      expect((error as AppError).kind).toBe('clientClosed')
+      expect(performance.now() - started).toBeLessThan(2_000)
+      await eventually(() => server.closed.includes(1))
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('a client that leaves while its request waits for a connection: the request is never written, and the connections serve the others', async () => {
+    const held: Socket<{ id: number; buffered: string }>[] = []
+    const server = await hostile((path, id, socket) => {
+      if (path.startsWith('/hold')) held.push(socket)
+      else socket.write(ok(`{"connection":${id}}`))
+    })
+    try {
+      const holding = Array.from({ length: MAX_CONNECTIONS_PER_CLUSTER }, (_, i) => get(server.connection, `/hold-${i}`))
+      await eventually(() => held.length === MAX_CONNECTIONS_PER_CLUSTER)
+      const leaving = new AbortController()
+      const late = get(server.connection, '/late', { signal: leaving.signal })
+      leaving.abort()
+      expect(await late.then(() => undefined, (e: unknown) => (e as AppError).kind)).toBe('clientClosed')
+      for (const socket of held) socket.write(ok('{}'))
+      expect((await Promise.all(holding)).every((a) => a.status === 200)).toBe(true)
+      expect((await get(server.connection, '/after')).status).toBe(200)
+      expect(server.requests.some((head) => head.startsWith('GET /late '))).toBe(false)
+      expect(server.connections).toBe(MAX_CONNECTIONS_PER_CLUSTER)
     } finally {
       server.stop()
     }

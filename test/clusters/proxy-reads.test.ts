@@ -3,6 +3,7 @@ import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
 import { mintToken } from '../../src/identity/tokens/service'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
+import { eventually } from '../support/wait'
 
 // The passthrough's reads are answered before Elysia's lifecycle (http/lean-route.ts); these tests
 // hold them to what the app's routes do, and hold every proxy path to the member's query.
@@ -170,4 +171,34 @@ test('a watch taken by the lean route outlives the server\'s idle timeout (the r
   }
   expect(seen).toContain('"after-idle"')
   await reader.cancel()
+})
+
+test('a client that leaves a slow read: the member sees the platform leave too, and the request log says 499', async () => {
+  const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
+  const [alice] = await t.users('alice')
+  // A member that takes its time with one list and notes when its caller goes away.
+  const slowTls = await generateServerTls(['127.0.0.1'])
+  const memberSaw: string[] = []
+  const slow = Bun.serve({
+    port: 0, hostname: '127.0.0.1', tls: { cert: slowTls.certPem, key: slowTls.keyPem },
+    fetch: (request) => new Promise<Response>((answer) => {
+      memberSaw.push('asked')
+      request.signal.addEventListener('abort', () => memberSaw.push('caller left'))
+      setTimeout(() => answer(Response.json({ kind: 'ConfigMapList', items: [] })), 20_000).unref()
+    }),
+  })
+  afterAll(() => slow.stop(true))
+  const { registrationFixture } = await import('./support')
+  await registrationFixture(t, alice!.user, 'slow', { server: `https://127.0.0.1:${slow.port}`, caData: slowTls.caCertPem, tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'member-token' } })
+  const base = await t.listen()
+  const leaving = new AbortController()
+  const read = fetch(`${base}/api/v1/clusters/alice/slow/k8s/api/v1/namespaces/demo/configmaps`, {
+    headers: { authorization: `token ${alice!.token}`, 'x-request-id': 'left-early-1' }, signal: leaving.signal,
+  }).catch(() => 'aborted')
+  await eventually(() => memberSaw.includes('asked'))
+  leaving.abort()
+  expect(await read).toBe('aborted')
+  await eventually(() => memberSaw.includes('caller left'))
+  const line = (await t.logFor('left-early-1')).find((entry) => entry.requestId === 'left-early-1' && entry.event === 'request')
+  expect(line).toMatchObject({ method: 'GET', status: 499 })
 })

@@ -116,7 +116,7 @@ export interface RelayRequest {
   body: BodyInit | null
   /** A watch, a followed log, a stream: no timeout; ends when the client goes away. */
   streaming: boolean
-  /** A stream's client request: its abort (the client went away) ends the member's stream. */
+  /** The client request's signal: its abort (the client went away) ends the member's call or stream. */
   clientSignal?: AbortSignal
 }
 
@@ -133,12 +133,13 @@ const isRedirect = (status: number) => status >= 300 && status < 400 && status !
  * headers, the bytes as sent (still compressed). A stream (watch, followed log) is piped without
  * buffering through fetch; a finite request goes over the kept-alive client (keepalive.ts), which
  * costs a fraction of fetch per request, and comes back whole. A redirect is not followed nor
- * relayed (502). Throws upstream (unreachable, timeout, malformed answer).
+ * relayed (502). Throws upstream (unreachable, timeout, malformed answer) and clientClosed (the
+ * client went away before a finite answer came).
  */
 export async function relay(clusterName: string, connection: ClusterConnection, request: RelayRequest): Promise<Response> {
   if (!request.streaming) {
     const body = request.body === null ? null : await new Response(request.body).bytes()
-    const answer = await finiteRequest(clusterName, connection, { method: request.method, path: request.path, headers: request.headers, body, timeoutMs: RELAY_TIMEOUT_MS })
+    const answer = await finiteRequest(clusterName, connection, { method: request.method, path: request.path, headers: request.headers, body, timeoutMs: RELAY_TIMEOUT_MS, signal: request.clientSignal })
     if (isRedirect(answer.status)) throw new AppError('upstream', RelayMessages.redirect(clusterName, answer.status))
     return new Response(answer.body, { status: answer.status, headers: relayedHeaders(answer.headers) })
   }

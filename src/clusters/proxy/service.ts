@@ -59,7 +59,7 @@ export async function passThrough(deps: Deps, actor: Actor, owner: string, clust
     headers: forwardedHeaders(request, target.identity),
     body: upstreamBody(request, parsedBody),
     streaming,
-    clientSignal: streaming ? request.signal : undefined,
+    clientSignal: request.signal,
   })
 }
 

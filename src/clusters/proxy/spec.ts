@@ -156,7 +156,7 @@ async function serve(target: Target, p: Parsed, request: Request, parsedBody: un
   // The ETag covers the bytes the client gets: no compression for buffered GETs.
   if (request.method === 'GET' && !streaming) delete headers['accept-encoding']
   const res = await relay(target.resolved.cluster.name, target.connection, {
-    method: request.method, path, headers, body: upstreamBody(request, parsedBody), streaming, clientSignal: streaming ? request.signal : undefined,
+    method: request.method, path, headers, body: upstreamBody(request, parsedBody), streaming, clientSignal: request.signal,
   })
   if (request.method === 'GET' && !streaming) return withETag(request, res)
   return request.method === 'POST' ? createdAs200(res) : res
