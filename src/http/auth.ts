@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import type { Actor } from '../authz/actor'
 import type { PresentedCredential } from '../authz/credentials'
 import { clientAddress, type RequestIpSource } from './client-address'
+import { pathOf } from './routable-url'
 import type { Deps } from '../deps'
 import { parse as parseCookieHeader } from 'cookie'
 
@@ -59,8 +60,7 @@ const NO_QUERY: Pick<URLSearchParams, 'get'> = new URLSearchParams()
  */
 export async function resolveActor(deps: Deps, request: Request, address: () => string = () => ''): Promise<Actor | undefined> {
   const queryStart = request.url.indexOf('?')
-  const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2)
-  const path = request.url.slice(pathStart, queryStart < 0 ? undefined : queryStart)
+  const path = pathOf(request.url)
   if (CLIENT_AUTHENTICATED_PATHS.has(path)) return undefined
   const query = queryStart < 0 ? NO_QUERY : new URLSearchParams(request.url.slice(queryStart + 1))
   // The `cookie` package's parser: the first of repeated names wins, undecodable values stay as sent.

@@ -8,6 +8,7 @@ import { errorResponse, logUnexpected } from './errors'
 import { admitSignedIn } from './guard'
 import { DOCS_PATH } from './openapi'
 import { beginRequest, logRequest } from './request-log'
+import { pathOf } from './routable-url'
 import { SECURITY_HEADERS } from './security-headers'
 
 /** A route answered outside Elysia's per-request lifecycle; see leanRoute. */
@@ -24,14 +25,6 @@ export interface LeanRoute<Params> {
    * (app.handle). Undefined when the handler upgraded the connection (a WebSocket): nothing to answer.
    */
   handle(me: Actor, params: Params, request: Request, server: Server<unknown> | null): Promise<Response | undefined>
-}
-
-/** The path of `scheme://host/path?query`, as sent. */
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  if (start < 0) return '/'
-  const query = url.indexOf('?', start)
-  return url.slice(start, query < 0 ? undefined : query)
 }
 
 /**

@@ -3,6 +3,14 @@ import { Elysia } from 'elysia'
 /** Where the path begins in `scheme://host/path`; -1 when the URL has no path. */
 const pathStart = (url: string) => url.indexOf('/', url.indexOf('//') + 2)
 
+/** The path of `scheme://host/path?query` as sent (still percent-encoded), without parsing a URL. */
+export function pathOf(url: string): string {
+  const start = pathStart(url)
+  if (start < 0) return '/'
+  const query = url.indexOf('?', start)
+  return url.slice(start, query < 0 ? undefined : query)
+}
+
 /**
  * Elysia finds a request's path as the first '/' from character 11 on, assuming a host of at
  * least four characters. With `Host: a` (or a three-letter intranet name on the default port)
