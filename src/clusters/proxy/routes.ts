@@ -5,6 +5,7 @@ import type { Deps } from '../../deps'
 import { finalResponse } from '../../http/final-response'
 import { guard } from '../../http/guard'
 import { leanRoute } from '../../http/lean-route'
+import { pathOf } from '../../http/routable-url'
 import { ErrorBody } from '../../http/schemas'
 import { isStreaming, safeSegments } from './relay'
 import * as proxy from './service'
@@ -41,15 +42,19 @@ function clusterPath(path: string): ClusterPath | undefined {
   }
 }
 
-/** The rest of the request's path after `/api/v1/clusters/{owner}/{cluster}/{kind}`, as sent. */
-const restOf = (url: URL) => clusterPath(url.pathname)?.rest ?? ''
+/** What a handler needs of a ClusterPath: whose cluster, and the rest of the path. */
+type Target = Pick<ClusterPath, 'owner' | 'cluster' | 'rest'>
+
+/** The request's Target with the names as the app's router decoded them. */
+const routedPath = (request: Request, { owner, cluster }: { owner: string; cluster: string }): Target =>
+  ({ owner, cluster, rest: clusterPath(pathOf(request.url))?.rest ?? '' })
 
 const isUpgrade = (request: Request) => request.headers.get('upgrade')?.toLowerCase() === 'websocket'
 
 /** The native passthrough's answer to anything but an exec upgrade: the member's, unchanged. */
-async function passThroughAnswer(deps: Deps, me: Actor, owner: string, cluster: string, request: Request, body: unknown, server: Server<unknown> | null): Promise<Response> {
+async function passThroughAnswer(deps: Deps, me: Actor, { owner, cluster, rest }: Target, request: Request, body: unknown, server: Server<unknown> | null): Promise<Response> {
   const url = new URL(request.url)
-  const segments = safeSegments(restOf(url))
+  const segments = safeSegments(rest)
   const streaming = isStreaming(request.method, segments, url.searchParams)
   // A watch or a followed log may sit idle far longer than the server's idle timeout.
   if (streaming) server?.timeout(request, 0)
@@ -57,9 +62,8 @@ async function passThroughAnswer(deps: Deps, me: Actor, owner: string, cluster: 
 }
 
 /** The spec's proxy routes' answer; undefined once an exec upgrade took the connection. */
-async function specAnswer(deps: Deps, me: Actor, owner: string, cluster: string, request: Request, body: unknown, server: Server<unknown> | null): Promise<Response | undefined> {
+async function specAnswer(deps: Deps, me: Actor, { owner, cluster, rest }: Target, request: Request, body: unknown, server: Server<unknown> | null): Promise<Response | undefined> {
   const url = new URL(request.url)
-  const rest = restOf(url)
   if (isStreaming(request.method, safeSegments(rest), url.searchParams)) server?.timeout(request, 0)
   return proxyRequest(deps, me, owner, cluster, rest, request, body, server)
 }
@@ -78,7 +82,7 @@ const proxyReads = (deps: Deps) => leanRoute(deps, {
   },
   signedIn: 'signed-in',
   scope: 'cluster',
-  handle: (me, { owner, cluster, kind }, request, server) => (kind === 'k8s' ? passThroughAnswer : specAnswer)(deps, me, owner, cluster, request, undefined, server),
+  handle: (me, target, request, server) => (target.kind === 'k8s' ? passThroughAnswer : specAnswer)(deps, me, target, request, undefined, server),
 })
 
 /** The member-cluster proxy: the native passthrough for kubectl and the spec's proxy routes. */
@@ -87,8 +91,9 @@ export const proxyRoutes = (deps: Deps) =>
     .use(guard(deps))
     .use(proxyReads(deps))
     .all('/clusters/:owner/:cluster/k8s/*', async ({ me, params, request, body, server, set }) => {
-      if (server && isUpgrade(request)) return proxy.relayExec(deps, me, params.owner, params.cluster, restOf(new URL(request.url)), request, server)
-      return finalResponse(set, await passThroughAnswer(deps, me, params.owner, params.cluster, request, body, server))
+      const target = routedPath(request, params)
+      if (server && isUpgrade(request)) return proxy.relayExec(deps, me, target.owner, target.cluster, target.rest, request, server)
+      return finalResponse(set, await passThroughAnswer(deps, me, target, request, body, server))
     }, {
       signedIn: 'signed-in',
       scope: 'cluster',
@@ -99,7 +104,7 @@ export const proxyRoutes = (deps: Deps) =>
       },
     })
     .all('/clusters/:owner/:cluster/proxy/*', async ({ me, params, request, body, server, set }) => {
-      const answer = await specAnswer(deps, me, params.owner, params.cluster, request, body, server)
+      const answer = await specAnswer(deps, me, routedPath(request, params), request, body, server)
       return answer && finalResponse(set, answer)
     }, {
       signedIn: 'signed-in',
