@@ -14,9 +14,16 @@ const server = Bun.serve({
   async fetch(request) {
     const url = request.url
     const answer = await finiteRequest('bench', connection, {
-      method: request.method, path: url.slice(url.indexOf('/', url.indexOf('//') + 2)), headers: {}, body: null, timeoutMs: 30_000,
+      method: request.method,
+      path: url.slice(url.indexOf('/', url.indexOf('//') + 2)),
+      headers: {},
+      body: null,
+      timeoutMs: 30_000,
     })
-    return new Response(answer.body, { status: answer.status, headers: { 'content-type': answer.headers['content-type'] ?? 'application/json' } })
+    return new Response(answer.body, {
+      status: answer.status,
+      headers: { 'content-type': answer.headers['content-type'] ?? 'application/json' },
+    })
   },
 })
 console.log(server.port)

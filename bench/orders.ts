@@ -10,9 +10,9 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createApp, openDeps } from '../src/app'
 import { loadConfig } from '../src/config'
-import { memoryLogger } from '../src/logger'
 import { insertUser } from '../src/identity/store'
 import { mintToken } from '../src/identity/tokens/service'
+import { memoryLogger } from '../src/logger'
 
 const { values: args } = parseArgs({ args: process.argv.slice(2), options: { runs: { type: 'string', default: '30' } } })
 const runs = Math.max(3, Number(args.runs))
@@ -32,8 +32,10 @@ function helm(argv: string[], cwd = dir): string {
 step('building the chart with helm create')
 helm(['create', 'bench'])
 for (let i = 0; i < 4; i++) {
-  writeFileSync(join(dir, 'bench/templates', `config-${i}.yaml`),
-    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include "bench.fullname" . }}-${i}\n  labels:\n    {{- include "bench.labels" . | nindent 4 }}\ndata:\n  replicas: {{ .Values.replicaCount | quote }}\n`)
+  writeFileSync(
+    join(dir, 'bench/templates', `config-${i}.yaml`),
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include "bench.fullname" . }}-${i}\n  labels:\n    {{- include "bench.labels" . | nindent 4 }}\ndata:\n  replicas: {{ .Values.replicaCount | quote }}\n`,
+  )
 }
 helm(['package', join(dir, 'bench'), '--destination', join(dir, 'repo')])
 const tgz = readFileSync(join(dir, 'repo', 'bench-0.1.0.tgz'))
@@ -43,7 +45,11 @@ const repo = Bun.serve({
   hostname: '127.0.0.1',
   fetch(request) {
     const path = new URL(request.url).pathname
-    if (path === '/charts/index.yaml') return new Response(`apiVersion: v1\nentries:\n  bench:\n  - name: bench\n    version: 0.1.0\n    digest: ${digest}\n    urls: [bench-0.1.0.tgz]\n`, { headers: { etag: `"${digest}"` } })
+    if (path === '/charts/index.yaml')
+      return new Response(
+        `apiVersion: v1\nentries:\n  bench:\n  - name: bench\n    version: 0.1.0\n    digest: ${digest}\n    urls: [bench-0.1.0.tgz]\n`,
+        { headers: { etag: `"${digest}"` } },
+      )
     if (path === '/charts/bench-0.1.0.tgz') return new Response(tgz)
     return new Response('not found', { status: 404 })
   },
@@ -53,16 +59,44 @@ const repoUrl = `http://127.0.0.1:${repo.port}/charts`
 async function platform() {
   const dataDir = join(dir, `data-${Math.random().toString(36).slice(2)}`)
   mkdirSync(dataDir)
-  const config = loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_ALLOW_PRIVATE_REGISTRIES: 'true', PLATFORM_REQUEST_LOG: 'false', PLATFORM_CHART_SOURCES: JSON.stringify([{ name: 'local', url: repoUrl }]) })
+  const config = loadConfig({
+    PLATFORM_DATA_DIR: dataDir,
+    PLATFORM_SANDBOX_CLUSTER: 'false',
+    PLATFORM_ALLOW_PRIVATE_REGISTRIES: 'true',
+    PLATFORM_REQUEST_LOG: 'false',
+    PLATFORM_CHART_SOURCES: JSON.stringify([{ name: 'local', url: repoUrl }]),
+  })
   const deps = await openDeps(config, memoryLogger())
   const app = createApp(deps)
-  const user = await deps.db.write((tx) => insertUser(tx, { name: 'bench', lowerName: 'bench', email: 'bench@example.com', passwordHash: 'x', isAdmin: false }))
+  const user = await deps.db.write((tx) =>
+    insertUser(tx, { name: 'bench', lowerName: 'bench', email: 'bench@example.com', passwordHash: 'x', isAdmin: false }),
+  )
   const { plaintext } = await mintToken(deps.db, user.id, { name: 'bench', scopes: ['all'] })
-  const call = (method: string, path: string, body?: unknown) => app.handle(new Request(`http://localhost${path}`, {
-    method, headers: { authorization: `token ${plaintext}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  }))
+  const call = (method: string, path: string, body?: unknown) =>
+    app.handle(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: { authorization: `token ${plaintext}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    )
   const order = async (replicaCount: number): Promise<string> => {
-    const res = await call('POST', '/api/v1/user/deploy/orders', { spec: { packages: [{ chart: { name: 'bench', version: '0.1.0', releaseName: 'bench', namespace: 'apps', sourceRef: { name: 'local' }, values: { replicaCount } } }] } })
+    const res = await call('POST', '/api/v1/user/deploy/orders', {
+      spec: {
+        packages: [
+          {
+            chart: {
+              name: 'bench',
+              version: '0.1.0',
+              releaseName: 'bench',
+              namespace: 'apps',
+              sourceRef: { name: 'local' },
+              values: { replicaCount },
+            },
+          },
+        ],
+      },
+    })
     if (res.status !== 200) throw new Error(`order: ${res.status} ${await res.text()}`)
     return ((await res.json()) as { metadata: { uid: string } }).metadata.uid
   }
@@ -74,7 +108,10 @@ async function platform() {
   return { order, render, close: () => deps.db.close() }
 }
 
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]! }
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]!
+}
 async function time(fn: () => Promise<unknown> | unknown): Promise<number> {
   const start = performance.now()
   await fn()
@@ -82,7 +119,17 @@ async function time(fn: () => Promise<unknown> | unknown): Promise<number> {
 }
 
 writeFileSync(join(dir, 'values.json'), JSON.stringify({ replicaCount: 3 }))
-const bareArgs = ['template', 'bench', join(dir, 'bench'), '--namespace', 'apps', '--kube-version', '1.22.0', '--values', join(dir, 'values.json')]
+const bareArgs = [
+  'template',
+  'bench',
+  join(dir, 'bench'),
+  '--namespace',
+  'apps',
+  '--kube-version',
+  '1.22.0',
+  '--values',
+  join(dir, 'values.json'),
+]
 const bare: number[] = []
 
 step(`cold: a fresh platform orders (fetches) and renders, ${Math.min(runs, 5)} runs`)
@@ -111,9 +158,10 @@ repo.stop(true)
 rmSync(dir, { recursive: true, force: true })
 
 const b = median(bare)
-const row = (name: string, xs: number[]) => `${name.padEnd(34)} ${median(xs).toFixed(1).padStart(8)} ms   ${(median(xs) / b).toFixed(2)} × bare`
+const row = (name: string, xs: number[]) =>
+  `${name.padEnd(34)} ${median(xs).toFixed(1).padStart(8)} ms   ${(median(xs) / b).toFixed(2)} × bare`
 console.log(`Order render of a 10-template chart, median of ${runs} (cold: ${cold.length}) on this machine`)
 console.log(row('bare helm template', bare))
 console.log(row('ours, cold (fetch + render)', cold))
-console.log(row('ours, uncached (one Helm run)', uncached) + '   goal ≤ 1.2 ×')
-console.log(row('ours, warm (render cache)', warm) + '   goal ≤ 0.2 ×')
+console.log(`${row('ours, uncached (one Helm run)', uncached)}   goal ≤ 1.2 ×`)
+console.log(`${row('ours, warm (render cache)', warm)}   goal ≤ 0.2 ×`)

@@ -3,15 +3,16 @@
 // the first event to a readable summary and the peak RSS. With Chromium present, also the PDF
 // render times (cold: first render with a browser launch; warm: p50 of the following ones).
 // Usage: npm run bench:usage [-- --objects 10000 --hours 730 --batch 50]
-import { parseArgs } from 'node:util'
+
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { parseArgs } from 'node:util'
 import { openDeps } from '../src/app'
 import { loadConfig } from '../src/config'
-import { jsonLogger } from '../src/logger'
 import { ensureFirstAdmin } from '../src/identity/service'
 import { findUserByName } from '../src/identity/store'
+import { jsonLogger } from '../src/logger'
 import { createOrg } from '../src/orgs/service'
 import { ingestEvents } from '../src/usage/ingest'
 import { closeAllPrinters, pdfPrinter } from '../src/usage/pdf/printer'
@@ -19,38 +20,64 @@ import { monthlyReportPdf, monthlySummary } from '../src/usage/service'
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { objects: { type: 'string', default: '10000' }, hours: { type: 'string', default: '730' }, batch: { type: 'string', default: '50' } },
+  options: {
+    objects: { type: 'string', default: '10000' },
+    hours: { type: 'string', default: '730' },
+    batch: { type: 'string', default: '50' },
+  },
 })
 const OBJECTS = Number(values.objects)
 const HOURS = Number(values.hours)
 const BATCH = Number(values.batch)
 
 const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-usage-'))
-const config = loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_ADMIN_PASSWORD: 'bench-password-1', PLATFORM_REQUEST_LOG: 'false', PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_MODES: 'billing' })
+const config = loadConfig({
+  PLATFORM_DATA_DIR: dataDir,
+  PLATFORM_ADMIN_PASSWORD: 'bench-password-1',
+  PLATFORM_REQUEST_LOG: 'false',
+  PLATFORM_SANDBOX_CLUSTER: 'false',
+  PLATFORM_MODES: 'billing',
+})
 const deps = await openDeps(config, jsonLogger())
 await ensureFirstAdmin(deps.db, config.admin)
 const admin = (await findUserByName(deps.db.read, 'admin'))!
 const org = await createOrg(deps, admin, { username: 'bench', visibility: 'public', origin: 'api' })
 
 let peakRss = process.memoryUsage().rss
-const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss) }, 50)
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss)
+}, 50)
 
 // September 2025 and the start of October: 730 hours from Sep 1.
 const START = Date.UTC(2025, 8, 1)
-const CLUSTERS = [{ uid: 'bench-prod', name: 'prod', mode: 'prod' }, { uid: 'bench-dev', name: 'dev', mode: 'dev' }, { uid: 'bench-qa', name: 'qa' }]
+const CLUSTERS = [
+  { uid: 'bench-prod', name: 'prod', mode: 'prod' },
+  { uid: 'bench-dev', name: 'dev', mode: 'dev' },
+  { uid: 'bench-qa', name: 'qa' },
+]
 
 /** The events of objects [from, to): each hourly, resized once half-way. */
 function eventsOf(from: number, to: number): unknown[] {
   const events: unknown[] = []
   for (let o = from; o < to; o++) {
     const cluster = CLUSTERS[o % CLUSTERS.length]!
-    const object = { group: 'kubedb.com', kind: o % 2 ? 'Postgres' : 'MongoDB', name: `db-${o}`, uid: `00000000-0000-4000-8000-${String(o).padStart(12, '0')}` }
+    const object = {
+      group: 'kubedb.com',
+      kind: o % 2 ? 'Postgres' : 'MongoDB',
+      name: `db-${o}`,
+      uid: `00000000-0000-4000-8000-${String(o).padStart(12, '0')}`,
+    }
     const namespace = { uid: `ns-${o % 40}`, name: `team-${o % 40}` }
     for (let h = 0; h < HOURS; h++) {
       const cpu = h < HOURS / 2 ? '500m' : '1'
       events.push({
-        time: new Date(START + h * 3_600_000).toISOString(), type: h === 0 ? 'created' : 'heartbeat', product: 'dbprod',
-        cluster, namespace, object, resources: { requests: { cpu, memory: h < HOURS / 2 ? '1Gi' : '2Gi' } },
+        time: new Date(START + h * 3_600_000).toISOString(),
+        type: h === 0 ? 'created' : 'heartbeat',
+        product: 'dbprod',
+        cluster,
+        namespace,
+        object,
+        resources: { requests: { cpu, memory: h < HOURS / 2 ? '1Gi' : '2Gi' } },
       })
     }
   }
@@ -74,7 +101,9 @@ clearInterval(sampler)
 peakRss = Math.max(peakRss, process.memoryUsage().rss)
 
 console.log(`usage ingest: ${OBJECTS} objects × ${HOURS} hourly events = ${accepted.toLocaleString('en')} events accepted`)
-console.log(`  ingest-to-readable ${ingestSeconds.toFixed(2)} s (${Math.round(accepted / ingestSeconds).toLocaleString('en')} events/s), peak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MiB`)
+console.log(
+  `  ingest-to-readable ${ingestSeconds.toFixed(2)} s (${Math.round(accepted / ingestSeconds).toLocaleString('en')} events/s), peak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MiB`,
+)
 console.log(`  summary: ${JSON.stringify(summary.months)}`)
 
 // PDF of September (10,000 objects): cold = browser launch + first render; warm = the next ones.
@@ -89,7 +118,9 @@ try {
   const warm: number[] = []
   for (let i = 0; i < 20; i++) warm.push((await timed()).ms)
   warm.sort((a, b) => a - b)
-  console.log(`pdf (September, ${OBJECTS} objects): cold ${cold.ms.toFixed(0)} ms (${(cold.bytes / 1024).toFixed(0)} KiB), warm p50 ${warm[10]!.toFixed(0)} ms, p90 ${warm[18]!.toFixed(0)} ms`)
+  console.log(
+    `pdf (September, ${OBJECTS} objects): cold ${cold.ms.toFixed(0)} ms (${(cold.bytes / 1024).toFixed(0)} KiB), warm p50 ${warm[10]!.toFixed(0)} ms, p90 ${warm[18]!.toFixed(0)} ms`,
+  )
 } catch (error) {
   console.log(`pdf: skipped (${error instanceof Error ? error.message : String(error)})`)
 }

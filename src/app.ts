@@ -1,45 +1,45 @@
-import { Elysia } from 'elysia'
 import { mkdirSync } from 'node:fs'
-import { systemClock, type Clock } from './clock'
-import { ConfigError, type Config } from './config'
+import { Elysia } from 'elysia'
+import { type Clock, systemClock } from './clock'
+import { cloudRoutes } from './cloud/routes'
+import { proxyRoutes } from './clusters/proxy/routes'
+import { clusterRoutes } from './clusters/routes'
+import { type Config, ConfigError } from './config'
 import type { Deps } from './deps'
-import { errorHandler, logUnexpected } from './http/errors'
 import { actorOf, resolveActor } from './http/auth'
 import { jsonBody } from './http/body'
-import { jsonLogger, type Logger } from './logger'
+import { errorHandler, logUnexpected } from './http/errors'
 import { DOCS_PATH, openapiDocs } from './http/openapi'
 import { requestLog } from './http/request-log'
 import { routableUrl } from './http/routable-url'
 import { securityHeaders } from './http/security-headers'
-import { openDatabase } from './storage/database'
-import { loadOrCreateKey, secretBox } from './storage/secret-box'
-import { buildInfo } from './system/service'
-import { systemRoutes } from './system/routes'
-import { identityRoutes } from './identity/routes'
 import { checkCredential } from './identity/authenticate'
-import { clusterRoutes } from './clusters/routes'
-import { proxyRoutes } from './clusters/proxy/routes'
-import { securityRoutes } from './identity/security/routes'
 import { oauth2ApplicationRoutes, oauth2FlowRoutes } from './identity/oauth2/routes'
-import { orgRoutes } from './orgs/routes'
-import { orgFacts } from './orgs/scope-facts'
+import { identityRoutes } from './identity/routes'
+import { securityRoutes } from './identity/security/routes'
 import { userFacts } from './identity/user-facts'
-import { memberRoutes } from './orgs/members/routes'
-import { teamRoutes } from './orgs/teams/routes'
-import { claimCheckRoutes, hostedClaimRoutes } from './orgs/claims/routes'
 import { inboxRoutes } from './inbox/routes'
-import { authSourceRoutes } from './orgs/auth-source/routes'
-import { cloudRoutes } from './cloud/routes'
-import { usageRoutes } from './usage/routes'
-import { usageEventsSubscription } from './usage/subscriber'
+import { jsonLogger, type Logger } from './logger'
 import { subscribeInOrgAccounts } from './msgbus/org-subscribers'
-import { orderRoutes } from './orders/routes'
 import { msgbusRoutes } from './msgbus/routes'
 import { COOKIE_TTL_SECONDS, MSGBUS_COOKIE, signInBearerJwt } from './msgbus/service'
-import { systemAdminRoutes } from './orgs/system-admin/routes'
 import { systemAdminKeyRoutes } from './msgbus/system-admin/routes'
+import { orderRoutes } from './orders/routes'
+import { authSourceRoutes } from './orgs/auth-source/routes'
+import { claimCheckRoutes, hostedClaimRoutes } from './orgs/claims/routes'
 import { fleetmgrRoutes } from './orgs/fleetmgr/routes'
 import { hostedTokenRoutes } from './orgs/hosted-token/routes'
+import { memberRoutes } from './orgs/members/routes'
+import { orgRoutes } from './orgs/routes'
+import { orgFacts } from './orgs/scope-facts'
+import { systemAdminRoutes } from './orgs/system-admin/routes'
+import { teamRoutes } from './orgs/teams/routes'
+import { openDatabase } from './storage/database'
+import { loadOrCreateKey, secretBox } from './storage/secret-box'
+import { systemRoutes } from './system/routes'
+import { buildInfo } from './system/service'
+import { usageRoutes } from './usage/routes'
+import { usageEventsSubscription } from './usage/subscriber'
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger(), clock: Clock = systemClock): Promise<Deps> {
@@ -48,13 +48,19 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
   } catch (error) {
     // An operator's mistake, not a crash: a message naming the setting and exit 2 (main.ts).
-    throw new ConfigError(`PLATFORM_DATA_DIR (--data-dir) "${config.dataDir}" cannot be created: ${(error as { code?: string }).code ?? String(error)}`)
+    throw new ConfigError(
+      `PLATFORM_DATA_DIR (--data-dir) "${config.dataDir}" cannot be created: ${(error as { code?: string }).code ?? String(error)}`,
+    )
   }
   const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken, driver: config.databaseDriver })
   const secrets = await secretBox(loadOrCreateKey(config.secretKey, config.dataDir))
   // The slots base layers call into areas through: http/ and authz/ import no area.
   const deps: Deps = {
-    config, db, log, clock, secrets,
+    config,
+    db,
+    log,
+    clock,
+    secrets,
     checkCredential: (presented, context) => checkCredential(deps, presented, context),
     orgFacts: orgFacts(db),
     userFacts: userFacts(db),
@@ -75,7 +81,11 @@ export function createApp(deps: Deps) {
     .use(errorHandler(docsUrl, (request, error) => logUnexpected(deps.log, request, error), checkCredential))
     .use(requestLog(deps.log, deps.config.requestLog))
     .use(securityHeaders)
-    .use(jsonBody({ maxBytes: deps.config.maxBodyBytes, timeoutSeconds: deps.config.bodyTimeoutSeconds }, (request, server) => actorOf(deps, request, server)))
+    .use(
+      jsonBody({ maxBytes: deps.config.maxBodyBytes, timeoutSeconds: deps.config.bodyTimeoutSeconds }, (request, server) =>
+        actorOf(deps, request, server),
+      ),
+    )
     .use(systemRoutes(deps))
     .use(identityRoutes(deps))
     .use(clusterRoutes(deps))

@@ -119,16 +119,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!isHttpUrl(gcsEndpoint)) throw new ConfigError(`PLATFORM_GCS_ENDPOINT must be an http(s) URL, got "${gcsEndpoint}"`)
   const certFile = env.PLATFORM_TLS_CERT_FILE || undefined
   const keyFile = env.PLATFORM_TLS_KEY_FILE || undefined
-  if ((certFile === undefined) !== (keyFile === undefined)) throw new ConfigError('PLATFORM_TLS_CERT_FILE and PLATFORM_TLS_KEY_FILE go together: set both or neither')
-  const msgbusUrls = (env.MSGBUS_URLS ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  if ((certFile === undefined) !== (keyFile === undefined))
+    throw new ConfigError('PLATFORM_TLS_CERT_FILE and PLATFORM_TLS_KEY_FILE go together: set both or neither')
+  const msgbusUrls = (env.MSGBUS_URLS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   const badMsgbusUrl = msgbusUrls.find((url) => !/^(nats|tls|wss?):\/\/[^\s/]+/.test(url))
-  if (badMsgbusUrl !== undefined) throw new ConfigError(`MSGBUS_URLS takes comma-separated nats://, tls:// or ws(s):// URLs, got "${badMsgbusUrl}"`)
+  if (badMsgbusUrl !== undefined)
+    throw new ConfigError(`MSGBUS_URLS takes comma-separated nats://, tls:// or ws(s):// URLs, got "${badMsgbusUrl}"`)
   // A PEM in one environment line may carry its line breaks as \n.
   const hostedTokenKey = env.PLATFORM_HOSTED_TOKEN_KEY ? env.PLATFORM_HOSTED_TOKEN_KEY.replace(/\\n/g, '\n') : undefined
   if (hostedTokenKey !== undefined && !/-----BEGIN PRIVATE KEY-----[\s\S]+-----END PRIVATE KEY-----/.test(hostedTokenKey))
     throw new ConfigError('PLATFORM_HOSTED_TOKEN_KEY must be a PEM PKCS#8 EC P-256 private key (-----BEGIN PRIVATE KEY-----)')
   const trustedProxies = parseCidrList(env.PLATFORM_TRUSTED_PROXIES ?? '')
-  if ('bad' in trustedProxies) throw new ConfigError(`PLATFORM_TRUSTED_PROXIES takes comma-separated CIDRs or addresses; "${trustedProxies.bad}" is neither`)
+  if ('bad' in trustedProxies)
+    throw new ConfigError(`PLATFORM_TRUSTED_PROXIES takes comma-separated CIDRs or addresses; "${trustedProxies.bad}" is neither`)
   const runMode = flags.dev ? 'dev' : (env.PLATFORM_RUN_MODE ?? 'prod')
   if (runMode !== 'dev' && runMode !== 'prod') throw new ConfigError(`PLATFORM_RUN_MODE must be dev or prod, got "${runMode}"`)
   return {
@@ -174,7 +180,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       kubeVersion: parseKubeVersion(env.PLATFORM_KUBE_VERSION ?? '1.22.0'),
       helmTimeoutMs: parsePositiveInt(env.PLATFORM_HELM_TIMEOUT_SECONDS ?? '30', 'PLATFORM_HELM_TIMEOUT_SECONDS') * 1000,
       helmMemoryBytes: parsePositiveInt(env.PLATFORM_HELM_MEMORY_MB ?? '512', 'PLATFORM_HELM_MEMORY_MB') * 1024 * 1024,
-      chartFetchTimeoutMs: parsePositiveInt(env.PLATFORM_CHART_FETCH_TIMEOUT_SECONDS ?? '30', 'PLATFORM_CHART_FETCH_TIMEOUT_SECONDS') * 1000,
+      chartFetchTimeoutMs:
+        parsePositiveInt(env.PLATFORM_CHART_FETCH_TIMEOUT_SECONDS ?? '30', 'PLATFORM_CHART_FETCH_TIMEOUT_SECONDS') * 1000,
     },
     buildCommit: env.PLATFORM_BUILD_COMMIT || undefined,
     buildDate: env.PLATFORM_BUILD_DATE || undefined,
@@ -182,7 +189,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 function parseKubeVersion(text: string): string {
-  if (!/^v?\d+\.\d+(\.\d+)?$/.test(text)) throw new ConfigError(`PLATFORM_KUBE_VERSION must be a Kubernetes version such as 1.22.0, got "${text}"`)
+  if (!/^v?\d+\.\d+(\.\d+)?$/.test(text))
+    throw new ConfigError(`PLATFORM_KUBE_VERSION must be a Kubernetes version such as 1.22.0, got "${text}"`)
   return text
 }
 
@@ -208,7 +216,14 @@ function parseChartSources(text: string): ChartSourceSeed[] {
       throw new ConfigError(`PLATFORM_CHART_SOURCES[${i}].url must be an http(s):// or oci:// URL`)
     if (e.insecureSkipTLSVerify !== undefined && typeof e.insecureSkipTLSVerify !== 'boolean')
       throw new ConfigError(`PLATFORM_CHART_SOURCES[${i}].insecureSkipTLSVerify must be true or false`)
-    return { name: e.name, url: e.url, username: optional('username'), password: optional('password'), caData: optional('caData'), insecureSkipTLSVerify: e.insecureSkipTLSVerify as boolean | undefined }
+    return {
+      name: e.name,
+      url: e.url,
+      username: optional('username'),
+      password: optional('password'),
+      caData: optional('caData'),
+      insecureSkipTLSVerify: e.insecureSkipTLSVerify as boolean | undefined,
+    }
   })
 }
 
@@ -229,7 +244,10 @@ export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number]
 /** Parses `PLATFORM_TRUSTED_PROXIES`-style text (comma-separated CIDRs or single addresses); `bad` names the first entry that is neither. */
 export function parseCidrList(text: string): { cidrs: Cidr[] } | { bad: string } {
   const cidrs: Cidr[] = []
-  for (const entry of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     try {
       if (entry.includes('/')) cidrs.push(ipaddr.parseCIDR(entry))
       else {
@@ -274,7 +292,10 @@ function parseBool(text: string, name: string): boolean {
 
 function parseModes(text: string): Set<DeploymentMode> {
   const modes = new Set<DeploymentMode>()
-  for (const word of text.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
+  for (const word of text
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean)) {
     if (!MODES.includes(word as DeploymentMode))
       throw new ConfigError(`PLATFORM_MODES accepts ${MODES.join(', ')}; "${word}" is not one of them`)
     modes.add(word as DeploymentMode)

@@ -3,8 +3,8 @@ import type { CheckCredential } from './authz/credentials'
 import type { Clock } from './clock'
 import type { Config } from './config'
 import type { Logger } from './logger'
-import type { SecretBox } from './storage/secret-box'
 import type { Database } from './storage/database'
+import type { SecretBox } from './storage/secret-box'
 
 /** What every area receives from createApp: configuration and the shared outside-world handles. */
 export interface Deps {

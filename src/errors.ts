@@ -3,9 +3,23 @@
  * `http/errors.ts` alone maps each kind to a status and renders the error body.
  */
 export type ErrorKind =
-  | 'badRequest' | 'invalid' | 'duplicate' | 'unauthenticated' | 'forbidden' | 'notFound'
-  | 'methodNotAllowed' | 'requestTimeout' | 'conflict' | 'lengthRequired' | 'payloadTooLarge' | 'unsupportedMediaType' | 'tooManyRequests'
-  | 'clientClosed' | 'internal' | 'upstream' | 'unavailable'
+  | 'badRequest'
+  | 'invalid'
+  | 'duplicate'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'notFound'
+  | 'methodNotAllowed'
+  | 'requestTimeout'
+  | 'conflict'
+  | 'lengthRequired'
+  | 'payloadTooLarge'
+  | 'unsupportedMediaType'
+  | 'tooManyRequests'
+  | 'clientClosed'
+  | 'internal'
+  | 'upstream'
+  | 'unavailable'
 
 export interface FieldError {
   field: string

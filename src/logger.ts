@@ -4,10 +4,12 @@ export interface Logger {
   error(event: string, fields?: Record<string, unknown>): void
 }
 
-export function jsonLogger(write: { out: (line: string) => void; err: (line: string) => void } = {
-  out: (line) => process.stdout.write(line),
-  err: (line) => process.stderr.write(line),
-}): Logger {
+export function jsonLogger(
+  write: { out: (line: string) => void; err: (line: string) => void } = {
+    out: (line) => process.stdout.write(line),
+    err: (line) => process.stderr.write(line),
+  },
+): Logger {
   const line = (level: string, event: string, fields: Record<string, unknown> = {}) =>
     `${JSON.stringify({ time: new Date().toISOString(), level, event, ...fields })}\n`
   return {
@@ -19,6 +21,8 @@ export function jsonLogger(write: { out: (line: string) => void; err: (line: str
 /** A logger that keeps lines in memory, for tests that assert what was (not) logged. */
 export function memoryLogger(): Logger & { lines: string[] } {
   const lines: string[] = []
-  const keep = (text: string) => { lines.push(text) }
+  const keep = (text: string) => {
+    lines.push(text)
+  }
   return { lines, ...jsonLogger({ out: keep, err: keep }) }
 }

@@ -1,25 +1,25 @@
 #!/usr/bin/env bun
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { Presets, SingleBar } from 'cli-progress'
 import { createApp, openDeps } from './app'
-import { ConfigError, loadConfig, type Config, type ServeFlags } from './config'
+import type { Actor } from './authz/actor'
+import { TOKEN_SCOPES } from './authz/actor'
+import { statusProbes } from './clusters/probe'
+import { startSandbox } from './clusters/sandbox'
+import * as clusters from './clusters/service'
+import { type Config, ConfigError, loadConfig, type ServeFlags } from './config'
 import type { Deps } from './deps'
 import { AppError } from './errors'
 import { createUser, ensureFirstAdmin } from './identity/service'
 import { findFirstSiteAdmin, findUserByName } from './identity/store'
-import type { Actor } from './authz/actor'
-import * as clusters from './clusters/service'
-import { statusProbes } from './clusters/probe'
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { Presets, SingleBar } from 'cli-progress'
-import { findOrgByName } from './orgs/store'
-import { importNdjsonFile } from './usage/import'
 import { mintToken } from './identity/tokens/service'
-import { TOKEN_SCOPES } from './authz/actor'
-import { openDatabase } from './storage/database'
-import { startSandbox } from './clusters/sandbox'
 import { natsConfig } from './msgbus/accounts'
 import { startMsgbus } from './msgbus/bus'
-import { resolve } from 'node:path'
+import { findOrgByName } from './orgs/store'
+import { openDatabase } from './storage/database'
+import { importNdjsonFile } from './usage/import'
 
 const HELP: Record<string, string> = {
   main: `platform-api: a self-hosted multi-cluster platform API
@@ -124,8 +124,15 @@ function print(text: string): number {
 }
 
 function parse<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], options: T) {
+  return parseCommandArgs(
+    () => parseArgs({ args, options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false }).values,
+  )
+}
+
+/** Runs a parseArgs call; what it refuses is a usage error (exit 2). */
+function parseCommandArgs<T>(parseThem: () => T): T {
   try {
-    return parseArgs({ args, options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false }).values
+    return parseThem()
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e))
   }
@@ -141,12 +148,9 @@ async function withDeps<T>(config: Config, work: (deps: Deps) => Promise<T>): Pr
 }
 
 async function usageImport(args: string[]): Promise<number> {
-  let parsed
-  try {
-    parsed = parseArgs({ args, options: { org: { type: 'string' }, help: { type: 'boolean' } }, strict: true, allowPositionals: true })
-  } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e))
-  }
+  const parsed = parseCommandArgs(() =>
+    parseArgs({ args, options: { org: { type: 'string' }, help: { type: 'boolean' } }, strict: true, allowPositionals: true }),
+  )
   if (parsed.values.help) return print(HELP['usage import'])
   const [file, ...extra] = parsed.positionals
   if (!parsed.values.org || !file || extra.length > 0) throw new UsageError('usage: usage import --org ORG FILE.ndjson')
@@ -154,10 +158,20 @@ async function usageImport(args: string[]): Promise<number> {
   const result = await withDeps(loadConfig(), async (deps) => {
     const org = await findOrgByName(deps.db.read, parsed.values.org!)
     if (!org) throw new CommandFailed(`organization "${parsed.values.org}" does not exist`)
-    const bar = new SingleBar({ format: 'importing {bar} {percentage}% | {accepted} accepted, {duplicates} duplicates, {rejected} rejected', hideCursor: true, noTTYOutput: false, stream: process.stderr }, Presets.shades_classic)
+    const bar = new SingleBar(
+      {
+        format: 'importing {bar} {percentage}% | {accepted} accepted, {duplicates} duplicates, {rejected} rejected',
+        hideCursor: true,
+        noTTYOutput: false,
+        stream: process.stderr,
+      },
+      Presets.shades_classic,
+    )
     bar.start(Math.max(1, statSync(file).size), 0, { accepted: 0, duplicates: 0, rejected: 0 })
     try {
-      return await importNdjsonFile(deps, org.id, file, (p) => bar.update(p.bytesRead, { accepted: p.result.accepted, duplicates: p.result.duplicates, rejected: p.result.rejected.length }))
+      return await importNdjsonFile(deps, org.id, file, (p) =>
+        bar.update(p.bytesRead, { accepted: p.result.accepted, duplicates: p.result.duplicates, rejected: p.result.rejected.length }),
+      )
     } finally {
       bar.stop()
     }
@@ -180,16 +194,24 @@ async function migrate(args: string[]): Promise<number> {
 
 async function adminCreateUser(args: string[]): Promise<number> {
   const values = parse(args, {
-    username: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' },
-    admin: { type: 'boolean' }, 'must-change-password': { type: 'boolean' },
+    username: { type: 'string' },
+    email: { type: 'string' },
+    password: { type: 'string' },
+    admin: { type: 'boolean' },
+    'must-change-password': { type: 'boolean' },
   })
   if (values.help) return print(HELP['create-user'])
   if (!values.username || !values.email) throw new UsageError('--username and --email are required')
   const generated = values.password ? undefined : Buffer.from(crypto.getRandomValues(new Uint8Array(15))).toString('base64url')
-  const user = await withDeps(loadConfig(), (deps) => createUser(deps.db, {
-    username: values.username!, email: values.email!, password: values.password ?? generated!,
-    isAdmin: values.admin ?? false, mustChangePassword: values['must-change-password'] ?? false,
-  }))
+  const user = await withDeps(loadConfig(), (deps) =>
+    createUser(deps.db, {
+      username: values.username!,
+      email: values.email!,
+      password: values.password ?? generated!,
+      isAdmin: values.admin ?? false,
+      mustChangePassword: values['must-change-password'] ?? false,
+    }),
+  )
   console.log(`created user ${user.name} (id ${user.id})${user.isAdmin ? ' as site admin' : ''}`)
   if (generated) console.log(`generated password (shown once): ${generated}`)
   return 0
@@ -199,7 +221,10 @@ async function adminCreateToken(args: string[]): Promise<number> {
   const values = parse(args, { username: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' } })
   if (values.help) return print(HELP['create-token'])
   if (!values.username) throw new UsageError('--username is required')
-  const scopes = (values.scopes ?? 'all').split(',').map((s) => s.trim()).filter(Boolean)
+  const scopes = (values.scopes ?? 'all')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   const unknown = scopes.filter((s) => !(TOKEN_SCOPES as readonly string[]).includes(s))
   if (unknown.length > 0) throw new UsageError(`unknown scope(s) ${unknown.join(', ')}; known: ${TOKEN_SCOPES.join(', ')}`)
   const plaintext = await withDeps(loadConfig(), async (deps) => {
@@ -220,7 +245,13 @@ async function operator(deps: Deps): Promise<Actor> {
 }
 
 async function clusterImport(args: string[]): Promise<number> {
-  const values = parse(args, { owner: { type: 'string' }, name: { type: 'string' }, kubeconfig: { type: 'string' }, context: { type: 'string' }, 'display-name': { type: 'string' } })
+  const values = parse(args, {
+    owner: { type: 'string' },
+    name: { type: 'string' },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+    'display-name': { type: 'string' },
+  })
   if (values.help) return print(HELP['cluster import'])
   if (!values.owner || !values.name || !values.kubeconfig) throw new UsageError('--owner, --name and --kubeconfig are required')
   let kubeconfig: string
@@ -229,9 +260,14 @@ async function clusterImport(args: string[]): Promise<number> {
   } catch (error) {
     throw new CommandFailed(`cannot read ${values.kubeconfig}: ${(error as { code?: string }).code ?? String(error)}`)
   }
-  const info = await withDeps(loadConfig(), async (deps) => clusters.importCluster(deps, statusProbes(deps.clock), await operator(deps), values.owner!, {
-    name: values.name!, kubeconfig, context: values.context, displayName: values['display-name'],
-  }))
+  const info = await withDeps(loadConfig(), async (deps) =>
+    clusters.importCluster(deps, statusProbes(deps.clock), await operator(deps), values.owner!, {
+      name: values.name!,
+      kubeconfig,
+      context: values.context,
+      displayName: values['display-name'],
+    }),
+  )
   console.log(`registered ${info.ownerName}/${info.name} (uid ${info.uid}, ${info.kubernetesVersion}, ${info.nodeCount} nodes)`)
   return 0
 }
@@ -240,10 +276,18 @@ async function clusterList(args: string[]): Promise<number> {
   const values = parse(args, { owner: { type: 'string' } })
   if (values.help) return print(HELP['cluster list'])
   const rows = await withDeps(loadConfig(), async (deps) => clusters.listAllClusters(deps, statusProbes(deps.clock), values.owner))
-  const table = [['OWNER', 'NAME', 'UID', 'SERVER', 'STATUS', 'VERSION', 'NODES', 'AGE'],
-    ...rows.map((c) => [c.ownerName, c.name, c.uid, c.endpoint, c.status.phase, c.kubernetesVersion, String(c.nodeCount), c.age])]
+  const table = [
+    ['OWNER', 'NAME', 'UID', 'SERVER', 'STATUS', 'VERSION', 'NODES', 'AGE'],
+    ...rows.map((c) => [c.ownerName, c.name, c.uid, c.endpoint, c.status.phase, c.kubernetesVersion, String(c.nodeCount), c.age]),
+  ]
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)))
-  for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd())
+  for (const row of table)
+    console.log(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
   return 0
 }
 
@@ -251,31 +295,49 @@ async function clusterRemove(args: string[]): Promise<number> {
   const values = parse(args, { owner: { type: 'string' }, name: { type: 'string' } })
   if (values.help) return print(HELP['cluster remove'])
   if (!values.owner || !values.name) throw new UsageError('--owner and --name are required')
-  await withDeps(loadConfig(), async (deps) => clusters.removeCluster(deps, statusProbes(deps.clock), await operator(deps), values.owner!, values.name!))
+  await withDeps(loadConfig(), async (deps) =>
+    clusters.removeCluster(deps, statusProbes(deps.clock), await operator(deps), values.owner!, values.name!),
+  )
   console.log(`removed ${values.owner}/${values.name}`)
   return 0
 }
 
 async function msgbusNatsConfig(args: string[]): Promise<number> {
-  const values = parse(args, { 'resolver-dir': { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, 'websocket-port': { type: 'string' } })
+  const values = parse(args, {
+    'resolver-dir': { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'websocket-port': { type: 'string' },
+  })
   if (values.help) return print(HELP['nats-config'])
   if (!values['resolver-dir']) throw new UsageError('--resolver-dir is required (where nats-server keeps pushed account JWTs)')
   const port = portFlag(values.port ?? '4222', '--port')
   const websocketPort = values['websocket-port'] === undefined ? undefined : portFlag(values['websocket-port'], '--websocket-port')
-  const text = await withDeps(loadConfig(), (deps) => natsConfig(deps, {
-    resolverDir: resolve(values['resolver-dir']!), port, host: values.host ?? '0.0.0.0', websocketPort,
-  }))
+  const text = await withDeps(loadConfig(), (deps) =>
+    natsConfig(deps, {
+      resolverDir: resolve(values['resolver-dir']!),
+      port,
+      host: values.host ?? '0.0.0.0',
+      websocketPort,
+    }),
+  )
   process.stdout.write(text)
   return 0
 }
 
 function portFlag(text: string, name: string): number {
-  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 65535) throw new UsageError(`${name} must be a port number 1-65535, got "${text}"`)
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 65535)
+    throw new UsageError(`${name} must be a port number 1-65535, got "${text}"`)
   return Number(text)
 }
 
 async function serve(args: string[]): Promise<number> {
-  const values = parse(args, { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' }, dev: { type: 'boolean' } })
+  const values = parse(args, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'data-dir': { type: 'string' },
+    dev: { type: 'boolean' },
+  })
   if (values.help) return print(HELP.serve)
   const flags: ServeFlags = { port: values.port, host: values.host, dataDir: values['data-dir'], dev: values.dev }
   const config = loadConfig(process.env, flags)
@@ -284,7 +346,8 @@ async function serve(args: string[]): Promise<number> {
   if (admin.created) {
     deps.log.info('first site admin created', { username: config.admin.username })
     // The one place a password is printed: to the operator's terminal, once, not to the log.
-    if (admin.generatedPassword) process.stderr.write(`\n  site admin "${config.admin.username}" password (shown once): ${admin.generatedPassword}\n\n`)
+    if (admin.generatedPassword)
+      process.stderr.write(`\n  site admin "${config.admin.username}" password (shown once): ${admin.generatedPassword}\n\n`)
   }
   const app = createApp(deps)
   try {
@@ -301,7 +364,9 @@ async function serve(args: string[]): Promise<number> {
     await deps.db.close()
     const code = (error as { code?: string }).code
     if (code === 'EADDRINUSE') throw new CommandFailed(`port ${config.port} on ${config.host} is already in use (another server running?)`)
-    throw new CommandFailed(`cannot listen on ${config.host}:${config.port}: ${code ?? (error instanceof Error ? error.message : String(error))}`)
+    throw new CommandFailed(
+      `cannot listen on ${config.host}:${config.port}: ${code ?? (error instanceof Error ? error.message : String(error))}`,
+    )
   }
   // Connect to the message bus and push every account's claims, retrying while it is down.
   const stopMsgbus = startMsgbus(deps)
@@ -314,7 +379,9 @@ async function serve(args: string[]): Promise<number> {
       if (stopping) process.exit(1)
       stopping = true
       deps.log.info('shutting down', { signal })
-      const grace = setTimeout(() => { void app.server?.stop(true) }, config.shutdownGraceSeconds * 1000)
+      const grace = setTimeout(() => {
+        void app.server?.stop(true)
+      }, config.shutdownGraceSeconds * 1000)
       await app.server?.stop(false)
       clearTimeout(grace)
       await sandbox?.stop()
@@ -326,7 +393,11 @@ async function serve(args: string[]): Promise<number> {
     process.on('SIGTERM', () => void stop('SIGTERM'))
     process.on('SIGINT', () => void stop('SIGINT'))
   })
-  deps.log.info('listening', { url: `${config.tls ? 'https' : 'http'}://${config.host}:${app.server?.port}`, publicUrl: config.publicUrl, database: deps.db.driver })
+  deps.log.info('listening', {
+    url: `${config.tls ? 'https' : 'http'}://${config.host}:${app.server?.port}`,
+    publicUrl: config.publicUrl,
+    database: deps.db.driver,
+  })
   return stopped
 }
 
@@ -342,7 +413,9 @@ main(process.argv.slice(2)).then(
       process.exit(1)
     }
     if (error instanceof AppError) {
-      console.error(`error: ${error.message}${error.fields.length ? ` (${error.fields.map((f) => `${f.field}: ${f.message}`).join('; ')})` : ''}`)
+      console.error(
+        `error: ${error.message}${error.fields.length ? ` (${error.fields.map((f) => `${f.field}: ${f.message}`).join('; ')})` : ''}`,
+      )
       process.exit(1)
     }
     console.error(error)

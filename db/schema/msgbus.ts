@@ -23,19 +23,23 @@ export const msgbusKeys = sqliteTable('msgbus_keys', {
  * outlive their user (no foreign key): a deleted user's keys stay revoked, and their live ones
  * are revoked by the next account push, instead of vanishing from the revocation list.
  */
-export const msgbusAccounts = sqliteTable('msgbus_accounts', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  uid: integer('uid').notNull(),
-  /** `user`, `admin`, `cluster-resource-history`, `org` or `cluster`. */
-  accountType: text('account_type').notNull(),
-  msgbusPubKey: text('msgbus_pub_key').notNull(),
-  /** Name of the NATS account (a `msgbus_keys` row) the key lives in. */
-  account: text('account').notNull(),
-  clusterId: text('cluster_id').notNull().default(''),
-  productName: text('product_name').notNull().default(''),
-  /** Unix seconds: the user JWT's `iat` and `exp`. */
-  issuedAt: integer('issued_at').notNull(),
-  expiresAt: integer('expires_at').notNull(),
-  /** Unix seconds; null while live. */
-  revokedAt: integer('revoked_at'),
-}, (t) => [index('msgbus_accounts_uid').on(t.uid), index('msgbus_accounts_account').on(t.account)])
+export const msgbusAccounts = sqliteTable(
+  'msgbus_accounts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    uid: integer('uid').notNull(),
+    /** `user`, `admin`, `cluster-resource-history`, `org` or `cluster`. */
+    accountType: text('account_type').notNull(),
+    msgbusPubKey: text('msgbus_pub_key').notNull(),
+    /** Name of the NATS account (a `msgbus_keys` row) the key lives in. */
+    account: text('account').notNull(),
+    clusterId: text('cluster_id').notNull().default(''),
+    productName: text('product_name').notNull().default(''),
+    /** Unix seconds: the user JWT's `iat` and `exp`. */
+    issuedAt: integer('issued_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    /** Unix seconds; null while live. */
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [index('msgbus_accounts_uid').on(t.uid), index('msgbus_accounts_account').on(t.account)],
+)

@@ -21,10 +21,16 @@ export const chartSources = sqliteTable('chart_sources', {
  * package, the chart version and archive digest chosen when the order was created, so renders
  * are reproducible and need no registry once the archive is cached.
  */
-export const orders = sqliteTable('orders', {
-  uid: text('uid').primaryKey(),
-  ownerId: integer('owner_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  body: text('body').notNull(),
-  resolved: text('resolved').notNull(),
-  createdAt: integer('created_at').notNull(),
-}, (t) => [index('orders_owner_created').on(t.ownerId, t.createdAt)])
+export const orders = sqliteTable(
+  'orders',
+  {
+    uid: text('uid').primaryKey(),
+    ownerId: integer('owner_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    body: text('body').notNull(),
+    resolved: text('resolved').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('orders_owner_created').on(t.ownerId, t.createdAt)],
+)

@@ -7,7 +7,9 @@ import { users } from './identity'
  * client secret is sealed with the secret box and never returned.
  */
 export const orgAuthSources = sqliteTable('org_auth_sources', {
-  orgId: integer('org_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  orgId: integer('org_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
   name: text('name').notNull(),
   provider: text('provider').notNull(),
   clientId: text('client_id').notNull(),

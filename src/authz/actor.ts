@@ -8,8 +8,15 @@ export type CredentialKind = 'token' | 'basic-password' | 'basic-token' | 'sessi
 /** Token scope categories (decisions §1); `read:X` is implied by `write:X`. */
 export type ScopeCategory = 'user' | 'organization' | 'cluster' | 'admin'
 export const TOKEN_SCOPES = [
-  'all', 'read:user', 'write:user', 'read:organization', 'write:organization',
-  'read:cluster', 'write:cluster', 'read:admin', 'write:admin',
+  'all',
+  'read:user',
+  'write:user',
+  'read:organization',
+  'write:organization',
+  'read:cluster',
+  'write:cluster',
+  'read:admin',
+  'write:admin',
 ] as const
 
 /** The signed-in caller a request acts as. */
@@ -33,4 +40,3 @@ export function scopesAllow(scopes: readonly string[] | undefined, level: 'read'
   if (scopes.includes(`write:${category}`)) return true
   return level === 'read' && scopes.includes(`read:${category}`)
 }
-

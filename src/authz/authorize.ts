@@ -1,9 +1,9 @@
+import { USER_TYPE, type users, VISIBILITY } from '../../db/schema/identity'
+import type { teams } from '../../db/schema/orgs'
 import type { Config } from '../config'
 import { AppError } from '../errors'
-import { USER_TYPE, VISIBILITY, type users } from '../../db/schema/identity'
-import type { teams } from '../../db/schema/orgs'
 import type { Actor } from './actor'
-import { grantedPermissions, roleFromTeams, type OrgRole, type PermissionString } from './permissions'
+import { grantedPermissions, type OrgRole, type PermissionString, roleFromTeams } from './permissions'
 
 /**
  * What a route requires of its caller, in five kinds (each its own guard macro, since each hands
@@ -166,7 +166,12 @@ export function userVisibleTo(user: UserRow, viewer: UserRow | undefined): boole
  * Throws unauthenticated (no caller), notFound (no such individual user, or one hidden from the
  * caller: never reveal what one may not see), forbidden (visible, but neither self nor admin).
  */
-export async function authorizeOnUser(context: Pick<AuthzContext, 'userFacts'>, actor: Actor | undefined, permission: UserPermission, params: RouteParams): Promise<{ me: Actor; target: UserRow }> {
+export async function authorizeOnUser(
+  context: Pick<AuthzContext, 'userFacts'>,
+  actor: Actor | undefined,
+  permission: UserPermission,
+  params: RouteParams,
+): Promise<{ me: Actor; target: UserRow }> {
   const me = signedInCaller(actor)
   const target = await context.userFacts.findUserByName(params.username ?? '')
   if (!target || !userVisibleTo(target, me.user)) throw new AppError('notFound', Messages.userNotFound)
@@ -181,7 +186,11 @@ export async function authorizeOnUser(context: Pick<AuthzContext, 'userFacts'>, 
  * Loads the org named by the `org` (or `orgname`) param, or owning the team of `teamId`, for a
  * caller who may see it (anonymous included). Throws notFound (org or team unknown or hidden).
  */
-export function authorizeOrgVisible(context: Pick<AuthzContext, 'orgFacts'>, actor: Actor | undefined, params: RouteParams): Promise<OrgScope> {
+export function authorizeOrgVisible(
+  context: Pick<AuthzContext, 'orgFacts'>,
+  actor: Actor | undefined,
+  params: RouteParams,
+): Promise<OrgScope> {
   return loadOrgScope(context.orgFacts, actor, 'org-visible', params)
 }
 
@@ -190,14 +199,23 @@ export function authorizeOrgVisible(context: Pick<AuthzContext, 'orgFacts'>, act
  * (org or team unknown or hidden from the caller), badRequest (`org-subscriber` on a name that is
  * not an org, or names an org hidden from the caller), forbidden (visible but not allowed).
  */
-export async function authorizeInOrg(context: Pick<AuthzContext, 'orgFacts'>, actor: Actor | undefined, permission: OrgPermission, params: RouteParams): Promise<{ me: Actor; scope: OrgScope }> {
+export async function authorizeInOrg(
+  context: Pick<AuthzContext, 'orgFacts'>,
+  actor: Actor | undefined,
+  permission: OrgPermission,
+  params: RouteParams,
+): Promise<{ me: Actor; scope: OrgScope }> {
   const me = signedInCaller(actor)
-  if (permission === 'org-subscriber' && me.user.type !== USER_TYPE.individual)
-    throw new AppError('forbidden', Messages.individualRequired)
+  if (permission === 'org-subscriber' && me.user.type !== USER_TYPE.individual) throw new AppError('forbidden', Messages.individualRequired)
   return { me, scope: await loadOrgScope(context.orgFacts, me, permission, params) }
 }
 
-async function loadOrgScope(facts: OrgFacts, actor: Actor | undefined, permission: 'org-visible' | OrgPermission, params: RouteParams): Promise<OrgScope> {
+async function loadOrgScope(
+  facts: OrgFacts,
+  actor: Actor | undefined,
+  permission: 'org-visible' | OrgPermission,
+  params: RouteParams,
+): Promise<OrgScope> {
   let team: TeamRow | undefined
   let org: UserRow | undefined
   if (params.teamId !== undefined) {
@@ -211,9 +229,12 @@ async function loadOrgScope(facts: OrgFacts, actor: Actor | undefined, permissio
   }
   // What the caller may not see answers exactly as what does not exist (T3): the same error
   // for a hidden org or its team as for an unknown name or team id.
-  const hidden = () => team ? new AppError('notFound', Messages.teamNotFound)
-    : permission === 'org-subscriber' ? new AppError('badRequest', Messages.notOrg)
-    : new AppError('notFound', Messages.orgNotFound)
+  const hidden = () =>
+    team
+      ? new AppError('notFound', Messages.teamNotFound)
+      : permission === 'org-subscriber'
+        ? new AppError('badRequest', Messages.notOrg)
+        : new AppError('notFound', Messages.orgNotFound)
   if (!org) throw hidden()
   const siteAdmin = actor?.user.isAdmin ?? false
   const uid = actor?.user.id
@@ -267,4 +288,3 @@ export function orgVisibleTo(org: UserRow, actor: Actor | undefined, role: OrgRo
 /** Whether the caller may see members who keep their membership private: members and site admins. */
 export const seesPrivateMembers = (scope: OrgScope, actor: Actor | undefined): boolean =>
   scope.role !== undefined || (actor?.user.isAdmin ?? false)
-

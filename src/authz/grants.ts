@@ -1,6 +1,6 @@
 import { AppError } from '../errors'
 import type { OrgScope } from './authorize'
-import { grantedPermissions, roleFromTeams, type PermissionString } from './permissions'
+import { grantedPermissions, type PermissionString, roleFromTeams } from './permissions'
 
 export const Messages = {
   grantExceedsCaller: 'you can only grant or take away permissions you hold yourself',

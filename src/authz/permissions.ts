@@ -5,13 +5,26 @@
  * permission in every org (as Gitea's site admins do) and the site-only ones.
  */
 export const ORG_PERMISSIONS = [
-  'edit:org', 'delete:org', 'admin:org',
-  'view:avatar', 'update:avatar', 'delete:avatar',
-  'view:sync-token', 'create:fleetmgr-org-sync-token', 'remove:fleetmgr-sync-token',
-  'list:access-token', 'delete:access-token', 'list:msgbus-token', 'revoke:msgbus-token',
+  'edit:org',
+  'delete:org',
+  'admin:org',
+  'view:avatar',
+  'update:avatar',
+  'delete:avatar',
+  'view:sync-token',
+  'create:fleetmgr-org-sync-token',
+  'remove:fleetmgr-sync-token',
+  'list:access-token',
+  'delete:access-token',
+  'list:msgbus-token',
+  'revoke:msgbus-token',
   // Minting tokens of the org system admin (decisions §6a): owners only, like revoking them.
-  'create:access-token', 'create:msgbus-token',
-  'view:auth-source', 'create:auth-source', 'update:auth-source', 'delete:auth-source',
+  'create:access-token',
+  'create:msgbus-token',
+  'view:auth-source',
+  'create:auth-source',
+  'update:auth-source',
+  'delete:auth-source',
   // Not in the contract: who may send usage events for an org (decisions §5a: owners and admins).
   'send:usage-events',
 ] as const
@@ -37,8 +50,15 @@ export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'site-admin']
 export const ROLE_PERMISSIONS = {
   owner: ORG_PERMISSIONS,
   admin: [
-    'edit:org', 'view:avatar', 'update:avatar', 'delete:avatar', 'view:sync-token',
-    'list:access-token', 'list:msgbus-token', 'view:auth-source', 'send:usage-events',
+    'edit:org',
+    'view:avatar',
+    'update:avatar',
+    'delete:avatar',
+    'view:sync-token',
+    'list:access-token',
+    'list:msgbus-token',
+    'view:auth-source',
+    'send:usage-events',
   ],
   member: ['view:avatar'],
   'site-admin': PERMISSION_STRINGS,
@@ -62,7 +82,11 @@ export function roleFromTeams(teamPermissions: readonly string[]): OrgRole | und
  * their teams (only org permissions: a custom role cannot grant site-wide ones), and all of the
  * site-admin row for site admins.
  */
-export function grantedPermissions(role: OrgRole | undefined, customPermissions: readonly string[], siteAdmin: boolean): Set<PermissionString> {
+export function grantedPermissions(
+  role: OrgRole | undefined,
+  customPermissions: readonly string[],
+  siteAdmin: boolean,
+): Set<PermissionString> {
   const granted = new Set<PermissionString>()
   if (siteAdmin) for (const p of ROLE_PERMISSIONS['site-admin']) granted.add(p)
   if (role) for (const p of ROLE_PERMISSIONS[role]) granted.add(p)

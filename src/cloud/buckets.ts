@@ -2,14 +2,15 @@ import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import { listAzureContainers } from './providers/azure'
-import { listGcsBuckets, type GcsKeys } from './providers/gcs'
+import { type GcsKeys, listGcsBuckets } from './providers/gcs'
 import { listS3Buckets } from './providers/s3'
 import type { BucketListOptions } from './schemas'
-import { revealCredential, TYPE_RULES } from './service'
+import { revealCredential, type TYPE_RULES } from './service'
 
 export const BucketMessages = {
   unknownCloud: (cloud: string) => `unknown cloud "${cloud}": use aws (or s3), gcs (or gcp) or azure`,
-  bodyIgnored: 'a GET request body is not read: send the options as query parameters (?credential=NAME) or POST them as a JSON body to the same path',
+  bodyIgnored:
+    'a GET request body is not read: send the options as query parameters (?credential=NAME) or POST them as a JSON body to the same path',
   noSource: 'name a credential, or a Secret with secret_namespace, secret_name and cluster_uid',
   clusterUidNeeded: 'cluster_uid is required with secret_namespace and secret_name',
   wrongType: (type: string, cloud: string) => `a ${type} credential cannot list ${cloud} buckets`,
@@ -21,7 +22,15 @@ const CLOUDS: Record<string, Cloud> = { aws: 's3', s3: 's3', gcs: 'gcs', gcp: 'g
 
 /** The credential type each cloud lists with, and the KubeStash Secret keys that stand for its fields. */
 const SOURCES = {
-  s3: { type: 'Aws', secretKeys: { accessKeyID: 'AWS_ACCESS_KEY_ID', secretAccessKey: 'AWS_SECRET_ACCESS_KEY', region: 'AWS_REGION?', endpoint: 'AWS_ENDPOINT?' } },
+  s3: {
+    type: 'Aws',
+    secretKeys: {
+      accessKeyID: 'AWS_ACCESS_KEY_ID',
+      secretAccessKey: 'AWS_SECRET_ACCESS_KEY',
+      region: 'AWS_REGION?',
+      endpoint: 'AWS_ENDPOINT?',
+    },
+  },
   gcs: { type: 'GoogleCloud', secretKeys: { projectID: 'GOOGLE_PROJECT_ID', serviceAccount: 'GOOGLE_SERVICE_ACCOUNT_JSON_KEY' } },
   azure: { type: 'AzureStorage', secretKeys: { account: 'AZURE_ACCOUNT_NAME', key: 'AZURE_ACCOUNT_KEY', endpoint: 'AZURE_ENDPOINT?' } },
 } as const satisfies Record<Cloud, { type: keyof typeof TYPE_RULES; secretKeys: Record<string, string> }>
@@ -29,7 +38,13 @@ const SOURCES = {
 type Fields = Record<string, string | undefined>
 
 /** Reads a Secret's data (decoded) from the caller's cluster `clusterUid`; supplied by the cluster area. */
-export type SecretReader = (deps: Deps, actor: Actor, clusterUid: string, namespace: string, name: string) => Promise<Record<string, string>>
+export type SecretReader = (
+  deps: Deps,
+  actor: Actor,
+  clusterUid: string,
+  namespace: string,
+  name: string,
+) => Promise<Record<string, string>>
 
 /**
  * Lists the buckets of `cloud` with the caller's named credential or with keys from a Secret in
@@ -37,7 +52,14 @@ export type SecretReader = (deps: Deps, actor: Actor, clusterUid: string, namesp
  * cluster, Secret), upstream (the provider's refusal or silence). `getWithBody`: the options came
  * from the query of a GET that also carried a body.
  */
-export async function listBuckets(deps: Deps, actor: Actor, cloudName: string, options: BucketListOptions, readSecret: SecretReader, getWithBody = false): Promise<string[]> {
+export async function listBuckets(
+  deps: Deps,
+  actor: Actor,
+  cloudName: string,
+  options: BucketListOptions,
+  readSecret: SecretReader,
+  getWithBody = false,
+): Promise<string[]> {
   // Bun drops GET bodies (decisions §4b): a client that sent one must learn where its options went.
   if (getWithBody && Object.keys(options).length === 0) throw new AppError('invalid', BucketMessages.bodyIgnored)
   const cloud = CLOUDS[cloudName.toLowerCase()]
@@ -45,8 +67,14 @@ export async function listBuckets(deps: Deps, actor: Actor, cloudName: string, o
   const fields = await keysFor(deps, actor, cloud, options, readSecret)
   const policy = { allowPrivate: deps.config.allowPrivateEndpoints }
   const pageSize = deps.config.bucketListPageSize
-  if (cloud === 's3') return listS3Buckets({ accessKeyID: fields.accessKeyID!, secretAccessKey: fields.secretAccessKey!, region: fields.region, endpoint: fields.endpoint }, policy, pageSize)
-  if (cloud === 'azure') return listAzureContainers({ account: fields.account!, key: fields.key!, endpoint: fields.endpoint }, policy, pageSize)
+  if (cloud === 's3')
+    return listS3Buckets(
+      { accessKeyID: fields.accessKeyID!, secretAccessKey: fields.secretAccessKey!, region: fields.region, endpoint: fields.endpoint },
+      policy,
+      pageSize,
+    )
+  if (cloud === 'azure')
+    return listAzureContainers({ account: fields.account!, key: fields.key!, endpoint: fields.endpoint }, policy, pageSize)
   return listGcsBuckets(gcsKeys(fields, options.cloud_project), deps.config.gcsEndpoint, policy, pageSize)
 }
 
@@ -55,18 +83,25 @@ async function keysFor(deps: Deps, actor: Actor, cloud: Cloud, options: BucketLi
   if (options.credential) {
     const credential = await revealCredential(deps, actor, options.credential)
     if (credential.type !== source.type)
-      throw new AppError('invalid', BucketMessages.wrongType(credential.type, cloud), [{ field: 'credential', message: `must be a ${source.type} credential` }])
+      throw new AppError('invalid', BucketMessages.wrongType(credential.type, cloud), [
+        { field: 'credential', message: `must be a ${source.type} credential` },
+      ])
     return credential.block
   }
-  if (!options.secret_namespace || !options.secret_name) throw new AppError('invalid', BucketMessages.noSource, [{ field: 'credential', message: 'is required without secret_namespace and secret_name' }])
-  if (!options.cluster_uid) throw new AppError('invalid', BucketMessages.clusterUidNeeded, [{ field: 'cluster_uid', message: 'is required' }])
+  if (!options.secret_namespace || !options.secret_name)
+    throw new AppError('invalid', BucketMessages.noSource, [
+      { field: 'credential', message: 'is required without secret_namespace and secret_name' },
+    ])
+  if (!options.cluster_uid)
+    throw new AppError('invalid', BucketMessages.clusterUidNeeded, [{ field: 'cluster_uid', message: 'is required' }])
   const data = await readSecret(deps, actor, options.cluster_uid, options.secret_namespace, options.secret_name)
   const fields: Fields = {}
   for (const [field, spec] of Object.entries(source.secretKeys)) {
     const optional = spec.endsWith('?')
     const key = spec.replace(/\?$/, '')
     if (data[key]) fields[field] = data[key]
-    else if (!optional) throw new AppError('invalid', BucketMessages.secretIncomplete(key), [{ field: 'secret_name', message: `has no ${key}` }])
+    else if (!optional)
+      throw new AppError('invalid', BucketMessages.secretIncomplete(key), [{ field: 'secret_name', message: `has no ${key}` }])
   }
   return fields
 }

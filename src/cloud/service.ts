@@ -30,7 +30,12 @@ export const TYPE_RULES: Record<CredentialType, TypeRule> = {
   GoogleCloud: { block: 'googleCloud', required: ['projectID', 'serviceAccount'], secrets: ['serviceAccount'], endpoints: [] },
   Azure: { block: 'azure', required: ['tenantID', 'subscriptionID', 'clientID', 'clientSecret'], secrets: ['clientSecret'], endpoints: [] },
   AzureStorage: { block: 'azureStorage', required: ['account', 'key'], secrets: ['key'], endpoints: ['endpoint'] },
-  FleetManager: { block: 'fleetmgr', required: ['accessKeyID', 'secretAccessKey', 'endpoint'], secrets: ['secretAccessKey'], endpoints: ['endpoint'] },
+  FleetManager: {
+    block: 'fleetmgr',
+    required: ['accessKeyID', 'secretAccessKey', 'endpoint'],
+    secrets: ['secretAccessKey'],
+    endpoints: ['endpoint'],
+  },
   DigitalOcean: { block: 'digitalocean', required: ['token'], secrets: ['token'], endpoints: [] },
   Linode: { block: 'linode', required: ['token'], secrets: ['token'], endpoints: [] },
   Vultr: { block: 'vultr', required: ['token'], secrets: ['token'], endpoints: [] },
@@ -43,7 +48,8 @@ export const TYPE_RULES: Record<CredentialType, TypeRule> = {
 const serviceAccount = {
   split(json: string): { visible: string; privateKey: string } {
     const parsed = parseServiceAccount(json)
-    if (!parsed) throw new AppError('invalid', 'Validation Failed', [{ field: 'googleCloud.serviceAccount', message: Messages.badServiceAccount }])
+    if (!parsed)
+      throw new AppError('invalid', 'Validation Failed', [{ field: 'googleCloud.serviceAccount', message: Messages.badServiceAccount }])
     const { private_key: privateKey, ...rest } = parsed
     return { visible: JSON.stringify(rest), privateKey: String(privateKey ?? '') }
   },
@@ -117,7 +123,8 @@ async function checkEndpoints(deps: Deps, type: CredentialType, stored: Stored):
     try {
       await resolveChecked(url, { allowPrivate: deps.config.allowPrivateEndpoints })
     } catch (error) {
-      if (error instanceof EgressRefused) throw new AppError('invalid', `${fieldName} is not allowed: ${error.message}`, [{ field: fieldName, message: error.message }])
+      if (error instanceof EgressRefused)
+        throw new AppError('invalid', `${fieldName} is not allowed: ${error.message}`, [{ field: fieldName, message: error.message }])
       throw error
     }
   }
@@ -127,7 +134,8 @@ async function checkEndpoints(deps: Deps, type: CredentialType, stored: Stored):
 async function prepare(deps: Deps, spec: CloudCredentialSpec, previous?: { type: CredentialType; stored: Stored }): Promise<Stored> {
   const rule = TYPE_RULES[spec.type]
   const block = spec[rule.block] as Block | undefined
-  if (!block) throw new AppError('invalid', Messages.missingBlock(rule.block, spec.type), [{ field: rule.block, message: Messages.missingField }])
+  if (!block)
+    throw new AppError('invalid', Messages.missingBlock(rule.block, spec.type), [{ field: rule.block, message: Messages.missingField }])
   const stored = splitBlock(spec.type, block)
   if (previous?.type === spec.type) {
     stored.secrets = { ...previous.stored.secrets, ...stored.secrets }
@@ -141,7 +149,10 @@ async function prepare(deps: Deps, spec: CloudCredentialSpec, previous?: { type:
 }
 
 async function storedOf(deps: Deps, row: store.CredentialRow): Promise<Stored> {
-  return { visible: JSON.parse(row.block) as Block, secrets: JSON.parse(await deps.secrets.open(row.sealedSecrets)) as Record<string, string> }
+  return {
+    visible: JSON.parse(row.block) as Block,
+    secrets: JSON.parse(await deps.secrets.open(row.sealedSecrets)) as Record<string, string>,
+  }
 }
 
 const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z')
@@ -149,7 +160,13 @@ const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z')
 function present(row: store.CredentialRow): CloudCredentialApiForm {
   const type = row.type as CredentialType
   const block = joinBlock(type, { visible: JSON.parse(row.block) as Block, secrets: {} }, false)
-  return { name: row.name, type, ownerID: row.ownerId, [TYPE_RULES[type].block]: block, creationTimestamp: iso(row.createdAt) } as CloudCredentialApiForm
+  return {
+    name: row.name,
+    type,
+    ownerID: row.ownerId,
+    [TYPE_RULES[type].block]: block,
+    creationTimestamp: iso(row.createdAt),
+  } as CloudCredentialApiForm
 }
 
 export interface CredentialFilters {
@@ -160,11 +177,17 @@ export interface CredentialFilters {
 /** The caller's credentials, secrets blanked; `credential_type` and `fleetmgr_endpoint` narrow the list. */
 export async function listCredentials(deps: Deps, actor: Actor, filters: CredentialFilters): Promise<CloudCredentialApiForm[]> {
   const rows = await store.listCredentials(deps.db.read, actor.user.id)
-  const types = filters.credential_type?.flatMap((value) => value.split(',')).map((value) => value.trim()).filter(Boolean)
+  const types = filters.credential_type
+    ?.flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter(Boolean)
   return rows
     .filter((row) => !types?.length || types.includes(row.type))
-    .filter((row) => filters.fleetmgr_endpoint === undefined
-      || (row.type === 'FleetManager' && (JSON.parse(row.block) as Block).endpoint === filters.fleetmgr_endpoint))
+    .filter(
+      (row) =>
+        filters.fleetmgr_endpoint === undefined ||
+        (row.type === 'FleetManager' && (JSON.parse(row.block) as Block).endpoint === filters.fleetmgr_endpoint),
+    )
     .map(present)
 }
 
@@ -179,9 +202,15 @@ export async function getCredential(deps: Deps, actor: Actor, name: string): Pro
 export async function createCredential(deps: Deps, actor: Actor, spec: CloudCredentialSpec): Promise<void> {
   const stored = await prepare(deps, spec)
   const sealedSecrets = await deps.secrets.seal(JSON.stringify(stored.secrets))
-  await deps.db.write((tx) => store.insertCredential(tx, {
-    ownerId: actor.user.id, name: spec.name, type: spec.type, block: JSON.stringify(stored.visible), sealedSecrets,
-  }))
+  await deps.db.write((tx) =>
+    store.insertCredential(tx, {
+      ownerId: actor.user.id,
+      name: spec.name,
+      type: spec.type,
+      block: JSON.stringify(stored.visible),
+      sealedSecrets,
+    }),
+  )
 }
 
 /** Replaces the caller's credential named in the body; empty secrets keep the stored ones. Throws notFound, invalid. */
@@ -190,9 +219,13 @@ export async function replaceCredential(deps: Deps, actor: Actor, spec: CloudCre
   if (!row) throw new AppError('notFound', Messages.notFound)
   const stored = await prepare(deps, spec, { type: row.type as CredentialType, stored: await storedOf(deps, row) })
   const sealedSecrets = await deps.secrets.seal(JSON.stringify(stored.secrets))
-  const replaced = await deps.db.write((tx) => store.replaceCredential(tx, actor.user.id, spec.name, {
-    type: spec.type, block: JSON.stringify(stored.visible), sealedSecrets,
-  }))
+  const replaced = await deps.db.write((tx) =>
+    store.replaceCredential(tx, actor.user.id, spec.name, {
+      type: spec.type,
+      block: JSON.stringify(stored.visible),
+      sealedSecrets,
+    }),
+  )
   if (!replaced) throw new AppError('notFound', Messages.notFound)
 }
 

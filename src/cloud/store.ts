@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm'
 import { cloudCredentials } from '../../db/schema'
 import { AppError } from '../errors'
-import { isUniqueViolation, type Executor } from '../storage/database'
+import { type Executor, isUniqueViolation } from '../storage/database'
 
 export type CredentialRow = typeof cloudCredentials.$inferSelect
 export type NewCredential = typeof cloudCredentials.$inferInsert
@@ -14,7 +14,11 @@ export async function listCredentials(db: Executor, ownerId: number): Promise<Cr
 }
 
 export async function findCredential(db: Executor, ownerId: number, name: string): Promise<CredentialRow | undefined> {
-  return db.select().from(cloudCredentials).where(and(eq(cloudCredentials.ownerId, ownerId), eq(cloudCredentials.name, name))).get()
+  return db
+    .select()
+    .from(cloudCredentials)
+    .where(and(eq(cloudCredentials.ownerId, ownerId), eq(cloudCredentials.name, name)))
+    .get()
 }
 
 /** Inserts a credential; a name the owner already uses is `conflict` (409). */
@@ -27,14 +31,24 @@ export async function insertCredential(db: Executor, credential: NewCredential):
 }
 
 /** Replaces type, block and secrets of the owner's credential `name`; false when there is none. */
-export async function replaceCredential(db: Executor, ownerId: number, name: string, changes: Pick<NewCredential, 'type' | 'block' | 'sealedSecrets'>): Promise<boolean> {
-  const rows = await db.update(cloudCredentials).set(changes)
-    .where(and(eq(cloudCredentials.ownerId, ownerId), eq(cloudCredentials.name, name))).returning({ id: cloudCredentials.id })
+export async function replaceCredential(
+  db: Executor,
+  ownerId: number,
+  name: string,
+  changes: Pick<NewCredential, 'type' | 'block' | 'sealedSecrets'>,
+): Promise<boolean> {
+  const rows = await db
+    .update(cloudCredentials)
+    .set(changes)
+    .where(and(eq(cloudCredentials.ownerId, ownerId), eq(cloudCredentials.name, name)))
+    .returning({ id: cloudCredentials.id })
   return rows.length > 0
 }
 
 export async function deleteCredential(db: Executor, ownerId: number, name: string): Promise<boolean> {
-  const rows = await db.delete(cloudCredentials)
-    .where(and(eq(cloudCredentials.ownerId, ownerId), eq(cloudCredentials.name, name))).returning({ id: cloudCredentials.id })
+  const rows = await db
+    .delete(cloudCredentials)
+    .where(and(eq(cloudCredentials.ownerId, ownerId), eq(cloudCredentials.name, name)))
+    .returning({ id: cloudCredentials.id })
   return rows.length > 0
 }

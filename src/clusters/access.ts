@@ -1,19 +1,19 @@
+import { USER_TYPE } from '../../db/schema/identity'
 import type { Actor } from '../authz/actor'
-import { accessAllows, clusterAccess, type ClusterAccess } from '../authz/clusters'
+import { accessAllows, type ClusterAccess, clusterAccess } from '../authz/clusters'
 import { roleFromTeams } from '../authz/permissions'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import { findAccountByName, type UserRow } from '../identity/store'
-import { USER_TYPE } from '../../db/schema/identity'
 import { teamPermissionsOf } from '../orgs/store'
-import * as store from './store'
 import { commitCache } from '../storage/commit-cache'
+import * as store from './store'
 
 export const AccessMessages = {
   notFound: 'cluster not found',
   ownerNotFound: 'owner not found',
   needsWrite: 'your access to this cluster is read-only',
-  needsManage: 'only the cluster\'s owner, or an owner or admin of its organization, may change it',
+  needsManage: "only the cluster's owner, or an owner or admin of its organization, may change it",
 } as const
 
 const resolutions = commitCache<ResolvedCluster | undefined>()
@@ -26,7 +26,8 @@ export interface ResolvedCluster {
 
 /** The facts authz/clusters decides on, read for `actor` and one cluster (or, with no cluster, its owner only). */
 async function accessOf(deps: Deps, actor: Actor, owner: UserRow, clusterId: number | undefined): Promise<ClusterAccess | undefined> {
-  const orgRole = owner.type === USER_TYPE.organization ? roleFromTeams(await teamPermissionsOf(deps.db.read, owner.id, actor.user.id)) : undefined
+  const orgRole =
+    owner.type === USER_TYPE.organization ? roleFromTeams(await teamPermissionsOf(deps.db.read, owner.id, actor.user.id)) : undefined
   return clusterAccess({
     siteAdmin: actor.user.isAdmin,
     ownsCluster: owner.id === actor.user.id,
@@ -40,7 +41,13 @@ async function accessOf(deps: Deps, actor: Actor, owner: UserRow, clusterId: num
  * cluster that does not exist and one the actor may not use at all are the same 404; one they
  * may use with less than `needed` is 403. This is the one access check of the registry and the proxy.
  */
-export async function resolveCluster(deps: Deps, actor: Actor, ownerName: string, clusterName: string, needed: ClusterAccess): Promise<ResolvedCluster> {
+export async function resolveCluster(
+  deps: Deps,
+  actor: Actor,
+  ownerName: string,
+  clusterName: string,
+  needed: ClusterAccess,
+): Promise<ResolvedCluster> {
   // The proxy asks this on every request: answers are kept until the next commit of any kind.
   const key = `${actor.user.id}\u0000${actor.user.isAdmin}\u0000${ownerName.toLowerCase()}\u0000${clusterName.toLowerCase()}`
   const found = await resolutions(deps.db, key, async () => {
@@ -51,7 +58,8 @@ export async function resolveCluster(deps: Deps, actor: Actor, ownerName: string
   })
   if (!found) throw new AppError('notFound', AccessMessages.notFound)
   const { owner, cluster, access } = found
-  if (!accessAllows(access, needed)) throw new AppError('forbidden', needed === 'manage' ? AccessMessages.needsManage : AccessMessages.needsWrite)
+  if (!accessAllows(access, needed))
+    throw new AppError('forbidden', needed === 'manage' ? AccessMessages.needsManage : AccessMessages.needsWrite)
   return { cluster, owner, access }
 }
 

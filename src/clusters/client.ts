@@ -69,7 +69,12 @@ function credentialsFor(connection: ClusterConnection) {
  * credential and TLS settings and the platform's `extraHeaders` (impersonation); resolves once it
  * is open, with the protocol the member chose. Rejects when the member does not switch protocols.
  */
-export function memberWebSocket(connection: ClusterConnection, path: string, protocols: string[], extraHeaders: Record<string, string>): Promise<WebSocket> {
+export function memberWebSocket(
+  connection: ClusterConnection,
+  path: string,
+  protocols: string[],
+  extraHeaders: Record<string, string>,
+): Promise<WebSocket> {
   const { authorization, tls } = credentialsOf(connection)
   const options: Bun.WebSocketOptions = { protocols, headers: { ...extraHeaders, ...(authorization ? { authorization } : {}) }, tls }
   const socket = new BunWebSocket(`${connection.server.replace(/^http/, 'ws')}${path}`, options)
@@ -102,14 +107,25 @@ export const isTlsFailure = (error: AppError) => error.message.includes('TLS cer
 
 export const networkFailure = (clusterName: string, error: unknown) => {
   const code = (error as { code?: unknown }).code
-  const reason = error instanceof Error && error.name === 'TimeoutError' ? 'did not answer in time'
-    : (typeof code === 'string' && NETWORK_REASONS[code]) || 'could not be reached'
+  const reason =
+    error instanceof Error && error.name === 'TimeoutError'
+      ? 'did not answer in time'
+      : (typeof code === 'string' && NETWORK_REASONS[code]) || 'could not be reached'
   return new AppError('upstream', `cluster "${clusterName}" ${reason}`)
 }
 
 /** GETs a JSON document from the member cluster; a non-2xx answer, a stalled or cut body and a body that is not JSON are `upstream`. */
-export async function memberJson<T>(clusterName: string, connection: ClusterConnection, path: string, timeoutMs = MEMBER_TIMEOUT_MS): Promise<T> {
-  const res = await memberFetch(clusterName, connection, { path, headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
+export async function memberJson<T>(
+  clusterName: string,
+  connection: ClusterConnection,
+  path: string,
+  timeoutMs = MEMBER_TIMEOUT_MS,
+): Promise<T> {
+  const res = await memberFetch(clusterName, connection, {
+    path,
+    headers: { accept: 'application/json' },
+    signal: AbortSignal.timeout(timeoutMs),
+  })
   if (!res.ok) {
     await res.body?.cancel()
     throw new AppError('upstream', `cluster "${clusterName}" answered ${res.status} for ${path}`)

@@ -17,7 +17,19 @@ export type ClusterCredential = { token: string } | { clientCertificate: string;
  * User fields refused: programs to run, files to read, basic auth, and impersonation (which would
  * be silently dropped, leaving the credential's full rights where the kubeconfig promised fewer).
  */
-const FORBIDDEN_USER_FIELDS = ['exec', 'auth-provider', 'tokenFile', 'client-certificate', 'client-key', 'username', 'password', 'as', 'as-uid', 'as-groups', 'as-user-extra']
+const FORBIDDEN_USER_FIELDS = [
+  'exec',
+  'auth-provider',
+  'tokenFile',
+  'client-certificate',
+  'client-key',
+  'username',
+  'password',
+  'as',
+  'as-uid',
+  'as-groups',
+  'as-user-extra',
+]
 const FORBIDDEN_CLUSTER_FIELDS = ['certificate-authority', 'proxy-url']
 
 const invalid = (field: string, message: string): never => {
@@ -66,8 +78,11 @@ export function connectionFromKubeconfig(text: string, contextName?: string): Cl
   const cluster = entry(config, 'clusters', context.cluster, 'cluster')
   if (!cluster) return invalid('clusters', `cluster "${String(context.cluster)}" not found`)
   const user = entry(config, 'users', context.user, 'user') ?? {}
-  for (const field of FORBIDDEN_CLUSTER_FIELDS) if (field in cluster) invalid(`clusters.${field}`, `${field} is not accepted; embed the data instead`)
-  for (const field of FORBIDDEN_USER_FIELDS) if (field in user) invalid(`users.${field}`, `${field} is not accepted: only a bearer token or an embedded client certificate and key are read`)
+  for (const field of FORBIDDEN_CLUSTER_FIELDS)
+    if (field in cluster) invalid(`clusters.${field}`, `${field} is not accepted; embed the data instead`)
+  for (const field of FORBIDDEN_USER_FIELDS)
+    if (field in user)
+      invalid(`users.${field}`, `${field} is not accepted: only a bearer token or an embedded client certificate and key are read`)
   let credential: ClusterCredential
   if (typeof user.token === 'string' && user.token !== '') credential = { token: user.token }
   else if ('client-certificate-data' in user || 'client-key-data' in user)
@@ -78,7 +93,10 @@ export function connectionFromKubeconfig(text: string, contextName?: string): Cl
   else return invalid('users', 'the user needs a token or client-certificate-data and client-key-data')
   return checkConnection({
     server: String(cluster.server ?? ''),
-    caData: 'certificate-authority-data' in cluster ? decodeBase64Pem('clusters.certificate-authority-data', cluster['certificate-authority-data']) : '',
+    caData:
+      'certificate-authority-data' in cluster
+        ? decodeBase64Pem('clusters.certificate-authority-data', cluster['certificate-authority-data'])
+        : '',
     tlsServerName: typeof cluster['tls-server-name'] === 'string' ? cluster['tls-server-name'] : '',
     insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true,
     credential,
@@ -89,7 +107,11 @@ export function connectionFromKubeconfig(text: string, contextName?: string): Cl
 export function checkConnection(connection: ClusterConnection): ClusterConnection {
   const problems: FieldError[] = []
   let url: URL | undefined
-  try { url = new URL(connection.server) } catch { /* reported below */ }
+  try {
+    url = new URL(connection.server)
+  } catch {
+    /* reported below */
+  }
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.search || url.hash)
     problems.push({ field: 'server', message: 'must be an http(s) URL without credentials, query or fragment' })
   if (connection.insecureSkipTlsVerify && connection.caData)

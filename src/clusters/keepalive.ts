@@ -97,7 +97,11 @@ export class AnswerParser {
   private pieces: Uint8Array<ArrayBuffer>[] = []
   private size = 0
   private fixed: Uint8Array<ArrayBuffer> | undefined
-  private chunk: { state: 'size' | 'data' | 'data-end' | 'trailers'; remaining: number; line: Buffer | undefined } = { state: 'size', remaining: 0, line: undefined }
+  private chunk: { state: 'size' | 'data' | 'data-end' | 'trailers'; remaining: number; line: Buffer | undefined } = {
+    state: 'size',
+    remaining: 0,
+    line: undefined,
+  }
   private trailerBytes = 0
   /** The answer asks for the connection to be closed (or is HTTP/1.0, or close-delimited). */
   closeAfter = false
@@ -123,7 +127,10 @@ export class AnswerParser {
   /** The connection closed: a close-delimited body ends here; anything else is cut short. Throws Malformed. */
   end(): void {
     if (this.done) return
-    if (this.mode?.kind === 'close') return this.finish()
+    if (this.mode?.kind === 'close') {
+      this.finish()
+      return
+    }
     throw new Malformed('the connection closed before the answer was complete')
   }
 
@@ -195,7 +202,8 @@ export class AnswerParser {
     if (this.status < 200) return true
     this.closeAfter = minor === '0' || connection.split(',').some((token) => token.trim() === 'close')
     if (encodings.length > 0 && lengths.length > 0) throw new Malformed('both Transfer-Encoding and Content-Length')
-    if (encodings.length > 1 || (encodings.length === 1 && encodings[0]!.toLowerCase() !== 'chunked')) throw new Malformed('a Transfer-Encoding other than chunked')
+    if (encodings.length > 1 || (encodings.length === 1 && encodings[0]!.toLowerCase() !== 'chunked'))
+      throw new Malformed('a Transfer-Encoding other than chunked')
     if (lengths.length > 1) throw new Malformed('more than one Content-Length')
     if (lengths.length === 1 && !/^\d{1,15}$/.test(lengths[0]!)) throw new Malformed('bad Content-Length')
     if (this.headRequest || this.status === 204 || this.status === 304) this.mode = { kind: 'none' }
@@ -385,7 +393,8 @@ function connClosed(conn: Conn): void {
   if (!exchange) return
   conn.exchange = undefined
   if (conn.reused && exchange.retryable && !exchange.parser.started) return exchange.retry()
-  if (conn.failure !== undefined || !exchange.parser.started) return exchange.reject(networkFailure(exchange.clusterName, conn.failure ?? resetError()))
+  if (conn.failure !== undefined || !exchange.parser.started)
+    return exchange.reject(networkFailure(exchange.clusterName, conn.failure ?? resetError()))
   try {
     exchange.parser.end()
     exchange.resolve(exchange.parser.answer())
@@ -445,13 +454,21 @@ class Pool {
 
   /** The request's bytes: request line, Host, the caller's headers, the credential, the length. Throws invalid. */
   encode(request: FiniteRequest): Uint8Array {
-    if (!TOKEN.test(request.method) || UNSAFE_PATH.test(request.path) || !request.path.startsWith('/')) throw new AppError('invalid', KeepAliveMessages.badRequestHeader)
+    if (!TOKEN.test(request.method) || UNSAFE_PATH.test(request.path) || !request.path.startsWith('/'))
+      throw new AppError('invalid', KeepAliveMessages.badRequestHeader)
     let head = `${request.method} ${this.basePath}${request.path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n`
     for (const name in request.headers) {
       const value = request.headers[name]!
       if (!TOKEN.test(name) || UNSAFE_REQUEST_TEXT.test(value)) throw new AppError('invalid', KeepAliveMessages.badRequestHeader)
       const lower = name.toLowerCase()
-      if (lower === 'host' || lower === 'content-length' || lower === 'transfer-encoding' || lower === 'connection' || lower === 'authorization') continue
+      if (
+        lower === 'host' ||
+        lower === 'content-length' ||
+        lower === 'transfer-encoding' ||
+        lower === 'connection' ||
+        lower === 'authorization'
+      )
+        continue
       head += `${name}: ${value}\r\n`
     }
     if (this.authorization) {
@@ -479,7 +496,16 @@ class Pool {
   }
 
   private async open(clusterName: string, deadline: number): Promise<Conn> {
-    const conn: Conn = { pool: this, socket: undefined, connecting: undefined, exchange: undefined, idleSince: 0, reused: false, failure: undefined, closed: false }
+    const conn: Conn = {
+      pool: this,
+      socket: undefined,
+      connecting: undefined,
+      exchange: undefined,
+      idleSince: 0,
+      reused: false,
+      failure: undefined,
+      closed: false,
+    }
     this.all.add(conn)
     live.add(this)
     if (!pools.has(this.connection)) pools.set(this.connection, this)
@@ -495,14 +521,17 @@ class Pool {
       }
     })
     Bun.connect<Conn>({
-      hostname: this.host, port: this.port, data: conn,
+      hostname: this.host,
+      port: this.port,
+      data: conn,
       ...(this.tls ? { tls: this.tls } : {}),
       socket: {
         ...handlers,
         ...(this.tls ? {} : { open: () => conn.connecting?.settle() }),
         // Bytes written before the handshake completes are lost: requests wait for it.
         handshake: (_socket, success, authorizationError) => {
-          if (!success || (authorizationError && this.tls?.rejectUnauthorized !== false)) conn.failure = authorizationError ?? new Error('TLS handshake failed')
+          if (!success || (authorizationError && this.tls?.rejectUnauthorized !== false))
+            conn.failure = authorizationError ?? new Error('TLS handshake failed')
           else conn.connecting?.settle()
         },
         connectError: (_socket, error) => {
@@ -510,13 +539,16 @@ class Pool {
           connClosed(conn)
         },
       },
-    }).then((socket) => {
-      conn.socket = socket
-      if (conn.closed) socket.terminate()
-    }, (error: unknown) => {
-      if (conn.failure === undefined) conn.failure = error
-      connClosed(conn)
-    })
+    }).then(
+      (socket) => {
+        conn.socket = socket
+        if (conn.closed) socket.terminate()
+      },
+      (error: unknown) => {
+        if (conn.failure === undefined) conn.failure = error
+        connClosed(conn)
+      },
+    )
     try {
       await ready
     } catch (error) {
@@ -593,20 +625,28 @@ export function finiteRequest(clusterName: string, connection: ClusterConnection
   const deadline = performance.now() + request.timeoutMs
   // A reused connection may have been closed by the server just now: GET and HEAD go again on a new one.
   const retryable = request.method === 'GET' || request.method === 'HEAD'
-  const attempt = (fresh: boolean): Promise<FiniteAnswer> => new Promise<FiniteAnswer>((resolve, reject) => {
-    pool.acquire(clusterName, deadline, fresh).then((conn) => {
-      if (conn.closed) return resolve(attempt(true))
-      // The client left while this waited for a connection: the connection serves someone else.
-      if (signal?.aborted) {
-        release(conn)
-        return reject(clientGone(clusterName))
-      }
-      conn.exchange = {
-        clusterName, parser: new AnswerParser(request.method === 'HEAD'), deadline, signal, resolve, reject, unsent: undefined,
-        retryable: retryable && !fresh, retry: () => resolve(attempt(true)),
-      }
-      conn.exchange.unsent = write(conn.socket!, bytes)
-    }, reject)
-  })
+  const attempt = (fresh: boolean): Promise<FiniteAnswer> =>
+    new Promise<FiniteAnswer>((resolve, reject) => {
+      pool.acquire(clusterName, deadline, fresh).then((conn) => {
+        if (conn.closed) return resolve(attempt(true))
+        // The client left while this waited for a connection: the connection serves someone else.
+        if (signal?.aborted) {
+          release(conn)
+          return reject(clientGone(clusterName))
+        }
+        conn.exchange = {
+          clusterName,
+          parser: new AnswerParser(request.method === 'HEAD'),
+          deadline,
+          signal,
+          resolve,
+          reject,
+          unsent: undefined,
+          retryable: retryable && !fresh,
+          retry: () => resolve(attempt(true)),
+        }
+        conn.exchange.unsent = write(conn.socket!, bytes)
+      }, reject)
+    })
   return attempt(false)
 }

@@ -1,8 +1,8 @@
 import { connect } from 'node:tls'
+import type { Clock } from '../clock'
 import { AppError } from '../errors'
 import { isTlsFailure, memberFetch } from './client'
 import type { ClusterConnection } from './connection'
-import type { Clock } from '../clock'
 
 /** What a cluster says about itself when it is registered. */
 export interface ClusterIdentity {
@@ -32,7 +32,10 @@ async function getJson<T>(name: string, connection: ClusterConnection, path: str
   }
 }
 
-interface NodeList { items?: unknown[]; metadata?: { remainingItemCount?: number; continue?: string } }
+interface NodeList {
+  items?: unknown[]
+  metadata?: { remainingItemCount?: number; continue?: string }
+}
 
 /**
  * Counts nodes without fetching them all: a one-item page carries `remainingItemCount`. A
@@ -47,7 +50,11 @@ async function countNodes(name: string, connection: ClusterConnection, timeoutMs
 }
 
 /** Version and node count, in parallel. Throws upstream naming the cause. */
-export async function readVersionAndNodes(name: string, connection: ClusterConnection, timeoutMs: number): Promise<Omit<ClusterIdentity, 'uid'>> {
+export async function readVersionAndNodes(
+  name: string,
+  connection: ClusterConnection,
+  timeoutMs: number,
+): Promise<Omit<ClusterIdentity, 'uid'>> {
   const [version, nodeCount] = await Promise.all([
     getJson<{ gitVersion?: string }>(name, connection, '/version', timeoutMs),
     countNodes(name, connection, timeoutMs),
@@ -80,20 +87,33 @@ export async function inspectCluster(name: string, connection: ClusterConnection
 async function describeCertificate(connection: ClusterConnection): Promise<string> {
   const url = new URL(connection.server)
   return new Promise((resolve) => {
-    const socket = connect({ host: url.hostname, port: Number(url.port || 443), servername: connection.tlsServerName || (isIp(url.hostname) ? undefined : url.hostname), rejectUnauthorized: false }, () => {
-      const cert = socket.getPeerCertificate()
+    const socket = connect(
+      {
+        host: url.hostname,
+        port: Number(url.port || 443),
+        servername: connection.tlsServerName || (isIp(url.hostname) ? undefined : url.hostname),
+        rejectUnauthorized: false,
+      },
+      () => {
+        const cert = socket.getPeerCertificate()
+        socket.destroy()
+        const names = cert.subjectaltname ? ` (${cert.subjectaltname})` : ''
+        resolve(cert.subject ? `; its certificate is issued to ${dn(cert.subject)}${names} by ${dn(cert.issuer)}` : '')
+      },
+    )
+    socket.setTimeout(2000, () => {
       socket.destroy()
-      const names = cert.subjectaltname ? ` (${cert.subjectaltname})` : ''
-      resolve(cert.subject ? `; its certificate is issued to ${dn(cert.subject)}${names} by ${dn(cert.issuer)}` : '')
+      resolve('')
     })
-    socket.setTimeout(2000, () => { socket.destroy(); resolve('') })
     socket.on('error', () => resolve(''))
   })
 }
 
 const isIp = (host: string) => /^[\d.]+$/.test(host) || host.includes(':')
 const dn = (name: Record<string, string | string[] | undefined> | undefined) =>
-  Object.entries(name ?? {}).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : v ?? ''}`).join(', ') || 'an unnamed subject'
+  Object.entries(name ?? {})
+    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : (v ?? '')}`)
+    .join(', ') || 'an unnamed subject'
 
 export interface ClusterStatus {
   phase: 'Active' | 'NotReady' | 'Unknown'
@@ -148,10 +168,21 @@ export function statusProbes(clock: Clock) {
         running.set(id, pending)
       }
       let timer: ReturnType<typeof setTimeout> | undefined
-      const unknown = new Promise<ProbeResult>((resolve) => { timer = setTimeout(() => resolve({
-        kubernetesVersion: cached?.result.kubernetesVersion ?? '', nodeCount: cached?.result.nodeCount ?? 0,
-        status: { phase: 'Unknown', message: 'the health probe has not finished', lastProbeTime: cached?.result.status.lastProbeTime ?? '' },
-      }), ANSWER_WAIT_MS) })
+      const unknown = new Promise<ProbeResult>((resolve) => {
+        timer = setTimeout(
+          () =>
+            resolve({
+              kubernetesVersion: cached?.result.kubernetesVersion ?? '',
+              nodeCount: cached?.result.nodeCount ?? 0,
+              status: {
+                phase: 'Unknown',
+                message: 'the health probe has not finished',
+                lastProbeTime: cached?.result.status.lastProbeTime ?? '',
+              },
+            }),
+          ANSWER_WAIT_MS,
+        )
+      })
       try {
         return await Promise.race([pending, unknown])
       } finally {

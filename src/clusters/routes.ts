@@ -3,7 +3,16 @@ import type { Deps } from '../deps'
 import { guard } from '../http/guard'
 import { ErrorBody } from '../http/schemas'
 import { statusProbes } from './probe'
-import { ClusterInfo, ClusterListQuery, ClusterParams, ImportClusterOption, KubeconfigQuery, OwnerParams, PatchClusterOption, TeamClusterParams } from './schemas'
+import {
+  ClusterInfo,
+  ClusterListQuery,
+  ClusterParams,
+  ImportClusterOption,
+  KubeconfigQuery,
+  OwnerParams,
+  PatchClusterOption,
+  TeamClusterParams,
+} from './schemas'
 import * as clusters from './service'
 
 const TAGS = ['cluster management v2']
@@ -20,22 +29,34 @@ export const clusterRoutes = (deps: Deps) => {
       scope: 'cluster',
       query: ClusterListQuery,
       response: { 200: t.Array(ClusterInfo), 401: ErrorBody, 403: ErrorBody },
-      detail: { summary: 'Clusters the caller owns (all=true: also those of organizations they own or administer, and those granted to their teams)', tags: TAGS },
+      detail: {
+        summary:
+          'Clusters the caller owns (all=true: also those of organizations they own or administer, and those granted to their teams)',
+        tags: TAGS,
+      },
     })
-    .post('/clustersv2/:owner/import', async ({ me, params, body, status }) => status(201, await clusters.importCluster(deps, probes, me, params.owner, body)), {
-      signedIn: 'signed-in',
-      scope: 'cluster',
-      params: OwnerParams,
-      body: ImportClusterOption,
-      response: { 201: ClusterInfo, ...errors, 409: ErrorBody, 422: ErrorBody },
-      detail: { summary: 'Register a cluster for a user or an organization you manage; the platform connects to it first (422 naming why it cannot)', tags: TAGS },
-    })
+    .post(
+      '/clustersv2/:owner/import',
+      async ({ me, params, body, status }) => status(201, await clusters.importCluster(deps, probes, me, params.owner, body)),
+      {
+        signedIn: 'signed-in',
+        scope: 'cluster',
+        params: OwnerParams,
+        body: ImportClusterOption,
+        response: { 201: ClusterInfo, ...errors, 409: ErrorBody, 422: ErrorBody },
+        detail: {
+          summary:
+            'Register a cluster for a user or an organization you manage; the platform connects to it first (422 naming why it cannot)',
+          tags: TAGS,
+        },
+      },
+    )
     .get('/clustersv2/:owner', ({ me, params }) => clusters.listOwnerClusters(deps, probes, me, params.owner), {
       signedIn: 'signed-in',
       scope: 'cluster',
       params: OwnerParams,
       response: { 200: t.Array(ClusterInfo), ...errors },
-      detail: { summary: 'The owner\'s clusters you may use', tags: TAGS },
+      detail: { summary: "The owner's clusters you may use", tags: TAGS },
     })
     .get('/clustersv2/:owner/:cluster', ({ me, params }) => clusters.getCluster(deps, probes, me, params.owner, params.cluster), {
       signedIn: 'signed-in',
@@ -44,37 +65,55 @@ export const clusterRoutes = (deps: Deps) => {
       response: { 200: ClusterInfo, ...errors },
       detail: { summary: 'One cluster (404 for anyone who may not use it)', tags: TAGS },
     })
-    .patch('/clustersv2/:owner/:cluster', ({ me, params, body }) => clusters.patchCluster(deps, probes, me, params.owner, params.cluster, body), {
-      signedIn: 'signed-in',
-      scope: 'cluster',
-      params: ClusterParams,
-      body: PatchClusterOption,
-      response: { 200: ClusterInfo, ...errors, 409: ErrorBody, 422: ErrorBody },
-      detail: { summary: 'Rename the display name, switch impersonation, or rotate credentials (re-checked against the cluster)', tags: TAGS },
-    })
-    .delete('/clustersv2/:owner/:cluster', async ({ me, params, status }) => {
-      await clusters.removeCluster(deps, probes, me, params.owner, params.cluster)
-      return status(204, undefined)
-    }, {
-      signedIn: 'signed-in',
-      scope: 'cluster',
-      params: ClusterParams,
-      response: { 204: t.Void(), ...errors },
-      detail: { summary: 'Forget the cluster and its stored credentials (nothing is done to the cluster)', tags: TAGS },
-    })
-    .get('/clustersv2/:owner/:cluster/kubeconfig', async ({ me, params, query, set }) => {
-      const text = await clusters.kubeconfigFor(deps, me, params.owner, params.cluster, query.readonly === 'true')
-      set.headers['content-type'] = 'text/yaml; charset=utf-8'
-      return text
-    }, {
-      signedIn: 'signed-in',
-      scope: 'cluster',
-      secret: true,
-      params: ClusterParams,
-      query: KubeconfigQuery,
-      response: { 200: t.String({ description: 'A kubeconfig (YAML) for the native passthrough, with a new access token shown only here' }), ...errors },
-      detail: { summary: 'Download a kubeconfig that reaches the cluster through the platform (creates an access token)', tags: TAGS },
-    })
+    .patch(
+      '/clustersv2/:owner/:cluster',
+      ({ me, params, body }) => clusters.patchCluster(deps, probes, me, params.owner, params.cluster, body),
+      {
+        signedIn: 'signed-in',
+        scope: 'cluster',
+        params: ClusterParams,
+        body: PatchClusterOption,
+        response: { 200: ClusterInfo, ...errors, 409: ErrorBody, 422: ErrorBody },
+        detail: {
+          summary: 'Rename the display name, switch impersonation, or rotate credentials (re-checked against the cluster)',
+          tags: TAGS,
+        },
+      },
+    )
+    .delete(
+      '/clustersv2/:owner/:cluster',
+      async ({ me, params, status }) => {
+        await clusters.removeCluster(deps, probes, me, params.owner, params.cluster)
+        return status(204, undefined)
+      },
+      {
+        signedIn: 'signed-in',
+        scope: 'cluster',
+        params: ClusterParams,
+        response: { 204: t.Void(), ...errors },
+        detail: { summary: 'Forget the cluster and its stored credentials (nothing is done to the cluster)', tags: TAGS },
+      },
+    )
+    .get(
+      '/clustersv2/:owner/:cluster/kubeconfig',
+      async ({ me, params, query, set }) => {
+        const text = await clusters.kubeconfigFor(deps, me, params.owner, params.cluster, query.readonly === 'true')
+        set.headers['content-type'] = 'text/yaml; charset=utf-8'
+        return text
+      },
+      {
+        signedIn: 'signed-in',
+        scope: 'cluster',
+        secret: true,
+        params: ClusterParams,
+        query: KubeconfigQuery,
+        response: {
+          200: t.String({ description: 'A kubeconfig (YAML) for the native passthrough, with a new access token shown only here' }),
+          ...errors,
+        },
+        detail: { summary: 'Download a kubeconfig that reaches the cluster through the platform (creates an access token)', tags: TAGS },
+      },
+    )
     .get('/teams/:teamId/clusters', ({ scope }) => clusters.listTeamClusters(deps, probes, scope), {
       inOrg: 'admin:org',
       scope: 'organization',
@@ -82,24 +121,36 @@ export const clusterRoutes = (deps: Deps) => {
       response: { 200: t.Array(ClusterInfo), ...errors },
       detail: { summary: 'Clusters granted to the team', tags: TAGS },
     })
-    .put('/teams/:teamId/clusters/:cluster', async ({ scope, params, status }) => {
-      await clusters.grantTeamCluster(deps, scope, params.cluster)
-      return status(204, undefined)
-    }, {
-      inOrg: 'admin:org',
-      scope: 'organization',
-      params: TeamClusterParams,
-      response: { 204: t.Void(), ...errors },
-      detail: { summary: 'Grant a cluster of the organization to the team (read teams: get/list/watch, logs, metrics; write and above: every verb)', tags: TAGS },
-    })
-    .delete('/teams/:teamId/clusters/:cluster', async ({ scope, params, status }) => {
-      await clusters.revokeTeamCluster(deps, scope, params.cluster)
-      return status(204, undefined)
-    }, {
-      inOrg: 'admin:org',
-      scope: 'organization',
-      params: TeamClusterParams,
-      response: { 204: t.Void(), ...errors },
-      detail: { summary: 'Take a cluster away from the team', tags: TAGS },
-    })
+    .put(
+      '/teams/:teamId/clusters/:cluster',
+      async ({ scope, params, status }) => {
+        await clusters.grantTeamCluster(deps, scope, params.cluster)
+        return status(204, undefined)
+      },
+      {
+        inOrg: 'admin:org',
+        scope: 'organization',
+        params: TeamClusterParams,
+        response: { 204: t.Void(), ...errors },
+        detail: {
+          summary:
+            'Grant a cluster of the organization to the team (read teams: get/list/watch, logs, metrics; write and above: every verb)',
+          tags: TAGS,
+        },
+      },
+    )
+    .delete(
+      '/teams/:teamId/clusters/:cluster',
+      async ({ scope, params, status }) => {
+        await clusters.revokeTeamCluster(deps, scope, params.cluster)
+        return status(204, undefined)
+      },
+      {
+        inOrg: 'admin:org',
+        scope: 'organization',
+        params: TeamClusterParams,
+        response: { 204: t.Void(), ...errors },
+        detail: { summary: 'Take a cluster away from the team', tags: TAGS },
+      },
+    )
 }

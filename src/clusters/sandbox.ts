@@ -1,8 +1,8 @@
 import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Deps } from '../deps'
-import { findUserByName, findFirstSiteAdmin } from '../identity/store'
-import { startEmulator, type Emulator } from '../kube-emulator'
+import { findFirstSiteAdmin, findUserByName } from '../identity/store'
+import { type Emulator, startEmulator } from '../kube-emulator'
 import { registerSandbox, sandboxUid } from './service'
 
 /**

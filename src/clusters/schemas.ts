@@ -1,40 +1,53 @@
 import { t } from 'elysia'
 
-export const ClusterInfo = t.Object({
-  id: t.Integer({ description: 'Cluster id' }),
-  displayName: t.String({ description: 'Name shown to people; the name when not set' }),
-  name: t.String({ description: 'Cluster name, unique per owner; the {cluster} of proxy paths' }),
-  uid: t.String({ description: 'Stable unique id of the registration' }),
-  ownerID: t.Integer({ description: 'Id of the owning user or organization' }),
-  ownerName: t.String({ description: 'Name of the owning user or organization; the {owner} of proxy paths' }),
-  provider: t.String({ description: 'Where the cluster runs, e.g. Generic or Sandbox' }),
-  vendor: t.String({ description: 'Kubernetes distribution vendor, when known' }),
-  kubernetesVersion: t.String({ description: 'gitVersion reported by the API server; empty when unreachable' }),
-  nodeCount: t.Integer({ description: 'Nodes reported by the API server; 0 when unreachable' }),
-  endpoint: t.String({ description: 'API server URL' }),
-  location: t.String({ description: 'Free-text location' }),
-  hubClusterName: t.String({ description: 'Hub cluster of a cluster set, when any' }),
-  clusterSetName: t.String({ description: 'Cluster set the cluster belongs to, when any' }),
-  isMonitoringCluster: t.Boolean({ description: 'Whether this cluster hosts the monitoring stack' }),
-  createdAt: t.String({ format: 'date-time', description: 'When the cluster was registered' }),
-  age: t.String({ description: 'Time since registration, kubectl style (e.g. 5d, 3h, 42m)' }),
-  status: t.Object({
-    phase: t.Union([t.Literal('Active'), t.Literal('NotReady'), t.Literal('Unknown')], { description: 'Active: the API server answered the last probe; NotReady: it did not; Unknown: no probe has finished yet' }),
-    message: t.Optional(t.String({ description: 'Why it is not ready' })),
-    lastProbeTime: t.String({ description: 'When the last finished probe ran (RFC 3339); empty before the first' }),
-  }, { additionalProperties: true, description: 'Kubernetes-style status from a health probe cached for 30 s (2 s timeout)' }),
-}, { description: 'ClusterInfo' })
+export const ClusterInfo = t.Object(
+  {
+    id: t.Integer({ description: 'Cluster id' }),
+    displayName: t.String({ description: 'Name shown to people; the name when not set' }),
+    name: t.String({ description: 'Cluster name, unique per owner; the {cluster} of proxy paths' }),
+    uid: t.String({ description: 'Stable unique id of the registration' }),
+    ownerID: t.Integer({ description: 'Id of the owning user or organization' }),
+    ownerName: t.String({ description: 'Name of the owning user or organization; the {owner} of proxy paths' }),
+    provider: t.String({ description: 'Where the cluster runs, e.g. Generic or Sandbox' }),
+    vendor: t.String({ description: 'Kubernetes distribution vendor, when known' }),
+    kubernetesVersion: t.String({ description: 'gitVersion reported by the API server; empty when unreachable' }),
+    nodeCount: t.Integer({ description: 'Nodes reported by the API server; 0 when unreachable' }),
+    endpoint: t.String({ description: 'API server URL' }),
+    location: t.String({ description: 'Free-text location' }),
+    hubClusterName: t.String({ description: 'Hub cluster of a cluster set, when any' }),
+    clusterSetName: t.String({ description: 'Cluster set the cluster belongs to, when any' }),
+    isMonitoringCluster: t.Boolean({ description: 'Whether this cluster hosts the monitoring stack' }),
+    createdAt: t.String({ format: 'date-time', description: 'When the cluster was registered' }),
+    age: t.String({ description: 'Time since registration, kubectl style (e.g. 5d, 3h, 42m)' }),
+    status: t.Object(
+      {
+        phase: t.Union([t.Literal('Active'), t.Literal('NotReady'), t.Literal('Unknown')], {
+          description: 'Active: the API server answered the last probe; NotReady: it did not; Unknown: no probe has finished yet',
+        }),
+        message: t.Optional(t.String({ description: 'Why it is not ready' })),
+        lastProbeTime: t.String({ description: 'When the last finished probe ran (RFC 3339); empty before the first' }),
+      },
+      { additionalProperties: true, description: 'Kubernetes-style status from a health probe cached for 30 s (2 s timeout)' },
+    ),
+  },
+  { description: 'ClusterInfo' },
+)
 export type ClusterInfo = typeof ClusterInfo.static
 
 export const ClusterListQuery = t.Object({
-  all: t.Optional(t.String({ description: '"true": also clusters of organizations the caller owns or administers, and clusters granted to their teams' })),
+  all: t.Optional(
+    t.String({ description: '"true": also clusters of organizations the caller owns or administers, and clusters granted to their teams' }),
+  ),
 })
 
-const pem = (description: string) => t.Optional(t.String({ maxLength: 65536, description: `${description}, base64 of PEM as in a kubeconfig's *-data field` }))
+const pem = (description: string) =>
+  t.Optional(t.String({ maxLength: 65536, description: `${description}, base64 of PEM as in a kubeconfig's *-data field` }))
 
 /** The connection fields of an import or a credential rotation: a kubeconfig, or the explicit fields. */
 const connectionFields = {
-  kubeconfig: t.Optional(t.String({ maxLength: 1048576, description: 'A kubeconfig (YAML or JSON); exec, auth-provider and file paths are refused' })),
+  kubeconfig: t.Optional(
+    t.String({ maxLength: 1048576, description: 'A kubeconfig (YAML or JSON); exec, auth-provider and file paths are refused' }),
+  ),
   context: t.Optional(t.String({ maxLength: 253, description: 'The kubeconfig context to use; its current-context by default' })),
   server: t.Optional(t.String({ maxLength: 2048, description: 'API server URL (explicit fields instead of a kubeconfig)' })),
   caData: pem('Certificate authority of the API server; the system roots when empty'),
@@ -46,17 +59,25 @@ const connectionFields = {
   impersonate: t.Optional(t.Boolean({ description: 'Send Impersonate-User/Group of the caller with every proxied request' })),
 }
 
-export const ImportClusterOption = t.Object({
-  name: t.String({ maxLength: 40, description: 'Cluster name, unique per owner; the {cluster} of proxy paths' }),
-  displayName: t.Optional(t.String({ maxLength: 100, description: 'Name shown to people' })),
-  ...connectionFields,
-}, { description: 'ImportClusterOption: a kubeconfig (with context) or the explicit fields, bearer token or client certificate' })
+export const ImportClusterOption = t.Object(
+  {
+    name: t.String({ maxLength: 40, description: 'Cluster name, unique per owner; the {cluster} of proxy paths' }),
+    displayName: t.Optional(t.String({ maxLength: 100, description: 'Name shown to people' })),
+    ...connectionFields,
+  },
+  { description: 'ImportClusterOption: a kubeconfig (with context) or the explicit fields, bearer token or client certificate' },
+)
 export type ImportClusterOption = typeof ImportClusterOption.static
 
-export const PatchClusterOption = t.Object({
-  displayName: t.Optional(t.String({ maxLength: 100, description: 'Name shown to people' })),
-  ...connectionFields,
-}, { description: 'PatchClusterOption: a new display name, and/or new connection fields (checked against the cluster before they are saved)' })
+export const PatchClusterOption = t.Object(
+  {
+    displayName: t.Optional(t.String({ maxLength: 100, description: 'Name shown to people' })),
+    ...connectionFields,
+  },
+  {
+    description: 'PatchClusterOption: a new display name, and/or new connection fields (checked against the cluster before they are saved)',
+  },
+)
 export type PatchClusterOption = typeof PatchClusterOption.static
 
 export const OwnerParams = t.Object({ owner: t.String({ description: 'User or organization owning the clusters' }) })
@@ -66,7 +87,7 @@ export const ClusterParams = t.Object({
 })
 export const TeamClusterParams = t.Object({
   teamId: t.String({ description: 'Team id' }),
-  cluster: t.String({ description: 'Name of a cluster of the team\'s organization' }),
+  cluster: t.String({ description: "Name of a cluster of the team's organization" }),
 })
 export const KubeconfigQuery = t.Object({
   readonly: t.Optional(t.String({ description: '"true": the token gets read:cluster instead of write:cluster' })),

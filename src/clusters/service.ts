@@ -13,7 +13,7 @@ import { EgressRefused, resolveChecked } from '../net/egress'
 import { orgIdsAdministeredBy } from '../orgs/store'
 import { AccessMessages, manageableOwner, resolveCluster, resolveClusterByUid, usableClustersOf } from './access'
 import { memberFetch } from './client'
-import { checkConnection, connectionFromKubeconfig, type ClusterConnection, type ClusterCredential } from './connection'
+import { type ClusterConnection, type ClusterCredential, checkConnection, connectionFromKubeconfig } from './connection'
 import { inspectCluster, type StatusProbes } from './probe'
 import type { ClusterInfo, ImportClusterOption, PatchClusterOption } from './schemas'
 import * as store from './store'
@@ -23,7 +23,7 @@ export const Messages = {
   badName: 'cluster name must be 1-40 letters, digits, "-", "_" or "." (decisions §1), not a reserved word',
   noConnection: 'give a kubeconfig, or server with a token or a client certificate and key',
   otherCluster: 'the new connection reaches another cluster (its kube-system uid differs): import it as a new cluster instead',
-  notTeamCluster: 'the cluster must belong to the team\'s organization',
+  notTeamCluster: "the cluster must belong to the team's organization",
 } as const
 
 /** How long registration waits for each answer of the cluster (connect and read). */
@@ -35,7 +35,8 @@ const IMPORT_TIMEOUT_MS = 5_000
  * neither decrypts nor builds new TLS settings per request.
  */
 const connections = new Map<number, { row: string; connection: ClusterConnection }>()
-const rowKey = (c: store.ClusterRow) => [c.server, c.caData, c.tlsServerName, String(c.insecureSkipTlsVerify), c.sealedCredential].join('\u0000')
+const rowKey = (c: store.ClusterRow) =>
+  [c.server, c.caData, c.tlsServerName, String(c.insecureSkipTlsVerify), c.sealedCredential].join('\u0000')
 
 /** The connection of each row object already seen (the access cache hands out the same row until a commit). */
 const connectionsOfRows = new WeakMap<store.ClusterRow, ClusterConnection>()
@@ -72,7 +73,8 @@ const connectionColumns = async (deps: Deps, connection: ClusterConnection) => (
 
 const decodePem = (field: string, value: string): string => {
   const text = Buffer.from(value, 'base64').toString('utf8')
-  if (!text.includes('-----BEGIN')) throw new AppError('invalid', `${field} must be base64 of a PEM block`, [{ field, message: 'is not base64 of a PEM block' }])
+  if (!text.includes('-----BEGIN'))
+    throw new AppError('invalid', `${field} must be base64 of a PEM block`, [{ field, message: 'is not base64 of a PEM block' }])
   return text
 }
 
@@ -83,8 +85,12 @@ function connectionFromInput(input: PatchClusterOption): ClusterConnection | und
   let credential: ClusterCredential
   if (input.token) credential = { token: input.token }
   else if (input.clientCertificate && input.clientKey)
-    credential = { clientCertificate: decodePem('clientCertificate', input.clientCertificate), clientKey: decodePem('clientKey', input.clientKey) }
-  else throw new AppError('invalid', Messages.noConnection, [{ field: 'token', message: 'or clientCertificate and clientKey are required' }])
+    credential = {
+      clientCertificate: decodePem('clientCertificate', input.clientCertificate),
+      clientKey: decodePem('clientKey', input.clientKey),
+    }
+  else
+    throw new AppError('invalid', Messages.noConnection, [{ field: 'token', message: 'or clientCertificate and clientKey are required' }])
   return checkConnection({
     server: input.server ?? '',
     caData: input.caData ? decodePem('caData', input.caData) : '',
@@ -99,7 +105,8 @@ async function checkedIdentity(deps: Deps, name: string, connection: ClusterConn
   try {
     await resolveChecked(new URL(connection.server), { allowPrivate: deps.config.allowPrivateEndpoints })
   } catch (error) {
-    if (error instanceof EgressRefused) throw new AppError('invalid', `server is not allowed: ${error.message}`, [{ field: 'server', message: error.message }])
+    if (error instanceof EgressRefused)
+      throw new AppError('invalid', `server is not allowed: ${error.message}`, [{ field: 'server', message: error.message }])
     throw error
   }
   return inspectCluster(name, connection, IMPORT_TIMEOUT_MS)
@@ -110,18 +117,34 @@ async function checkedIdentity(deps: Deps, name: string, connection: ClusterConn
  * the kube-system uid, which becomes the cluster's uid). Throws notFound (owner), invalid (name,
  * connection, the cluster's refusal), conflict (name or cluster already registered for the owner).
  */
-export async function importCluster(deps: Deps, probes: StatusProbes, actor: Actor, ownerName: string, input: ImportClusterOption): Promise<ClusterInfo> {
+export async function importCluster(
+  deps: Deps,
+  probes: StatusProbes,
+  actor: Actor,
+  ownerName: string,
+  input: ImportClusterOption,
+): Promise<ClusterInfo> {
   const owner = await manageableOwner(deps, actor, ownerName)
-  if (checkName(input.name) !== 'VALID') throw new AppError('invalid', Messages.badName, [{ field: 'name', message: 'is not a valid name' }])
+  if (checkName(input.name) !== 'VALID')
+    throw new AppError('invalid', Messages.badName, [{ field: 'name', message: 'is not a valid name' }])
   const connection = connectionFromInput(input)
-  if (!connection) throw new AppError('invalid', Messages.noConnection, [{ field: 'kubeconfig', message: 'or server and a credential are required' }])
+  if (!connection)
+    throw new AppError('invalid', Messages.noConnection, [{ field: 'kubeconfig', message: 'or server and a credential are required' }])
   // Checked before connecting: a taken name needs no trip to the cluster (the index still decides races).
-  if (await store.findClusterOfOwner(deps.db.read, owner.id, input.name)) throw new AppError('conflict', StoreMessages.nameTaken, [{ field: 'name', message: 'is already used' }])
+  if (await store.findClusterOfOwner(deps.db.read, owner.id, input.name))
+    throw new AppError('conflict', StoreMessages.nameTaken, [{ field: 'name', message: 'is already used' }])
   const identity = await checkedIdentity(deps, input.name, connection)
-  const row = await deps.db.write(async (tx) => store.insertCluster(tx, {
-    uid: identity.uid, ownerId: owner.id, name: input.name, lowerName: input.name.toLowerCase(), displayName: input.displayName ?? '',
-    impersonate: input.impersonate ?? false, ...(await connectionColumns(deps, connection)),
-  }))
+  const row = await deps.db.write(async (tx) =>
+    store.insertCluster(tx, {
+      uid: identity.uid,
+      ownerId: owner.id,
+      name: input.name,
+      lowerName: input.name.toLowerCase(),
+      displayName: input.displayName ?? '',
+      impersonate: input.impersonate ?? false,
+      ...(await connectionColumns(deps, connection)),
+    }),
+  )
   return describeCluster(deps, probes, { ...row, ownerName: owner.name })
 }
 
@@ -135,9 +158,20 @@ export async function registerSandbox(deps: Deps, owner: UserRow, connection: Cl
   const identity = await inspectCluster('sandbox', checked, IMPORT_TIMEOUT_MS)
   const existing = await store.findClusterOfOwner(deps.db.read, owner.id, 'sandbox')
   const columns = await connectionColumns(deps, checked)
-  await deps.db.write(async (tx) => existing
-    ? store.updateCluster(tx, existing.id, { ...columns, uid: identity.uid })
-    : store.insertCluster(tx, { uid: identity.uid, ownerId: owner.id, name: 'sandbox', lowerName: 'sandbox', displayName: 'Sandbox', provider: 'Sandbox', vendor: 'platform-api emulator', ...columns }))
+  await deps.db.write(async (tx) =>
+    existing
+      ? store.updateCluster(tx, existing.id, { ...columns, uid: identity.uid })
+      : store.insertCluster(tx, {
+          uid: identity.uid,
+          ownerId: owner.id,
+          name: 'sandbox',
+          lowerName: 'sandbox',
+          displayName: 'Sandbox',
+          provider: 'Sandbox',
+          vendor: 'platform-api emulator',
+          ...columns,
+        }),
+  )
 }
 
 /** The sandbox registration's uid, if there is one: the emulator keeps it as its kube-system uid. */
@@ -179,16 +213,25 @@ export async function getCluster(deps: Deps, probes: StatusProbes, actor: Actor,
  * connection is checked against the cluster and must reach the same cluster (uid). Throws
  * notFound, forbidden (not a manager), invalid.
  */
-export async function patchCluster(deps: Deps, probes: StatusProbes, actor: Actor, ownerName: string, name: string, input: PatchClusterOption): Promise<ClusterInfo> {
+export async function patchCluster(
+  deps: Deps,
+  probes: StatusProbes,
+  actor: Actor,
+  ownerName: string,
+  name: string,
+  input: PatchClusterOption,
+): Promise<ClusterInfo> {
   const { cluster, owner } = await resolveCluster(deps, actor, ownerName, name, 'manage')
   const connection = connectionFromInput(input)
   if (connection && (await checkedIdentity(deps, cluster.name, connection)).uid !== cluster.uid)
     throw new AppError('invalid', Messages.otherCluster, [{ field: 'server', message: 'reaches another cluster' }])
-  const row = await deps.db.write(async (tx) => store.updateCluster(tx, cluster.id, {
-    ...(input.displayName !== undefined ? { displayName: input.displayName } : {}),
-    ...(input.impersonate !== undefined ? { impersonate: input.impersonate } : {}),
-    ...(connection ? await connectionColumns(deps, connection) : {}),
-  }))
+  const row = await deps.db.write(async (tx) =>
+    store.updateCluster(tx, cluster.id, {
+      ...(input.displayName !== undefined ? { displayName: input.displayName } : {}),
+      ...(input.impersonate !== undefined ? { impersonate: input.impersonate } : {}),
+      ...(connection ? await connectionColumns(deps, connection) : {}),
+    }),
+  )
   if (!row) throw new AppError('notFound', AccessMessages.notFound)
   if (connection) probes.forget(row.id)
   return describeCluster(deps, probes, { ...row, ownerName: owner.name })
@@ -211,12 +254,20 @@ export async function kubeconfigFor(deps: Deps, actor: Actor, ownerName: string,
   const prefix = `kubeconfig-${owner.name}-${cluster.name}`
   let n = 1
   while (await findTokenOfUserByName(deps.db.read, actor.user.id, `${prefix}-${n}`)) n++
-  const { plaintext } = await mintToken(deps.db, actor.user.id, { name: `${prefix}-${n}`, scopes: [readonly ? 'read:cluster' : 'write:cluster'] })
+  const { plaintext } = await mintToken(deps.db, actor.user.id, {
+    name: `${prefix}-${n}`,
+    scopes: [readonly ? 'read:cluster' : 'write:cluster'],
+  })
   const contextName = `${owner.name}-${cluster.name}`
   return YAML.stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: contextName, cluster: { server: `${deps.config.publicUrl}/api/v1/clusters/${owner.name}/${cluster.name}/k8s`, ...platformCa(deps) } }],
+    clusters: [
+      {
+        name: contextName,
+        cluster: { server: `${deps.config.publicUrl}/api/v1/clusters/${owner.name}/${cluster.name}/k8s`, ...platformCa(deps) },
+      },
+    ],
     users: [{ name: `${actor.user.name}@${contextName}`, user: { token: plaintext } }],
     contexts: [{ name: contextName, context: { cluster: contextName, user: `${actor.user.name}@${contextName}` } }],
     'current-context': contextName,
@@ -293,11 +344,20 @@ export function kubectlAge(ms: number): string {
  * The data of Secret `namespace/name` (decoded) in the caller's cluster with `uid` (read access
  * suffices). Throws notFound (cluster or Secret), upstream.
  */
-export async function readSecretOfCluster(deps: Deps, actor: Actor, uid: string, namespace: string, name: string): Promise<Record<string, string>> {
+export async function readSecretOfCluster(
+  deps: Deps,
+  actor: Actor,
+  uid: string,
+  namespace: string,
+  name: string,
+): Promise<Record<string, string>> {
   const cluster = await resolveClusterByUid(deps, actor, uid, 'read')
   if (!isDnsSubdomain(namespace) || !isDnsSubdomain(name)) throw new AppError('notFound', 'secret not found')
   const connection = await connectionOf(deps, cluster)
-  const res = await memberFetch(cluster.name, connection, { path: `/api/v1/namespaces/${namespace}/secrets/${name}`, headers: { accept: 'application/json' } })
+  const res = await memberFetch(cluster.name, connection, {
+    path: `/api/v1/namespaces/${namespace}/secrets/${name}`,
+    headers: { accept: 'application/json' },
+  })
   if (res.status === 404) throw new AppError('notFound', `secret ${namespace}/${name} not found in cluster "${cluster.name}"`)
   if (!res.ok) throw new AppError('upstream', `cluster "${cluster.name}" answered ${res.status} for secret ${namespace}/${name}`)
   const secret = (await res.json().catch(() => ({}))) as { data?: Record<string, string> }

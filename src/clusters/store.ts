@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
-import { clusters, teamClusters, teamUsers, teams, users } from '../../db/schema'
+import { clusters, teamClusters, teams, teamUsers, users } from '../../db/schema'
 import { AppError } from '../errors'
-import { isUniqueViolation, uniqueViolationColumns, type Executor } from '../storage/database'
+import { type Executor, isUniqueViolation, uniqueViolationColumns } from '../storage/database'
 
 export type ClusterRow = typeof clusters.$inferSelect
 export type NewCluster = typeof clusters.$inferInsert
@@ -13,13 +13,21 @@ export const StoreMessages = {
 } as const
 
 const withOwner = { cluster: clusters, ownerName: users.name }
-const flatten = (rows: { cluster: ClusterRow; ownerName: string }[]): ClusterWithOwner[] => rows.map((r) => ({ ...r.cluster, ownerName: r.ownerName }))
+const flatten = (rows: { cluster: ClusterRow; ownerName: string }[]): ClusterWithOwner[] =>
+  rows.map((r) => ({ ...r.cluster, ownerName: r.ownerName }))
 
 /** Clusters owned by any of `ownerIds`, oldest first, with the owner's name. */
 export async function listClustersOfOwners(db: Executor, ownerIds: number[]): Promise<ClusterWithOwner[]> {
   if (ownerIds.length === 0) return []
-  return flatten(await db.select(withOwner).from(clusters).innerJoin(users, eq(users.id, clusters.ownerId))
-    .where(inArray(clusters.ownerId, ownerIds)).orderBy(asc(clusters.id)).all())
+  return flatten(
+    await db
+      .select(withOwner)
+      .from(clusters)
+      .innerJoin(users, eq(users.id, clusters.ownerId))
+      .where(inArray(clusters.ownerId, ownerIds))
+      .orderBy(asc(clusters.id))
+      .all(),
+  )
 }
 
 /** Every cluster, or `ownerId`'s, oldest first. */
@@ -30,30 +38,50 @@ export async function listClusters(db: Executor, ownerId?: number): Promise<Clus
 
 /** Clusters granted to any team `uid` belongs to, oldest first. */
 export async function listClustersGrantedTo(db: Executor, uid: number): Promise<ClusterWithOwner[]> {
-  return flatten(await db.selectDistinct(withOwner).from(teamClusters)
-    .innerJoin(teamUsers, eq(teamUsers.teamId, teamClusters.teamId))
-    .innerJoin(clusters, eq(clusters.id, teamClusters.clusterId))
-    .innerJoin(users, eq(users.id, clusters.ownerId))
-    .where(eq(teamUsers.uid, uid)).orderBy(asc(clusters.id)).all())
+  return flatten(
+    await db
+      .selectDistinct(withOwner)
+      .from(teamClusters)
+      .innerJoin(teamUsers, eq(teamUsers.teamId, teamClusters.teamId))
+      .innerJoin(clusters, eq(clusters.id, teamClusters.clusterId))
+      .innerJoin(users, eq(users.id, clusters.ownerId))
+      .where(eq(teamUsers.uid, uid))
+      .orderBy(asc(clusters.id))
+      .all(),
+  )
 }
 
 /** Permissions of `uid`'s teams that were granted cluster `clusterId`. */
 export async function grantedTeamPermissions(db: Executor, clusterId: number, uid: number): Promise<string[]> {
-  const rows = await db.select({ permission: teams.permission }).from(teamClusters)
+  const rows = await db
+    .select({ permission: teams.permission })
+    .from(teamClusters)
     .innerJoin(teamUsers, eq(teamUsers.teamId, teamClusters.teamId))
     .innerJoin(teams, eq(teams.id, teamClusters.teamId))
-    .where(and(eq(teamClusters.clusterId, clusterId), eq(teamUsers.uid, uid))).all()
+    .where(and(eq(teamClusters.clusterId, clusterId), eq(teamUsers.uid, uid)))
+    .all()
   return rows.map((r) => r.permission)
 }
 
 /** Registrations of the cluster `uid`, oldest first. */
 export async function listClustersByUid(db: Executor, uid: string): Promise<ClusterWithOwner[]> {
-  return flatten(await db.select(withOwner).from(clusters).innerJoin(users, eq(users.id, clusters.ownerId))
-    .where(eq(clusters.uid, uid)).orderBy(asc(clusters.id)).all())
+  return flatten(
+    await db
+      .select(withOwner)
+      .from(clusters)
+      .innerJoin(users, eq(users.id, clusters.ownerId))
+      .where(eq(clusters.uid, uid))
+      .orderBy(asc(clusters.id))
+      .all(),
+  )
 }
 
 export async function findClusterOfOwner(db: Executor, ownerId: number, name: string): Promise<ClusterRow | undefined> {
-  return db.select().from(clusters).where(and(eq(clusters.ownerId, ownerId), eq(clusters.lowerName, name.toLowerCase()))).get()
+  return db
+    .select()
+    .from(clusters)
+    .where(and(eq(clusters.ownerId, ownerId), eq(clusters.lowerName, name.toLowerCase())))
+    .get()
 }
 
 /** Inserts a cluster; a name or a uid the owner already has is `conflict` (409). */
@@ -79,7 +107,9 @@ export async function updateCluster(db: Executor, id: number, changes: Partial<N
 function uniqueConflict(e: unknown): unknown {
   if (!isUniqueViolation(e)) return e
   const byUid = /clusters\.uid/.test(uniqueViolationColumns(e) ?? '')
-  return byUid ? new AppError('conflict', StoreMessages.uidTaken) : new AppError('conflict', StoreMessages.nameTaken, [{ field: 'name', message: 'is already used' }])
+  return byUid
+    ? new AppError('conflict', StoreMessages.uidTaken)
+    : new AppError('conflict', StoreMessages.nameTaken, [{ field: 'name', message: 'is already used' }])
 }
 
 export async function deleteCluster(db: Executor, id: number): Promise<void> {
@@ -88,10 +118,16 @@ export async function deleteCluster(db: Executor, id: number): Promise<void> {
 
 /** Clusters granted to team `teamId`, oldest first. */
 export async function listTeamClusters(db: Executor, teamId: number): Promise<ClusterWithOwner[]> {
-  return flatten(await db.select(withOwner).from(teamClusters)
-    .innerJoin(clusters, eq(clusters.id, teamClusters.clusterId))
-    .innerJoin(users, eq(users.id, clusters.ownerId))
-    .where(eq(teamClusters.teamId, teamId)).orderBy(asc(clusters.id)).all())
+  return flatten(
+    await db
+      .select(withOwner)
+      .from(teamClusters)
+      .innerJoin(clusters, eq(clusters.id, teamClusters.clusterId))
+      .innerJoin(users, eq(users.id, clusters.ownerId))
+      .where(eq(teamClusters.teamId, teamId))
+      .orderBy(asc(clusters.id))
+      .all(),
+  )
 }
 
 /** Grants the cluster to the team (idempotent). */

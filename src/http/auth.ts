@@ -1,10 +1,10 @@
+import { parse as parseCookieHeader } from 'cookie'
 import { Elysia } from 'elysia'
 import type { Actor } from '../authz/actor'
 import type { PresentedCredential } from '../authz/credentials'
+import type { Deps } from '../deps'
 import { clientAddress, type RequestIpSource } from './client-address'
 import { pathOf } from './routable-url'
-import type { Deps } from '../deps'
-import { parse as parseCookieHeader } from 'cookie'
 
 export const SESSION_COOKIE = 'platform_session'
 export const CSRF_COOKIE = '_csrf'
@@ -18,7 +18,12 @@ const CLIENT_AUTHENTICATED_PATHS = new Set(['/login/oauth/access_token'])
  * ended (revoked, idle, password changed) and is HttpOnly, so the page cannot drop it; refusing it
  * would lock the browser out of signing in again. A planted cookie gains nothing either (T11).
  */
-export const SESSION_STARTING_PATHS: ReadonlySet<string> = new Set(['/api/v1/user/signin', '/api/v1/user/signin/two-factor', '/api/v1/user/signin/webauthn/options', '/api/v1/user/signin/webauthn'])
+export const SESSION_STARTING_PATHS: ReadonlySet<string> = new Set([
+  '/api/v1/user/signin',
+  '/api/v1/user/signin/two-factor',
+  '/api/v1/user/signin/webauthn/options',
+  '/api/v1/user/signin/webauthn',
+])
 
 /**
  * The query parameters the platform reads off any request (below): a token and `sudo`. They are
@@ -27,7 +32,11 @@ export const SESSION_STARTING_PATHS: ReadonlySet<string> = new Set(['/api/v1/use
 export const PLATFORM_QUERY_PARAMETERS: ReadonlySet<string> = new Set(['token', 'access_token', 'sudo'])
 
 /** First match wins (decisions §1): query token, Authorization token/bearer, Basic, session cookie. */
-export function presentedCredential(request: Request, query: Pick<URLSearchParams, 'get'>, cookies: Record<string, string | undefined>): PresentedCredential {
+export function presentedCredential(
+  request: Request,
+  query: Pick<URLSearchParams, 'get'>,
+  cookies: Record<string, string | undefined>,
+): PresentedCredential {
   const queryToken = query.get('token') || query.get('access_token')
   if (queryToken) return { kind: 'bearer', value: queryToken }
   const header = request.headers.get('authorization')
@@ -84,7 +93,8 @@ const actorsOfRequests = new WeakMap<Request, Promise<Actor | undefined>>()
  */
 export function actorOf(deps: Deps, request: Request, server: RequestIpSource): Promise<Actor | undefined> {
   let actor = actorsOfRequests.get(request)
-  if (!actor) actorsOfRequests.set(request, (actor = resolveActor(deps, request, () => clientAddress(server, request, deps.config.trustedProxies))))
+  if (!actor)
+    actorsOfRequests.set(request, (actor = resolveActor(deps, request, () => clientAddress(server, request, deps.config.trustedProxies))))
   return actor
 }
 

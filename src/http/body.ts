@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { parseQuery } from 'elysia/parse-query'
-import type { RequestIpSource } from './client-address'
 import { AppError } from '../errors'
+import type { RequestIpSource } from './client-address'
 
 export const Messages = {
   textPlain: 'text/plain bodies are not accepted; send application/json',
@@ -32,7 +32,8 @@ export function checkJsonDepth(text: string, limit = MAX_JSON_DEPTH): void {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (inString) {
-      if (c === 92) i++ // backslash: skip the escaped character
+      if (c === 92)
+        i++ // backslash: skip the escaped character
       else if (c === 34) inString = false
     } else if (c === 34) inString = true
     else if (c === 91 || c === 123) {
@@ -87,7 +88,10 @@ async function readBodyText(request: Request, maxBytes: number, tooLarge: string
   const reader = request.body?.getReader()
   if (!reader) return ''
   let stalled = false
-  const timer = setTimeout(() => { stalled = true; reader.cancel().catch(() => {}) }, timeoutSeconds * 1000)
+  const timer = setTimeout(() => {
+    stalled = true
+    reader.cancel().catch(() => {})
+  }, timeoutSeconds * 1000)
   const chunks: Uint8Array[] = []
   let size = 0
   try {
@@ -129,10 +133,22 @@ export const jsonBody = (limits: BodyLimits, actorOf: ActorOf) =>
   })
 
 /** The body read within the caller's limits (anonymous callers get the smaller one); a refusal is kept for the guard. */
-async function parseBody(request: Request, contentType: string, server: RequestIpSource, limits: BodyLimits, actorOf: ActorOf): Promise<unknown> {
+async function parseBody(
+  request: Request,
+  contentType: string,
+  server: RequestIpSource,
+  limits: BodyLimits,
+  actorOf: ActorOf,
+): Promise<unknown> {
   const authenticated = (await actorOf(request, server)) !== undefined
   try {
-    return await readBody(request, contentType, authenticated ? limits.maxBytes : ANONYMOUS_BODY_BYTES, authenticated, limits.timeoutSeconds)
+    return await readBody(
+      request,
+      contentType,
+      authenticated ? limits.maxBytes : ANONYMOUS_BODY_BYTES,
+      authenticated,
+      limits.timeoutSeconds,
+    )
   } catch (e) {
     // Kept for the guard, so that a signed-in route still answers an anonymous caller 401.
     if (e instanceof AppError) return new UnreadableBody(e)
@@ -141,7 +157,13 @@ async function parseBody(request: Request, contentType: string, server: RequestI
 }
 
 /** The parsed body, or undefined to let Elysia read it (multipart); throws AppError for a body refused. */
-async function readBody(request: Request, contentType: string, maxBytes: number, authenticated: boolean, timeoutSeconds: number): Promise<unknown> {
+async function readBody(
+  request: Request,
+  contentType: string,
+  maxBytes: number,
+  authenticated: boolean,
+  timeoutSeconds: number,
+): Promise<unknown> {
   const tooLarge = authenticated ? Messages.tooLarge(maxBytes) : Messages.anonymousTooLarge(maxBytes)
   const declared = request.headers.get('content-length')
   if (Number(declared ?? '0') > maxBytes) throw new AppError('payloadTooLarge', tooLarge)

@@ -22,7 +22,10 @@ export function clientAddress(server: RequestIpSource, request: Request, trusted
   const peer = parseAddress(peerText)
   if (!peer) return peerText
   if (trusted.length === 0 || !within(peer, trusted)) return peer.toString()
-  const hops = (request.headers.get('x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const hops = (request.headers.get('x-forwarded-for') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   let nearest = peer
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = parseAddress(hops[i])

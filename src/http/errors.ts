@@ -1,14 +1,27 @@
-import { Elysia, ValidationError } from 'elysia'
+import { Elysia, type ValidationError } from 'elysia'
 import { AppError, type ErrorKind, type FieldError } from '../errors'
 import type { Logger } from '../logger'
 import { requestIdOfRequest } from './request-log'
 
 const STATUS: Record<ErrorKind, number> = {
-  badRequest: 400, invalid: 422, duplicate: 422, unauthenticated: 401, forbidden: 403, notFound: 404,
-  methodNotAllowed: 405, requestTimeout: 408, conflict: 409, lengthRequired: 411, payloadTooLarge: 413, unsupportedMediaType: 415, tooManyRequests: 429,
+  badRequest: 400,
+  invalid: 422,
+  duplicate: 422,
+  unauthenticated: 401,
+  forbidden: 403,
+  notFound: 404,
+  methodNotAllowed: 405,
+  requestTimeout: 408,
+  conflict: 409,
+  lengthRequired: 411,
+  payloadTooLarge: 413,
+  unsupportedMediaType: 415,
+  tooManyRequests: 429,
   // nginx's "client closed request": nobody receives it; the request log says why the call ended.
   clientClosed: 499,
-  internal: 500, upstream: 502, unavailable: 503,
+  internal: 500,
+  upstream: 502,
+  unavailable: 503,
 }
 
 /** The HTTP status of an error kind; the only table that knows them. */
@@ -45,9 +58,15 @@ export function logUnexpected(log: Logger, request: Request, error: unknown): vo
  * The answer to a failure outside Elysia's lifecycle (http/lean-route.ts), as errorHandler gives
  * it inside: an AppError by its kind, anything else logged and a bare 500.
  */
-export function errorResponse(error: unknown, docsUrl: string, logUnexpected: (request: Request, error: unknown) => void, request: Request): Response {
+export function errorResponse(
+  error: unknown,
+  docsUrl: string,
+  logUnexpected: (request: Request, error: unknown) => void,
+  request: Request,
+): Response {
   if (!(error instanceof AppError)) logUnexpected(request, error)
-  const [status, message, fields, headers] = error instanceof AppError ? [STATUS[error.kind], error.message, error.fields, error.headers] : [500, 'Internal Server Error', [], {}]
+  const [status, message, fields, headers] =
+    error instanceof AppError ? [STATUS[error.kind], error.message, error.fields, error.headers] : [500, 'Internal Server Error', [], {}]
   return new Response(JSON.stringify(errorBody(message, docsUrl, fields)), { status, headers: { ...headers, 'content-type': JSON_TYPE } })
 }
 
@@ -69,7 +88,8 @@ export function fieldsOf(error: Readonly<ValidationError>): FieldError[] {
   for (const issue of error.all) {
     const path = 'path' in issue && typeof issue.path === 'string' ? issue.path : ''
     const field = path.replace(/^\//, '').replace(/\//g, '.') || error.type
-    const message = allowedValuesOf(issue) ?? ('summary' in issue && issue.summary ? String(issue.summary) : String(issue.message ?? 'invalid'))
+    const message =
+      allowedValuesOf(issue) ?? ('summary' in issue && issue.summary ? String(issue.summary) : String(issue.message ?? 'invalid'))
     const key = `${field}\u0000${message}`
     if (seen.has(key)) continue
     seen.add(key)
@@ -82,7 +102,11 @@ export function fieldsOf(error: Readonly<ValidationError>): FieldError[] {
  * Translates every failure into the one error body: AppError by kind, validation to 422,
  * unknown routes to 404, anything else logged with the request id and answered as a bare 500.
  */
-export const errorHandler = (docsUrl: string, logUnexpected: (request: Request, error: unknown) => void, checkCredential: (request: Request) => Promise<unknown> = async () => undefined) =>
+export const errorHandler = (
+  docsUrl: string,
+  logUnexpected: (request: Request, error: unknown) => void,
+  checkCredential: (request: Request) => Promise<unknown> = async () => undefined,
+) =>
   new Elysia({ name: 'errors' }).onError({ as: 'global' }, async ({ code, error, request, set }) => {
     const reply = (status: number, message: string, fields: FieldError[] = [], headers: Record<string, string> = {}) => {
       set.status = status
@@ -99,7 +123,10 @@ export const errorHandler = (docsUrl: string, logUnexpected: (request: Request, 
     if (code === 'PARSE') return reply(422, 'The request body is not valid JSON')
     if (code === 'NOT_FOUND') {
       // A credential that is present but invalid is 401 on every route, unknown ones included (decisions §1).
-      const refusal = await checkCredential(request).then(() => undefined, (e: unknown) => e)
+      const refusal = await checkCredential(request).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
       if (refusal instanceof AppError) return reply(STATUS[refusal.kind], refusal.message, refusal.fields, refusal.headers)
       return reply(404, 'Not Found')
     }

@@ -1,13 +1,24 @@
 import { Elysia } from 'elysia'
-import { scopesAllow, type Actor, type ScopeCategory } from '../authz/actor'
+import { type Actor, type ScopeCategory, scopesAllow } from '../authz/actor'
 import {
-  assertPasswordCredential, assertPasswordCurrent, authorizeInOrg, authorizeOnUser, authorizeOrgVisible, authorizeSignedIn,
-  type OrgPermission, type OrgScope, type Permission, type RouteParams, type SignedInPermission, type TargetUser, type UserPermission,
+  assertPasswordCredential,
+  assertPasswordCurrent,
+  authorizeInOrg,
+  authorizeOnUser,
+  authorizeOrgVisible,
+  authorizeSignedIn,
+  type OrgPermission,
+  type OrgScope,
+  type Permission,
+  type RouteParams,
+  type SignedInPermission,
+  type TargetUser,
+  type UserPermission,
 } from '../authz/authorize'
 import type { Deps } from '../deps'
+import { AppError } from '../errors'
 import { authenticate } from './auth'
 import { assertJsonBody, rejectUnreadableBody } from './body'
-import { AppError } from '../errors'
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 const PASSWORD_CHANGE_FLAG = 'x-allowed-while-password-must-change'
@@ -17,7 +28,8 @@ const KINDS = ['public', 'orgVisible', 'signedIn', 'ofUser', 'inOrg'] as const
 
 /** Routes whose path names no org may name it in query `org` (the usage routes of the spec do). */
 function orgFromQuery(params: RouteParams | undefined, query: Record<string, unknown> | undefined): RouteParams {
-  if (typeof query?.org !== 'string' || params?.org !== undefined || params?.orgname !== undefined || params?.teamId !== undefined) return params ?? {}
+  if (typeof query?.org !== 'string' || params?.org !== undefined || params?.orgname !== undefined || params?.teamId !== undefined)
+    return params ?? {}
   return { ...params, org: query.org }
 }
 
@@ -70,14 +82,22 @@ function assertTokenScope(actor: Actor | undefined, method: string, category: Sc
     throw new AppError('forbidden', `token does not have at least one of required scope(s): [${level}:${category}]`)
 }
 
-const signedInDecision = (deps: Deps, needed: SignedInPermission): Decide => (actor) => ({ me: authorizeSignedIn(deps, actor, needed) })
+const signedInDecision =
+  (deps: Deps, needed: SignedInPermission): Decide =>
+  (actor) => ({ me: authorizeSignedIn(deps, actor, needed) })
 
 /**
  * What a route declaring `signedIn: needed, scope: category` (and no flag) admits, decided as the
  * guard decides it: for routes answered outside Elysia's lifecycle (http/lean-route.ts).
  * Throws unauthenticated, forbidden.
  */
-export async function admitSignedIn(deps: Deps, actor: Actor | undefined, needed: SignedInPermission, category: ScopeCategory, method: string): Promise<Actor> {
+export async function admitSignedIn(
+  deps: Deps,
+  actor: Actor | undefined,
+  needed: SignedInPermission,
+  category: ScopeCategory,
+  method: string,
+): Promise<Actor> {
   const { me } = await admit({ passwordChangeRoute: false, passwordCredential: false }, signedInDecision(deps, needed), actor, {})
   assertTokenScope(actor, method, category)
   return settledPart(me)
@@ -97,7 +117,8 @@ function gate(permission: Permission, decide: Decide) {
       // Two kinds would run both gates and type the handler by both: refused when the app is built.
       // (A kind applied before this one has left only its `x-permission` behind.)
       const others = KINDS.filter((kind) => kind in options).length - 1
-      if (others > 0 || detail?.['x-permission'] !== undefined) throw new Error(`guard: a route declares one of ${KINDS.join(', ')}, not several`)
+      if (others > 0 || detail?.['x-permission'] !== undefined)
+        throw new Error(`guard: a route declares one of ${KINDS.join(', ')}, not several`)
       flags.passwordChangeRoute = options.allowedWhilePasswordMustChange === true || detail?.[PASSWORD_CHANGE_FLAG] === true
       flags.passwordCredential = options.password === true || detail?.[CREDENTIAL] === 'password'
     },
@@ -144,11 +165,17 @@ export const guard = (deps: Deps) =>
       }),
       ofUser: (needed: UserPermission) => ({
         ...gate(needed, (actor, params) => authorizeOnUser(deps, actor, needed, params)),
-        resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({ me: settledPart(settled.me), target: settledPart(settled.target) }),
+        resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({
+          me: settledPart(settled.me),
+          target: settledPart(settled.target),
+        }),
       }),
       inOrg: (needed: OrgPermission) => ({
         ...gate(needed, (actor, params) => authorizeInOrg(deps, actor, needed, params)),
-        resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({ me: settledPart(settled.me), scope: settledPart(settled.scope) }),
+        resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({
+          me: settledPart(settled.me),
+          scope: settledPart(settled.scope),
+        }),
       }),
       password: (_required: true) => ({ detail: { [CREDENTIAL]: 'password' } as Record<string, string> }),
       // A user flagged must_change_password may still call the route: only those that let them see
@@ -167,6 +194,7 @@ export const guard = (deps: Deps) =>
       }),
       scope: (category: ScopeCategory) => ({
         detail: { 'x-token-scope': category } as Record<string, string>,
-        transform: ({ actor, request }: { actor: Actor | undefined; request: Request }) => assertTokenScope(actor, request.method, category),
+        transform: ({ actor, request }: { actor: Actor | undefined; request: Request }) =>
+          assertTokenScope(actor, request.method, category),
       }),
     })

@@ -1,5 +1,5 @@
-import { Elysia } from 'elysia'
 import type { Server } from 'bun'
+import { Elysia } from 'elysia'
 import type { Actor, ScopeCategory } from '../authz/actor'
 import type { SignedInPermission } from '../authz/authorize'
 import type { Deps } from '../deps'
@@ -58,13 +58,15 @@ export function leanRoute<Params>(deps: Deps, route: LeanRoute<Params>) {
     if (deps.config.requestLog) logRequest(deps.log, request, response.status)
     return response
   }
-  return new Elysia({ name: route.name })
-    .onStart(({ server: started }) => {
-      server = started
-    })
-    // A higher-order function sees each request before Elysia builds anything for it.
-    .wrap((handle, request: Request) => {
-      const params = route.match(request, pathOf(request.url))
-      return params === undefined ? handle : () => answer(request, params)
-    })
+  return (
+    new Elysia({ name: route.name })
+      .onStart(({ server: started }) => {
+        server = started
+      })
+      // A higher-order function sees each request before Elysia builds anything for it.
+      .wrap((handle, request: Request) => {
+        const params = route.match(request, pathOf(request.url))
+        return params === undefined ? handle : () => answer(request, params)
+      })
+  )
 }

@@ -1,6 +1,6 @@
-import { toOpenAPISchema, unwrapSchema } from '@elysiajs/openapi/openapi'
-import { Elysia, type AnyElysia } from 'elysia'
 import { dirname, join } from 'node:path'
+import { toOpenAPISchema, unwrapSchema } from '@elysiajs/openapi/openapi'
+import { type AnyElysia, Elysia } from 'elysia'
 import { AppError } from '../errors'
 
 export const DOCS_PATH = '/api/v1/swagger'
@@ -9,7 +9,11 @@ const ASSETS_PATH = `${DOCS_PATH}/assets/:file`
 const ASSETS = join(dirname(require.resolve('swagger-ui-dist/package.json')))
 
 type JsonSchema = Record<string, unknown>
-type Operation = { operationId?: string; requestBody?: { description?: string; content?: Record<string, { schema: JsonSchema }> }; responses?: Record<string, { content?: Record<string, { schema: JsonSchema }> }> }
+type Operation = {
+  operationId?: string
+  requestBody?: { description?: string; content?: Record<string, { schema: JsonSchema }> }
+  responses?: Record<string, { content?: Record<string, { schema: JsonSchema }> }>
+}
 
 /** A schema description that is a type name (`SignInParams`, `User`) rather than prose. */
 const TYPE_NAME = /^[A-Z][A-Za-z0-9]*$/
@@ -36,7 +40,9 @@ class SchemaNames {
 
   private referProperties(schema: JsonSchema): JsonSchema {
     if (!isObject(schema.properties)) return schema
-    const properties = Object.fromEntries(Object.entries(schema.properties).map(([key, value]) => [key, isObject(value) ? this.refer(value) : value]))
+    const properties = Object.fromEntries(
+      Object.entries(schema.properties).map(([key, value]) => [key, isObject(value) ? this.refer(value) : value]),
+    )
     return { ...schema, properties }
   }
 
@@ -82,7 +88,7 @@ export function buildOpenApiDocument(app: AnyElysia, version: string) {
   const operations = paths as Record<string, Record<string, Operation>>
   const names = new SchemaNames()
   for (const route of app.routes) {
-    const body = route.hooks.body === undefined ? undefined : unwrapSchema(route.hooks.body) as JsonSchema | undefined
+    const body = route.hooks.body === undefined ? undefined : (unwrapSchema(route.hooks.body) as JsonSchema | undefined)
     const path = route.path.replace(/:(\w+)/g, '{$1}')
     const operation = operations[path]?.[route.method.toLowerCase()]
     if (!body || !operation) continue
@@ -107,7 +113,11 @@ export function buildOpenApiDocument(app: AnyElysia, version: string) {
     }
   return {
     openapi: '3.1.0',
-    info: { title: 'platform-api', version, description: 'Identity, organizations, member-cluster proxy, deployment orders and usage reports.' },
+    info: {
+      title: 'platform-api',
+      version,
+      description: 'Identity, organizations, member-cluster proxy, deployment orders and usage reports.',
+    },
     paths,
     components: {
       ...components,
@@ -140,17 +150,29 @@ const SWAGGER_PAGE = `<!doctype html>
 export const openapiDocs = (app: AnyElysia, version: string, checkCredential: (request: Request) => Promise<unknown>) => {
   let document: ReturnType<typeof buildOpenApiDocument> | undefined
   return new Elysia({ name: 'openapi' })
-    .get(SPEC_PATH, async ({ request }) => {
-      await checkCredential(request)
-      document ??= buildOpenApiDocument(app, version)
-      return document
-    }, { detail: { hide: true } })
-    .get(DOCS_PATH, async ({ request }) => {
-      await checkCredential(request)
-      return new Response(SWAGGER_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } })
-    }, { detail: { hide: true } })
-    .get(ASSETS_PATH, ({ params }) => {
-      if (params.file !== 'swagger-ui-bundle.js' && params.file !== 'swagger-ui.css') throw new AppError('notFound', 'Not Found')
-      return new Response(Bun.file(join(ASSETS, params.file)), { headers: { 'cache-control': 'public, max-age=86400' } })
-    }, { detail: { hide: true } })
+    .get(
+      SPEC_PATH,
+      async ({ request }) => {
+        await checkCredential(request)
+        document ??= buildOpenApiDocument(app, version)
+        return document
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      DOCS_PATH,
+      async ({ request }) => {
+        await checkCredential(request)
+        return new Response(SWAGGER_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } })
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      ASSETS_PATH,
+      ({ params }) => {
+        if (params.file !== 'swagger-ui-bundle.js' && params.file !== 'swagger-ui.css') throw new AppError('notFound', 'Not Found')
+        return new Response(Bun.file(join(ASSETS, params.file)), { headers: { 'cache-control': 'public, max-age=86400' } })
+      },
+      { detail: { hide: true } },
+    )
 }

@@ -7,7 +7,11 @@ export const MAX_PAGE_SIZE = 50
 
 export const PageQuery = t.Object({
   page: t.Optional(t.String({ description: 'Page number, 1-based; values below 1 or not a number mean 1' })),
-  limit: t.Optional(t.String({ description: `Page size; default ${DEFAULT_PAGE_SIZE} (or your saved page size), at most ${MAX_PAGE_SIZE} (larger is clamped)` })),
+  limit: t.Optional(
+    t.String({
+      description: `Page size; default ${DEFAULT_PAGE_SIZE} (or your saved page size), at most ${MAX_PAGE_SIZE} (larger is clamped)`,
+    }),
+  ),
 })
 
 export type PageQuery = typeof PageQuery.static
@@ -73,7 +77,12 @@ export interface PageContext {
  * default), `list` for that page, then `X-Total-Count` and `Link` (next, last, first, prev) on
  * every paginated list alike. Returns the page's items.
  */
-export async function answerPage<T>(publicUrl: string, { query, request, set }: PageContext, caller: { pageSize: number } | undefined, list: (page: Page) => Promise<Paged<T>>): Promise<T[]> {
+export async function answerPage<T>(
+  publicUrl: string,
+  { query, request, set }: PageContext,
+  caller: { pageSize: number } | undefined,
+  list: (page: Page) => Promise<Paged<T>>,
+): Promise<T[]> {
   const page = pageOf(query, caller)
   const { items, total } = await list(page)
   set.headers['x-total-count'] = String(total)

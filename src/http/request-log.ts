@@ -2,7 +2,17 @@ import { Elysia } from 'elysia'
 import type { Logger } from '../logger'
 
 /** Query parameters whose values never reach a log line. */
-const SECRET_QUERY = new Set(['token', 'access_token', 'password', 'sudo', 'code', 'client_secret', 'refresh_token', 'code_verifier', 'state'])
+const SECRET_QUERY = new Set([
+  'token',
+  'access_token',
+  'password',
+  'sudo',
+  'code',
+  'client_secret',
+  'refresh_token',
+  'code_verifier',
+  'state',
+])
 const started = new WeakMap<Request, { at: number; id: string }>()
 
 /** The path with secret query values replaced by `[redacted]`. */
@@ -42,10 +52,9 @@ export function logRequest(log: Logger, request: Request, status: number): void 
 
 /** Echoes `X-Request-Id` and, when enabled, writes one JSON line per request: method, path, status, duration, id. */
 export const requestLog = (log: Logger, enabled: boolean) => {
-  const plugin = new Elysia({ name: 'request-log' })
-    .onRequest(({ request, set }) => {
-      set.headers['x-request-id'] = beginRequest(request)
-    })
+  const plugin = new Elysia({ name: 'request-log' }).onRequest(({ request, set }) => {
+    set.headers['x-request-id'] = beginRequest(request)
+  })
   // Not even registered when off: an after-response hook costs a deferred callback per request.
   if (!enabled) return plugin
   return plugin.onAfterResponse({ as: 'global' }, ({ request, set, responseValue }) => {

@@ -6,10 +6,13 @@ export const FieldErrorSchema = t.Object({
 })
 
 /** The one error body (decisions §1). */
-export const ErrorBody = t.Object({
-  message: t.String({ description: 'What went wrong, for a person to read' }),
-  url: t.String({ description: 'Link to the API documentation' }),
-  errors: t.Optional(t.Array(FieldErrorSchema, { description: 'Field-level validation failures' })),
-}, { description: 'Error' })
+export const ErrorBody = t.Object(
+  {
+    message: t.String({ description: 'What went wrong, for a person to read' }),
+    url: t.String({ description: 'Link to the API documentation' }),
+    errors: t.Optional(t.Array(FieldErrorSchema, { description: 'Field-level validation failures' })),
+  },
+  { description: 'Error' },
+)
 
 export const ApiResponseMessage = t.Object({ message: t.String({ description: 'Outcome, for a person to read' }) })

@@ -1,18 +1,18 @@
+import { USER_TYPE } from '../../db/schema/identity'
 import type { Actor } from '../authz/actor'
 import type { CredentialContext, PresentedCredential } from '../authz/credentials'
+import { nowSeconds } from '../clock'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import { SESSION_COOKIE } from '../http/auth'
-import { findAccountByName, findUserByEmail, findUserByName, type UserRow } from './store'
-import { USER_TYPE } from '../../db/schema/identity'
-import { assertPasswordSignInAllowed } from './signin/service'
-import { checkSecondFactor } from './security/two-factor/service'
 import { authenticateOAuthAccessToken, OAUTH_ACCESS_PREFIX } from './oauth2/authorization'
+import { checkSecondFactor } from './security/two-factor/service'
 import { authenticateSession } from './sessions/service'
-import { authenticateToken, scopesOf } from './tokens/service'
-import { looksLikeAccessToken, sameDigest, sha256Hex } from './tokens/secrets'
 import { checkPasswordAttempt } from './sign-in-limiter'
-import { nowSeconds } from '../clock'
+import { assertPasswordSignInAllowed } from './signin/service'
+import { findAccountByName, findUserByEmail, findUserByName, type UserRow } from './store'
+import { looksLikeAccessToken, sameDigest, sha256Hex } from './tokens/secrets'
+import { authenticateToken, scopesOf } from './tokens/service'
 
 export const Messages = {
   invalidToken: 'invalid or expired access token',
@@ -82,7 +82,7 @@ function expiredSessionCookie(deps: Deps): string {
 }
 
 async function applySudo(deps: Deps, actor: Actor | undefined, target: string): Promise<Actor> {
-  if (!actor || !actor.user.isAdmin) throw new AppError('forbidden', Messages.sudoNotAdmin)
+  if (!actor?.user.isAdmin) throw new AppError('forbidden', Messages.sudoNotAdmin)
   const user: UserRow | undefined = await findAccountByName(deps.db.read, target)
   if (!user || user.type !== USER_TYPE.individual) throw new AppError('notFound', Messages.sudoUnknown)
   return { ...actor, user, sudoBy: actor.user }
@@ -96,7 +96,8 @@ async function applySudo(deps: Deps, actor: Actor | undefined, target: string): 
 export async function checkCredential(deps: Deps, presented: PresentedCredential, context: CredentialContext): Promise<Actor | undefined> {
   let actor: Actor | undefined
   if (presented.kind === 'bearer') actor = await signInWithBearer(deps, presented.value)
-  else if (presented.kind === 'basic') actor = await signInWithBasic(deps, presented.username, presented.password, context.otp, context.address())
+  else if (presented.kind === 'basic')
+    actor = await signInWithBasic(deps, presented.username, presented.password, context.otp, context.address())
   else if (presented.kind === 'session') actor = await signInWithSession(deps, presented.value, context)
   return context.sudo ? applySudo(deps, actor, context.sudo) : actor
 }

@@ -2,10 +2,10 @@ import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
 import { guard } from '../http/guard'
 import { ErrorBody } from '../http/schemas'
-import { CreateUserOption, User, UserQuery } from './schemas'
-import { createUser, presentUser } from './service'
 import { avatarRoutes } from './avatars/routes'
 import { emailRoutes } from './emails/routes'
+import { CreateUserOption, User, UserQuery } from './schemas'
+import { createUser, presentUser } from './service'
 import { settingsRoutes } from './settings/routes'
 import { signInRoutes } from './signin/routes'
 import { tokenRoutes } from './tokens/routes'
@@ -26,26 +26,43 @@ export const identityRoutes = (deps: Deps) =>
 const accountRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.account', prefix: '/api/v1' })
     .use(guard(deps))
-    .get('/user', ({ me, query }) => presentSelf(deps.db, me.user, deps.config.publicUrl,
-      // No client organizations exist on this platform, so the honest answer is false.
-      query.check_client_org === 'true' ? { clientOrgUser: false } : {}), {
-      signedIn: 'signed-in',
-      allowedWhilePasswordMustChange: true,
-      scope: 'user',
-      query: UserQuery,
-      response: { 200: User, 401: ErrorBody, 403: ErrorBody },
-      detail: { summary: 'Get the authenticated user', tags: ['user'] },
-    })
-    .post('/admin/users', async ({ me, body, status }) => {
-      const user = await createUser(deps.db, {
-        username: body.username, email: body.email, password: body.password, fullName: body.full_name,
-        mustChangePassword: body.must_change_password, visibility: body.visibility,
-      })
-      return status(201, presentUser(user, { user: me.user, publicUrl: deps.config.publicUrl }))
-    }, {
-      signedIn: 'site-admin',
-      scope: 'admin',
-      body: CreateUserOption,
-      response: { 201: User, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
-      detail: { summary: 'Create a user (site admin)', tags: ['admin'] },
-    })
+    .get(
+      '/user',
+      ({ me, query }) =>
+        presentSelf(
+          deps.db,
+          me.user,
+          deps.config.publicUrl,
+          // No client organizations exist on this platform, so the honest answer is false.
+          query.check_client_org === 'true' ? { clientOrgUser: false } : {},
+        ),
+      {
+        signedIn: 'signed-in',
+        allowedWhilePasswordMustChange: true,
+        scope: 'user',
+        query: UserQuery,
+        response: { 200: User, 401: ErrorBody, 403: ErrorBody },
+        detail: { summary: 'Get the authenticated user', tags: ['user'] },
+      },
+    )
+    .post(
+      '/admin/users',
+      async ({ me, body, status }) => {
+        const user = await createUser(deps.db, {
+          username: body.username,
+          email: body.email,
+          password: body.password,
+          fullName: body.full_name,
+          mustChangePassword: body.must_change_password,
+          visibility: body.visibility,
+        })
+        return status(201, presentUser(user, { user: me.user, publicUrl: deps.config.publicUrl }))
+      },
+      {
+        signedIn: 'site-admin',
+        scope: 'admin',
+        body: CreateUserOption,
+        response: { 201: User, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
+        detail: { summary: 'Create a user (site admin)', tags: ['admin'] },
+      },
+    )

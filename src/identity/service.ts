@@ -1,11 +1,11 @@
 import { VISIBILITY, VISIBILITY_NAMES, type VisibilityName } from '../../db/schema/identity'
-import type { User } from './schemas'
-import type { Database } from '../storage/database'
+import { selfOrAdmin } from '../authz/authorize'
 import { AppError } from '../errors'
+import type { Database } from '../storage/database'
 import { checkName } from './names'
 import { hashPassword } from './passwords'
+import type { User } from './schemas'
 import * as store from './store'
-import { selfOrAdmin } from '../authz/authorize'
 
 export const Messages = {
   nameInvalid: 'name is invalid: letters, digits, "-", "_" and "." only, starting with a letter or digit, at most 40 characters',
@@ -43,32 +43,45 @@ export const isEmailAddress = (email: string) => email.length <= 254 && /^[^\s@]
 /** Creates an individual account. Throws invalid (name, email, password) or duplicate (name taken). */
 export async function createUser(db: Database, input: NewUserInput): Promise<store.UserRow> {
   assertUsableName(input.username, 'username', input.allowReservedName)
-  if (!isEmailAddress(input.email)) throw new AppError('invalid', Messages.emailInvalid, [{ field: 'email', message: Messages.emailInvalid }])
+  if (!isEmailAddress(input.email))
+    throw new AppError('invalid', Messages.emailInvalid, [{ field: 'email', message: Messages.emailInvalid }])
   if (input.password.length < MIN_PASSWORD_LENGTH)
     throw new AppError('invalid', Messages.passwordTooShort, [{ field: 'password', message: Messages.passwordTooShort }])
   const passwordHash = await hashPassword(input.password)
-  return db.write((tx) => store.insertUser(tx, {
-    name: input.username,
-    lowerName: input.username.toLowerCase(),
-    email: input.email,
-    fullName: input.fullName ?? '',
-    passwordHash,
-    isAdmin: input.isAdmin ?? false,
-    mustChangePassword: input.mustChangePassword ?? false,
-    visibility: VISIBILITY[input.visibility ?? 'public'],
-    // Privacy by default (decisions §2): others see a real address only once its owner shares it.
-    keepEmailPrivate: true,
-  }))
+  return db.write((tx) =>
+    store.insertUser(tx, {
+      name: input.username,
+      lowerName: input.username.toLowerCase(),
+      email: input.email,
+      fullName: input.fullName ?? '',
+      passwordHash,
+      isAdmin: input.isAdmin ?? false,
+      mustChangePassword: input.mustChangePassword ?? false,
+      visibility: VISIBILITY[input.visibility ?? 'public'],
+      // Privacy by default (decisions §2): others see a real address only once its owner shares it.
+      keepEmailPrivate: true,
+    }),
+  )
 }
 
 /**
  * Creates the first site admin when the database has no user yet. Returns the generated
  * password when none was configured (to be printed once), or undefined.
  */
-export async function ensureFirstAdmin(db: Database, seed: { username: string; password: string | undefined; email: string }): Promise<{ created: boolean; generatedPassword?: string }> {
+export async function ensureFirstAdmin(
+  db: Database,
+  seed: { username: string; password: string | undefined; email: string },
+): Promise<{ created: boolean; generatedPassword?: string }> {
   if ((await store.countUsers(db.read)) > 0) return { created: false }
-  const generatedPassword = seed.password === undefined ? Buffer.from(crypto.getRandomValues(new Uint8Array(15))).toString('base64url') : undefined
-  await createUser(db, { username: seed.username, email: seed.email, password: seed.password ?? generatedPassword!, isAdmin: true, allowReservedName: true })
+  const generatedPassword =
+    seed.password === undefined ? Buffer.from(crypto.getRandomValues(new Uint8Array(15))).toString('base64url') : undefined
+  await createUser(db, {
+    username: seed.username,
+    email: seed.email,
+    password: seed.password ?? generatedPassword!,
+    isAdmin: true,
+    allowReservedName: true,
+  })
   return { created: true, generatedPassword }
 }
 
@@ -89,7 +102,11 @@ export interface Viewer {
  * prohibit-login are real only for the user and site admins; anonymous callers and, when the
  * user hides it, other users get a noreply placeholder email.
  */
-export function presentUser(user: store.UserRow, viewer: Viewer, extra: { orgAdmin?: boolean; clientOrgUser?: boolean; followers?: number; following?: number } = {}): User {
+export function presentUser(
+  user: store.UserRow,
+  viewer: Viewer,
+  extra: { orgAdmin?: boolean; clientOrgUser?: boolean; followers?: number; following?: number } = {},
+): User {
   const authed = selfOrAdmin(viewer.user, user)
   const emailVisible = authed || (viewer.user !== undefined && !user.keepEmailPrivate)
   const host = hostOf(viewer.publicUrl)

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
-import { verifyPassword, type QueueShare } from './passwords'
+import { type QueueShare, verifyPassword } from './passwords'
 
 /**
  * Failed password attempts allowed within one window: for one account from one client address,
@@ -68,10 +68,13 @@ export class SignInLimiter {
   private assertAllowed(account: string, address: string): void {
     const now = this.now()
     const pair = pairKey(account, address)
-    const blocked = [this.live(this.pairs, pair, now, MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS),
-      this.live(this.addresses, address, now, MAX_FAILURES_PER_ADDRESS)]
+    const blocked = [
+      this.live(this.pairs, pair, now, MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS),
+      this.live(this.addresses, address, now, MAX_FAILURES_PER_ADDRESS),
+    ]
     // The account-wide limit refuses only an address that already failed here and never signed in here.
-    if (!this.isKnown(pair, now) && this.live(this.pairs, pair, now, 1)) blocked.push(this.live(this.accounts, account, now, MAX_FAILURES_PER_ACCOUNT))
+    if (!this.isKnown(pair, now) && this.live(this.pairs, pair, now, 1))
+      blocked.push(this.live(this.accounts, account, now, MAX_FAILURES_PER_ACCOUNT))
     const windows = blocked.filter((w): w is Window => w !== undefined)
     if (windows.length === 0) return
     const retryAfter = Math.max(1, Math.ceil(Math.max(...windows.map((w) => w.resetsAt)) - now))
@@ -147,7 +150,13 @@ export function signInLimiter(deps: Deps): SignInLimiter {
  * anonymous share (unavailable when a share is full), and gives the slot back when the password
  * is right. An unknown user (`user` undefined) costs a decoy hash and is false.
  */
-export async function checkPasswordAttempt(deps: Deps, user: { id: number; passwordHash: string } | undefined, login: string, password: string, address: string): Promise<boolean> {
+export async function checkPasswordAttempt(
+  deps: Deps,
+  user: { id: number; passwordHash: string } | undefined,
+  login: string,
+  password: string,
+  address: string,
+): Promise<boolean> {
   const limiter = signInLimiter(deps)
   const account = accountKey(user, login)
   limiter.takeSlot(account, address)

@@ -1,15 +1,32 @@
-import { and, asc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
-import { accessTokens, emailAddresses, follows, orgAuthSources, orgUsers, sessions, teamUsers, teams, twoFactors, users, USER_TYPE } from '../../db/schema'
-import type { Executor } from '../storage/database'
-import { prepared } from '../storage/prepared'
-import { isUniqueViolation } from '../storage/database'
+import { and, asc, eq, inArray, or, type SQL, sql } from 'drizzle-orm'
+import {
+  accessTokens,
+  emailAddresses,
+  follows,
+  orgAuthSources,
+  orgUsers,
+  sessions,
+  teams,
+  teamUsers,
+  twoFactors,
+  USER_TYPE,
+  users,
+} from '../../db/schema'
 import { AppError } from '../errors'
+import type { Executor } from '../storage/database'
+import { isUniqueViolation } from '../storage/database'
+import { prepared } from '../storage/prepared'
 
 export type UserRow = typeof users.$inferSelect
 export type NewUser = typeof users.$inferInsert
 
 /** Gitea's user types; `bot` is a service user (an org system admin) that never signs in with a password. */
-const userById = (db: Executor) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
+const userById = (db: Executor) =>
+  db
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare()
 
 export async function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
   return prepared(db, userById).get({ id })
@@ -22,14 +39,20 @@ export async function findAccountByName(db: Executor, name: string): Promise<Use
 
 /** An individual user (not an organization) by name, case-insensitively. */
 export async function findUserByName(db: Executor, name: string): Promise<UserRow | undefined> {
-  return db.select().from(users)
-    .where(and(eq(users.lowerName, name.toLowerCase()), eq(users.type, USER_TYPE.individual))).get()
+  return db
+    .select()
+    .from(users)
+    .where(and(eq(users.lowerName, name.toLowerCase()), eq(users.type, USER_TYPE.individual)))
+    .get()
 }
 
 /** An individual user by primary email, case-insensitively. */
 export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
-  return db.select().from(users)
-    .where(and(sql`lower(${users.email}) = ${email.toLowerCase()}`, eq(users.type, USER_TYPE.individual))).get()
+  return db
+    .select()
+    .from(users)
+    .where(and(sql`lower(${users.email}) = ${email.toLowerCase()}`, eq(users.type, USER_TYPE.individual)))
+    .get()
 }
 
 export async function countUsers(db: Executor): Promise<number> {
@@ -38,8 +61,11 @@ export async function countUsers(db: Executor): Promise<number> {
 }
 
 export async function countAdmins(db: Executor): Promise<number> {
-  const row = await db.select({ n: sql<number>`count(*)` }).from(users)
-    .where(and(eq(users.isAdmin, true), eq(users.type, USER_TYPE.individual))).get()
+  const row = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(users)
+    .where(and(eq(users.isAdmin, true), eq(users.type, USER_TYPE.individual)))
+    .get()
   return row?.n ?? 0
 }
 
@@ -57,13 +83,17 @@ export async function insertUser(db: Executor, user: NewUser): Promise<UserRow> 
   try {
     ;[row] = await db.insert(users).values(user).returning()
   } catch (e) {
-    throw isUniqueViolation(e) ? new AppError('duplicate', StoreMessages.nameTaken, [{ field: 'username', message: 'is already taken' }]) : e
+    throw isUniqueViolation(e)
+      ? new AppError('duplicate', StoreMessages.nameTaken, [{ field: 'username', message: 'is already taken' }])
+      : e
   }
   if (row.type === USER_TYPE.individual && row.email !== '') {
     try {
       await db.insert(emailAddresses).values({ uid: row.id, email: row.email, lowerEmail: row.email.toLowerCase(), isPrimary: true })
     } catch (e) {
-      throw isUniqueViolation(e) ? new AppError('duplicate', StoreMessages.emailTaken, [{ field: 'email', message: 'is already used by another account' }]) : e
+      throw isUniqueViolation(e)
+        ? new AppError('duplicate', StoreMessages.emailTaken, [{ field: 'email', message: 'is already used by another account' }])
+        : e
     }
   }
   return row
@@ -71,8 +101,11 @@ export async function insertUser(db: Executor, user: NewUser): Promise<UserRow> 
 
 /** An individual user owning `email` (any of their addresses, case-insensitively). */
 export async function findUserByAnyEmail(db: Executor, email: string): Promise<UserRow | undefined> {
-  const owner = await db.select({ uid: emailAddresses.uid }).from(emailAddresses)
-    .where(eq(emailAddresses.lowerEmail, email.toLowerCase())).get()
+  const owner = await db
+    .select({ uid: emailAddresses.uid })
+    .from(emailAddresses)
+    .where(eq(emailAddresses.lowerEmail, email.toLowerCase()))
+    .get()
   return owner ? findUserById(db, owner.uid) : findUserByEmail(db, email)
 }
 
@@ -89,10 +122,7 @@ function searchCondition(filter: SearchFilter): SQL | undefined {
   if (filter.uid !== undefined) parts.push(eq(users.id, filter.uid))
   if (filter.q !== '') {
     const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-    parts.push(or(
-      sql`${users.lowerName} like ${pattern} escape '\\'`,
-      sql`lower(${users.fullName}) like ${pattern} escape '\\'`,
-    ))
+    parts.push(or(sql`${users.lowerName} like ${pattern} escape '\\'`, sql`lower(${users.fullName}) like ${pattern} escape '\\'`))
   }
   if (filter.visibilities !== 'all') {
     const visible = inArray(users.visibility, filter.visibilities)
@@ -102,7 +132,12 @@ function searchCondition(filter: SearchFilter): SQL | undefined {
 }
 
 /** A page of individual users matching `filter`, by name, and the total count. */
-export async function searchUsers(db: Executor, filter: SearchFilter, limit: number, offset: number): Promise<{ rows: UserRow[]; total: number }> {
+export async function searchUsers(
+  db: Executor,
+  filter: SearchFilter,
+  limit: number,
+  offset: number,
+): Promise<{ rows: UserRow[]; total: number }> {
   const where = searchCondition(filter)
   const rows = await db.select().from(users).where(where).orderBy(asc(users.lowerName)).limit(limit).offset(offset).all()
   const count = await db.select({ n: sql<number>`count(*)` }).from(users).where(where).get()
@@ -123,7 +158,11 @@ export async function deleteUser(db: Executor, id: number): Promise<void> {
 }
 
 export async function updateUser(db: Executor, id: number, changes: Partial<NewUser>): Promise<UserRow | undefined> {
-  const [row] = await db.update(users).set({ ...changes, updatedAt: new Date() }).where(eq(users.id, id)).returning()
+  const [row] = await db
+    .update(users)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(eq(users.id, id))
+    .returning()
   return row
 }
 
@@ -135,7 +174,12 @@ export async function hasTwoFactor(db: Executor, uid: number): Promise<boolean> 
 
 /** The oldest site administrator, if any. */
 export async function findFirstSiteAdmin(db: Executor): Promise<UserRow | undefined> {
-  return db.select().from(users).where(and(eq(users.isAdmin, true), eq(users.type, USER_TYPE.individual))).orderBy(asc(users.id)).get()
+  return db
+    .select()
+    .from(users)
+    .where(and(eq(users.isAdmin, true), eq(users.type, USER_TYPE.individual)))
+    .orderBy(asc(users.id))
+    .get()
 }
 
 /** What sign-in needs of an organization's single sign-on source (the orgs area manages the rows). */
@@ -150,25 +194,35 @@ const ssoSummary = { orgId: orgAuthSources.orgId, orgName: users.name, name: org
 
 /** The active single sign-on source of the organization named `orgName`, if any. */
 export async function findActiveSsoSourceOfOrg(db: Executor, orgName: string): Promise<SsoSourceSummary | undefined> {
-  return db.select(ssoSummary).from(orgAuthSources).innerJoin(users, eq(users.id, orgAuthSources.orgId))
-    .where(and(eq(users.lowerName, orgName.toLowerCase()), eq(users.type, USER_TYPE.organization), eq(orgAuthSources.isActive, true))).get()
+  return db
+    .select(ssoSummary)
+    .from(orgAuthSources)
+    .innerJoin(users, eq(users.id, orgAuthSources.orgId))
+    .where(and(eq(users.lowerName, orgName.toLowerCase()), eq(users.type, USER_TYPE.organization), eq(orgAuthSources.isActive, true)))
+    .get()
 }
 
 /** The first active source that makes `uid` (a member of its org) sign in with single sign-on, if any. */
 export async function findSsoSourceEnforcedOn(db: Executor, uid: number): Promise<SsoSourceSummary | undefined> {
-  return db.select(ssoSummary).from(orgAuthSources)
+  return db
+    .select(ssoSummary)
+    .from(orgAuthSources)
     .innerJoin(orgUsers, eq(orgUsers.orgId, orgAuthSources.orgId))
     .innerJoin(users, eq(users.id, orgAuthSources.orgId))
     .where(and(eq(orgUsers.uid, uid), eq(orgAuthSources.isActive, true), eq(orgAuthSources.enforceForMembers, true)))
-    .orderBy(asc(orgAuthSources.orgId)).get()
+    .orderBy(asc(orgAuthSources.orgId))
+    .get()
 }
 
 /** Ids of the orgs whose Owners team has `uid` as its only member (account deletion asks). */
 export async function orgIdsOwnedSolelyBy(db: Executor, uid: number): Promise<number[]> {
-  const rows = await db.select({ orgId: teams.orgId }).from(teamUsers)
+  const rows = await db
+    .select({ orgId: teams.orgId })
+    .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
     .where(eq(teams.permission, 'owner'))
     .groupBy(teams.orgId)
-    .having(sql`count(*) = 1 and max(${teamUsers.uid}) = ${uid}`).all()
+    .having(sql`count(*) = 1 and max(${teamUsers.uid}) = ${uid}`)
+    .all()
   return rows.map((r) => r.orgId)
 }

@@ -19,7 +19,7 @@ export const inboxRoutes = (deps: Deps) =>
       scope: 'user',
       query: SubscriptionFilters,
       response: { 200: t.Array(InboxSubscription), 401: ErrorBody, 403: ErrorBody },
-      detail: { summary: 'The caller\'s subscriptions; every filter is an exact match', tags: TAGS },
+      detail: { summary: "The caller's subscriptions; every filter is an exact match", tags: TAGS },
     })
     .post('/user/inbox/subscriptions', async ({ me, body, status }) => status(201, await inbox.createSubscription(deps, me, body)), {
       signedIn: 'signed-in',
@@ -28,33 +28,45 @@ export const inboxRoutes = (deps: Deps) =>
       response: { 201: InboxSubscription, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Subscribe to a cluster, namespace or resource', tags: TAGS },
     })
-    .get('/orgs/:org/subscription', async ({ me, scope }) => {
-      await inbox.assertOrgSubscription(deps, me, scope)
-      return ''
-    }, {
-      inOrg: 'org-subscriber',
-      scope: 'organization',
-      params: OrgParams,
-      response: { 200: EmptyBody, ...orgErrors },
-      detail: { summary: 'Is the caller subscribed to the organization? 200 yes, 404 no', tags: TAGS },
-    })
-    .post('/orgs/:org/subscription', async ({ me, scope }) => {
-      await inbox.subscribeToOrg(deps, me, scope)
-      return ''
-    }, {
-      inOrg: 'org-subscriber',
-      scope: 'organization',
-      params: OrgParams,
-      response: { 200: EmptyBody, ...orgErrors },
-      detail: { summary: 'Subscribe to the organization (idempotent)', tags: TAGS },
-    })
-    .delete('/orgs/:org/subscription', async ({ me, scope }) => {
-      await inbox.unsubscribeFromOrg(deps, me, scope)
-      return ''
-    }, {
-      inOrg: 'org-subscriber',
-      scope: 'organization',
-      params: OrgParams,
-      response: { 200: EmptyBody, ...orgErrors },
-      detail: { summary: 'Unsubscribe from the organization (idempotent)', tags: TAGS },
-    })
+    .get(
+      '/orgs/:org/subscription',
+      async ({ me, scope }) => {
+        await inbox.assertOrgSubscription(deps, me, scope)
+        return ''
+      },
+      {
+        inOrg: 'org-subscriber',
+        scope: 'organization',
+        params: OrgParams,
+        response: { 200: EmptyBody, ...orgErrors },
+        detail: { summary: 'Is the caller subscribed to the organization? 200 yes, 404 no', tags: TAGS },
+      },
+    )
+    .post(
+      '/orgs/:org/subscription',
+      async ({ me, scope }) => {
+        await inbox.subscribeToOrg(deps, me, scope)
+        return ''
+      },
+      {
+        inOrg: 'org-subscriber',
+        scope: 'organization',
+        params: OrgParams,
+        response: { 200: EmptyBody, ...orgErrors },
+        detail: { summary: 'Subscribe to the organization (idempotent)', tags: TAGS },
+      },
+    )
+    .delete(
+      '/orgs/:org/subscription',
+      async ({ me, scope }) => {
+        await inbox.unsubscribeFromOrg(deps, me, scope)
+        return ''
+      },
+      {
+        inOrg: 'org-subscriber',
+        scope: 'organization',
+        params: OrgParams,
+        response: { 200: EmptyBody, ...orgErrors },
+        detail: { summary: 'Unsubscribe from the organization (idempotent)', tags: TAGS },
+      },
+    )

@@ -1,11 +1,11 @@
 import type { Actor } from '../authz/actor'
 import type { OrgScope } from '../authz/authorize'
+import { resolveClusterByUid } from '../clusters/access'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
-import type { CreateInboxSubscriptionOption, InboxSubscription, SubscriptionFilters } from './schemas'
 import { writeInOrg } from '../orgs/service'
+import type { CreateInboxSubscriptionOption, InboxSubscription, SubscriptionFilters } from './schemas'
 import * as store from './store'
-import { resolveClusterByUid } from '../clusters/access'
 
 export const Messages = {
   notSubscribed: 'you are not subscribed to this organization',
@@ -40,10 +40,18 @@ function present(row: store.SubscriptionRow): InboxSubscription {
 /** The caller's subscriptions; each given filter must match exactly. */
 export async function listSubscriptions(deps: Deps, actor: Actor, filters: SubscriptionFilters): Promise<InboxSubscription[]> {
   const rows = await store.listSubscriptions(deps.db.read, actor.user.id, {
-    scope: filters.scope, orgId: filters.orgID, orgName: filters.orgName, clusterName: filters.clusterName,
-    clusterUid: filters.clusterUID, namespaceName: filters.namespaceName, namespaceUid: filters.namespaceUID,
-    apiGroup: filters.apiGroup, version: filters.version, resource: filters.resource,
-    resourceName: filters.resourceName, resourceUid: filters.resourceUID,
+    scope: filters.scope,
+    orgId: filters.orgID,
+    orgName: filters.orgName,
+    clusterName: filters.clusterName,
+    clusterUid: filters.clusterUID,
+    namespaceName: filters.namespaceName,
+    namespaceUid: filters.namespaceUID,
+    apiGroup: filters.apiGroup,
+    version: filters.version,
+    resource: filters.resource,
+    resourceName: filters.resourceName,
+    resourceUid: filters.resourceUID,
   })
   return rows.map(present)
 }
@@ -56,12 +64,19 @@ const orgKey = (orgId: number) => `org/${orgId}`
  * use. Throws invalid, notFound, duplicate.
  */
 export async function createSubscription(deps: Deps, actor: Actor, input: CreateInboxSubscriptionOption): Promise<InboxSubscription> {
-  const needed: (keyof CreateInboxSubscriptionOption)[] = input.scope === 'cluster' ? []
-    : input.scope === 'namespace' ? ['namespaceUID', 'namespaceName']
-    : ['namespaceUID', 'namespaceName', 'version', 'resource', 'resourceName', 'resourceUID']
+  const needed: (keyof CreateInboxSubscriptionOption)[] =
+    input.scope === 'cluster'
+      ? []
+      : input.scope === 'namespace'
+        ? ['namespaceUID', 'namespaceName']
+        : ['namespaceUID', 'namespaceName', 'version', 'resource', 'resourceName', 'resourceUID']
   const missing = needed.filter((f) => !input[f])
   if (missing.length > 0)
-    throw new AppError('invalid', Messages.missingField(missing[0], input.scope), missing.map((f) => ({ field: f, message: Messages.missingField(f, input.scope) })))
+    throw new AppError(
+      'invalid',
+      Messages.missingField(missing[0], input.scope),
+      missing.map((f) => ({ field: f, message: Messages.missingField(f, input.scope) })),
+    )
   // A subscription names a cluster: only one the caller may use (a missing or hidden one is the same 404).
   await resolveClusterByUid(deps, actor, input.clusterUID, 'read')
   const narrow = input.scope === 'resource'
@@ -75,7 +90,7 @@ export async function createSubscription(deps: Deps, actor: Actor, input: Create
     clusterName: input.clusterName,
     namespaceUid: input.scope === 'cluster' ? '' : input.namespaceUID!,
     namespaceName: input.scope === 'cluster' ? '' : input.namespaceName!,
-    apiGroup: narrow ? input.apiGroup ?? '' : '',
+    apiGroup: narrow ? (input.apiGroup ?? '') : '',
     version: narrow ? input.version! : '',
     resource: narrow ? input.resource! : '',
     resourceName: narrow ? input.resourceName! : '',
@@ -93,9 +108,15 @@ export async function assertOrgSubscription(deps: Deps, actor: Actor, scope: Org
 
 /** Subscribes the caller to the org; subscribing twice is a no-op. Throws notFound (org deleted meanwhile). */
 export async function subscribeToOrg(deps: Deps, actor: Actor, scope: OrgScope): Promise<void> {
-  await writeInOrg(deps, scope, (tx) => store.insertSubscriptionIfAbsent(tx, {
-    subscriberId: actor.user.id, scope: 'org', key: orgKey(scope.org.id), orgId: String(scope.org.id), orgName: scope.org.name,
-  }))
+  await writeInOrg(deps, scope, (tx) =>
+    store.insertSubscriptionIfAbsent(tx, {
+      subscriberId: actor.user.id,
+      scope: 'org',
+      key: orgKey(scope.org.id),
+      orgId: String(scope.org.id),
+      orgName: scope.org.name,
+    }),
+  )
 }
 
 /** Ends the caller's org subscription; not being subscribed is a no-op. */

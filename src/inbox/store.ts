@@ -6,21 +6,45 @@ import { isUniqueViolation } from '../storage/database'
 
 export type SubscriptionRow = typeof inboxSubscriptions.$inferSelect
 export type NewSubscription = typeof inboxSubscriptions.$inferInsert
-export type SubscriptionColumn = 'scope' | 'orgId' | 'orgName' | 'clusterName' | 'clusterUid' | 'namespaceName'
-  | 'namespaceUid' | 'apiGroup' | 'version' | 'resource' | 'resourceName' | 'resourceUid'
+export type SubscriptionColumn =
+  | 'scope'
+  | 'orgId'
+  | 'orgName'
+  | 'clusterName'
+  | 'clusterUid'
+  | 'namespaceName'
+  | 'namespaceUid'
+  | 'apiGroup'
+  | 'version'
+  | 'resource'
+  | 'resourceName'
+  | 'resourceUid'
 
 export const Messages = { duplicate: 'you are already subscribed to this' } as const
 
 /** The subscriber's subscriptions matching every given column exactly, oldest first. */
-export async function listSubscriptions(db: Executor, subscriberId: number, filters: Partial<Record<SubscriptionColumn, string>>): Promise<SubscriptionRow[]> {
+export async function listSubscriptions(
+  db: Executor,
+  subscriberId: number,
+  filters: Partial<Record<SubscriptionColumn, string>>,
+): Promise<SubscriptionRow[]> {
   const conditions: SQL[] = [eq(inboxSubscriptions.subscriberId, subscriberId)]
   for (const [column, value] of Object.entries(filters) as [SubscriptionColumn, string | undefined][])
     if (value !== undefined) conditions.push(eq(inboxSubscriptions[column], value))
-  return db.select().from(inboxSubscriptions).where(and(...conditions)).orderBy(asc(inboxSubscriptions.id)).all()
+  return db
+    .select()
+    .from(inboxSubscriptions)
+    .where(and(...conditions))
+    .orderBy(asc(inboxSubscriptions.id))
+    .all()
 }
 
 export async function findByKey(db: Executor, subscriberId: number, key: string): Promise<SubscriptionRow | undefined> {
-  return db.select().from(inboxSubscriptions).where(and(eq(inboxSubscriptions.subscriberId, subscriberId), eq(inboxSubscriptions.key, key))).get()
+  return db
+    .select()
+    .from(inboxSubscriptions)
+    .where(and(eq(inboxSubscriptions.subscriberId, subscriberId), eq(inboxSubscriptions.key, key)))
+    .get()
 }
 
 /** Inserts a subscription; the same one twice is `duplicate`. */

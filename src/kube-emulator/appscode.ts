@@ -4,9 +4,9 @@
  * answer it filled with `response`, plus menus and the KubeDB DatabaseConfiguration getter.
  * A missing `request` is the 400 `missing apirequest` the real ui-server gives.
  */
-import { isObject, kubeStatus, type JsonObject, type KubeObject } from '../kube'
-import type { Registry, Resource } from './registry'
+import { isObject, type JsonObject, type KubeObject, kubeStatus } from '../kube'
 import type { VirtualHandler, VirtualRequest } from './context'
+import type { Registry, Resource } from './registry'
 import { fieldAt } from './strategies'
 
 const META = 'meta.k8s.appscode.com'
@@ -15,8 +15,13 @@ const POLICY = 'policy.k8s.appscode.com'
 const KUBEDB_UI = 'ui.kubedb.com'
 const V = 'v1alpha1'
 
-const virtual = (group: string, resource: string, kind: string, verbs: string[], namespaced = false): Resource =>
-  ({ group, versions: [V], resource, virtual: true, strategy: { kind, singular: kind.toLowerCase(), namespaced, verbs } })
+const virtual = (group: string, resource: string, kind: string, verbs: string[], namespaced = false): Resource => ({
+  group,
+  versions: [V],
+  resource,
+  virtual: true,
+  strategy: { kind, singular: kind.toLowerCase(), namespaced, verbs },
+})
 
 /** The AppsCode kinds: cluster-scoped and create-only, except the menu and database getters. */
 export const appscodeResources: Resource[] = [
@@ -32,7 +37,10 @@ export const appscodeResources: Resource[] = [
   virtual(KUBEDB_UI, 'databaseconfigurations', 'DatabaseConfiguration', ['create', 'get'], true),
 ]
 
-interface ObjectInfo { resource: JsonObject; ref: JsonObject }
+interface ObjectInfo {
+  resource: JsonObject
+  ref: JsonObject
+}
 
 /** The `request` of a create-only kind; absent is the upstream's 400. */
 function requestOf(body: unknown): JsonObject {
@@ -43,7 +51,13 @@ function requestOf(body: unknown): JsonObject {
 /** The body echoed back with `response`, as the aggregated server answers a create. */
 const answer = (req: VirtualRequest, response: unknown) => ({
   code: 201,
-  body: { apiVersion: `${req.resource.group}/${V}`, kind: req.resource.strategy.kind, metadata: { creationTimestamp: null }, ...(isObject(req.body) ? req.body : {}), response },
+  body: {
+    apiVersion: `${req.resource.group}/${V}`,
+    kind: req.resource.strategy.kind,
+    metadata: { creationTimestamp: null },
+    ...(isObject(req.body) ? req.body : {}),
+    response,
+  },
 })
 
 /** Finds the stored object an ObjectInfo points at (group '' or 'core', by plural name or Kind). */
@@ -53,12 +67,24 @@ function resolve(reg: Registry, info: unknown): { resource: Resource; object: Ku
   const group = id.group === 'core' ? '' : String(id.group ?? '')
   const r = reg.all().find((x) => !x.virtual && x.group === group && (x.resource === id.name || x.strategy.kind === id.kind))
   if (!r) return undefined
-  try { return { resource: r, object: reg.get(r, String(info.ref.namespace ?? ''), String(info.ref.name ?? '')) } } catch { return undefined }
+  try {
+    return { resource: r, object: reg.get(r, String(info.ref.namespace ?? ''), String(info.ref.name ?? '')) }
+  } catch {
+    return undefined
+  }
 }
 
-const resourceId = (r: Resource) => ({ group: r.group, version: r.versions[0], name: r.resource, kind: r.strategy.kind, scope: r.strategy.namespaced ? 'Namespaced' : 'Cluster' })
-const objectInfo = (r: Resource, o: KubeObject): ObjectInfo =>
-  ({ resource: resourceId(r), ref: { ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name! } })
+const resourceId = (r: Resource) => ({
+  group: r.group,
+  version: r.versions[0],
+  name: r.resource,
+  kind: r.strategy.kind,
+  scope: r.strategy.namespaced ? 'Namespaced' : 'Cluster',
+})
+const objectInfo = (r: Resource, o: KubeObject): ObjectInfo => ({
+  resource: resourceId(r),
+  ref: { ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}), name: o.metadata.name! },
+})
 
 /** The object and everything it owns, transitively (deployment → replica sets → pods); ownership cycles end the walk. */
 function withDependents(reg: Registry, root: { resource: Resource; object: KubeObject }): { resource: Resource; object: KubeObject }[] {
@@ -66,7 +92,10 @@ function withDependents(reg: Registry, root: { resource: Resource; object: KubeO
   const seen = new Set([root.object.metadata.uid])
   for (let i = 0; i < out.length; i++)
     for (const d of reg.dependentsOf(out[i].object.metadata.uid!))
-      if (!seen.has(d.object.metadata.uid)) { seen.add(d.object.metadata.uid); out.push(d) }
+      if (!seen.has(d.object.metadata.uid)) {
+        seen.add(d.object.metadata.uid)
+        out.push(d)
+      }
   return out
 }
 
@@ -82,10 +111,17 @@ function podsInScope(reg: Registry, request: unknown): KubeObject[] {
   if (!info || !isObject(info.resource) || !info.resource.kind) return reg.list(pr, '').items
   if (info.resource.kind === 'Namespace') return reg.list(pr, String(fieldAt(info, ['ref', 'name']) ?? '')).items
   const root = resolve(reg, info)
-  return root ? withDependents(reg, root).filter((x) => x.resource === pr).map((x) => x.object) : []
+  return root
+    ? withDependents(reg, root)
+        .filter((x) => x.resource === pr)
+        .map((x) => x.object)
+    : []
 }
 
-interface ImageUse { image: string; lineages: { chain: ObjectInfo[]; containers: string[] }[] }
+interface ImageUse {
+  image: string
+  lineages: { chain: ObjectInfo[]; containers: string[] }[]
+}
 
 function imagesOf(reg: Registry, pods: KubeObject[]): ImageUse[] {
   const pr = podsResource(reg)
@@ -122,63 +158,148 @@ const KNOWN_CVES = [
 ]
 
 /** A stable subset of known CVEs per image, so the same image always reports the same findings. */
-const cvesFor = (image: string) => KNOWN_CVES.filter((_, i) => (Number(Bun.hash(`${image}#${i}`) % 3n)) === 0)
+const cvesFor = (image: string) => KNOWN_CVES.filter((_, i) => Number(Bun.hash(`${image}#${i}`) % 3n) === 0)
 
 function cveReport(images: ImageUse[]) {
-  const stats = () => Object.fromEntries(SEVERITIES.map((s) => [s, { count: 0, occurrence: 0 }])) as Record<string, { count: number; occurrence: number }>
+  const stats = () =>
+    Object.fromEntries(SEVERITIES.map((s) => [s, { count: 0, occurrence: 0 }])) as Record<string, { count: number; occurrence: number }>
   const total = stats()
-  const cves = new Map<string, { vulnerabilityID: string; title: string; severity: string; primaryURL: string; occurrence: number; results: object[] }>()
+  const cves = new Map<
+    string,
+    { vulnerabilityID: string; title: string; severity: string; primaryURL: string; occurrence: number; results: object[] }
+  >()
   const perImage = images.map((img) => {
     const own = stats()
     for (const c of cvesFor(img.image)) {
       own[c.severity].count++
       own[c.severity].occurrence += Math.max(1, img.lineages.length)
-      const entry = cves.get(c.id) ?? { vulnerabilityID: c.id, title: c.title, severity: c.severity, primaryURL: `https://avd.aquasec.com/nvd/${c.id.toLowerCase()}`, occurrence: 0, results: [] }
+      const entry = cves.get(c.id) ?? {
+        vulnerabilityID: c.id,
+        title: c.title,
+        severity: c.severity,
+        primaryURL: `https://avd.aquasec.com/nvd/${c.id.toLowerCase()}`,
+        occurrence: 0,
+        results: [],
+      }
       entry.occurrence += Math.max(1, img.lineages.length)
-      entry.results.push({ image: img.image, targets: [{ target: `${img.image} (debian 12.6)`, class: 'os-pkgs', type: 'debian', installedVersion: '1.0.0-1', layer: { digest: `sha256:${Bun.hash(img.image).toString(16)}` } }] })
+      entry.results.push({
+        image: img.image,
+        targets: [
+          {
+            target: `${img.image} (debian 12.6)`,
+            class: 'os-pkgs',
+            type: 'debian',
+            installedVersion: '1.0.0-1',
+            layer: { digest: `sha256:${Bun.hash(img.image).toString(16)}` },
+          },
+        ],
+      })
       cves.set(c.id, entry)
     }
-    for (const s of SEVERITIES) { total[s].count += own[s].count; total[s].occurrence += own[s].occurrence }
+    for (const s of SEVERITIES) {
+      total[s].count += own[s].count
+      total[s].occurrence += own[s].occurrence
+    }
     const [name, tag = 'latest'] = img.image.split(':')
-    return { image: { name, tag }, metadata: { os: { family: 'debian', name: '12.6' } }, stats: own, scanStatus: { result: 'Found', trivyDBVersion: '2026-11-01T00:00:00Z', reportRef: { name: Bun.hash(img.image).toString(16) } } }
+    return {
+      image: { name, tag },
+      metadata: { os: { family: 'debian', name: '12.6' } },
+      stats: own,
+      scanStatus: { result: 'Found', trivyDBVersion: '2026-11-01T00:00:00Z', reportRef: { name: Bun.hash(img.image).toString(16) } },
+    }
   })
   for (const s of SEVERITIES) total[s].count = [...cves.values()].filter((c) => c.severity === s).length
-  return { images: perImage, vulnerabilities: { stats: total, cves: [...cves.values()].sort((a, b) => a.vulnerabilityID.localeCompare(b.vulnerabilityID)) } }
+  return {
+    images: perImage,
+    vulnerabilities: { stats: total, cves: [...cves.values()].sort((a, b) => a.vulnerabilityID.localeCompare(b.vulnerabilityID)) },
+  }
 }
 
 /** Two Gatekeeper-style constraints evaluated against real pods; only those with violations are listed. */
 function policyReport(pods: KubeObject[]) {
   const checks = [
-    { name: 'container-must-have-limits', kind: 'K8sContainerLimits', test: (c: JsonObject) => !isObject(fieldAt(c, ['resources', 'limits'])), message: (c: JsonObject) => `container <${String(c.name)}> has no resource limits` },
-    { name: 'disallow-latest-tag', kind: 'K8sDisallowedTags', test: (c: JsonObject) => !String(c.image).includes(':') || String(c.image).endsWith(':latest'), message: (c: JsonObject) => `container <${String(c.name)}> uses a disallowed tag <${String(c.image)}>` },
+    {
+      name: 'container-must-have-limits',
+      kind: 'K8sContainerLimits',
+      test: (c: JsonObject) => !isObject(fieldAt(c, ['resources', 'limits'])),
+      message: (c: JsonObject) => `container <${String(c.name)}> has no resource limits`,
+    },
+    {
+      name: 'disallow-latest-tag',
+      kind: 'K8sDisallowedTags',
+      test: (c: JsonObject) => !String(c.image).includes(':') || String(c.image).endsWith(':latest'),
+      message: (c: JsonObject) => `container <${String(c.name)}> uses a disallowed tag <${String(c.image)}>`,
+    },
   ]
   const time = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
   const constraints = checks.map((check) => ({
-    auditTimestamp: time, name: check.name, gvr: { group: 'constraints.gatekeeper.sh', version: 'v1beta1', resource: check.kind.toLowerCase() },
+    auditTimestamp: time,
+    name: check.name,
+    gvr: { group: 'constraints.gatekeeper.sh', version: 'v1beta1', resource: check.kind.toLowerCase() },
     violations: pods.flatMap((pod) => {
       const containers = fieldAt(pod, ['spec', 'containers'])
-      return (Array.isArray(containers) ? containers.filter(isObject) : []).filter((c) => check.test(c as JsonObject)).map((c) => ({
-        group: '', version: 'v1', kind: 'Pod', name: pod.metadata.name, namespace: pod.metadata.namespace, message: check.message(c as JsonObject), enforcementAction: 'dryrun',
-      }))
+      return (Array.isArray(containers) ? containers.filter(isObject) : [])
+        .filter((c) => check.test(c as JsonObject))
+        .map((c) => ({
+          group: '',
+          version: 'v1',
+          kind: 'Pod',
+          name: pod.metadata.name,
+          namespace: pod.metadata.namespace,
+          message: check.message(c as JsonObject),
+          enforcementAction: 'dryrun',
+        }))
     }),
   }))
   return { constraints: constraints.filter((c) => c.violations.length).sort((a, b) => a.name.localeCompare(b.name)) }
 }
 
 const SECTIONS: [string, [string, string][]][] = [
-  ['Workloads', [['apps', 'deployments'], ['apps', 'statefulsets'], ['apps', 'replicasets'], ['', 'pods']]],
-  ['Config', [['', 'configmaps'], ['', 'secrets']]],
+  [
+    'Workloads',
+    [
+      ['apps', 'deployments'],
+      ['apps', 'statefulsets'],
+      ['apps', 'replicasets'],
+      ['', 'pods'],
+    ],
+  ],
+  [
+    'Config',
+    [
+      ['', 'configmaps'],
+      ['', 'secrets'],
+    ],
+  ],
   ['Network', [['', 'services']]],
   ['Autoscaling', [['autoscaling', 'horizontalpodautoscalers']]],
-  ['Cluster', [['', 'namespaces'], ['', 'nodes'], ['', 'events'], ['', 'serviceaccounts']]],
+  [
+    'Cluster',
+    [
+      ['', 'namespaces'],
+      ['', 'nodes'],
+      ['', 'events'],
+      ['', 'serviceaccounts'],
+    ],
+  ],
 ]
 
 /** The complete menu for this cluster, custom resources included; `available` answers it whole (users have no saved menu here). */
 function menu(reg: Registry, name: string, mode: string) {
-  const item = (r: Resource) => ({ name: r.strategy.kind, path: `/${r.group || 'core'}/${r.versions[0]}/${r.resource}`, resource: resourceId(r), missing: false, required: false, layoutName: `${r.group || 'core'}-${r.versions[0]}-${r.resource}` })
+  const item = (r: Resource) => ({
+    name: r.strategy.kind,
+    path: `/${r.group || 'core'}/${r.versions[0]}/${r.resource}`,
+    resource: resourceId(r),
+    missing: false,
+    required: false,
+    layoutName: `${r.group || 'core'}-${r.versions[0]}-${r.resource}`,
+  })
   const sections = SECTIONS.map(([section, list]) => ({
     name: section,
-    items: list.map(([g, res]) => reg.all().find((r) => r.group === g && r.resource === res)).filter((r): r is Resource => !!r).map(item),
+    items: list
+      .map(([g, res]) => reg.all().find((r) => r.group === g && r.resource === res))
+      .filter((r): r is Resource => !!r)
+      .map(item),
   }))
   const custom = reg.all().filter((r) => r.strategy.custom)
   if (custom.length) sections.push({ name: 'Custom Resources', items: custom.map(item) })
@@ -191,18 +312,38 @@ function render(reg: Registry, request: JsonObject) {
   const result = found ? { status: 'Success' } : { status: 'Missing', message: 'the source object was not found' }
   const o = found?.object
   const table = o && {
-    metadata: {}, columns: [{ name: 'Field', type: 'string', priority: 0 }, { name: 'Value', type: 'string', priority: 0 }],
-    rows: [['Name', o.metadata.name], ['Namespace', o.metadata.namespace ?? ''], ['Created', o.metadata.creationTimestamp],
-      ['Labels', Object.entries(o.metadata.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(', ')]].map(([k, v]) => ({ cells: [{ data: k }, { data: v ?? '' }] })),
+    metadata: {},
+    columns: [
+      { name: 'Field', type: 'string', priority: 0 },
+      { name: 'Value', type: 'string', priority: 0 },
+    ],
+    rows: [
+      ['Name', o.metadata.name],
+      ['Namespace', o.metadata.namespace ?? ''],
+      ['Created', o.metadata.creationTimestamp],
+      [
+        'Labels',
+        Object.entries(o.metadata.labels ?? {})
+          .map(([k, v]) => `${k}=${v}`)
+          .join(', '),
+      ],
+    ].map(([k, v]) => ({ cells: [{ data: k }, { data: v ?? '' }] })),
   }
   const block = { kind: 'Self', name: 'Overview', resource, result, ...(table ? { table } : {}) }
   if (isObject(request.block)) return { block }
-  return { view: { resource, layoutName: String(request.layoutName ?? ''), pages: [{ name: String(request.pageName ?? 'Overview'), sections: [{ name: 'Basic', blocks: [block] }] }] } }
+  return {
+    view: {
+      resource,
+      layoutName: String(request.layoutName ?? ''),
+      pages: [{ name: String(request.pageName ?? 'Overview'), sections: [{ name: 'Basic', blocks: [block] }] }],
+    },
+  }
 }
 
 function resourceGraph(reg: Registry, request: JsonObject) {
   const found = resolve(reg, request.source)
-  if (!found) throw kubeStatus.notFound({ group: META, resource: 'resourcegraphs' }, String(fieldAt(request, ['source', 'ref', 'name']) ?? ''))
+  if (!found)
+    throw kubeStatus.notFound({ group: META, resource: 'resourcegraphs' }, String(fieldAt(request, ['source', 'ref', 'name']) ?? ''))
   const nodes = withDependents(reg, found)
   const resources: object[] = []
   const indexOf = (r: Resource) => {
@@ -225,74 +366,130 @@ function resourceGraph(reg: Registry, request: JsonObject) {
 /** Config of a KubeDB database, read from its `<name>-config` Secret; `keys` narrows the files. */
 function databaseConfiguration(reg: Registry, ns: string, name: string, keys: string[]) {
   const secrets = reg.lookup('', 'v1', 'secrets')!
-  const config = reg.list(secrets, ns).items.filter((s) => s.metadata.name === `${name}-config` || s.metadata.labels?.['app.kubernetes.io/instance'] === name)
+  const config = reg
+    .list(secrets, ns)
+    .items.filter((s) => s.metadata.name === `${name}-config` || s.metadata.labels?.['app.kubernetes.io/instance'] === name)
   return {
     configurations: config.map((s) => {
       const data = isObject(s.data) ? s.data : {}
-      return { componentName: name, secretName: s.metadata.name, data: Object.fromEntries(Object.entries(data).filter(([k]) => !keys.length || keys.includes(k))) }
+      return {
+        componentName: name,
+        secretName: s.metadata.name,
+        data: Object.fromEntries(Object.entries(data).filter(([k]) => !keys.length || keys.includes(k))),
+      }
     }),
-    availableSecrets: reg.list(secrets, ns).items.map((s) => s.metadata.name!).sort(),
+    availableSecrets: reg
+      .list(secrets, ns)
+      .items.map((s) => s.metadata.name!)
+      .sort(),
   }
 }
 
 /** Handlers keyed `group/resource`. */
 export function appscodeHandlers(reg: Registry): [string, VirtualHandler][] {
   return [
-    [`${META}/renders`, (req) => {
-      const request = requestOf(req.body)
-      if (!isObject(request.source)) throw kubeStatus.badRequest('missing request.source')
-      return answer(req, render(reg, request))
-    }],
-    [`${META}/renderdashboards`, (req) => {
-      const request = requestOf(req.body)
-      const found = resolve(reg, request.sourceLocator)
-      const raw = isObject(request.source) ? request.source : undefined
-      const title = found ? `${found.resource.strategy.kind} ${found.object.metadata.name}`
-        : raw ? `${String(raw.kind ?? '')} ${String(fieldAt(raw, ['metadata', 'name']) ?? '')}`.trim() : String(request.name ?? 'Dashboard')
-      const uid = Bun.hash(title).toString(16)
-      const url = `https://grafana.example.com/d/${uid}/${encodeURIComponent(title.toLowerCase().replaceAll(' ', '-'))}`
-      return answer(req, { dashboards: [{ title, url, panels: ['CPU Usage', 'Memory Usage', 'Network I/O'].map((p, i) => ({ title: p, url: `${url}?viewPanel=${i + 1}` })) }] })
-    }],
-    [`${META}/rendermenus`, (req) => {
-      const request = requestOf(req.body)
-      if (typeof request.menu !== 'string' || !request.menu) throw kubeStatus.badRequest('missing menu name')
-      if (request.mode !== 'Accordion' && request.mode !== 'Gallery') throw kubeStatus.badRequest('unknown menu mode, must be Accordion or Gallery')
-      return answer(req, menu(reg, request.menu, request.mode))
-    }],
+    [
+      `${META}/renders`,
+      (req) => {
+        const request = requestOf(req.body)
+        if (!isObject(request.source)) throw kubeStatus.badRequest('missing request.source')
+        return answer(req, render(reg, request))
+      },
+    ],
+    [
+      `${META}/renderdashboards`,
+      (req) => {
+        const request = requestOf(req.body)
+        const found = resolve(reg, request.sourceLocator)
+        const raw = isObject(request.source) ? request.source : undefined
+        const title = found
+          ? `${found.resource.strategy.kind} ${found.object.metadata.name}`
+          : raw
+            ? `${String(raw.kind ?? '')} ${String(fieldAt(raw, ['metadata', 'name']) ?? '')}`.trim()
+            : String(request.name ?? 'Dashboard')
+        const uid = Bun.hash(title).toString(16)
+        const url = `https://grafana.example.com/d/${uid}/${encodeURIComponent(title.toLowerCase().replaceAll(' ', '-'))}`
+        return answer(req, {
+          dashboards: [
+            {
+              title,
+              url,
+              panels: ['CPU Usage', 'Memory Usage', 'Network I/O'].map((p, i) => ({ title: p, url: `${url}?viewPanel=${i + 1}` })),
+            },
+          ],
+        })
+      },
+    ],
+    [
+      `${META}/rendermenus`,
+      (req) => {
+        const request = requestOf(req.body)
+        if (typeof request.menu !== 'string' || !request.menu) throw kubeStatus.badRequest('missing menu name')
+        if (request.mode !== 'Accordion' && request.mode !== 'Gallery')
+          throw kubeStatus.badRequest('unknown menu mode, must be Accordion or Gallery')
+        return answer(req, menu(reg, request.menu, request.mode))
+      },
+    ],
     [`${META}/resourcegraphs`, (req) => answer(req, resourceGraph(reg, requestOf(req.body)))],
-    ...(['usermenus', 'vendormenus'] as const).map((res): [string, VirtualHandler] => [`${META}/${res}`, (req) => {
-      if (!req.info.name || req.info.subresource !== 'available') throw kubeStatus.pathNotFound()
-      return { code: 200, body: menu(reg, req.info.name, 'Accordion') }
-    }]),
-    [`${SCANNER}/images`, (req) => {
-      const request = isObject(req.body) && isObject(req.body.request) ? (req.body.request as JsonObject) : undefined
-      if (!isObject(req.body)) throw kubeStatus.badRequest('missing apirequest')
-      return answer(req, { images: imagesForRequest(reg, request) })
-    }],
-    [`${SCANNER}/cvereports`, (req) => {
-      if (!isObject(req.body)) throw kubeStatus.badRequest('missing apirequest')
-      const request = isObject(req.body.request) ? (req.body.request as JsonObject) : undefined
-      return answer(req, cveReport(imagesForRequest(reg, request)))
-    }],
-    [`${POLICY}/policyreports`, (req) => {
-      if (!isObject(req.body)) throw kubeStatus.badRequest('missing apirequest')
-      return answer(req, policyReport(podsInScope(reg, req.body.request)))
-    }],
-    [`${KUBEDB_UI}/databaseconfigurations`, (req) => {
-      if (req.info.verb === 'get') {
-        if (!req.info.namespace) throw kubeStatus.badRequest('a namespace is required to read a database configuration')
-        const keys = req.query.getAll('keys')
-        return { code: 200, body: {
-          apiVersion: `${KUBEDB_UI}/${V}`, kind: 'DatabaseConfiguration', metadata: { name: req.info.name, namespace: req.info.namespace },
-          request: { source: { resource: { group: 'kubedb.com', version: 'v1', name: 'postgreses', kind: 'Postgres' }, ref: { namespace: req.info.namespace, name: req.info.name } }, keys },
-          response: databaseConfiguration(reg, req.info.namespace, req.info.name, keys),
-        } }
-      }
-      const request = requestOf(req.body)
-      const ref = fieldAt(request, ['source', 'ref'])
-      if (!isObject(ref) || typeof ref.name !== 'string') throw kubeStatus.badRequest('missing request.source.ref')
-      const keys = Array.isArray(request.keys) ? request.keys.map(String) : []
-      return answer(req, databaseConfiguration(reg, String(ref.namespace ?? ''), ref.name, keys))
-    }],
+    ...(['usermenus', 'vendormenus'] as const).map((res): [string, VirtualHandler] => [
+      `${META}/${res}`,
+      (req) => {
+        if (!req.info.name || req.info.subresource !== 'available') throw kubeStatus.pathNotFound()
+        return { code: 200, body: menu(reg, req.info.name, 'Accordion') }
+      },
+    ]),
+    [
+      `${SCANNER}/images`,
+      (req) => {
+        const request = isObject(req.body) && isObject(req.body.request) ? (req.body.request as JsonObject) : undefined
+        if (!isObject(req.body)) throw kubeStatus.badRequest('missing apirequest')
+        return answer(req, { images: imagesForRequest(reg, request) })
+      },
+    ],
+    [
+      `${SCANNER}/cvereports`,
+      (req) => {
+        if (!isObject(req.body)) throw kubeStatus.badRequest('missing apirequest')
+        const request = isObject(req.body.request) ? (req.body.request as JsonObject) : undefined
+        return answer(req, cveReport(imagesForRequest(reg, request)))
+      },
+    ],
+    [
+      `${POLICY}/policyreports`,
+      (req) => {
+        if (!isObject(req.body)) throw kubeStatus.badRequest('missing apirequest')
+        return answer(req, policyReport(podsInScope(reg, req.body.request)))
+      },
+    ],
+    [
+      `${KUBEDB_UI}/databaseconfigurations`,
+      (req) => {
+        if (req.info.verb === 'get') {
+          if (!req.info.namespace) throw kubeStatus.badRequest('a namespace is required to read a database configuration')
+          const keys = req.query.getAll('keys')
+          return {
+            code: 200,
+            body: {
+              apiVersion: `${KUBEDB_UI}/${V}`,
+              kind: 'DatabaseConfiguration',
+              metadata: { name: req.info.name, namespace: req.info.namespace },
+              request: {
+                source: {
+                  resource: { group: 'kubedb.com', version: 'v1', name: 'postgreses', kind: 'Postgres' },
+                  ref: { namespace: req.info.namespace, name: req.info.name },
+                },
+                keys,
+              },
+              response: databaseConfiguration(reg, req.info.namespace, req.info.name, keys),
+            },
+          }
+        }
+        const request = requestOf(req.body)
+        const ref = fieldAt(request, ['source', 'ref'])
+        if (!isObject(ref) || typeof ref.name !== 'string') throw kubeStatus.badRequest('missing request.source.ref')
+        const keys = Array.isArray(request.keys) ? request.keys.map(String) : []
+        return answer(req, databaseConfiguration(reg, String(ref.namespace ?? ''), ref.name, keys))
+      },
+    ],
   ]
 }

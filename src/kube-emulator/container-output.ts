@@ -6,9 +6,17 @@
 /** Output beyond this many characters per container is dropped, as a rotated log would be. */
 const MAX_CHARS = 256 * 1024
 
-export interface LogLine { time: number; text: string }
+export interface LogLine {
+  time: number
+  text: string
+}
 
-interface Output { lines: LogLine[]; partial: string; chars: number; done: boolean }
+interface Output {
+  lines: LogLine[]
+  partial: string
+  chars: number
+  done: boolean
+}
 
 export class ContainerOutputs {
   private readonly byContainer = new Map<string, Output>()

@@ -30,7 +30,9 @@ export interface EmulatorContext {
 }
 
 /** A parsed resource request, as the apiserver's RequestInfo: the target and the verb. */
-export interface RequestInfo extends ResourcePath { verb: string }
+export interface RequestInfo extends ResourcePath {
+  verb: string
+}
 
 /** One authorized request to a stored resource, as every verb and subresource handler receives it. */
 export interface Call {
@@ -43,5 +45,11 @@ export interface Call {
 }
 
 /** What a virtual resource's handler gets; it answers a JSON body and a status code. */
-export interface VirtualRequest { info: RequestInfo; resource: Resource; user: UserSpec; query: URLSearchParams; body: unknown }
+export interface VirtualRequest {
+  info: RequestInfo
+  resource: Resource
+  user: UserSpec
+  query: URLSearchParams
+  body: unknown
+}
 export type VirtualHandler = (req: VirtualRequest) => { code: number; body: unknown }

@@ -6,16 +6,48 @@
  */
 
 const MACROS: Record<string, string> = {
-  '@yearly': '0 0 1 1 *', '@annually': '0 0 1 1 *', '@monthly': '0 0 1 * *', '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *', '@midnight': '0 0 * * *', '@hourly': '0 * * * *',
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
 }
 const NAMES: Record<string, number> = {
-  JAN: 1, FEB: 2, MAR: 3, APR: 4, MAY: 5, JUN: 6, JUL: 7, AUG: 8, SEP: 9, OCT: 10, NOV: 11, DEC: 12,
-  SUN: 0, MON: 1, TUE: 2, WED: 3, THU: 4, FRI: 5, SAT: 6,
+  JAN: 1,
+  FEB: 2,
+  MAR: 3,
+  APR: 4,
+  MAY: 5,
+  JUN: 6,
+  JUL: 7,
+  AUG: 8,
+  SEP: 9,
+  OCT: 10,
+  NOV: 11,
+  DEC: 12,
+  SUN: 0,
+  MON: 1,
+  TUE: 2,
+  WED: 3,
+  THU: 4,
+  FRI: 5,
+  SAT: 6,
 }
-const BOUNDS: [number, number][] = [[0, 59], [0, 23], [1, 31], [1, 12], [0, 7]]
+const BOUNDS: [number, number][] = [
+  [0, 59],
+  [0, 23],
+  [1, 31],
+  [1, 12],
+  [0, 7],
+]
 
-export interface Schedule { fields: Set<number>[]; domAny: boolean; dowAny: boolean }
+export interface Schedule {
+  fields: Set<number>[]
+  domAny: boolean
+  dowAny: boolean
+}
 
 function parseValue(text: string, field: number): number {
   const n = NAMES[text.toUpperCase()] ?? (/^\d+$/.test(text) ? Number(text) : NaN)
@@ -52,8 +84,15 @@ export function parseSchedule(text: string): Schedule {
 
 /** Minute, hour, day of month, month and weekday of `ms` in `timeZone`. */
 function fieldsAt(ms: number, timeZone: string): number[] {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', minute: 'numeric', hour: 'numeric', day: 'numeric', month: 'numeric', weekday: 'short' })
-    .formatToParts(new Date(ms))
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    minute: 'numeric',
+    hour: 'numeric',
+    day: 'numeric',
+    month: 'numeric',
+    weekday: 'short',
+  }).formatToParts(new Date(ms))
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? ''
   return [Number(get('minute')), Number(get('hour')), Number(get('day')), Number(get('month')), NAMES[get('weekday').toUpperCase()]]
 }
@@ -78,5 +117,10 @@ export function lastScheduledTime(s: Schedule, after: number, now: number, timeZ
 
 /** Whether `timeZone` is one Intl knows. */
 export function validTimeZone(timeZone: string): boolean {
-  try { new Intl.DateTimeFormat('en-US', { timeZone }); return true } catch { return false }
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone })
+    return true
+  } catch {
+    return false
+  }
 }

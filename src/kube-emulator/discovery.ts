@@ -5,12 +5,19 @@
  * field-validation probe: one PATCH operation per kind that declares `fieldValidation`.
  */
 import { declaredSubresources, SUBRESOURCES } from './handlers/subresources'
-import { verbsOf, type Registry, type Resource } from './registry'
+import { type Registry, type Resource, verbsOf } from './registry'
 
 /** `/version`: what kubectl reports as the server version. */
 export const SERVER_VERSION = {
-  major: '1', minor: '31', gitVersion: 'v1.31.0-emulator', gitCommit: '0000000000000000000000000000000000000000',
-  gitTreeState: 'clean', buildDate: '2026-01-01T00:00:00Z', goVersion: 'go1.22.5', compiler: 'gc', platform: 'linux/amd64',
+  major: '1',
+  minor: '31',
+  gitVersion: 'v1.31.0-emulator',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-01-01T00:00:00Z',
+  goVersion: 'go1.22.5',
+  compiler: 'gc',
+  platform: 'linux/amd64',
 }
 
 const groupVersion = (group: string, version: string) => (group ? `${group}/${version}` : version)
@@ -50,14 +57,25 @@ export function groupDocument(registry: Registry, group: string) {
 function resourceEntries(r: Resource, version: string) {
   const s = r.strategy
   const main = {
-    name: r.resource, singularName: s.singular, namespaced: s.namespaced, kind: s.kind, verbs: verbsOf(r),
+    name: r.resource,
+    singularName: s.singular,
+    namespaced: s.namespaced,
+    kind: s.kind,
+    verbs: verbsOf(r),
     ...(s.shortNames?.length ? { shortNames: s.shortNames } : {}),
     ...(s.categories?.length ? { categories: s.categories } : {}),
     storageVersionHash: Buffer.from(`${r.group}/${version}/${r.resource}`).toString('base64').slice(0, 11),
   }
   const subs = declaredSubresources(r).map((name) => {
     const sub = SUBRESOURCES[name]
-    return { name: `${r.resource}/${name}`, singularName: '', namespaced: s.namespaced, ...sub.groupVersion, kind: sub.kind ?? s.kind, verbs: sub.verbs }
+    return {
+      name: `${r.resource}/${name}`,
+      singularName: '',
+      namespaced: s.namespaced,
+      ...sub.groupVersion,
+      kind: sub.kind ?? s.kind,
+      verbs: sub.verbs,
+    }
   })
   return [main, ...subs]
 }
@@ -67,7 +85,9 @@ export function resourceList(registry: Registry, group: string, version: string)
   const rs = registry.all().filter((r) => r.group === group && r.versions.includes(version))
   if (!rs.length) return undefined
   return {
-    kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion(group, version),
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: groupVersion(group, version),
     resources: rs.sort((a, b) => a.resource.localeCompare(b.resource)).flatMap((r) => resourceEntries(r, version)),
   }
 }
@@ -81,7 +101,10 @@ export function openApiV2() {
  * The protobuf media types of `/openapi/v2` (gnostic's `openapi_v2.Document`): kubectl asks for the
  * old `@v1.0` spelling, which Go's mime parser refuses in a Content-Type, so answers use `.v1.0`.
  */
-export const OPENAPI_V2_PROTOBUF = ['application/com.github.proto-openapi.spec.v2@v1.0+protobuf', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf']
+export const OPENAPI_V2_PROTOBUF = [
+  'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+  'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+]
 
 /**
  * `openApiV2()` as protobuf: `swagger` (field 1) and `info` (field 2: title 1, version 2), no
@@ -99,8 +122,7 @@ export function openApiV2Protobuf(): Uint8Array<ArrayBuffer> {
 export function openApiV3Index(registry: Registry) {
   const paths: Record<string, { serverRelativeURL: string }> = {}
   const seen = new Set<string>()
-  for (const r of registry.all())
-    for (const v of r.versions) seen.add(r.group ? `apis/${r.group}/${v}` : `api/${v}`)
+  for (const r of registry.all()) for (const v of r.versions) seen.add(r.group ? `apis/${r.group}/${v}` : `api/${v}`)
   for (const p of [...seen].sort()) paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${hashOf(registry, p)}` }
   return { paths }
 }
@@ -114,8 +136,12 @@ function hashOf(registry: Registry, path: string): string {
 /** `/openapi/v3/api/v1` or `/openapi/v3/apis/{g}/{v}`: PATCH operations naming their kind and `fieldValidation`. */
 export function openApiV3Document(registry: Registry, path: string) {
   const parts = path.split('/')
-  const [group, version] = parts[0] === 'api' && parts.length === 2 ? ['', parts[1]]
-    : parts[0] === 'apis' && parts.length === 3 ? [parts[1], parts[2]] : [undefined, undefined]
+  const [group, version] =
+    parts[0] === 'api' && parts.length === 2
+      ? ['', parts[1]]
+      : parts[0] === 'apis' && parts.length === 3
+        ? [parts[1], parts[2]]
+        : [undefined, undefined]
   if (group === undefined || version === undefined) return undefined
   const rs = registry.all().filter((r) => r.group === group && r.versions.includes(version) && !r.virtual)
   if (!rs.length) return undefined
@@ -137,5 +163,10 @@ export function openApiV3Document(registry: Registry, path: string) {
       },
     }
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion }, paths: pathsDoc, components: { schemas: {} } }
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
+    paths: pathsDoc,
+    components: { schemas: {} },
+  }
 }

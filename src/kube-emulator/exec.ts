@@ -3,9 +3,9 @@
  * built-in shell. No process is ever spawned: commands are functions over the session's streams.
  */
 import type { ServerWebSocket } from 'bun'
-import { execStreamFailure, execStreamStatus, isObject, kubeStatus, type KubeObject } from '../kube'
+import { execStreamFailure, execStreamStatus, isObject, type KubeObject, kubeStatus } from '../kube'
 import { chooseContainer, containerStartedAt } from './logs'
-import { runCommand, type Io } from './shell'
+import { type Io, runCommand } from './shell'
 import { fieldAt } from './strategies'
 
 /** Subprotocols in our order of preference when a client offers several. */
@@ -13,22 +13,37 @@ const PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v4.base64.channel.
 type Protocol = (typeof PROTOCOLS)[number] | ''
 
 const MAX_LINE = 1024 * 1024
-const STDIN = 0, STDOUT = 1, STDERR = 2, ERROR = 3, RESIZE = 4, CLOSE = 255
+const STDIN = 0,
+  STDOUT = 1,
+  STDERR = 2,
+  ERROR = 3,
+  RESIZE = 4,
+  CLOSE = 255
 
 const flag = (q: URLSearchParams, k: string) => q.has(k) && q.get(k) !== 'false' && q.get(k) !== '0'
 
 /** Validates an exec request before the upgrade (400s and 404s as plain HTTP) and prepares its session. */
-export function prepareExec(pod: KubeObject, q: URLSearchParams, offered: string[], startDelayMs: number, lookupService: Io['lookupService']): { session: ExecSession; protocol: Protocol } {
+export function prepareExec(
+  pod: KubeObject,
+  q: URLSearchParams,
+  offered: string[],
+  startDelayMs: number,
+  lookupService: Io['lookupService'],
+): { session: ExecSession; protocol: Protocol } {
   const tty = flag(q, 'tty')
   const streams = { stdin: flag(q, 'stdin'), stdout: flag(q, 'stdout'), stderr: flag(q, 'stderr') && !tty }
-  if (!streams.stdin && !streams.stdout && !flag(q, 'stderr')) throw kubeStatus.badRequest('you must specify at least 1 of stdin, stdout, stderr')
+  if (!streams.stdin && !streams.stdout && !flag(q, 'stderr'))
+    throw kubeStatus.badRequest('you must specify at least 1 of stdin, stdout, stderr')
   const command = q.getAll('command')
   if (!command.length) throw kubeStatus.badRequest('you must specify at least one command for the container')
   const container = chooseContainer(pod, q.get('container'))
   if (fieldAt(pod, ['status', 'phase']) !== 'Running' || containerStartedAt(pod, container) === undefined)
     throw kubeStatus.badRequest(`unable to upgrade connection: container not found ("${container}")`)
   const protocol = offered.length ? PROTOCOLS.find((p) => offered.includes(p)) : ''
-  if (protocol === undefined) throw kubeStatus.badRequest(`unable to upgrade connection: none of the requested subprotocols is supported: ${offered.join(', ')}; supported: ${PROTOCOLS.join(', ')}`)
+  if (protocol === undefined)
+    throw kubeStatus.badRequest(
+      `unable to upgrade connection: none of the requested subprotocols is supported: ${offered.join(', ')}; supported: ${PROTOCOLS.join(', ')}`,
+    )
   const env = containerEnv(pod, container)
   return { session: new ExecSession(protocol, command, streams, tty, env, pod.metadata.name ?? '', startDelayMs, lookupService), protocol }
 }
@@ -37,8 +52,11 @@ function containerEnv(pod: KubeObject, container: string): Record<string, string
   const containers = fieldAt(pod, ['spec', 'containers'])
   const c = Array.isArray(containers) ? containers.filter(isObject).find((x) => x.name === container) : undefined
   const env: Record<string, string> = {
-    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOSTNAME: pod.metadata.name ?? '', HOME: '/root',
-    KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443',
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOSTNAME: pod.metadata.name ?? '',
+    HOME: '/root',
+    KUBERNETES_SERVICE_HOST: '10.96.0.1',
+    KUBERNETES_SERVICE_PORT: '443',
   }
   for (const e of Array.isArray(c?.env) ? c.env.filter(isObject) : []) if (typeof e.name === 'string') env[e.name] = String(e.value ?? '')
   return env
@@ -52,14 +70,27 @@ class Stdin {
   private pending = ''
   private readonly decoder = new TextDecoder()
 
-  push(bytes: Uint8Array) { this.chunks.push(bytes); this.wake?.() }
-  end() { this.ended = true; this.wake?.() }
+  push(bytes: Uint8Array) {
+    this.chunks.push(bytes)
+    this.wake?.()
+  }
+  end() {
+    this.ended = true
+    this.wake?.()
+  }
 
   /** The next chunk, or null at end of input. */
   async read(): Promise<Uint8Array | null> {
-    while (!this.pending && !this.chunks.length && !this.ended) await new Promise<void>((resolve) => { this.wake = resolve })
+    while (!this.pending && !this.chunks.length && !this.ended)
+      await new Promise<void>((resolve) => {
+        this.wake = resolve
+      })
     this.wake = undefined
-    if (this.pending) { const p = new TextEncoder().encode(this.pending); this.pending = ''; return p }
+    if (this.pending) {
+      const p = new TextEncoder().encode(this.pending)
+      this.pending = ''
+      return p
+    }
     return this.chunks.shift() ?? null
   }
 
@@ -80,10 +111,17 @@ class Stdin {
         this.pending = this.pending.slice(MAX_LINE)
         return line
       }
-      while (!this.chunks.length && !this.ended) await new Promise<void>((resolve) => { this.wake = resolve })
+      while (!this.chunks.length && !this.ended)
+        await new Promise<void>((resolve) => {
+          this.wake = resolve
+        })
       this.wake = undefined
       const chunk = this.chunks.shift()
-      if (!chunk) { const rest = this.pending; this.pending = ''; return rest || null }
+      if (!chunk) {
+        const rest = this.pending
+        this.pending = ''
+        return rest || null
+      }
       this.pending += this.decoder.decode(chunk, { stream: true })
     }
   }
@@ -111,12 +149,16 @@ export class ExecSession {
     if (!streams.stdin) this.stdin.end()
   }
 
-  private get base64() { return this.protocol.includes('base64') }
+  private get base64() {
+    return this.protocol.includes('base64')
+  }
   /** v4 and v5 report a JSON Status on channel 3; older protocols a plain-text error. */
-  private get jsonStatus() { return this.protocol.startsWith('v4') || this.protocol.startsWith('v5') }
+  private get jsonStatus() {
+    return this.protocol.startsWith('v4') || this.protocol.startsWith('v5')
+  }
 
   private send(channel: number, payload: Uint8Array) {
-    if (!this.ws || this.ws.readyState !== 1) return
+    if (this.ws?.readyState !== 1) return
     if (this.base64) this.ws.sendText(`${channel}${Buffer.from(payload).toString('base64')}`)
     else {
       const frame = new Uint8Array(payload.length + 1)
@@ -130,7 +172,8 @@ export class ExecSession {
     if (!text) return
     const out = this.tty ? text.replace(/\r?\n/g, '\r\n') : text
     if (channel === STDOUT && !this.streams.stdout) return
-    if (channel === STDERR && !this.streams.stderr) return this.tty && this.streams.stdout ? this.send(STDOUT, new TextEncoder().encode(out)) : undefined
+    if (channel === STDERR && !this.streams.stderr)
+      return this.tty && this.streams.stdout ? this.send(STDOUT, new TextEncoder().encode(out)) : undefined
     this.send(channel, new TextEncoder().encode(out))
   }
 
@@ -157,8 +200,15 @@ export class ExecSession {
 
   private async run() {
     const io: Io = {
-      stdin: this.stdin, out: (t) => this.write(STDOUT, t), err: (t) => this.write(STDERR, t),
-      env: this.env, signal: this.abort.signal, tty: this.tty, hostname: this.hostname, size: () => this.size, lookupService: this.lookupService,
+      stdin: this.stdin,
+      out: (t) => this.write(STDOUT, t),
+      err: (t) => this.write(STDERR, t),
+      env: this.env,
+      signal: this.abort.signal,
+      tty: this.tty,
+      hostname: this.hostname,
+      size: () => this.size,
+      lookupService: this.lookupService,
     }
     const result = await runCommand(this.command, io)
     if (this.abort.signal.aborted || !this.ws) return
@@ -199,15 +249,21 @@ export class ExecSession {
     // A terminal in raw mode relies on the remote side to echo what is typed.
     if (this.tty) this.write(STDOUT, new TextDecoder().decode(payload).replace(/\r/g, '\n'))
     // Ctrl-D on a terminal ends input, as the line discipline would.
-    if (this.tty && payload.includes(4)) { this.stdin.end(); return }
+    if (this.tty && payload.includes(4)) {
+      this.stdin.end()
+      return
+    }
     this.stdin.push(payload)
   }
 
   private resize(payload: Uint8Array) {
     try {
       const size: unknown = JSON.parse(new TextDecoder().decode(payload))
-      if (isObject(size) && typeof size.Width === 'number' && typeof size.Height === 'number') this.size = { width: size.Width, height: size.Height }
-    } catch { /* a malformed resize is ignored, as the kubelet does */ }
+      if (isObject(size) && typeof size.Width === 'number' && typeof size.Height === 'number')
+        this.size = { width: size.Width, height: size.Height }
+    } catch {
+      /* a malformed resize is ignored, as the kubelet does */
+    }
   }
 
   closed() {

@@ -5,12 +5,12 @@
 import YAML from 'yaml'
 import { appscodeHandlers, appscodeResources } from './appscode'
 import { ContainerOutputs } from './container-output'
+import type { EmulatorContext, VirtualHandler } from './context'
 import { Controllers } from './controllers'
 import { metricsHandlers, metricsResources } from './metrics'
-import { reviewHandler, reviewResource, whoamiHandler, whoamiResource, type UserSpec } from './rbac'
+import { reviewHandler, reviewResource, type UserSpec, whoamiHandler, whoamiResource } from './rbac'
 import { Registry } from './registry'
 import { seed } from './seed'
-import type { EmulatorContext, VirtualHandler } from './context'
 import { execWebSocket, handle } from './server'
 import { BUILTIN } from './strategies'
 import { generateServerTls } from './tls'
@@ -85,13 +85,16 @@ function buildRegistry(watchHistory?: number): { registry: Registry; virtual: Ma
   }
   for (const r of [...metricsResources, reviewResource, whoamiResource, ...appscodeResources]) registry.register(r)
   const virtual = new Map<string, VirtualHandler>([
-    ...metricsHandlers(registry), ['authorization.k8s.io/selfsubjectaccessreviews', reviewHandler],
-    ['authentication.k8s.io/selfsubjectreviews', whoamiHandler], ...appscodeHandlers(registry),
+    ...metricsHandlers(registry),
+    ['authorization.k8s.io/selfsubjectaccessreviews', reviewHandler],
+    ['authentication.k8s.io/selfsubjectreviews', whoamiHandler],
+    ...appscodeHandlers(registry),
   ])
   return { registry, virtual }
 }
 
-const urlHost = (hostname: string) => (hostname === '0.0.0.0' || hostname === '::' ? 'localhost' : hostname.includes(':') ? `[${hostname}]` : hostname)
+const urlHost = (hostname: string) =>
+  hostname === '0.0.0.0' || hostname === '::' ? 'localhost' : hostname.includes(':') ? `[${hostname}]` : hostname
 
 /** Names the server certificate covers: loopback always, plus the listening host when it is a specific name or address. */
 function certificateHosts(hostname: string): string[] {
@@ -105,7 +108,10 @@ function certificateHosts(hostname: string): string[] {
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
   const hostname = opts.hostname ?? '127.0.0.1'
   const token = opts.token ?? Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('base64url')
-  const users = new Map<string, UserSpec>([[token, { name: 'admin', groups: ['system:masters', 'system:authenticated'] }], ...Object.entries(opts.users ?? {})])
+  const users = new Map<string, UserSpec>([
+    [token, { name: 'admin', groups: ['system:masters', 'system:authenticated'] }],
+    ...Object.entries(opts.users ?? {}),
+  ])
   const { registry, virtual } = buildRegistry(opts.watchHistory)
   const outputs = new ContainerOutputs()
   const clock = opts.clock ?? Date.now
@@ -117,27 +123,45 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const tls = opts.tls ? await generateServerTls(certificateHosts(hostname)) : undefined
   let url = ''
   const ctx: EmulatorContext = {
-    registry, users, virtual, log: opts.log, outputs, clock,
-    ...(opts.tls && opts.clientCertificates ? { certificateUser: { name: 'emulator-client', groups: ['system:masters', 'system:authenticated'] } } : {}),
-    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000, logIntervalMs: opts.logIntervalMs ?? 2000,
+    registry,
+    users,
+    virtual,
+    log: opts.log,
+    outputs,
+    clock,
+    ...(opts.tls && opts.clientCertificates
+      ? { certificateUser: { name: 'emulator-client', groups: ['system:masters', 'system:authenticated'] } }
+      : {}),
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5_000,
+    logIntervalMs: opts.logIntervalMs ?? 2000,
     tooLargeResourceVersionWaitMs: opts.tooLargeResourceVersionWaitMs ?? 3_000,
     execStartDelayMs: opts.execStartDelayMs ?? 100,
     serverAddress: () => new URL(url).host,
   }
-  const listen = () => Bun.serve({
-    port: opts.port ?? 0, hostname,
-    // Bodies up to this size reach the handler, which answers 413 above 3 MiB as a Status; beyond
-    // it Bun refuses them itself, so a huge upload never sits in memory.
-    maxRequestBodySize: 8 * 1024 * 1024,
-    ...(tls ? { tls: { cert: tls.certPem, key: tls.keyPem, ...(opts.clientCertificates ? { ca: tls.caCertPem, requestCert: true, rejectUnauthorized: true } : {}) } } : {}),
-    async fetch(req, srv) {
-      const started = performance.now()
-      const res = await handle(ctx, req, srv)
-      opts.log?.(`${req.method} ${new URL(req.url).pathname} ${res?.status ?? 101} ${Math.round(performance.now() - started)}ms`)
-      return res
-    },
-    websocket: execWebSocket,
-  })
+  const listen = () =>
+    Bun.serve({
+      port: opts.port ?? 0,
+      hostname,
+      // Bodies up to this size reach the handler, which answers 413 above 3 MiB as a Status; beyond
+      // it Bun refuses them itself, so a huge upload never sits in memory.
+      maxRequestBodySize: 8 * 1024 * 1024,
+      ...(tls
+        ? {
+            tls: {
+              cert: tls.certPem,
+              key: tls.keyPem,
+              ...(opts.clientCertificates ? { ca: tls.caCertPem, requestCert: true, rejectUnauthorized: true } : {}),
+            },
+          }
+        : {}),
+      async fetch(req, srv) {
+        const started = performance.now()
+        const res = await handle(ctx, req, srv)
+        opts.log?.(`${req.method} ${new URL(req.url).pathname} ${res?.status ?? 101} ${Math.round(performance.now() - started)}ms`)
+        return res
+      },
+      websocket: execWebSocket,
+    })
   let server: ReturnType<typeof listen>
   try {
     server = listen()
@@ -148,14 +172,25 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   }
   url = `${tls ? 'https' : 'http'}://${urlHost(hostname)}:${server.port}`
   return {
-    url, token, caCertPem: tls?.caCertPem,
+    url,
+    token,
+    caCertPem: tls?.caCertPem,
     ...(tls && opts.clientCertificates ? { clientCertPem: tls.clientCertPem, clientKeyPem: tls.clientKeyPem } : {}),
-    kubeconfig: () => YAML.stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': 'sandbox', preferences: {},
-      clusters: [{ name: 'sandbox', cluster: { server: url, ...(tls ? { 'certificate-authority-data': Buffer.from(tls.caCertPem).toString('base64') } : {}) } }],
-      users: [{ name: 'sandbox', user: { token } }],
-      contexts: [{ name: 'sandbox', context: { cluster: 'sandbox', user: 'sandbox' } }],
-    }),
+    kubeconfig: () =>
+      YAML.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'sandbox',
+        preferences: {},
+        clusters: [
+          {
+            name: 'sandbox',
+            cluster: { server: url, ...(tls ? { 'certificate-authority-data': Buffer.from(tls.caCertPem).toString('base64') } : {}) },
+          },
+        ],
+        users: [{ name: 'sandbox', user: { token } }],
+        contexts: [{ name: 'sandbox', context: { cluster: 'sandbox', user: 'sandbox' } }],
+      }),
     subscribers: () => registry.subscriberCount,
     settled: () => controllers.settled(),
     checkCronJobs: () => {

@@ -3,9 +3,9 @@
  * computed from the clock rather than stored, so logs grow forever at no memory cost. Options and
  * error messages follow the kubelet's (`container`, `follow`, `tailLines`, `sinceSeconds`, …).
  */
-import { isObject, kubeStatus, type KubeObject } from '../kube'
-import type { RequestInfo } from './context'
+import { isObject, type KubeObject, kubeStatus } from '../kube'
 import type { ContainerOutputs, LogLine } from './container-output'
+import type { RequestInfo } from './context'
 import type { Registry, Resource } from './registry'
 import { fieldAt } from './strategies'
 
@@ -32,7 +32,8 @@ export function chooseContainer(pod: KubeObject, requested: string | null): stri
     const initPart = init.length ? ` or one of the init containers: [${init.join(' ')}]` : ''
     throw kubeStatus.badRequest(`a container name must be specified for pod ${podName}, choose one of: [${names.join(' ')}]${initPart}`)
   }
-  if (!names.includes(requested) && !init.includes(requested)) throw kubeStatus.badRequest(`container ${requested} is not valid for pod ${podName}`)
+  if (!names.includes(requested) && !init.includes(requested))
+    throw kubeStatus.badRequest(`container ${requested} is not valid for pod ${podName}`)
   return requested
 }
 
@@ -49,20 +50,32 @@ function lineText(pod: KubeObject, container: string, seq: number): string {
   const path = PATHS[(seq * 3 + container.length) % PATHS.length]
   const status = STATUSES[(seq * 5 + 3) % STATUSES.length]
   const level = status >= 500 ? 'error' : 'info'
-  return `level=${level} pod=${pod.metadata.name} container=${container} seq=${seq} msg="GET ${path}" status=${status} duration=${(seq * 13) % 90 + 2}ms`
+  return `level=${level} pod=${pod.metadata.name} container=${container} seq=${seq} msg="GET ${path}" status=${status} duration=${((seq * 13) % 90) + 2}ms`
 }
 
 /** RFC3339 with nanoseconds, as the kubelet prefixes lines under `timestamps=true`. */
 const nanoTimestamp = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z')
 
-interface LogQuery { tailLines?: number; sinceMs?: number; timestamps: boolean; limitBytes?: number; follow: boolean }
+interface LogQuery {
+  tailLines?: number
+  sinceMs?: number
+  timestamps: boolean
+  limitBytes?: number
+  follow: boolean
+}
 
 function positiveInt(q: URLSearchParams, key: string, min: number): number | undefined {
   const v = q.get(key)
   if (v === null) return undefined
   const n = Number(v)
   if (v.trim() === '' || !Number.isInteger(n) || n < min)
-    throw kubeStatus.invalid({ group: '', kind: 'PodLogOptions' }, '', [{ reason: 'FieldValueInvalid', message: `Invalid value: ${v}: must be greater than ${min === 0 ? 'or equal to 0' : 'zero'}`, field: key }])
+    throw kubeStatus.invalid({ group: '', kind: 'PodLogOptions' }, '', [
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${v}: must be greater than ${min === 0 ? 'or equal to 0' : 'zero'}`,
+        field: key,
+      },
+    ])
   return n
 }
 
@@ -71,7 +84,13 @@ function parseQuery(q: URLSearchParams, now: number): LogQuery {
   const sinceSeconds = positiveInt(q, 'sinceSeconds', 1)
   const sinceTime = q.get('sinceTime')
   if (sinceSeconds !== undefined && sinceTime)
-    throw kubeStatus.invalid({ group: '', kind: 'PodLogOptions' }, '', [{ reason: 'FieldValueForbidden', message: 'Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified', field: 'sinceSeconds' }])
+    throw kubeStatus.invalid({ group: '', kind: 'PodLogOptions' }, '', [
+      {
+        reason: 'FieldValueForbidden',
+        message: 'Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified',
+        field: 'sinceSeconds',
+      },
+    ])
   const sinceParsed = sinceTime ? Date.parse(sinceTime) : undefined
   if (sinceParsed !== undefined && Number.isNaN(sinceParsed)) throw kubeStatus.badRequest(`invalid sinceTime: ${sinceTime}`)
   return {
@@ -114,7 +133,10 @@ function capturedSource(captured: { lines: readonly LogLine[]; done: boolean }):
   return {
     written: () => captured.lines.length,
     line: (seq) => captured.lines[seq],
-    firstSince: (since) => { const i = captured.lines.findIndex((l) => l.time >= since); return i < 0 ? captured.lines.length : i },
+    firstSince: (since) => {
+      const i = captured.lines.findIndex((l) => l.time >= since)
+      return i < 0 ? captured.lines.length : i
+    },
     done: () => captured.done,
   }
 }
@@ -123,15 +145,25 @@ function capturedSource(captured: { lines: readonly LogLine[]; done: boolean }):
  * GET pods/{name}/log: plain text, or a chunked stream under `follow` that ends when the client
  * leaves, the pod goes or (for a command that ran to completion) its output ended.
  */
-export function podLogs(reg: Registry, r: Resource, info: RequestInfo, q: URLSearchParams, clock: LogClock, outputs: ContainerOutputs, signal: AbortSignal): Response {
+export function podLogs(
+  reg: Registry,
+  r: Resource,
+  info: RequestInfo,
+  q: URLSearchParams,
+  clock: LogClock,
+  outputs: ContainerOutputs,
+  signal: AbortSignal,
+): Response {
   if (info.verb !== 'get') throw kubeStatus.methodNotSupported({ group: '', resource: 'pods/log' }, info.verb)
   const pod = reg.get(r, info.namespace, info.name)
   const container = chooseContainer(pod, q.get('container'))
-  if (q.get('previous') === 'true') throw kubeStatus.badRequest(`previous terminated container "${container}" in pod "${info.name}" not found`)
+  if (q.get('previous') === 'true')
+    throw kubeStatus.badRequest(`previous terminated container "${container}" in pod "${info.name}" not found`)
   const opts = parseQuery(q, clock.now())
   const captured = outputs.read(pod.metadata.uid ?? '', container)
   const started = containerStartedAt(pod, container)
-  if (!captured && started === undefined) throw kubeStatus.badRequest(`container "${container}" in pod "${info.name}" is waiting to start: ContainerCreating`)
+  if (!captured && started === undefined)
+    throw kubeStatus.badRequest(`container "${container}" in pod "${info.name}" is waiting to start: ContainerCreating`)
   const source = captured ? capturedSource(captured) : syntheticSource(pod, container, started!, clock)
   const format = (seq: number) => {
     const { time, text } = source.line(seq)
@@ -144,7 +176,11 @@ export function podLogs(reg: Registry, r: Resource, info: RequestInfo, q: URLSea
   const initial = Array.from({ length: Math.max(0, next - first) }, (_, i) => format(first + i)).join('')
   const headers = { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache' }
   let budget = opts.limitBytes ?? Number.POSITIVE_INFINITY
-  const cut = (text: string) => { const out = text.slice(0, budget); budget -= out.length; return out }
+  const cut = (text: string) => {
+    const out = text.slice(0, budget)
+    budget -= out.length
+    return out
+  }
   if (!opts.follow) return new Response(cut(initial), { headers })
   const encoder = new TextEncoder()
   let timer: ReturnType<typeof setInterval> | undefined
@@ -155,7 +191,11 @@ export function podLogs(reg: Registry, r: Resource, info: RequestInfo, q: URLSea
         if (closed) return
         closed = true
         clearInterval(timer)
-        try { controller.close() } catch { /* client already gone */ }
+        try {
+          controller.close()
+        } catch {
+          /* client already gone */
+        }
       }
       const push = (text: string) => {
         const out = cut(text)
@@ -171,14 +211,28 @@ export function podLogs(reg: Registry, r: Resource, info: RequestInfo, q: URLSea
       }
       push(initial)
       if (closed) return
-      if (source.done()) { stop(); return }
+      if (source.done()) {
+        stop()
+        return
+      }
       signal.addEventListener('abort', stop)
-      timer = setInterval(() => {
-        try { reg.get(r, info.namespace, info.name) } catch { stop(); return }
-        drain()
-      }, Math.min(clock.intervalMs, captured ? 100 : 1000))
+      timer = setInterval(
+        () => {
+          try {
+            reg.get(r, info.namespace, info.name)
+          } catch {
+            stop()
+            return
+          }
+          drain()
+        },
+        Math.min(clock.intervalMs, captured ? 100 : 1000),
+      )
     },
-    cancel() { closed = true; clearInterval(timer) },
+    cancel() {
+      closed = true
+      clearInterval(timer)
+    },
   })
   return new Response(body, { headers })
 }

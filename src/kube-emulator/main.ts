@@ -5,7 +5,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { startEmulator, type Emulator, type EmulatorOptions } from './index'
+import { type Emulator, type EmulatorOptions, startEmulator } from './index'
 
 const HELP = `Kubernetes API server emulator (in memory, for development and tests)
 
@@ -22,7 +22,11 @@ Options:
   --help                 show this help
 `
 
-interface Cli { options: EmulatorOptions; kubeconfigOut: string; quiet: boolean }
+interface Cli {
+  options: EmulatorOptions
+  kubeconfigOut: string
+  quiet: boolean
+}
 
 /** Parses argv; returns a message instead when the arguments are wrong or help was asked. */
 export function parseArgs(argv: string[]): Cli | string {
@@ -68,7 +72,11 @@ async function main(): Promise<void> {
   } catch (error) {
     const code = (error as { code?: string }).code
     const where = `port ${cli.options.port} on ${cli.options.hostname ?? '127.0.0.1'}`
-    process.stderr.write(code === 'EADDRINUSE' ? `${where} is already in use (another emulator running? try --port 0)\n` : `cannot listen on ${where}: ${code ?? String(error)}\n`)
+    process.stderr.write(
+      code === 'EADDRINUSE'
+        ? `${where} is already in use (another emulator running? try --port 0)\n`
+        : `cannot listen on ${where}: ${code ?? String(error)}\n`,
+    )
     process.exit(1)
   }
   const path = resolve(cli.kubeconfigOut)
@@ -77,9 +85,14 @@ async function main(): Promise<void> {
   writeFileSync(path, emulator.kubeconfig(), { mode: 0o600 })
   chmodSync(path, 0o600)
   console.log(`Kubernetes emulator listening on ${emulator.url}`)
-  console.log(`kubeconfig written to ${path}${emulator.url.startsWith('http:') ? ' (kubectl sends the token only over HTTPS: add --tls)' : ''}`)
+  console.log(
+    `kubeconfig written to ${path}${emulator.url.startsWith('http:') ? ' (kubectl sends the token only over HTTPS: add --tls)' : ''}`,
+  )
   console.log(`try: KUBECONFIG=${path} .tools/bin/kubectl get pods -A`)
-  const stop = async () => { await emulator.stop(); process.exit(0) }
+  const stop = async () => {
+    await emulator.stop()
+    process.exit(0)
+  }
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
 }

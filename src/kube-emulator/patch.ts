@@ -3,7 +3,7 @@
  * Kubernetes strategic merge patch. Each returns a new document and throws a Status on bad input:
  * 400 for malformed patches, 422 for a well-formed patch that cannot apply (failed `test`, missing path).
  */
-import { applyJsonPatch, checkPatchKey, clone, isObject, kubeStatus, mergePatch, type Invalid } from '../kube'
+import { applyJsonPatch, checkPatchKey, clone, type Invalid, isObject, kubeStatus, mergePatch } from '../kube'
 
 export type PatchType = 'json' | 'merge' | 'strategic'
 
@@ -36,9 +36,18 @@ export function deepEqual(a: unknown, b: unknown): boolean {
  * `containerPort` in containers and by `port` in Services; the list's own items tell which.
  */
 const MERGE_KEYS: Record<string, string> = {
-  containers: 'name', initContainers: 'name', ephemeralContainers: 'name', volumes: 'name', env: 'name',
-  imagePullSecrets: 'name', volumeMounts: 'mountPath', volumeDevices: 'devicePath', ownerReferences: 'uid',
-  conditions: 'type', hostAliases: 'ip', topologySpreadConstraints: 'topologyKey',
+  containers: 'name',
+  initContainers: 'name',
+  ephemeralContainers: 'name',
+  volumes: 'name',
+  env: 'name',
+  imagePullSecrets: 'name',
+  volumeMounts: 'mountPath',
+  volumeDevices: 'devicePath',
+  ownerReferences: 'uid',
+  conditions: 'type',
+  hostAliases: 'ip',
+  topologySpreadConstraints: 'topologyKey',
 }
 /** Lists of scalars merged as sets. */
 const SET_LISTS = new Set(['finalizers'])
@@ -52,14 +61,20 @@ const DIRECTIVE_PREFIXES = ['$setElementOrder/', '$deleteFromPrimitiveList/', '$
 
 /** Kubernetes strategic merge: keyed lists merge item by item, `$patch` directives honoured. */
 function strategicMerge(doc: unknown, patch: Record<string, unknown>): unknown {
-  if (patch.$patch === 'replace') { const { $patch: _, ...rest } = patch; return clone(rest) }
+  if (patch.$patch === 'replace') {
+    const { $patch: _, ...rest } = patch
+    return clone(rest)
+  }
   if (patch.$patch === 'delete') return undefined
   const out: Record<string, unknown> = isObject(doc) ? clone(doc) : {}
   const retain = Array.isArray(patch.$retainKeys) ? new Set(patch.$retainKeys.map(String)) : undefined
   for (const [k, v] of Object.entries(patch)) {
     checkPatchKey(k)
     if (k === '$patch' || DIRECTIVE_PREFIXES.some((p) => k.startsWith(p))) continue
-    if (v === null) { delete out[k]; continue }
+    if (v === null) {
+      delete out[k]
+      continue
+    }
     const merged = mergeField(out[k], v, k)
     if (merged === undefined) delete out[k]
     else out[k] = merged
@@ -87,10 +102,16 @@ function mergeField(current: unknown, value: unknown, field: string): unknown {
   const replaceAll = value.some((v) => isObject(v) && v.$patch === 'replace')
   const out: unknown[] = replaceAll || !Array.isArray(current) ? [] : clone(current)
   for (const item of value) {
-    if (!isObject(item)) { out.push(clone(item)); continue }
+    if (!isObject(item)) {
+      out.push(clone(item))
+      continue
+    }
     if (item.$patch === 'replace') continue
     const at = out.findIndex((o) => isObject(o) && deepEqual(o[key], item[key]))
-    if (item.$patch === 'delete') { if (at >= 0) out.splice(at, 1); continue }
+    if (item.$patch === 'delete') {
+      if (at >= 0) out.splice(at, 1)
+      continue
+    }
     if (at >= 0) out[at] = strategicMerge(out[at], item)
     else out.push(strategicMerge(undefined, item))
   }

@@ -4,9 +4,9 @@
  * synchronous, so a read-check-write (optimistic concurrency, patch) can never interleave with
  * another request: 50 parallel updates with one resourceVersion give exactly one winner.
  */
-import { clone, isObject, kubeStatus, validateName, type GroupResource, type KubeObject, type OwnerReference } from '../kube'
+import { clone, type GroupResource, isObject, type KubeObject, kubeStatus, type OwnerReference, validateName } from '../kube'
 import { deepEqual } from './patch'
-import { matchesFields, matchesLabels, type FieldRequirement, type LabelRequirement } from './selectors'
+import { type FieldRequirement, type LabelRequirement, matchesFields, matchesLabels } from './selectors'
 import { ALL_VERBS, metadataDecodeError, type Strategy } from './strategies'
 
 /** A resource the server knows: stored ones live here, virtual ones only answer requests. */
@@ -20,7 +20,13 @@ export interface Resource {
 }
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED'
-export interface StoreEvent { type: EventType; resource: Resource; object: KubeObject; previous?: KubeObject; rv: number }
+export interface StoreEvent {
+  type: EventType
+  resource: Resource
+  object: KubeObject
+  previous?: KubeObject
+  rv: number
+}
 
 export interface ListOptions {
   labels?: LabelRequirement[]
@@ -28,17 +34,26 @@ export interface ListOptions {
   limit?: number
   continueToken?: string
 }
-export interface ListResult { items: KubeObject[]; resourceVersion: string; continueToken?: string; remainingItemCount?: number }
+export interface ListResult {
+  items: KubeObject[]
+  resourceVersion: string
+  continueToken?: string
+  remainingItemCount?: number
+}
 
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string }
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground'
   dryRun?: boolean
 }
-export interface WriteOptions { dryRun?: boolean; subresource?: 'status' }
+export interface WriteOptions {
+  dryRun?: boolean
+  subresource?: 'status'
+}
 
 /** The apiserver's words when a continue token outlived the history its list was cut from. */
-const CONTINUE_EXPIRED = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.'
+const CONTINUE_EXPIRED =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.'
 
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'
 const GENERATE_ATTEMPTS = 8
@@ -70,7 +85,9 @@ function decodeContinue(token: string): { rv: number; start: string } {
     const parsed: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'))
     if (isObject(parsed) && parsed.v === 'emulator.k8s/v1' && typeof parsed.rv === 'number' && typeof parsed.start === 'string')
       return { rv: parsed.rv, start: parsed.start }
-  } catch { /* falls through to the 400 below */ }
+  } catch {
+    /* falls through to the 400 below */
+  }
   throw kubeStatus.badRequest('continue key is not valid: incorrect encoded start resourceVersion (version emulator.k8s/v1)')
 }
 
@@ -97,18 +114,24 @@ export class Registry {
     this.objects.delete(resourceKey(group, resource))
   }
 
-  all(): Resource[] { return [...this.resources.values()] }
+  all(): Resource[] {
+    return [...this.resources.values()]
+  }
 
   /** The resource serving `group/version/resource`, or undefined when no such path exists. */
   lookup(group: string, version: string, resource: string): Resource | undefined {
     const r = this.resources.get(resourceKey(group, resource))
-    return r && r.versions.includes(version) ? r : undefined
+    return r?.versions.includes(version) ? r : undefined
   }
 
-  currentResourceVersion(): string { return String(this.rv) }
+  currentResourceVersion(): string {
+    return String(this.rv)
+  }
 
   /** Listeners of store events: open watches plus the controllers. */
-  get subscriberCount(): number { return this.listeners.size }
+  get subscriberCount(): number {
+    return this.listeners.size
+  }
 
   subscribe(fn: (e: StoreEvent) => void): () => void {
     this.listeners.add(fn)
@@ -121,7 +144,9 @@ export class Registry {
     return this.history.filter((e) => e.rv > rv)
   }
 
-  oldestResourceVersion(): number { return this.compactedRv + 1 }
+  oldestResourceVersion(): number {
+    return this.compactedRv + 1
+  }
 
   private table(r: Resource): Map<string, KubeObject> {
     const t = this.objects.get(resourceKey(r.group, r.resource))
@@ -186,11 +211,26 @@ export class Registry {
 
   /** Server-filled metadata (uid, resourceVersion, generation, creationTimestamp), written name first as a real server does. */
   private stamp(r: Resource, meta: KubeObject['metadata'], rv: number): KubeObject['metadata'] {
-    const { name, generateName, namespace, uid, resourceVersion: _r, creationTimestamp: _c, deletionTimestamp: _d, generation: _g, ...rest } = meta
+    const {
+      name,
+      generateName,
+      namespace,
+      uid,
+      resourceVersion: _r,
+      creationTimestamp: _c,
+      deletionTimestamp: _d,
+      generation: _g,
+      ...rest
+    } = meta
     return {
-      name, ...(generateName ? { generateName } : {}), ...(namespace ? { namespace } : {}),
-      uid: uid ?? crypto.randomUUID(), resourceVersion: String(rv),
-      ...(r.strategy.tracksGeneration ? { generation: 1 } : {}), creationTimestamp: now(), ...rest,
+      name,
+      ...(generateName ? { generateName } : {}),
+      ...(namespace ? { namespace } : {}),
+      uid: uid ?? crypto.randomUUID(),
+      resourceVersion: String(rv),
+      ...(r.strategy.tracksGeneration ? { generation: 1 } : {}),
+      creationTimestamp: now(),
+      ...rest,
     }
   }
 
@@ -201,7 +241,11 @@ export class Registry {
     const causes = [...validateName(meta.name, r.strategy.dnsLabelName === true), ...(r.strategy.validate?.(obj) ?? [])]
     const controllers = (meta.ownerReferences ?? []).filter((o) => o.controller === true)
     if (controllers.length > 1)
-      causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: "[]": Only one reference can have Controller set to true', field: 'metadata.ownerReferences' })
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "[]": Only one reference can have Controller set to true',
+        field: 'metadata.ownerReferences',
+      })
     if (causes.length) throw kubeStatus.invalid({ group: r.group, kind: r.strategy.kind }, meta.name ?? '', causes)
   }
 
@@ -269,9 +313,15 @@ export class Registry {
 
   /** Server-owned metadata always comes from the stored object; status or spec from the right side. */
   private mergeForUpdate(r: Resource, old: KubeObject, obj: KubeObject, subresource?: 'status'): KubeObject {
-    const keep = { uid: old.metadata.uid, creationTimestamp: old.metadata.creationTimestamp, name: old.metadata.name,
-      namespace: old.metadata.namespace, resourceVersion: old.metadata.resourceVersion, generation: old.metadata.generation,
-      deletionTimestamp: old.metadata.deletionTimestamp }
+    const keep = {
+      uid: old.metadata.uid,
+      creationTimestamp: old.metadata.creationTimestamp,
+      name: old.metadata.name,
+      namespace: old.metadata.namespace,
+      resourceVersion: old.metadata.resourceVersion,
+      generation: old.metadata.generation,
+      deletionTimestamp: old.metadata.deletionTimestamp,
+    }
     let next: KubeObject
     if (subresource === 'status') next = { ...old, status: obj.status }
     else {
@@ -285,7 +335,8 @@ export class Registry {
     }
     delete next.apiVersion
     delete next.kind
-    if (r.strategy.tracksGeneration && !deepEqual(specPart(next), specPart(old))) next.metadata.generation = (old.metadata.generation ?? 0) + 1
+    if (r.strategy.tracksGeneration && !deepEqual(specPart(next), specPart(old)))
+      next.metadata.generation = (old.metadata.generation ?? 0) + 1
     return next
   }
 
@@ -298,14 +349,25 @@ export class Registry {
     const old = this.get(r, ns, name)
     const pre = opts.preconditions
     if (pre?.uid && pre.uid !== old.metadata.uid)
-      throw kubeStatus.conflict(groupResource(r), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`)
+      throw kubeStatus.conflict(
+        groupResource(r),
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`,
+      )
     if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion)
-      throw kubeStatus.conflict(groupResource(r), name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`)
+      throw kubeStatus.conflict(
+        groupResource(r),
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+      )
     if (opts.dryRun) return { object: old, gone: true }
     if (opts.propagationPolicy === 'Orphan') this.orphanDependents(old.metadata.uid!)
     if (old.metadata.finalizers?.length) {
       if (old.metadata.deletionTimestamp) return { object: old, gone: false }
-      const marked = { ...old, metadata: { ...old.metadata, deletionTimestamp: now(), deletionGracePeriodSeconds: 0, resourceVersion: String(++this.rv) } }
+      const marked = {
+        ...old,
+        metadata: { ...old.metadata, deletionTimestamp: now(), deletionGracePeriodSeconds: 0, resourceVersion: String(++this.rv) },
+      }
       this.table(r).set(objectKey(r.strategy.namespaced ? ns : '', name), marked)
       this.emit('MODIFIED', r, marked, old)
       return { object: clone(marked), gone: false }

@@ -5,8 +5,16 @@
 import { kubeStatus } from '../kube'
 
 export type LabelOp = '=' | '!=' | 'in' | 'notin' | 'exists' | '!' | '>' | '<'
-export interface LabelRequirement { key: string; op: LabelOp; values: string[] }
-export interface FieldRequirement { field: string; op: '=' | '!='; value: string }
+export interface LabelRequirement {
+  key: string
+  op: LabelOp
+  values: string[]
+}
+export interface FieldRequirement {
+  field: string
+  op: '=' | '!='
+  value: string
+}
 
 const isKeyChar = (c: string) =>
   (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c === '-' || c === '_' || c === '.' || c === '/'
@@ -14,10 +22,22 @@ const isKeyChar = (c: string) =>
 class Scanner {
   pos = 0
   constructor(readonly text: string) {}
-  skipSpace() { while (this.pos < this.text.length && this.text[this.pos] === ' ') this.pos++ }
-  done() { this.skipSpace(); return this.pos >= this.text.length }
-  peek(s: string) { this.skipSpace(); return this.text.startsWith(s, this.pos) }
-  take(s: string) { if (!this.peek(s)) return false; this.pos += s.length; return true }
+  skipSpace() {
+    while (this.pos < this.text.length && this.text[this.pos] === ' ') this.pos++
+  }
+  done() {
+    this.skipSpace()
+    return this.pos >= this.text.length
+  }
+  peek(s: string) {
+    this.skipSpace()
+    return this.text.startsWith(s, this.pos)
+  }
+  take(s: string) {
+    if (!this.peek(s)) return false
+    this.pos += s.length
+    return true
+  }
   word(): string {
     this.skipSpace()
     const start = this.pos
@@ -35,8 +55,7 @@ class Scanner {
   }
 }
 
-const labelError = (text: string, why: string) =>
-  kubeStatus.badRequest(`unable to parse requirement: ${why} (in selector "${text}")`)
+const labelError = (text: string, why: string) => kubeStatus.badRequest(`unable to parse requirement: ${why} (in selector "${text}")`)
 
 const isInteger = (v: string) => v.trim() !== '' && Number.isInteger(Number(v))
 
@@ -55,17 +74,17 @@ function validLabelKey(k: string): boolean {
 }
 
 function parseValueSet(s: Scanner, text: string): string[] {
-  if (!s.take('(')) throw labelError(text, 'found \'\', expected: \'(\'')
+  if (!s.take('(')) throw labelError(text, "found '', expected: '('")
   const values: string[] = []
   for (;;) {
     const v = s.word()
     if (!validLabelValue(v)) throw labelError(text, `invalid label value: "${v}"`)
     if (v) values.push(v)
     if (s.take(')')) break
-    if (!s.take(',')) throw labelError(text, 'found unexpected token, expected: \',\' or \')\'')
-    if (!v) throw labelError(text, 'found \',\', expected: identifier')
+    if (!s.take(',')) throw labelError(text, "found unexpected token, expected: ',' or ')'")
+    if (!v) throw labelError(text, "found ',', expected: identifier")
   }
-  if (!values.length) throw labelError(text, 'for \'in\', \'notin\' operators, values set can\'t be empty')
+  if (!values.length) throw labelError(text, "for 'in', 'notin' operators, values set can't be empty")
   return values
 }
 
@@ -112,21 +131,34 @@ export function matchesLabels(reqs: LabelRequirement[], labels: Record<string, s
     const has = Object.hasOwn(l, r.key)
     const v = l[r.key]
     switch (r.op) {
-      case '=': return has && v === r.values[0]
-      case '!=': return !has || v !== r.values[0]
-      case 'in': return has && r.values.includes(v)
-      case 'notin': return !has || !r.values.includes(v)
-      case 'exists': return has
-      case '!': return !has
-      case '>': return has && Number(v) > Number(r.values[0])
-      case '<': return has && Number(v) < Number(r.values[0])
+      case '=':
+        return has && v === r.values[0]
+      case '!=':
+        return !has || v !== r.values[0]
+      case 'in':
+        return has && r.values.includes(v)
+      case 'notin':
+        return !has || !r.values.includes(v)
+      case 'exists':
+        return has
+      case '!':
+        return !has
+      case '>':
+        return has && Number(v) > Number(r.values[0])
+      case '<':
+        return has && Number(v) < Number(r.values[0])
+      default:
+        return false
     }
   })
 }
 
 /** Renders requirements back to selector text, e.g. for a Scale's `status.selector`. */
 export function formatLabels(labels: Record<string, string>): string {
-  return Object.keys(labels).sort().map((k) => `${k}=${labels[k]}`).join(',')
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k]}`)
+    .join(',')
 }
 
 /** Reads one field-selector term, honouring `\` escapes of `\`, `,` and `=`. */
@@ -135,7 +167,11 @@ function readEscaped(text: string, start: number, stopAtOperator: boolean): [str
   let i = start
   while (i < text.length) {
     const c = text[i]
-    if (c === '\\' && i + 1 < text.length) { out += text[i + 1]; i += 2; continue }
+    if (c === '\\' && i + 1 < text.length) {
+      out += text[i + 1]
+      i += 2
+      continue
+    }
     if (c === ',') break
     if (stopAtOperator && (c === '=' || (c === '!' && text[i + 1] === '='))) break
     out += c
@@ -152,10 +188,16 @@ export function parseFieldSelector(text: string): FieldRequirement[] {
     const [field, afterField] = readEscaped(text, i, true)
     let op: '=' | '!='
     let j = afterField
-    if (text.startsWith('!=', j)) { op = '!='; j += 2 }
-    else if (text.startsWith('==', j)) { op = '='; j += 2 }
-    else if (text[j] === '=') { op = '='; j += 1 }
-    else throw kubeStatus.badRequest(`invalid selector: '${text}'; can't understand '${text.slice(i, afterField)}'`)
+    if (text.startsWith('!=', j)) {
+      op = '!='
+      j += 2
+    } else if (text.startsWith('==', j)) {
+      op = '='
+      j += 2
+    } else if (text[j] === '=') {
+      op = '='
+      j += 1
+    } else throw kubeStatus.badRequest(`invalid selector: '${text}'; can't understand '${text.slice(i, afterField)}'`)
     const [value, afterValue] = readEscaped(text, j, false)
     if (!field.trim()) throw kubeStatus.badRequest(`invalid selector: '${text}'; field name must not be empty`)
     out.push({ field: field.trim(), op, value })
@@ -165,6 +207,6 @@ export function parseFieldSelector(text: string): FieldRequirement[] {
 }
 
 /** Whether the object's field values (from its resource's field getters) satisfy every requirement. */
-export function matchesFields(reqs: FieldRequirement[], valueOf: (field: string) => string): boolean {
-  return reqs.every((r) => (r.op === '=' ? valueOf(r.field) === r.value : valueOf(r.field) !== r.value))
+export function matchesFields(reqs: FieldRequirement[], fieldValue: (field: string) => string): boolean {
+  return reqs.every((r) => (r.op === '=' ? fieldValue(r.field) === r.value : fieldValue(r.field) !== r.value))
 }

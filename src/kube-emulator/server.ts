@@ -5,9 +5,20 @@
  * `Status` bodies; an unexpected exception is logged and answered as a bare 500.
  */
 import type { Server, ServerWebSocket } from 'bun'
-import { kubeStatus, KubeStatusError, parseApiPath } from '../kube'
+import { KubeStatusError, kubeStatus, parseApiPath } from '../kube'
 import type { Call, EmulatorContext, RequestInfo } from './context'
-import { coreVersions, groupDocument, groupList, OPENAPI_V2_PROTOBUF, openApiV2, openApiV2Protobuf, openApiV3Document, openApiV3Index, resourceList, SERVER_VERSION } from './discovery'
+import {
+  coreVersions,
+  groupDocument,
+  groupList,
+  OPENAPI_V2_PROTOBUF,
+  openApiV2,
+  openApiV2Protobuf,
+  openApiV3Document,
+  openApiV3Index,
+  resourceList,
+  SERVER_VERSION,
+} from './discovery'
 import type { ExecSession } from './exec'
 import { remove, removeCollection } from './handlers/delete'
 import { patch } from './handlers/patch'
@@ -16,14 +27,21 @@ import { json, queryFlag, readBody, statusResponse } from './handlers/request'
 import { SUBRESOURCES } from './handlers/subresources'
 import { create, update } from './handlers/write'
 import { authenticate, authorize, impersonate, type UserSpec } from './rbac'
-import { groupResource, verbsOf, type Resource } from './registry'
+import { groupResource, type Resource, verbsOf } from './registry'
 import type { Subresources } from './strategies'
 
 const UNAUTHENTICATED_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz'])
 
 /** The handler of each verb on a stored resource's main path. */
 const VERB_HANDLERS: Record<string, (call: Call) => Promise<Response> | Response> = {
-  get, list, watch, create, update, patch, delete: remove, deletecollection: removeCollection,
+  get,
+  list,
+  watch,
+  create,
+  update,
+  patch,
+  delete: remove,
+  deletecollection: removeCollection,
 }
 
 /** Serves one request; returns undefined when the request was upgraded to a WebSocket. */
@@ -81,7 +99,8 @@ function serveDiscovery(ctx: EmulatorContext, req: Request, path: string): Respo
  */
 function openApiV2Response(req: Request): Response {
   const accept = req.headers.get('accept') ?? ''
-  if (OPENAPI_V2_PROTOBUF.some((t) => accept.includes(t))) return new Response(openApiV2Protobuf(), { headers: { 'Content-Type': OPENAPI_V2_PROTOBUF[1] } })
+  if (OPENAPI_V2_PROTOBUF.some((t) => accept.includes(t)))
+    return new Response(openApiV2Protobuf(), { headers: { 'Content-Type': OPENAPI_V2_PROTOBUF[1] } })
   if (accept && !/application\/json|\*\/\*/.test(accept)) throw kubeStatus.notAcceptable(['application/json', OPENAPI_V2_PROTOBUF[1]])
   return json(openApiV2())
 }
@@ -92,7 +111,11 @@ function optional(doc: object | undefined): Response {
 }
 
 const VERBS: Record<string, [collection: string, item: string]> = {
-  GET: ['list', 'get'], POST: ['create', 'create'], PUT: ['update', 'update'], PATCH: ['patch', 'patch'], DELETE: ['deletecollection', 'delete'],
+  GET: ['list', 'get'],
+  POST: ['create', 'create'],
+  PUT: ['update', 'update'],
+  PATCH: ['patch', 'patch'],
+  DELETE: ['deletecollection', 'delete'],
 }
 
 /** `/api/v1/...` or `/apis/{g}/{v}/...` into a RequestInfo; undefined when it is no resource path. */
@@ -111,7 +134,14 @@ function checkAccess(user: UserSpec, info: RequestInfo, r: Resource): void {
   if (!decision.allowed) throw kubeStatus.forbidden(groupResource(r), info.name, user.name, verb, info.namespace, info.subresource)
 }
 
-async function serveVirtual(ctx: EmulatorContext, req: Request, url: URL, info: RequestInfo, r: Resource, user: UserSpec): Promise<Response> {
+async function serveVirtual(
+  ctx: EmulatorContext,
+  req: Request,
+  url: URL,
+  info: RequestInfo,
+  r: Resource,
+  user: UserSpec,
+): Promise<Response> {
   const handler = ctx.virtual.get(`${r.group}/${r.resource}`)
   if (!handler || !verbsOf(r).includes(info.verb)) throw kubeStatus.methodNotSupported(groupResource(r), info.verb)
   const body = info.verb === 'create' ? await readBody(req) : undefined

@@ -33,10 +33,17 @@ function files(io: Io): Record<string, string | string[]> {
     '/etc': ['hostname', 'hosts', 'os-release', 'resolv.conf'],
     '/etc/hostname': `${io.hostname}\n`,
     '/etc/hosts': `127.0.0.1\tlocalhost\n10.244.0.10\t${io.hostname}\n`,
-    '/etc/os-release': 'NAME="Emulated Linux"\nID=emulated\nVERSION_ID=1.0\nPRETTY_NAME="Emulated Linux 1.0 (platform-api kube emulator)"\n',
+    '/etc/os-release':
+      'NAME="Emulated Linux"\nID=emulated\nVERSION_ID=1.0\nPRETTY_NAME="Emulated Linux 1.0 (platform-api kube emulator)"\n',
     '/etc/resolv.conf': 'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n',
-    '/tmp': [], '/home': [], '/root': [], '/dev': ['null', 'stdin', 'stdout', 'stderr'], '/proc': ['1', 'cpuinfo', 'meminfo'],
-    '/sys': [], '/usr': ['bin', 'lib', 'local'], '/var': ['log', 'run'],
+    '/tmp': [],
+    '/home': [],
+    '/root': [],
+    '/dev': ['null', 'stdin', 'stdout', 'stderr'],
+    '/proc': ['1', 'cpuinfo', 'meminfo'],
+    '/sys': [],
+    '/usr': ['bin', 'lib', 'local'],
+    '/var': ['log', 'run'],
   }
 }
 
@@ -50,11 +57,19 @@ function resolvePath(p: string): string {
   return `/${parts.join('/')}`
 }
 
-const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  // Timers overflow past 2^31-1 ms; a longer sleep waits that long (about 24 days) instead of not at all.
-  const t = setTimeout(resolve, Math.min(ms, 2 ** 31 - 1))
-  signal.addEventListener('abort', () => { clearTimeout(t); resolve() }, { once: true })
-})
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    // Timers overflow past 2^31-1 ms; a longer sleep waits that long (about 24 days) instead of not at all.
+    const t = setTimeout(resolve, Math.min(ms, 2 ** 31 - 1))
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t)
+        resolve()
+      },
+      { once: true },
+    )
+  })
 
 /** `date`'s default format: `Sun Nov 22 04:17:44 UTC 2026`. */
 function dateText(d: Date): string {
@@ -67,11 +82,14 @@ function target(url: string): { host: string; port: number } | undefined {
   try {
     const u = new URL(/^[a-z]+:\/\//i.test(url) ? url : `http://${url}`)
     return { host: u.hostname, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)) }
-  } catch { return undefined }
+  } catch {
+    return undefined
+  }
 }
 
 /** What an emulated Service answers: there is no real container behind it. */
-const page = (host: string) => `<!DOCTYPE html>\n<html><head><title>${host}</title></head><body><p>${host} answered (emulated service)</p></body></html>\n`
+const page = (host: string) =>
+  `<!DOCTYPE html>\n<html><head><title>${host}</title></head><body><p>${host} answered (emulated service)</p></body></html>\n`
 
 const BUILTINS: Record<string, Builtin> = {
   /** busybox wget: reaches Services of the cluster (by name) with ready endpoints; `-O -` prints the page. */
@@ -80,21 +98,36 @@ const BUILTINS: Record<string, Builtin> = {
     const toStdout = args.some((a, i) => (a === '-O' && args[i + 1] === '-') || a === '-O-')
     const url = args.find((a, i) => !a.startsWith('-') && args[i - 1] !== '-O' && args[i - 1] !== '-T')
     const t = url ? target(url) : undefined
-    if (!url || !t) { io.err('BusyBox v1.36.1 multi-call binary.\n\nUsage: wget [-q] [-O FILE] URL\n'); return 1 }
+    if (!url || !t) {
+      io.err('BusyBox v1.36.1 multi-call binary.\n\nUsage: wget [-q] [-O FILE] URL\n')
+      return 1
+    }
     const ip = io.lookupService?.(t.host, t.port)
-    if (!ip) { io.err(`wget: bad address '${t.host}:${t.port}'\n`); return 1 }
+    if (!ip) {
+      io.err(`wget: bad address '${t.host}:${t.port}'\n`)
+      return 1
+    }
     const body = page(t.host)
     if (!quiet) io.err(`Connecting to ${t.host}:${t.port} (${ip}:${t.port})\n`)
     if (toStdout) io.out(body)
-    else if (!quiet) io.err(`saving to 'index.html'\nindex.html           100% |********************************|   ${body.length}  0:00:00 ETA\n'index.html' saved\n`)
+    else if (!quiet)
+      io.err(
+        `saving to 'index.html'\nindex.html           100% |********************************|   ${body.length}  0:00:00 ETA\n'index.html' saved\n`,
+      )
     return 0
   },
   /** curl: the same reach as wget; the page on stdout. */
   curl: async (args, io) => {
     const url = args.find((a, i) => !a.startsWith('-') && !['-o', '-H', '-X', '-d', '-m', '--max-time'].includes(args[i - 1]))
     const t = url ? target(url) : undefined
-    if (!url || !t) { io.err('curl: no URL specified!\n'); return 2 }
-    if (!io.lookupService?.(t.host, t.port)) { io.err(`curl: (6) Could not resolve host: ${t.host}\n`); return 6 }
+    if (!url || !t) {
+      io.err('curl: no URL specified!\n')
+      return 2
+    }
+    if (!io.lookupService?.(t.host, t.port)) {
+      io.err(`curl: (6) Could not resolve host: ${t.host}\n`)
+      return 6
+    }
     io.out(page(t.host))
     return 0
   },
@@ -113,11 +146,21 @@ const BUILTINS: Record<string, Builtin> = {
     for (const a of args) {
       const f = files(io)[resolvePath(a)]
       if (typeof f === 'string') io.out(f)
-      else { io.err(`cat: ${a}: ${f ? 'Is a directory' : 'No such file or directory'}\n`); code = 1 }
+      else {
+        io.err(`cat: ${a}: ${f ? 'Is a directory' : 'No such file or directory'}\n`)
+        code = 1
+      }
     }
     return code
   },
-  env: async (_args, io) => { io.out(Object.entries(envWithSize(io)).map(([k, v]) => `${k}=${v}\n`).join('')); return 0 },
+  env: async (_args, io) => {
+    io.out(
+      Object.entries(envWithSize(io))
+        .map(([k, v]) => `${k}=${v}\n`)
+        .join(''),
+    )
+    return 0
+  },
   printenv: async (args, io) => {
     const env = envWithSize(io)
     if (!args.length) return BUILTINS.env(args, io)
@@ -130,24 +173,44 @@ const BUILTINS: Record<string, Builtin> = {
     let code = 0
     for (const p of paths.length ? paths : ['/']) {
       const f = files(io)[resolvePath(p)]
-      if (f === undefined) { io.err(`ls: ${p}: No such file or directory\n`); code = 1 }
-      else io.out(typeof f === 'string' ? `${p}\n` : f.map((n) => `${n}\n`).join(''))
+      if (f === undefined) {
+        io.err(`ls: ${p}: No such file or directory\n`)
+        code = 1
+      } else io.out(typeof f === 'string' ? `${p}\n` : f.map((n) => `${n}\n`).join(''))
     }
     return code
   },
-  date: async (_args, io) => { io.out(`${dateText(new Date())}\n`); return 0 },
+  date: async (_args, io) => {
+    io.out(`${dateText(new Date())}\n`)
+    return 0
+  },
   sleep: async (args, io) => {
     const s = Number(args[0])
-    if (!args.length || !Number.isFinite(s) || s < 0) { io.err(`sleep: invalid time interval '${args[0] ?? ''}'\n`); return 1 }
+    if (!args.length || !Number.isFinite(s) || s < 0) {
+      io.err(`sleep: invalid time interval '${args[0] ?? ''}'\n`)
+      return 1
+    }
     await sleep(s * 1000, io.signal)
     return 0
   },
   true: async () => 0,
   false: async () => 1,
-  pwd: async (_args, io) => { io.out('/\n'); return 0 },
-  hostname: async (_args, io) => { io.out(`${io.hostname}\n`); return 0 },
-  whoami: async (_args, io) => { io.out('root\n'); return 0 },
-  uname: async (args, io) => { io.out(args.includes('-a') ? `Linux ${io.hostname} 6.1.0-emulated #1 SMP x86_64 GNU/Linux\n` : 'Linux\n'); return 0 },
+  pwd: async (_args, io) => {
+    io.out('/\n')
+    return 0
+  },
+  hostname: async (_args, io) => {
+    io.out(`${io.hostname}\n`)
+    return 0
+  },
+  whoami: async (_args, io) => {
+    io.out('root\n')
+    return 0
+  },
+  uname: async (args, io) => {
+    io.out(args.includes('-a') ? `Linux ${io.hostname} 6.1.0-emulated #1 SMP x86_64 GNU/Linux\n` : 'Linux\n')
+    return 0
+  },
 }
 
 function envWithSize(io: Io): Record<string, string> {
@@ -170,7 +233,10 @@ export async function runCommand(argv: string[], io: Io): Promise<number | strin
   return builtin(argv.slice(1), io)
 }
 
-function usage(io: Io): number { io.err('sh: -c requires an argument\n'); return 2 }
+function usage(io: Io): number {
+  io.err('sh: -c requires an argument\n')
+  return 2
+}
 
 async function interactive(io: Io): Promise<number> {
   const state = { status: 0 }
@@ -184,21 +250,49 @@ async function interactive(io: Io): Promise<number> {
 }
 
 type Op = ';' | '&&' | '||' | '|'
-interface Segment { text: string; op: Op }
+interface Segment {
+  text: string
+  op: Op
+}
 
 /** Splits a script at unquoted `;`, `&&`, `||`, `|` and newlines, one linear pass. */
 function splitScript(script: string): Segment[] {
   const out: Segment[] = []
-  let cur = '', quote = ''
+  let cur = '',
+    quote = ''
   for (let i = 0; i < script.length; i++) {
     const c = script[i]
-    if (quote) { cur += c; if (c === quote) quote = ''; else if (c === '\\' && quote === '"' && i + 1 < script.length) cur += script[++i]; continue }
-    if (c === '\\' && i + 1 < script.length) { cur += c + script[++i]; continue }
-    if (c === '"' || c === "'") { quote = c; cur += c; continue }
-    if (c === '#' && (i === 0 || /\s/.test(script[i - 1]))) { while (i + 1 < script.length && script[i + 1] !== '\n') i++; continue }
+    if (quote) {
+      cur += c
+      if (c === quote) quote = ''
+      else if (c === '\\' && quote === '"' && i + 1 < script.length) cur += script[++i]
+      continue
+    }
+    if (c === '\\' && i + 1 < script.length) {
+      cur += c + script[++i]
+      continue
+    }
+    if (c === '"' || c === "'") {
+      quote = c
+      cur += c
+      continue
+    }
+    if (c === '#' && (i === 0 || /\s/.test(script[i - 1]))) {
+      while (i + 1 < script.length && script[i + 1] !== '\n') i++
+      continue
+    }
     const two = script.slice(i, i + 2)
-    if (two === '&&' || two === '||') { out.push({ text: cur, op: two }); cur = ''; i++; continue }
-    if (c === ';' || c === '\n' || c === '|') { out.push({ text: cur, op: c === '|' ? '|' : ';' }); cur = ''; continue }
+    if (two === '&&' || two === '||') {
+      out.push({ text: cur, op: two })
+      cur = ''
+      i++
+      continue
+    }
+    if (c === ';' || c === '\n' || c === '|') {
+      out.push({ text: cur, op: c === '|' ? '|' : ';' })
+      cur = ''
+      continue
+    }
     cur += c
   }
   out.push({ text: cur, op: ';' })
@@ -208,28 +302,59 @@ function splitScript(script: string): Segment[] {
 /** Splits one command into words, expanding `$VAR`, `${VAR}` and `$?` outside single quotes. */
 function words(text: string, env: Record<string, string>, status: number): string[] {
   const out: string[] = []
-  let cur = '', inWord = false, quote = ''
+  let cur = '',
+    inWord = false,
+    quote = ''
   const expand = (i: number): [string, number] => {
     if (text[i + 1] === '?') return [String(status), i + 1]
-    if (text[i + 1] === '{') { const end = text.indexOf('}', i); if (end > 0) return [env[text.slice(i + 2, end)] ?? '', end] }
+    if (text[i + 1] === '{') {
+      const end = text.indexOf('}', i)
+      if (end > 0) return [env[text.slice(i + 2, end)] ?? '', end]
+    }
     let j = i + 1
     while (j < text.length && /[A-Za-z0-9_]/.test(text[j])) j++
     return j === i + 1 ? ['$', i] : [env[text.slice(i + 1, j)] ?? '', j - 1]
   }
   for (let i = 0; i < text.length; i++) {
     const c = text[i]
-    if (quote === "'") { if (c === "'") quote = ''; else cur += c; continue }
-    if (quote === '"') {
-      if (c === '"') quote = ''
-      else if (c === '\\' && i + 1 < text.length && '"\\$'.includes(text[i + 1])) cur += text[++i]
-      else if (c === '$') { const [v, j] = expand(i); cur += v; i = j }
+    if (quote === "'") {
+      if (c === "'") quote = ''
       else cur += c
       continue
     }
-    if (c === "'" || c === '"') { quote = c; inWord = true; continue }
-    if (c === '\\' && i + 1 < text.length) { cur += text[++i]; inWord = true; continue }
-    if (c === ' ' || c === '\t') { if (inWord) out.push(cur); cur = ''; inWord = false; continue }
-    if (c === '$') { const [v, j] = expand(i); cur += v; i = j; inWord = true; continue }
+    if (quote === '"') {
+      if (c === '"') quote = ''
+      else if (c === '\\' && i + 1 < text.length && '"\\$'.includes(text[i + 1])) cur += text[++i]
+      else if (c === '$') {
+        const [v, j] = expand(i)
+        cur += v
+        i = j
+      } else cur += c
+      continue
+    }
+    if (c === "'" || c === '"') {
+      quote = c
+      inWord = true
+      continue
+    }
+    if (c === '\\' && i + 1 < text.length) {
+      cur += text[++i]
+      inWord = true
+      continue
+    }
+    if (c === ' ' || c === '\t') {
+      if (inWord) out.push(cur)
+      cur = ''
+      inWord = false
+      continue
+    }
+    if (c === '$') {
+      const [v, j] = expand(i)
+      cur += v
+      i = j
+      inWord = true
+      continue
+    }
     cur += c
     inWord = true
   }
@@ -241,7 +366,11 @@ function words(text: string, env: Record<string, string>, status: number): strin
 function bufferedStdin(text: string): Io['stdin'] {
   let rest: string | null = text
   return {
-    read: async () => { const r = rest; rest = null; return r ? new TextEncoder().encode(r) : null },
+    read: async () => {
+      const r = rest
+      rest = null
+      return r ? new TextEncoder().encode(r) : null
+    },
     readLine: async () => {
       if (!rest) return null
       const nl = rest.indexOf('\n')
@@ -254,10 +383,17 @@ function bufferedStdin(text: string): Io['stdin'] {
 
 /** `>&2` / `1>&2` send stdout to stderr and `2>&1` the reverse; other redirections are not supported. */
 function redirect(argv: string[], io: Io): [string[], Io] {
-  let out = io.out, err = io.err
+  let out = io.out,
+    err = io.err
   const rest = argv.filter((a) => {
-    if (a === '>&2' || a === '1>&2') { out = io.err; return false }
-    if (a === '2>&1') { err = io.out; return false }
+    if (a === '>&2' || a === '1>&2') {
+      out = io.err
+      return false
+    }
+    if (a === '2>&1') {
+      err = io.out
+      return false
+    }
     return true
   })
   return [rest, { ...io, out, err }]
@@ -271,7 +407,10 @@ async function runSimple(text: string, outer: Io, status: number): Promise<{ cod
     return { code: Number.isInteger(n) ? ((n % 256) + 256) % 256 : 2, exited: true }
   }
   if (argv[0] === 'export') {
-    for (const a of argv.slice(1)) { const eq = a.indexOf('='); if (eq > 0) io.env[a.slice(0, eq)] = a.slice(eq + 1) }
+    for (const a of argv.slice(1)) {
+      const eq = a.indexOf('=')
+      if (eq > 0) io.env[a.slice(0, eq)] = a.slice(eq + 1)
+    }
     return { code: 0, exited: false }
   }
   const result = await runCommand(argv, io)
@@ -282,7 +421,11 @@ async function runSimple(text: string, outer: Io, status: number): Promise<{ cod
 
 /** Runs a script; `exit` stops it. `state.status` carries `$?` across interactive lines. */
 async function runScript(script: string, io: Io, state: { status: number }): Promise<{ code: number; exited: boolean }> {
-  if (script.length > MAX_SCRIPT) { io.err('sh: script too long\n'); state.status = 2; return { code: 2, exited: false } }
+  if (script.length > MAX_SCRIPT) {
+    io.err('sh: script too long\n')
+    state.status = 2
+    return { code: 2, exited: false }
+  }
   let skip = false
   const segments = splitScript(script)
   for (let i = 0; i < segments.length; i++) {
@@ -296,7 +439,15 @@ async function runScript(script: string, io: Io, state: { status: number }): Pro
       for (let p = 0; p < pipeline.length; p++) {
         const last = p === pipeline.length - 1
         let captured = ''
-        const stageIo: Io = { ...io, stdin: input, out: last ? io.out : (t) => { captured += t } }
+        const stageIo: Io = {
+          ...io,
+          stdin: input,
+          out: last
+            ? io.out
+            : (t) => {
+                captured += t
+              },
+        }
         result = await runSimple(pipeline[p].text, stageIo, state.status)
         input = bufferedStdin(captured)
       }

@@ -3,13 +3,21 @@
  * kubectl relies on for `get`. Kinds with a printer here get their kubectl columns; custom resources
  * get their CRD's additionalPrinterColumns; everything else Name and Age.
  */
+
+import { isObject, type KubeObject } from '../kube'
 import type { Resource } from './registry'
 import { fieldAt } from './strategies'
-import { isObject, type KubeObject } from '../kube'
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object'
 
-interface Column { name: string; type: string; format?: string; description: string; priority: number; cell: (o: KubeObject) => string | number | boolean }
+interface Column {
+  name: string
+  type: string
+  format?: string
+  description: string
+  priority: number
+  cell: (o: KubeObject) => string | number | boolean
+}
 
 /** kubectl's `HumanDuration`: 45s, 5m3s, 17m, 5h2m, 3d4h, 120d, 3y. */
 function humanDuration(ms: number): string {
@@ -28,13 +36,33 @@ function humanDuration(ms: number): string {
   return `${Math.floor(d / 365)}y`
 }
 
-const age = (o: KubeObject) => (o.metadata.creationTimestamp ? humanDuration(Date.now() - Date.parse(o.metadata.creationTimestamp)) : '<unknown>')
+const age = (o: KubeObject) =>
+  o.metadata.creationTimestamp ? humanDuration(Date.now() - Date.parse(o.metadata.creationTimestamp)) : '<unknown>'
 const num = (v: unknown) => (typeof v === 'number' ? v : 0)
 const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isObject) : [])
 
-const NAME: Column = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0, cell: (o) => o.metadata.name ?? '' }
-const AGE: Column = { name: 'Age', type: 'string', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, cell: age }
-const col = (name: string, cell: Column['cell'], priority = 0, type = 'string'): Column => ({ name, type, description: name, priority, cell })
+const NAME: Column = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: 'Name must be unique within a namespace.',
+  priority: 0,
+  cell: (o) => o.metadata.name ?? '',
+}
+const AGE: Column = {
+  name: 'Age',
+  type: 'string',
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  priority: 0,
+  cell: age,
+}
+const col = (name: string, cell: Column['cell'], priority = 0, type = 'string'): Column => ({
+  name,
+  type,
+  description: name,
+  priority,
+  cell,
+})
 
 /** kubectl's STATUS of a pod: Terminating, a waiting container's reason, a finished pod's terminated reason (Completed, Error), or the phase. */
 function podStatus(o: KubeObject): string {
@@ -52,11 +80,29 @@ function podStatus(o: KubeObject): string {
 const containersOf = (o: KubeObject) => list(fieldAt(o, ['spec', 'template', 'spec', 'containers']))
 const selectorText = (o: KubeObject) => {
   const m = fieldAt(o, ['spec', 'selector', 'matchLabels'])
-  return isObject(m) ? Object.entries(m).map(([k, v]) => `${k}=${String(v)}`).join(',') : '<none>'
+  return isObject(m)
+    ? Object.entries(m)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(',')
+    : '<none>'
 }
 const WORKLOAD_WIDE = [
-  col('Containers', (o) => containersOf(o).map((c) => String(c.name)).join(','), 1),
-  col('Images', (o) => containersOf(o).map((c) => String(c.image)).join(','), 1),
+  col(
+    'Containers',
+    (o) =>
+      containersOf(o)
+        .map((c) => String(c.name))
+        .join(','),
+    1,
+  ),
+  col(
+    'Images',
+    (o) =>
+      containersOf(o)
+        .map((c) => String(c.image))
+        .join(','),
+    1,
+  ),
   col('Selector', selectorText, 1),
 ]
 
@@ -66,12 +112,18 @@ function nodeReady(o: KubeObject): string {
   return fieldAt(o, ['spec', 'unschedulable']) === true ? `${status},SchedulingDisabled` : status
 }
 function nodeRoles(o: KubeObject): string {
-  const roles = Object.keys(o.metadata.labels ?? {}).filter((k) => k.startsWith('node-role.kubernetes.io/')).map((k) => k.slice(24))
+  const roles = Object.keys(o.metadata.labels ?? {})
+    .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+    .map((k) => k.slice(24))
   return roles.length ? roles.sort().join(',') : '<none>'
 }
-const nodeAddress = (o: KubeObject) => String(list(fieldAt(o, ['status', 'addresses'])).find((a) => a.type === 'InternalIP')?.address ?? '<none>')
+const nodeAddress = (o: KubeObject) =>
+  String(list(fieldAt(o, ['status', 'addresses'])).find((a) => a.type === 'InternalIP')?.address ?? '<none>')
 
-const str = (o: unknown, ...path: string[]) => { const v = fieldAt(o, path); return v === undefined || v === null || v === '' ? '<none>' : String(v) }
+const str = (o: unknown, ...path: string[]) => {
+  const v = fieldAt(o, path)
+  return v === undefined || v === null || v === '' ? '<none>' : String(v)
+}
 const CREATED_AT: Column = { ...AGE, name: 'Created At', type: 'date', cell: (o) => o.metadata.creationTimestamp ?? '' }
 const ACCESS_MODES: Record<string, string> = { ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' }
 
@@ -82,14 +134,19 @@ function labelSelectorText(sel: unknown): string {
   for (const e of list(sel.matchExpressions)) {
     const values = Array.isArray(e.values) ? e.values.map(String).join(',') : ''
     const op = String(e.operator)
-    parts.push(op === 'Exists' ? String(e.key) : op === 'DoesNotExist' ? `!${String(e.key)}` : `${String(e.key)} ${op.toLowerCase()} (${values})`)
+    parts.push(
+      op === 'Exists' ? String(e.key) : op === 'DoesNotExist' ? `!${String(e.key)}` : `${String(e.key)} ${op.toLowerCase()} (${values})`,
+    )
   }
   return parts.join(',') || '<none>'
 }
 
 function jobStatus(o: KubeObject): string {
-  const conditions = list(fieldAt(o, ['status', 'conditions'])).filter((c) => c.status === 'True').map((c) => String(c.type))
-  for (const type of ['Failed', 'Complete', 'Suspended', 'FailureTarget', 'SuccessCriteriaMet']) if (conditions.includes(type)) return type === 'SuccessCriteriaMet' ? 'Complete' : type
+  const conditions = list(fieldAt(o, ['status', 'conditions']))
+    .filter((c) => c.status === 'True')
+    .map((c) => String(c.type))
+  for (const type of ['Failed', 'Complete', 'Suspended', 'FailureTarget', 'SuccessCriteriaMet'])
+    if (conditions.includes(type)) return type === 'SuccessCriteriaMet' ? 'Complete' : type
   return 'Running'
 }
 
@@ -100,29 +157,54 @@ function jobDuration(o: KubeObject): string {
   return humanDuration((typeof end === 'string' ? Date.parse(end) : Date.now()) - Date.parse(start))
 }
 
-const subjects = (kind: string) => (o: KubeObject) => list(o.subjects).filter((s) => s.kind === kind)
-  .map((s) => (kind === 'ServiceAccount' ? `${String(s.namespace ?? '')}/${String(s.name)}` : String(s.name))).join(', ')
-const BINDING = [NAME, col('Role', (o) => `${str(o, 'roleRef', 'kind')}/${str(o, 'roleRef', 'name')}`), AGE,
-  col('Users', subjects('User'), 1), col('Groups', subjects('Group'), 1), col('ServiceAccounts', subjects('ServiceAccount'), 1)]
+const subjects = (kind: string) => (o: KubeObject) =>
+  list(o.subjects)
+    .filter((s) => s.kind === kind)
+    .map((s) => (kind === 'ServiceAccount' ? `${String(s.namespace ?? '')}/${String(s.name)}` : String(s.name)))
+    .join(', ')
+const BINDING = [
+  NAME,
+  col('Role', (o) => `${str(o, 'roleRef', 'kind')}/${str(o, 'roleRef', 'name')}`),
+  AGE,
+  col('Users', subjects('User'), 1),
+  col('Groups', subjects('Group'), 1),
+  col('ServiceAccounts', subjects('ServiceAccount'), 1),
+]
 
 /** `10.244.0.11:80,10.244.0.12:80` from an Endpoints' subsets. */
 function endpointsText(o: KubeObject): string {
   const out: string[] = []
   for (const subset of list(o.subsets)) {
     const ports = list(subset.ports)
-    for (const a of list(subset.addresses)) for (const p of ports.length ? ports : [{}]) out.push(p.port === undefined ? String(a.ip) : `${String(a.ip)}:${String(p.port)}`)
+    for (const a of list(subset.addresses))
+      for (const p of ports.length ? ports : [{}]) out.push(p.port === undefined ? String(a.ip) : `${String(a.ip)}:${String(p.port)}`)
   }
   return out.length ? out.slice(0, 3).join(',') + (out.length > 3 ? ` + ${out.length - 3} more...` : '') : '<none>'
 }
 
 const JOB_WIDE = (path: string[]) => [
-  col('Containers', (o) => list(fieldAt(o, [...path, 'containers'])).map((c) => String(c.name)).join(','), 1),
-  col('Images', (o) => list(fieldAt(o, [...path, 'containers'])).map((c) => String(c.image)).join(','), 1),
+  col(
+    'Containers',
+    (o) =>
+      list(fieldAt(o, [...path, 'containers']))
+        .map((c) => String(c.name))
+        .join(','),
+    1,
+  ),
+  col(
+    'Images',
+    (o) =>
+      list(fieldAt(o, [...path, 'containers']))
+        .map((c) => String(c.image))
+        .join(','),
+    1,
+  ),
 ]
 
 /** Built-in printers keyed `group/resource`, after kubectl's `printers/internalversion`. */
 const PRINTERS: Record<string, Column[]> = {
-  '/pods': [NAME,
+  '/pods': [
+    NAME,
     col('Ready', (o) => {
       const statuses = list(fieldAt(o, ['status', 'containerStatuses']))
       return `${statuses.filter((c) => c.ready === true).length}/${list(fieldAt(o, ['spec', 'containers'])).length}`
@@ -133,90 +215,233 @@ const PRINTERS: Record<string, Column[]> = {
     col('IP', (o) => String(fieldAt(o, ['status', 'podIP']) ?? '<none>'), 1),
     col('Node', (o) => String(fieldAt(o, ['spec', 'nodeName']) ?? '<none>'), 1),
     col('Nominated Node', () => '<none>', 1),
-    col('Readiness Gates', () => '<none>', 1)],
-  'apps/deployments': [NAME,
+    col('Readiness Gates', () => '<none>', 1),
+  ],
+  'apps/deployments': [
+    NAME,
     col('Ready', (o) => `${num(fieldAt(o, ['status', 'readyReplicas']))}/${num(fieldAt(o, ['spec', 'replicas']))}`),
     col('Up-to-date', (o) => num(fieldAt(o, ['status', 'updatedReplicas'])), 0, 'integer'),
     col('Available', (o) => num(fieldAt(o, ['status', 'availableReplicas'])), 0, 'integer'),
-    AGE, ...WORKLOAD_WIDE],
-  'apps/replicasets': [NAME,
+    AGE,
+    ...WORKLOAD_WIDE,
+  ],
+  'apps/replicasets': [
+    NAME,
     col('Desired', (o) => num(fieldAt(o, ['spec', 'replicas'])), 0, 'integer'),
     col('Current', (o) => num(fieldAt(o, ['status', 'replicas'])), 0, 'integer'),
     col('Ready', (o) => num(fieldAt(o, ['status', 'readyReplicas'])), 0, 'integer'),
-    AGE, ...WORKLOAD_WIDE],
-  'apps/statefulsets': [NAME,
+    AGE,
+    ...WORKLOAD_WIDE,
+  ],
+  'apps/statefulsets': [
+    NAME,
     col('Ready', (o) => `${num(fieldAt(o, ['status', 'readyReplicas']))}/${num(fieldAt(o, ['spec', 'replicas']))}`),
-    AGE, ...WORKLOAD_WIDE.slice(0, 2)],
-  '/nodes': [NAME, col('Status', nodeReady), col('Roles', nodeRoles), AGE,
+    AGE,
+    ...WORKLOAD_WIDE.slice(0, 2),
+  ],
+  '/nodes': [
+    NAME,
+    col('Status', nodeReady),
+    col('Roles', nodeRoles),
+    AGE,
     col('Version', (o) => String(fieldAt(o, ['status', 'nodeInfo', 'kubeletVersion']) ?? '')),
     col('Internal-IP', nodeAddress, 1),
     col('OS-Image', (o) => String(fieldAt(o, ['status', 'nodeInfo', 'osImage']) ?? ''), 1),
     col('Kernel-Version', (o) => String(fieldAt(o, ['status', 'nodeInfo', 'kernelVersion']) ?? ''), 1),
-    col('Container-Runtime', (o) => String(fieldAt(o, ['status', 'nodeInfo', 'containerRuntimeVersion']) ?? ''), 1)],
+    col('Container-Runtime', (o) => String(fieldAt(o, ['status', 'nodeInfo', 'containerRuntimeVersion']) ?? ''), 1),
+  ],
   '/namespaces': [NAME, col('Status', (o) => String(fieldAt(o, ['status', 'phase']) ?? '')), AGE],
-  '/services': [NAME,
+  '/services': [
+    NAME,
     col('Type', (o) => String(fieldAt(o, ['spec', 'type']) ?? 'ClusterIP')),
     col('Cluster-IP', (o) => String(fieldAt(o, ['spec', 'clusterIP']) ?? '<none>')),
     col('External-IP', () => '<none>'),
-    col('Port(s)', (o) => list(fieldAt(o, ['spec', 'ports'])).map((p) => `${String(p.port)}/${String(p.protocol ?? 'TCP')}`).join(',') || '<none>'),
-    AGE],
-  '/configmaps': [NAME, col('Data', (o) => Object.keys(isObject(o.data) ? o.data : {}).length + Object.keys(isObject(o.binaryData) ? o.binaryData : {}).length, 0, 'integer'), AGE],
-  '/secrets': [NAME, col('Type', (o) => String(o.type ?? 'Opaque')), col('Data', (o) => Object.keys(isObject(o.data) ? o.data : {}).length, 0, 'integer'), AGE],
+    col(
+      'Port(s)',
+      (o) =>
+        list(fieldAt(o, ['spec', 'ports']))
+          .map((p) => `${String(p.port)}/${String(p.protocol ?? 'TCP')}`)
+          .join(',') || '<none>',
+    ),
+    AGE,
+  ],
+  '/configmaps': [
+    NAME,
+    col(
+      'Data',
+      (o) => Object.keys(isObject(o.data) ? o.data : {}).length + Object.keys(isObject(o.binaryData) ? o.binaryData : {}).length,
+      0,
+      'integer',
+    ),
+    AGE,
+  ],
+  '/secrets': [
+    NAME,
+    col('Type', (o) => String(o.type ?? 'Opaque')),
+    col('Data', (o) => Object.keys(isObject(o.data) ? o.data : {}).length, 0, 'integer'),
+    AGE,
+  ],
   '/serviceaccounts': [NAME, col('Secrets', (o) => list(o.secrets).length, 0, 'integer'), AGE],
-  'autoscaling/horizontalpodautoscalers': [NAME,
-    col('Reference', (o) => `${String(fieldAt(o, ['spec', 'scaleTargetRef', 'kind']) ?? '')}/${String(fieldAt(o, ['spec', 'scaleTargetRef', 'name']) ?? '')}`),
-    col('Targets', (o) => list(fieldAt(o, ['spec', 'metrics'])).map((m) => {
-      const target = fieldAt(m, ['resource', 'target', 'averageUtilization'])
-      return `${String(fieldAt(m, ['resource', 'name']) ?? m.type)}: <unknown>/${target === undefined ? '?' : `${String(target)}%`}`
-    }).join(', ') || '<none>'),
+  'autoscaling/horizontalpodautoscalers': [
+    NAME,
+    col(
+      'Reference',
+      (o) =>
+        `${String(fieldAt(o, ['spec', 'scaleTargetRef', 'kind']) ?? '')}/${String(fieldAt(o, ['spec', 'scaleTargetRef', 'name']) ?? '')}`,
+    ),
+    col(
+      'Targets',
+      (o) =>
+        list(fieldAt(o, ['spec', 'metrics']))
+          .map((m) => {
+            const target = fieldAt(m, ['resource', 'target', 'averageUtilization'])
+            return `${String(fieldAt(m, ['resource', 'name']) ?? m.type)}: <unknown>/${target === undefined ? '?' : `${String(target)}%`}`
+          })
+          .join(', ') || '<none>',
+    ),
     col('MinPods', (o) => num(fieldAt(o, ['spec', 'minReplicas']) ?? 1), 0, 'integer'),
     col('MaxPods', (o) => num(fieldAt(o, ['spec', 'maxReplicas'])), 0, 'integer'),
     col('Replicas', (o) => num(fieldAt(o, ['status', 'currentReplicas'])), 0, 'integer'),
-    AGE],
+    AGE,
+  ],
   'apiextensions.k8s.io/customresourcedefinitions': [NAME, CREATED_AT],
-  'apps/daemonsets': [NAME,
-    ...['Desired:desiredNumberScheduled', 'Current:currentNumberScheduled', 'Ready:numberReady', 'Up-to-date:updatedNumberScheduled', 'Available:numberAvailable']
-      .map((pair) => { const [name, field] = pair.split(':'); return col(name, (o) => num(fieldAt(o, ['status', field])), 0, 'integer') }),
-    col('Node Selector', (o) => { const sel = fieldAt(o, ['spec', 'template', 'spec', 'nodeSelector']); return isObject(sel) && Object.keys(sel).length ? Object.entries(sel).map(([k, v]) => `${k}=${String(v)}`).join(',') : '<none>' }),
-    AGE, ...WORKLOAD_WIDE],
-  'batch/jobs': [NAME, col('Status', jobStatus),
+  'apps/daemonsets': [
+    NAME,
+    ...[
+      'Desired:desiredNumberScheduled',
+      'Current:currentNumberScheduled',
+      'Ready:numberReady',
+      'Up-to-date:updatedNumberScheduled',
+      'Available:numberAvailable',
+    ].map((pair) => {
+      const [name, field] = pair.split(':')
+      return col(name, (o) => num(fieldAt(o, ['status', field])), 0, 'integer')
+    }),
+    col('Node Selector', (o) => {
+      const sel = fieldAt(o, ['spec', 'template', 'spec', 'nodeSelector'])
+      return isObject(sel) && Object.keys(sel).length
+        ? Object.entries(sel)
+            .map(([k, v]) => `${k}=${String(v)}`)
+            .join(',')
+        : '<none>'
+    }),
+    AGE,
+    ...WORKLOAD_WIDE,
+  ],
+  'batch/jobs': [
+    NAME,
+    col('Status', jobStatus),
     col('Completions', (o) => `${num(fieldAt(o, ['status', 'succeeded']))}/${num(fieldAt(o, ['spec', 'completions']) ?? 1)}`),
-    col('Duration', jobDuration), AGE, ...JOB_WIDE(['spec', 'template', 'spec']), col('Selector', (o) => labelSelectorText(fieldAt(o, ['spec', 'selector'])), 1)],
-  'batch/cronjobs': [NAME, col('Schedule', (o) => str(o, 'spec', 'schedule')), col('Timezone', (o) => str(o, 'spec', 'timeZone')),
+    col('Duration', jobDuration),
+    AGE,
+    ...JOB_WIDE(['spec', 'template', 'spec']),
+    col('Selector', (o) => labelSelectorText(fieldAt(o, ['spec', 'selector'])), 1),
+  ],
+  'batch/cronjobs': [
+    NAME,
+    col('Schedule', (o) => str(o, 'spec', 'schedule')),
+    col('Timezone', (o) => str(o, 'spec', 'timeZone')),
     col('Suspend', (o) => (fieldAt(o, ['spec', 'suspend']) === true ? 'True' : 'False'), 0, 'boolean'),
     col('Active', (o) => list(fieldAt(o, ['status', 'active'])).length, 0, 'integer'),
-    col('Last Schedule', (o) => { const t = fieldAt(o, ['status', 'lastScheduleTime']); return typeof t === 'string' ? humanDuration(Date.now() - Date.parse(t)) : '<none>' }),
-    AGE, ...JOB_WIDE(['spec', 'jobTemplate', 'spec', 'template', 'spec'])],
-  '/persistentvolumeclaims': [NAME, col('Status', (o) => str(o, 'status', 'phase')), col('Volume', (o) => String(fieldAt(o, ['spec', 'volumeName']) ?? '')),
+    col('Last Schedule', (o) => {
+      const t = fieldAt(o, ['status', 'lastScheduleTime'])
+      return typeof t === 'string' ? humanDuration(Date.now() - Date.parse(t)) : '<none>'
+    }),
+    AGE,
+    ...JOB_WIDE(['spec', 'jobTemplate', 'spec', 'template', 'spec']),
+  ],
+  '/persistentvolumeclaims': [
+    NAME,
+    col('Status', (o) => str(o, 'status', 'phase')),
+    col('Volume', (o) => String(fieldAt(o, ['spec', 'volumeName']) ?? '')),
     col('Capacity', (o) => String(fieldAt(o, ['status', 'capacity', 'storage']) ?? '')),
-    col('Access Modes', (o) => (Array.isArray(fieldAt(o, ['status', 'accessModes'])) ? (fieldAt(o, ['status', 'accessModes']) as unknown[]) : []).map((m) => ACCESS_MODES[String(m)] ?? String(m)).join(',')),
-    col('StorageClass', (o) => String(fieldAt(o, ['spec', 'storageClassName']) ?? '')), col('VolumeAttributesClass', (o) => str(o, 'spec', 'volumeAttributesClassName')),
-    AGE, col('VolumeMode', (o) => str(o, 'spec', 'volumeMode'), 1)],
-  'apps/controllerrevisions': [NAME,
-    col('Controller', (o) => { const c = o.metadata.ownerReferences?.find((r) => r.controller); return c ? `${c.kind.toLowerCase()}.${c.apiVersion.split('/')[0]}/${c.name}` : '<none>' }),
-    col('Revision', (o) => num(o.revision), 0, 'integer'), AGE],
+    col('Access Modes', (o) =>
+      (Array.isArray(fieldAt(o, ['status', 'accessModes'])) ? (fieldAt(o, ['status', 'accessModes']) as unknown[]) : [])
+        .map((m) => ACCESS_MODES[String(m)] ?? String(m))
+        .join(','),
+    ),
+    col('StorageClass', (o) => String(fieldAt(o, ['spec', 'storageClassName']) ?? '')),
+    col('VolumeAttributesClass', (o) => str(o, 'spec', 'volumeAttributesClassName')),
+    AGE,
+    col('VolumeMode', (o) => str(o, 'spec', 'volumeMode'), 1),
+  ],
+  'apps/controllerrevisions': [
+    NAME,
+    col('Controller', (o) => {
+      const c = o.metadata.ownerReferences?.find((r) => r.controller)
+      return c ? `${c.kind.toLowerCase()}.${c.apiVersion.split('/')[0]}/${c.name}` : '<none>'
+    }),
+    col('Revision', (o) => num(o.revision), 0, 'integer'),
+    AGE,
+  ],
   '/endpoints': [NAME, col('Endpoints', endpointsText), AGE],
-  'discovery.k8s.io/endpointslices': [NAME, col('AddressType', (o) => String(o.addressType ?? '')),
-    col('Ports', (o) => list(o.ports).map((p) => String(p.port ?? '')).join(',') || '<unset>'),
-    col('Endpoints', (o) => list(o.endpoints).flatMap((e) => (Array.isArray(e.addresses) ? e.addresses.map(String) : [])).join(',') || '<unset>'), AGE],
-  'networking.k8s.io/ingresses': [NAME, col('Class', (o) => str(o, 'spec', 'ingressClassName')),
-    col('Hosts', (o) => list(fieldAt(o, ['spec', 'rules'])).map((r) => String(r.host ?? '*')).join(',') || '*'),
-    col('Address', (o) => list(fieldAt(o, ['status', 'loadBalancer', 'ingress'])).map((i) => String(i.ip ?? i.hostname)).join(',')),
-    col('Ports', (o) => (list(fieldAt(o, ['spec', 'tls'])).length ? '80, 443' : '80')), AGE],
+  'discovery.k8s.io/endpointslices': [
+    NAME,
+    col('AddressType', (o) => String(o.addressType ?? '')),
+    col(
+      'Ports',
+      (o) =>
+        list(o.ports)
+          .map((p) => String(p.port ?? ''))
+          .join(',') || '<unset>',
+    ),
+    col(
+      'Endpoints',
+      (o) =>
+        list(o.endpoints)
+          .flatMap((e) => (Array.isArray(e.addresses) ? e.addresses.map(String) : []))
+          .join(',') || '<unset>',
+    ),
+    AGE,
+  ],
+  'networking.k8s.io/ingresses': [
+    NAME,
+    col('Class', (o) => str(o, 'spec', 'ingressClassName')),
+    col(
+      'Hosts',
+      (o) =>
+        list(fieldAt(o, ['spec', 'rules']))
+          .map((r) => String(r.host ?? '*'))
+          .join(',') || '*',
+    ),
+    col('Address', (o) =>
+      list(fieldAt(o, ['status', 'loadBalancer', 'ingress']))
+        .map((i) => String(i.ip ?? i.hostname))
+        .join(','),
+    ),
+    col('Ports', (o) => (list(fieldAt(o, ['spec', 'tls'])).length ? '80, 443' : '80')),
+    AGE,
+  ],
   'networking.k8s.io/networkpolicies': [NAME, col('Pod-Selector', (o) => labelSelectorText(fieldAt(o, ['spec', 'podSelector']))), AGE],
-  'policy/poddisruptionbudgets': [NAME, col('Min Available', (o) => (fieldAt(o, ['spec', 'minAvailable']) === undefined ? 'N/A' : String(fieldAt(o, ['spec', 'minAvailable'])))),
-    col('Max Unavailable', (o) => (fieldAt(o, ['spec', 'maxUnavailable']) === undefined ? 'N/A' : String(fieldAt(o, ['spec', 'maxUnavailable'])))),
-    col('Allowed Disruptions', (o) => num(fieldAt(o, ['status', 'disruptionsAllowed'])), 0, 'integer'), AGE],
+  'policy/poddisruptionbudgets': [
+    NAME,
+    col('Min Available', (o) =>
+      fieldAt(o, ['spec', 'minAvailable']) === undefined ? 'N/A' : String(fieldAt(o, ['spec', 'minAvailable'])),
+    ),
+    col('Max Unavailable', (o) =>
+      fieldAt(o, ['spec', 'maxUnavailable']) === undefined ? 'N/A' : String(fieldAt(o, ['spec', 'maxUnavailable'])),
+    ),
+    col('Allowed Disruptions', (o) => num(fieldAt(o, ['status', 'disruptionsAllowed'])), 0, 'integer'),
+    AGE,
+  ],
   'rbac.authorization.k8s.io/roles': [NAME, CREATED_AT],
   'rbac.authorization.k8s.io/clusterroles': [NAME, CREATED_AT],
   'rbac.authorization.k8s.io/rolebindings': BINDING,
   'rbac.authorization.k8s.io/clusterrolebindings': BINDING,
   '/events': [
-    col('Last Seen', (o) => { const t = fieldAt(o, ['lastTimestamp']); return typeof t === 'string' ? humanDuration(Date.now() - Date.parse(t)) : age(o) }),
+    col('Last Seen', (o) => {
+      const t = fieldAt(o, ['lastTimestamp'])
+      return typeof t === 'string' ? humanDuration(Date.now() - Date.parse(t)) : age(o)
+    }),
     col('Type', (o) => String(fieldAt(o, ['type']) ?? '')),
     col('Reason', (o) => String(fieldAt(o, ['reason']) ?? '')),
-    col('Object', (o) => `${String(fieldAt(o, ['involvedObject', 'kind']) ?? '').toLowerCase()}/${String(fieldAt(o, ['involvedObject', 'name']) ?? '')}`),
-    col('Message', (o) => String(fieldAt(o, ['message']) ?? ''))],
+    col(
+      'Object',
+      (o) =>
+        `${String(fieldAt(o, ['involvedObject', 'kind']) ?? '').toLowerCase()}/${String(fieldAt(o, ['involvedObject', 'name']) ?? '')}`,
+    ),
+    col('Message', (o) => String(fieldAt(o, ['message']) ?? '')),
+  ],
 }
 
 /** Reads a CRD printer column's JSONPath (`.a.b`, `.a[0].b`); anything fancier prints empty. */
@@ -239,28 +464,47 @@ function columnsFor(r: Resource): Column[] {
   if (builtin) return builtin
   const crd = r.strategy.printerColumns ?? []
   if (!crd.length) return [NAME, AGE]
-  return [NAME, ...crd.map((c): Column => ({
-    name: c.name, type: c.type === 'date' ? 'string' : c.type, format: c.format, description: c.description ?? c.name, priority: c.priority ?? 0,
-    cell: (o) => {
-      const v = readJsonPath(o, c.jsonPath)
-      if (c.type === 'date' && typeof v === 'string') return humanDuration(Date.now() - Date.parse(v))
-      if (v === undefined || v === null) return ''
-      return typeof v === 'object' ? JSON.stringify(v) : (v as string | number | boolean)
-    },
-  }))]
+  return [
+    NAME,
+    ...crd.map(
+      (c): Column => ({
+        name: c.name,
+        type: c.type === 'date' ? 'string' : c.type,
+        format: c.format,
+        description: c.description ?? c.name,
+        priority: c.priority ?? 0,
+        cell: (o) => {
+          const v = readJsonPath(o, c.jsonPath)
+          if (c.type === 'date' && typeof v === 'string') return humanDuration(Date.now() - Date.parse(v))
+          if (v === undefined || v === null) return ''
+          return typeof v === 'object' ? JSON.stringify(v) : (v as string | number | boolean)
+        },
+      }),
+    ),
+  ]
 }
 
 /** A `meta.k8s.io/v1` Table for the objects; list metadata (resourceVersion, continue) passes through. */
 export function toTable(r: Resource, objects: KubeObject[], listMeta: Record<string, unknown>, includeObject: IncludeObject) {
   const columns = columnsFor(r)
   return {
-    kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: listMeta,
-    columnDefinitions: columns.map(({ name, type, format, description, priority }) => ({ name, type, format: format ?? '', description, priority })),
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: listMeta,
+    columnDefinitions: columns.map(({ name, type, format, description, priority }) => ({
+      name,
+      type,
+      format: format ?? '',
+      description,
+      priority,
+    })),
     rows: objects.map((o) => ({
       cells: columns.map((c) => c.cell(o)),
-      ...(includeObject === 'None' ? {} : {
-        object: includeObject === 'Object' ? o : { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata },
-      }),
+      ...(includeObject === 'None'
+        ? {}
+        : {
+            object: includeObject === 'Object' ? o : { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata },
+          }),
     })),
   }
 }

@@ -30,7 +30,10 @@ function serialNumber(): string {
 const isIp = (host: string) => /^[\d.]+$/.test(host) || host.includes(':')
 
 const pem = (label: string, body: ArrayBuffer) =>
-  `-----BEGIN ${label}-----\n${Buffer.from(body).toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----\n`
+  `-----BEGIN ${label}-----\n${Buffer.from(body)
+    .toString('base64')
+    .match(/.{1,64}/g)!
+    .join('\n')}\n-----END ${label}-----\n`
 
 /** A fresh CA, a server certificate for `hosts` (DNS names or IP addresses) and a client certificate, valid ten years. */
 export async function generateServerTls(hosts: string[]): Promise<ServerTls> {
@@ -39,7 +42,12 @@ export async function generateServerTls(hosts: string[]): Promise<ServerTls> {
   const notAfter = new Date(Date.now() + TEN_YEARS_MS)
   const caSubjectKeyId = await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey)
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serialNumber(), name: `${ORGANIZATION}, CN=emulator-ca`, notBefore, notAfter, keys: caKeys, signingAlgorithm: ALG,
+    serialNumber: serialNumber(),
+    name: `${ORGANIZATION}, CN=emulator-ca`,
+    notBefore,
+    notAfter,
+    keys: caKeys,
+    signingAlgorithm: ALG,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
@@ -50,8 +58,14 @@ export async function generateServerTls(hosts: string[]): Promise<ServerTls> {
   const issue = async (subject: string, usage: x509.ExtendedKeyUsage, extra: x509.Extension[]) => {
     const keys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair
     const cert = await x509.X509CertificateGenerator.create({
-      serialNumber: serialNumber(), subject, issuer: ca.subject, notBefore, notAfter,
-      publicKey: keys.publicKey, signingKey: caKeys.privateKey, signingAlgorithm: ALG,
+      serialNumber: serialNumber(),
+      subject,
+      issuer: ca.subject,
+      notBefore,
+      notAfter,
+      publicKey: keys.publicKey,
+      signingKey: caKeys.privateKey,
+      signingAlgorithm: ALG,
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
@@ -61,11 +75,12 @@ export async function generateServerTls(hosts: string[]): Promise<ServerTls> {
         ...extra,
       ],
     })
-    return { certPem: cert.toString('pem') + '\n', keyPem: pem('PRIVATE KEY', await crypto.subtle.exportKey('pkcs8', keys.privateKey)) }
+    return { certPem: `${cert.toString('pem')}\n`, keyPem: pem('PRIVATE KEY', await crypto.subtle.exportKey('pkcs8', keys.privateKey)) }
   }
-  const server = await issue(`${ORGANIZATION}, CN=kube-apiserver`, x509.ExtendedKeyUsage.serverAuth,
-    [new x509.SubjectAlternativeNameExtension(hosts.map((h) => ({ type: isIp(h) ? 'ip' as const : 'dns' as const, value: h })))])
+  const server = await issue(`${ORGANIZATION}, CN=kube-apiserver`, x509.ExtendedKeyUsage.serverAuth, [
+    new x509.SubjectAlternativeNameExtension(hosts.map((h) => ({ type: isIp(h) ? ('ip' as const) : ('dns' as const), value: h }))),
+  ])
   // Kubernetes reads a client certificate's O as groups: system:masters is cluster-admin.
   const client = await issue('O=system:masters, CN=emulator-client', x509.ExtendedKeyUsage.clientAuth, [])
-  return { caCertPem: ca.toString('pem') + '\n', ...server, clientCertPem: client.certPem, clientKeyPem: client.keyPem }
+  return { caCertPem: `${ca.toString('pem')}\n`, ...server, clientCertPem: client.certPem, clientKeyPem: client.keyPem }
 }

@@ -3,7 +3,7 @@
  * registry's history (so `resourceVersion=N` resumes exactly) and then live; selector transitions
  * turn into ADDED/DELETED as on a real server; errors after the 200 arrive in-band as ERROR events.
  */
-import { kubeStatus, type KubeObject } from '../kube'
+import { type KubeObject, kubeStatus } from '../kube'
 import type { ListOptions, Registry, Resource, StoreEvent } from './registry'
 
 export interface WatchOptions extends ListOptions {
@@ -34,7 +34,12 @@ function parseWatchVersion(rv: string | undefined): number | undefined {
 }
 
 /** What an event looks like through this watch's selectors, or undefined when it is not visible. */
-function translate(registry: Registry, r: Resource, e: StoreEvent, o: WatchOptions): { type: WatchEventType; object: KubeObject } | undefined {
+function translate(
+  registry: Registry,
+  r: Resource,
+  e: StoreEvent,
+  o: WatchOptions,
+): { type: WatchEventType; object: KubeObject } | undefined {
   if (e.resource.group !== r.group || e.resource.resource !== r.resource) return undefined
   if (o.namespace && r.strategy.namespaced && e.object.metadata.namespace !== o.namespace) return undefined
   const now = registry.matches(r, e.object, o)
@@ -58,19 +63,32 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
       const send = (type: WatchEventType, object: unknown) => {
         if (closed) return
         sent = true
-        try { controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`)) } catch { finish() }
+        try {
+          controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`))
+        } catch {
+          finish()
+        }
       }
       const heartbeat = () => {
         if (closed) return
-        try { controller.enqueue(encoder.encode('\n')) } catch { finish() }
+        try {
+          controller.enqueue(encoder.encode('\n'))
+        } catch {
+          finish()
+        }
       }
-      const bookmark = (annotations?: Record<string, string>) => send('BOOKMARK', {
-        kind: r.strategy.kind, apiVersion: o.apiVersion,
-        metadata: { resourceVersion: registry.currentResourceVersion(), ...(annotations ? { annotations } : {}) },
-      })
+      const bookmark = (annotations?: Record<string, string>) =>
+        send('BOOKMARK', {
+          kind: r.strategy.kind,
+          apiVersion: o.apiVersion,
+          metadata: { resourceVersion: registry.currentResourceVersion(), ...(annotations ? { annotations } : {}) },
+        })
       let waitingForStore: ReturnType<typeof setTimeout> | undefined
       const deliver = (e: StoreEvent) => {
-        if (waitingForStore && e.rv >= from!) { clearTimeout(waitingForStore); waitingForStore = undefined }
+        if (waitingForStore && e.rv >= from!) {
+          clearTimeout(waitingForStore)
+          waitingForStore = undefined
+        }
         if (from !== undefined && e.rv <= from) return
         const t = translate(registry, r, e, o)
         if (t) send(t.type, o.present(t.object))
@@ -82,7 +100,11 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
         closed = true
         unsubscribe()
         timers.forEach(clearTimeout)
-        try { controller.close() } catch { /* already closed by the client */ }
+        try {
+          controller.close()
+        } catch {
+          /* already closed by the client */
+        }
       }
       cleanup = finish
       if (from === undefined) {
@@ -119,6 +141,8 @@ export function watchStream(registry: Registry, r: Resource, o: WatchOptions): R
       // Timers overflow past 2^31-1 ms and would fire at once; longer timeouts are as good as none.
       if (o.timeoutSeconds && o.timeoutSeconds > 0) timers.push(setTimeout(finish, Math.min(o.timeoutSeconds * 1000, MAX_TIMER_MS)))
     },
-    cancel() { cleanup() },
+    cancel() {
+      cleanup()
+    },
   })
 }

@@ -6,7 +6,7 @@
  */
 import { applyPatch, compare, JsonPatchError, type Operation } from 'fast-json-patch'
 import { clone, isObject } from './object'
-import { kubeStatus, type KubeStatusError } from './status'
+import { type KubeStatusError, kubeStatus } from './status'
 
 /** More operations than this is a 413 on a real server too. */
 const MAX_JSON_PATCH_OPS = 10000
@@ -15,8 +15,14 @@ const MAX_JSON_PATCH_OPS = 10000
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
 /** Library errors about a well-formed operation meeting a document it cannot apply to. */
-const CANNOT_APPLY = new Set(['OPERATION_PATH_UNRESOLVABLE', 'OPERATION_FROM_UNRESOLVABLE', 'OPERATION_PATH_CANNOT_ADD',
-  'OPERATION_VALUE_OUT_OF_BOUNDS', 'OPERATION_PATH_ILLEGAL_ARRAY_INDEX', 'TEST_OPERATION_FAILED'])
+const CANNOT_APPLY = new Set([
+  'OPERATION_PATH_UNRESOLVABLE',
+  'OPERATION_FROM_UNRESOLVABLE',
+  'OPERATION_PATH_CANNOT_ADD',
+  'OPERATION_VALUE_OUT_OF_BOUNDS',
+  'OPERATION_PATH_ILLEGAL_ARRAY_INDEX',
+  'TEST_OPERATION_FAILED',
+])
 
 export type Invalid = (message: string) => KubeStatusError
 
@@ -29,10 +35,13 @@ export function checkPatchKey(key: string): string {
 /** Applies RFC 6902 operations to a copy of `doc`; `invalid` builds the 422 for operations that cannot apply. */
 export function applyJsonPatch(doc: unknown, patch: unknown, invalid: Invalid): unknown {
   if (!Array.isArray(patch)) throw kubeStatus.badRequest('json patch must be an array of operations')
-  if (patch.length > MAX_JSON_PATCH_OPS) throw kubeStatus.tooLarge(`the allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPS}, got ${patch.length}`)
+  if (patch.length > MAX_JSON_PATCH_OPS)
+    throw kubeStatus.tooLarge(`the allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPS}, got ${patch.length}`)
   for (const op of patch) {
     if (!isObject(op)) throw kubeStatus.badRequest('json patch operation must be an object')
-    for (const pointer of [op.path, op.from]) if (typeof pointer === 'string') pointer.split('/').forEach((t) => checkPatchKey(t.replaceAll('~1', '/').replaceAll('~0', '~')))
+    for (const pointer of [op.path, op.from])
+      if (typeof pointer === 'string')
+        for (const token of pointer.split('/')) checkPatchKey(token.replaceAll('~1', '/').replaceAll('~0', '~'))
   }
   try {
     return applyPatch(clone(doc), patch as Operation[], true, true, true).newDocument

@@ -5,8 +5,10 @@
  */
 import type { StatusCause } from './status'
 
-const DNS1123_SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-const DNS1123_LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+const DNS1123_SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+const DNS1123_LABEL_MSG =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
 
 const isAlnum = (c: string) => (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
 
@@ -36,8 +38,11 @@ export function pathSegmentErrors(segment: string): string[] {
 export const required = (field: string): StatusCause => ({ reason: 'FieldValueRequired', message: 'Required value', field })
 
 /** A FieldValueInvalid cause quoting the offending value. */
-export const invalidValue = (field: string, value: unknown, why: string): StatusCause =>
-  ({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${why}`, field })
+export const invalidValue = (field: string, value: unknown, why: string): StatusCause => ({
+  reason: 'FieldValueInvalid',
+  message: `Invalid value: ${JSON.stringify(value)}: ${why}`,
+  field,
+})
 
 /** `metadata.name` checks every object gets: present, a path segment, and a subdomain (or a label when `labelOnly`). */
 export function validateName(name: string | undefined, labelOnly: boolean): StatusCause[] {

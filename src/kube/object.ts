@@ -36,8 +36,7 @@ export interface KubeObject {
 }
 
 /** A JSON object (not null, not an array). */
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Deep copy of a JSON value; stored objects never leak references to callers. */
 export const clone = <T>(v: T): T => structuredClone(v)

@@ -7,8 +7,13 @@
 import { pathSegmentErrors } from './names'
 import { kubeStatus } from './status'
 
-export interface GroupVersion { group: string; version: string }
-export interface GroupVersionResource extends GroupVersion { resource: string }
+export interface GroupVersion {
+  group: string
+  version: string
+}
+export interface GroupVersionResource extends GroupVersion {
+  resource: string
+}
 
 /** One request target, as the apiserver's RequestInfo; '' for the parts a path does not have. */
 export interface ResourcePath extends GroupVersionResource {
@@ -46,13 +51,22 @@ export function parseResourceSegments(group: string, version: string, segments: 
   }
   if (rest.length < 1 || rest.length > 3 || !rest[0]) return undefined
   const [resource, name = '', subresource = ''] = rest
-  return { group, version, namespace, resource: checkSegment('resource', resource), name: checkSegment('name', name), subresource: checkSegment('subresource', subresource) }
+  return {
+    group,
+    version,
+    namespace,
+    resource: checkSegment('resource', resource),
+    name: checkSegment('name', name),
+    subresource: checkSegment('subresource', subresource),
+  }
 }
 
 /** A request path (`/api/v1/...`, `/apis/{g}/{v}/...`, percent-encoded) as a ResourcePath; undefined for any other path. */
 export function parseApiPath(pathname: string): ResourcePath | undefined {
   let parts: string[]
-  try { parts = pathname.split('/').filter(Boolean).map(decodeURIComponent) } catch {
+  try {
+    parts = pathname.split('/').filter(Boolean).map(decodeURIComponent)
+  } catch {
     throw kubeStatus.badRequest('malformed percent-encoding in the request path')
   }
   if (parts[0] === 'api' && parts.length >= 3) return parseResourceSegments('', parts[1], parts.slice(2))
@@ -63,6 +77,8 @@ export function parseApiPath(pathname: string): ResourcePath | undefined {
 /** The request path of a resource target, each segment percent-encoded; empty parts are left out. */
 export function apiPath(p: GroupVersionResource & Partial<ResourcePath>): string {
   const prefix = p.group ? ['apis', p.group, p.version] : ['api', p.version]
-  const segments = [...prefix, ...(p.namespace ? ['namespaces', p.namespace] : []), p.resource, p.name ?? '', p.subresource ?? ''].filter(Boolean)
+  const segments = [...prefix, ...(p.namespace ? ['namespaces', p.namespace] : []), p.resource, p.name ?? '', p.subresource ?? ''].filter(
+    Boolean,
+  )
   return `/${segments.map(encodeURIComponent).join('/')}`
 }

@@ -3,7 +3,11 @@
  * `errors.go` byte for byte, because clients (kubectl, client-go, our proxy's tests) match on them.
  */
 
-export interface StatusCause { reason: string; message: string; field?: string }
+export interface StatusCause {
+  reason: string
+  message: string
+  field?: string
+}
 
 export interface StatusDetails {
   name?: string
@@ -27,21 +31,38 @@ export interface KubeStatus {
 }
 
 /** A group and a plural resource; `group` is '' for the core group. */
-export interface GroupResource { group: string; resource: string }
+export interface GroupResource {
+  group: string
+  resource: string
+}
 /** A group and a Kind, as `invalid` names the object. */
-export interface GroupKind { group: string; kind: string }
+export interface GroupKind {
+  group: string
+  kind: string
+}
 
 /** Thrown by the emulator's registry and handlers; the HTTP edge renders `status` as the body. */
 export class KubeStatusError extends Error {
-  constructor(readonly status: KubeStatus) { super(status.message ?? status.reason ?? 'Failure') }
-  get code(): number { return this.status.code }
+  constructor(readonly status: KubeStatus) {
+    super(status.message ?? status.reason ?? 'Failure')
+  }
+  get code(): number {
+    return this.status.code
+  }
 }
 
 const qualified = (gr: GroupResource): string => (gr.group ? `${gr.resource}.${gr.group}` : gr.resource)
 
 function failure(code: number, reason: string, message: string, details?: StatusDetails): KubeStatusError {
   return new KubeStatusError({
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code,
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
   })
 }
 
@@ -63,9 +84,16 @@ export const kubeStatus = {
     failure(409, 'AlreadyExists', `${qualified(gr)} "${name}" already exists`, { name, group: gr.group || undefined, kind: gr.resource }),
 
   /** 409 Conflict; `detail` defaults to the stale-resourceVersion sentence clients retry on. */
-  conflict: (gr: GroupResource, name: string, detail = 'the object has been modified; please apply your changes to the latest version and try again') =>
-    failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(gr)} "${name}": ${detail}`,
-      { name, group: gr.group || undefined, kind: gr.resource }),
+  conflict: (
+    gr: GroupResource,
+    name: string,
+    detail = 'the object has been modified; please apply your changes to the latest version and try again',
+  ) =>
+    failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(gr)} "${name}": ${detail}`, {
+      name,
+      group: gr.group || undefined,
+      kind: gr.resource,
+    }),
 
   /** 422 `<Kind>[.<group>] "<name>" is invalid: <causes>`. */
   invalid: (gk: GroupKind, name: string, causes: StatusCause[]) => {
@@ -92,14 +120,20 @@ export const kubeStatus = {
     const res = subresource ? `${gr.resource}/${subresource}` : gr.resource
     const scope = namespace ? `in the namespace "${namespace}"` : 'at the cluster scope'
     const subject = name ? `${qualified(gr)} "${name}"` : qualified(gr)
-    return failure(403, 'Forbidden',
+    return failure(
+      403,
+      'Forbidden',
       `${subject} is forbidden: User "${user}" cannot ${verb} resource "${res}" in API group "${gr.group}" ${scope}`,
-      { ...(name ? { name } : {}), group: gr.group || undefined, kind: gr.resource })
+      { ...(name ? { name } : {}), group: gr.group || undefined, kind: gr.resource },
+    )
   },
 
   /** 405 `<verb> is not supported on resources of kind "<res>"`. */
   methodNotSupported: (gr: GroupResource, verb: string) =>
-    failure(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${qualified(gr)}"`, { group: gr.group || undefined, kind: gr.resource }),
+    failure(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${qualified(gr)}"`, {
+      group: gr.group || undefined,
+      kind: gr.resource,
+    }),
 
   /** 406 listing what the server can produce. */
   notAcceptable: (accepted: string[]) =>
@@ -107,21 +141,28 @@ export const kubeStatus = {
 
   /** 415 listing the body formats the endpoint takes. */
   unsupportedMediaType: (accepted: string[]) =>
-    failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`),
+    failure(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    ),
 
   /** 413 for bodies over the limit. */
   tooLarge: (message = 'the request body is too large') => failure(413, 'RequestEntityTooLarge', message),
 
   /** 500 `Internal error occurred: …`. */
-  internal: (message: string) => failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ reason: '', message }] }),
+  internal: (message: string) =>
+    failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ reason: '', message }] }),
 
   /**
    * 504 `Timeout: Too large resource version: <rv>, current: <current>` with a `ResourceVersionTooLarge`
    * cause: client-go recognises it and relists instead of waiting on a watch that cannot resume.
    */
   tooLargeResourceVersion: (requested: number, current: number) =>
-    failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`,
-      { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 }),
+    failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    }),
 
   /** 503 for an aggregated API that is not there. */
   serviceUnavailable: (message: string) => failure(503, 'ServiceUnavailable', message),
@@ -129,7 +170,14 @@ export const kubeStatus = {
 
 /** A `Status` with `status: Success`, as delete answers for types that do not return the object. */
 export function successStatus(gr: GroupResource, name: string, uid: string): KubeStatus {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: gr.group || undefined, kind: gr.resource, uid }, code: 200 }
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details: { name, group: gr.group || undefined, kind: gr.resource, uid },
+    code: 200,
+  }
 }
 
 /**
@@ -139,7 +187,9 @@ export function successStatus(gr: GroupResource, name: string, uid: string): Kub
 export function execStreamStatus(exitCode: number, command: string[]): Omit<KubeStatus, 'kind' | 'apiVersion' | 'code'> {
   if (exitCode === 0) return { metadata: {}, status: 'Success' }
   return {
-    metadata: {}, status: 'Failure', reason: 'NonZeroExitCode',
+    metadata: {},
+    status: 'Failure',
+    reason: 'NonZeroExitCode',
     message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${exitCode}`,
     details: { causes: [{ reason: 'ExitCode', message: String(exitCode) }] },
   }

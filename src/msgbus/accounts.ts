@@ -1,8 +1,8 @@
 import type { KeyPair } from '@nats-io/jwt'
-import type { Deps } from '../deps'
-import { accountJwt, keyPairFromSeed, newKeyPair, operatorJwt, seedOf, type KeyRole } from './claims'
-import * as store from './store'
 import { nowSeconds } from '../clock'
+import type { Deps } from '../deps'
+import { accountJwt, type KeyRole, keyPairFromSeed, newKeyPair, operatorJwt, seedOf } from './claims'
+import * as store from './store'
 
 /**
  * The platform's trust chain: operator, system account and accounts, made on first need with
@@ -34,13 +34,15 @@ async function ensureKeyRow(deps: Deps, name: string, role: KeyRole): Promise<st
   const signer = role === 'account' ? newKeyPair('account') : undefined
   const sealedSeed = await deps.secrets.seal(seedOf(identity))
   const sealedSigningSeed = signer ? await deps.secrets.seal(seedOf(signer)) : ''
-  return deps.db.write((tx) => store.insertKeyOnce(tx, {
-    name,
-    publicKey: identity.getPublicKey(),
-    sealedSeed,
-    signingPublicKey: signer?.getPublicKey() ?? '',
-    sealedSigningSeed,
-  }))
+  return deps.db.write((tx) =>
+    store.insertKeyOnce(tx, {
+      name,
+      publicKey: identity.getPublicKey(),
+      sealedSeed,
+      signingPublicKey: signer?.getPublicKey() ?? '',
+      sealedSigningSeed,
+    }),
+  )
 }
 
 async function operatorKey(deps: Deps): Promise<KeyPair> {
@@ -103,13 +105,14 @@ export async function natsConfig(deps: Deps, options: NatsConfigOptions): Promis
     ...preload,
     '}',
   ]
-  if (options.websocketPort !== undefined) lines.push(
-    '# Browsers authenticate with the msgbus_jwt cookie set at sign-in. Put TLS in front (or add a tls block) in production.',
-    'websocket {',
-    `  listen: ${JSON.stringify(`${options.host}:${options.websocketPort}`)}`,
-    '  no_tls: true',
-    `  jwt_cookie: ${JSON.stringify(MSGBUS_COOKIE)}`,
-    '}',
-  )
-  return lines.join('\n') + '\n'
+  if (options.websocketPort !== undefined)
+    lines.push(
+      '# Browsers authenticate with the msgbus_jwt cookie set at sign-in. Put TLS in front (or add a tls block) in production.',
+      'websocket {',
+      `  listen: ${JSON.stringify(`${options.host}:${options.websocketPort}`)}`,
+      '  no_tls: true',
+      `  jwt_cookie: ${JSON.stringify(MSGBUS_COOKIE)}`,
+      '}',
+    )
+  return `${lines.join('\n')}\n`
 }

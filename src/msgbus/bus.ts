@@ -35,7 +35,7 @@ const buses = new WeakMap<Deps, Bus>()
 
 function busOf(deps: Deps): Bus {
   let bus = buses.get(deps)
-  if (!bus) buses.set(deps, bus = { link: undefined, queue: Promise.resolve(), pushed: new Set(), closed: false })
+  if (!bus) buses.set(deps, (bus = { link: undefined, queue: Promise.resolve(), pushed: new Set(), closed: false }))
   return bus
 }
 
@@ -99,7 +99,10 @@ async function reconcile(deps: Deps, link: SystemLink): Promise<void> {
     try {
       await pushAccount(deps, link, row.name)
     } catch (error) {
-      deps.log.error('message bus account push failed', { account: row.name, reason: error instanceof Error ? error.message : String(error) })
+      deps.log.error('message bus account push failed', {
+        account: row.name,
+        reason: error instanceof Error ? error.message : String(error),
+      })
     }
     // The platform's subscribers in org accounts: opened at start, reopened if one gave up, closed for deleted orgs.
     await ensureOrgSubscribers(deps, row.name)
@@ -126,7 +129,9 @@ export function startMsgbus(deps: Deps, retryMs = 3000): () => Promise<void> {
   }
   attempt()
   const periodic = setInterval(() => {
-    void systemLink(deps).then((link) => reconcile(deps, link)).catch(() => undefined)
+    void systemLink(deps)
+      .then((link) => reconcile(deps, link))
+      .catch(() => undefined)
   }, RECONCILE_EVERY_MS)
   periodic.unref()
   return async () => {

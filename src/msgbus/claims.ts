@@ -1,6 +1,15 @@
 import {
-  createAccount, createOperator, createUser, encodeAccount, encodeOperator, encodeUser, fmtCreds, fromSeed,
-  type KeyPair, type Permissions, type RevocationList,
+  createAccount,
+  createOperator,
+  createUser,
+  encodeAccount,
+  encodeOperator,
+  encodeUser,
+  fmtCreds,
+  fromSeed,
+  type KeyPair,
+  type Permissions,
+  type RevocationList,
 } from '@nats-io/jwt'
 
 /**
@@ -35,11 +44,16 @@ export interface AccountClaims {
 
 /** The whole account JWT: a push replaces every claim, so nothing may be left out. */
 export function accountJwt(operator: KeyPair, claims: AccountClaims): Promise<string> {
-  return encodeAccount(claims.name, claims.publicKey, {
-    limits: UNLIMITED,
-    signing_keys: claims.signingKeys,
-    revocations: claims.revocations,
-  }, { signer: operator })
+  return encodeAccount(
+    claims.name,
+    claims.publicKey,
+    {
+      limits: UNLIMITED,
+      signing_keys: claims.signingKeys,
+      revocations: claims.revocations,
+    },
+    { signer: operator },
+  )
 }
 
 export interface UserGrant {
@@ -56,10 +70,16 @@ export interface UserGrant {
 
 /** Signs a user JWT for `user` with the account's signing key (or identity key for SYS). */
 export function userJwt(user: KeyPair, signer: KeyPair, grant: UserGrant): Promise<string> {
-  return encodeUser(grant.name, user, grant.accountPublicKey, {
-    ...grant.permissions,
-    ...(grant.bearer ? { bearer_token: true } : {}),
-  }, { signer, ...(grant.expiresAt === undefined ? {} : { exp: grant.expiresAt }) })
+  return encodeUser(
+    grant.name,
+    user,
+    grant.accountPublicKey,
+    {
+      ...grant.permissions,
+      ...(grant.bearer ? { bearer_token: true } : {}),
+    },
+    { signer, ...(grant.expiresAt === undefined ? {} : { exp: grant.expiresAt }) },
+  )
 }
 
 /** The standard `.creds` text (LF only, trailing newline), as nats.js and the Go client parse it. */

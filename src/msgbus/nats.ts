@@ -37,7 +37,9 @@ export async function connectAsSystem(servers: string[], creds: Uint8Array, onRe
   void watchReconnects(nc, onReconnect)
   return {
     pushAccount: (accountPublicKey, jwt) => pushAccount(nc, accountPublicKey, jwt),
-    close: async () => { if (!nc.isClosed()) await nc.close() },
+    close: async () => {
+      if (!nc.isClosed()) await nc.close()
+    },
   }
 }
 
@@ -52,13 +54,17 @@ async function watchReconnects(nc: NatsConnection, onReconnect: () => void): Pro
 async function pushAccount(nc: NatsConnection, accountPublicKey: string, jwt: string): Promise<void> {
   let reply: ClaimsUpdateReply
   try {
-    reply = (await nc.request(`$SYS.REQ.ACCOUNT.${accountPublicKey}.CLAIMS.UPDATE`, jwt, { timeout: REQUEST_TIMEOUT_MS })).json<ClaimsUpdateReply>()
+    reply = (
+      await nc.request(`$SYS.REQ.ACCOUNT.${accountPublicKey}.CLAIMS.UPDATE`, jwt, { timeout: REQUEST_TIMEOUT_MS })
+    ).json<ClaimsUpdateReply>()
   } catch (error) {
     throw new PushRefused(`no answer to the account update: ${error instanceof Error ? error.message : String(error)}`)
   }
   if (reply.data?.code !== 200) throw new PushRefused(`account update refused: ${reply.error?.description ?? 'no reason given'}`)
-  const stored = await nc.request(`$SYS.REQ.ACCOUNT.${accountPublicKey}.CLAIMS.LOOKUP`, '', { timeout: REQUEST_TIMEOUT_MS })
-    .then((m) => m.string(), () => '')
+  const stored = await nc.request(`$SYS.REQ.ACCOUNT.${accountPublicKey}.CLAIMS.LOOKUP`, '', { timeout: REQUEST_TIMEOUT_MS }).then(
+    (m) => m.string(),
+    () => '',
+  )
   if (stored !== jwt) throw new PushRefused('the server does not hold the pushed account JWT')
 }
 
@@ -92,7 +98,12 @@ export interface SubscriberOptions {
  * errors too (a restarted server may not know the account until the platform pushes it again).
  * Throws when no server answers the first connect.
  */
-export async function subscribeAsAccountUser(servers: string[], creds: Uint8Array, options: SubscriberOptions, handle: (message: BusMessage) => Promise<void>): Promise<AccountSubscriber> {
+export async function subscribeAsAccountUser(
+  servers: string[],
+  creds: Uint8Array,
+  options: SubscriberOptions,
+  handle: (message: BusMessage) => Promise<void>,
+): Promise<AccountSubscriber> {
   const nc = await connect({
     servers,
     authenticator: credsAuthenticator(creds),

@@ -2,7 +2,7 @@ import type { Deps } from '../deps'
 import { findOrgById } from '../orgs/store'
 import { accountKeys, orgAccount } from './accounts'
 import { credsFile, newKeyPair, userJwt } from './claims'
-import { subscribeAsAccountUser, type AccountSubscriber, type BusMessage } from './nats'
+import { type AccountSubscriber, type BusMessage, subscribeAsAccountUser } from './nats'
 
 /**
  * The platform's own subscribers inside organization accounts: one connection per org account
@@ -38,7 +38,7 @@ const registries = new WeakMap<Deps, Registry>()
 
 function registryOf(deps: Deps): Registry {
   let registry = registries.get(deps)
-  if (!registry) registries.set(deps, registry = { subscriptions: new Map(), open: new Map(), closed: false })
+  if (!registry) registries.set(deps, (registry = { subscriptions: new Map(), open: new Map(), closed: false }))
   return registry
 }
 
@@ -75,28 +75,47 @@ export async function ensureOrgSubscribers(deps: Deps, account: string): Promise
   await Promise.all([...registry.subscriptions.values()].map((s) => openSubscriber(deps, registry, orgId, s)))
 }
 
-function openSubscriber(deps: Deps, registry: Registry, orgId: number, subscription: OrgAccountSubscription): Promise<AccountSubscriber | undefined> {
+function openSubscriber(
+  deps: Deps,
+  registry: Registry,
+  orgId: number,
+  subscription: OrgAccountSubscription,
+): Promise<AccountSubscriber | undefined> {
   const account = orgAccount(orgId)
   const key = `${account} ${subscription.name}`
   const existing = registry.open.get(key)
   if (existing) return existing
   // Forgotten when it fails or gives up, so the next push or reconciliation opens a new one.
-  const forget = () => { if (registry.open.get(key) === opening) registry.open.delete(key) }
-  const opening = connectSubscriber(deps, account, orgId, subscription).then((subscriber) => {
-    void subscriber.closed.then(forget)
-    if (registry.closed) void subscriber.close()
-    return subscriber
-  }, (error: unknown) => {
-    forget()
-    deps.log.error('message bus subscriber not opened', { account, subscription: subscription.name, reason: error instanceof Error ? error.message : String(error) })
-    return undefined
-  })
+  const forget = () => {
+    if (registry.open.get(key) === opening) registry.open.delete(key)
+  }
+  const opening = connectSubscriber(deps, account, orgId, subscription).then(
+    (subscriber) => {
+      void subscriber.closed.then(forget)
+      if (registry.closed) void subscriber.close()
+      return subscriber
+    },
+    (error: unknown) => {
+      forget()
+      deps.log.error('message bus subscriber not opened', {
+        account,
+        subscription: subscription.name,
+        reason: error instanceof Error ? error.message : String(error),
+      })
+      return undefined
+    },
+  )
   registry.open.set(key, opening)
   return opening
 }
 
 /** A fresh platform user of `account` (never recorded, no expiry: it exists only in this process) subscribed. */
-async function connectSubscriber(deps: Deps, account: string, orgId: number, subscription: OrgAccountSubscription): Promise<AccountSubscriber> {
+async function connectSubscriber(
+  deps: Deps,
+  account: string,
+  orgId: number,
+  subscription: OrgAccountSubscription,
+): Promise<AccountSubscriber> {
   const keys = await accountKeys(deps, account)
   const user = newKeyPair('user')
   const jwt = await userJwt(user, keys.signer, {
@@ -104,9 +123,16 @@ async function connectSubscriber(deps: Deps, account: string, orgId: number, sub
     accountPublicKey: keys.publicKey,
     permissions: { sub: { allow: [subscription.subject] }, pub: { deny: ['>'] }, resp: REPLY_PERMISSION },
   })
-  return subscribeAsAccountUser(deps.config.msgbusUrls, credsFile(jwt, user), {
-    name: `platform-api ${subscription.name} ${account}`, subject: subscription.subject, queue: subscription.queue,
-  }, (message) => subscription.handle(orgId, message))
+  return subscribeAsAccountUser(
+    deps.config.msgbusUrls,
+    credsFile(jwt, user),
+    {
+      name: `platform-api ${subscription.name} ${account}`,
+      subject: subscription.subject,
+      queue: subscription.queue,
+    },
+    (message) => subscription.handle(orgId, message),
+  )
 }
 
 /** Closes the subscribers of org `orgId` (its org was deleted), or every one when none is given. */

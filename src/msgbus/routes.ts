@@ -48,12 +48,16 @@ export const msgbusRoutes = (deps: Deps) =>
       response: { 200: t.Array(MsgbusAccount), ...errors },
       detail: { summary: 'My issued message-bus keys, newest first', tags: ['settings'] },
     })
-    .post('/user/settings/tokens/msgbus-tokens/:id/revoke/', async ({ me, params }) => {
-      await msgbus.revokeToken(deps, me.user.id, params.id)
-    }, {
-      signedIn: 'signed-in',
-      scope: 'user',
-      params: MsgbusTokenParams,
-      response: { 200: t.Void(), ...errors, 404: ErrorBody },
-      detail: { summary: 'Revoke one of my message-bus keys; its live connections drop at once (idempotent)', tags: ['settings'] },
-    })
+    .post(
+      '/user/settings/tokens/msgbus-tokens/:id/revoke/',
+      async ({ me, params }) => {
+        await msgbus.revokeToken(deps, me.user.id, params.id)
+      },
+      {
+        signedIn: 'signed-in',
+        scope: 'user',
+        params: MsgbusTokenParams,
+        response: { 200: t.Void(), ...errors, 404: ErrorBody },
+        detail: { summary: 'Revoke one of my message-bus keys; its live connections drop at once (idempotent)', tags: ['settings'] },
+      },
+    )

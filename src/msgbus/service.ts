@@ -1,16 +1,16 @@
 import type { Permissions } from '@nats-io/jwt'
+import { USER_TYPE } from '../../db/schema/identity'
 import type { Actor } from '../authz/actor'
+import { nowSeconds } from '../clock'
 import { resolveCluster } from '../clusters/access'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import { findUserByName, type UserRow } from '../identity/store'
-import { USER_TYPE } from '../../db/schema/identity'
 import { accountKeys, orgAccount, USERS_ACCOUNT } from './accounts'
-import { assertConfigured, ensureAccountPushed, Messages as BusMessages, pushOrUnavailable, systemLink } from './bus'
+import { assertConfigured, Messages as BusMessages, ensureAccountPushed, pushOrUnavailable, systemLink } from './bus'
 import { credsFile, newKeyPair, userJwt } from './claims'
 import type { MsgbusAccount, MsgbusCredentialsResponse } from './schemas'
 import * as store from './store'
-import { nowSeconds } from '../clock'
 
 export { MSGBUS_COOKIE } from './accounts'
 
@@ -60,24 +60,29 @@ async function issue(deps: Deps, request: Issue): Promise<MsgbusCredentialsRespo
     permissions: request.permissions,
     expiresAt,
   })
-  await deps.db.write((tx) => store.insertMsgbusAccount(tx, {
-    uid: request.owner.id,
-    accountType: request.accountType,
-    msgbusPubKey: user.getPublicKey(),
-    account: request.account,
-    clusterId: request.clusterId ?? '',
-    productName: request.productName ?? '',
-    issuedAt,
-    expiresAt,
-  }))
+  await deps.db.write((tx) =>
+    store.insertMsgbusAccount(tx, {
+      uid: request.owner.id,
+      accountType: request.accountType,
+      msgbusPubKey: user.getPublicKey(),
+      account: request.account,
+      clusterId: request.clusterId ?? '',
+      productName: request.productName ?? '',
+      issuedAt,
+      expiresAt,
+    }),
+  )
   return { msgbusEndpoints: deps.config.msgbusUrls, credentials: Buffer.from(credsFile(jwt, user)).toString('base64') }
 }
 
 /** The caller's personal credentials: `user.<uid>.>` and `_INBOX.>`, 24 h. Throws unavailable. */
 export function personalCredentials(deps: Deps, me: Actor): Promise<MsgbusCredentialsResponse> {
   return issue(deps, {
-    owner: me.user, accountType: 'user', account: USERS_ACCOUNT,
-    permissions: personalPermissions(me.user.id), ttlSeconds: deps.config.msgbusCredentialTtlSeconds,
+    owner: me.user,
+    accountType: 'user',
+    account: USERS_ACCOUNT,
+    permissions: personalPermissions(me.user.id),
+    ttlSeconds: deps.config.msgbusCredentialTtlSeconds,
   })
 }
 
@@ -87,15 +92,20 @@ export async function personalCredentialsOf(deps: Deps, me: Actor, username: str
   const owner = username === undefined || username === '' ? me.user : await findUserByName(deps.db.read, username)
   if (!owner || owner.type !== USER_TYPE.individual) throw new AppError('notFound', Messages.userNotFound)
   return issue(deps, {
-    owner, accountType: 'user', account: USERS_ACCOUNT,
-    permissions: personalPermissions(owner.id), ttlSeconds: deps.config.msgbusCredentialTtlSeconds,
+    owner,
+    accountType: 'user',
+    account: USERS_ACCOUNT,
+    permissions: personalPermissions(owner.id),
+    ttlSeconds: deps.config.msgbusCredentialTtlSeconds,
   })
 }
 
 /** Site admin: may subscribe to everything of the platform's users account. Throws unavailable. */
 export function adminCredentials(deps: Deps, me: Actor): Promise<MsgbusCredentialsResponse> {
   return issue(deps, {
-    owner: me.user, accountType: 'admin', account: USERS_ACCOUNT,
+    owner: me.user,
+    accountType: 'admin',
+    account: USERS_ACCOUNT,
     permissions: { pub: { allow: ['_INBOX.>'] }, sub: { allow: ['>'] } },
     ttlSeconds: deps.config.msgbusCredentialTtlSeconds,
   })
@@ -106,12 +116,17 @@ export function adminCredentials(deps: Deps, me: Actor): Promise<MsgbusCredentia
  * account of the cluster's owner. Throws badRequest (no owner or cluster), notFound (no such
  * cluster for the caller), unavailable.
  */
-export async function clusterHistoryCredentials(deps: Deps, me: Actor, query: { owner?: string; cluster?: string }): Promise<MsgbusCredentialsResponse> {
+export async function clusterHistoryCredentials(
+  deps: Deps,
+  me: Actor,
+  query: { owner?: string; cluster?: string },
+): Promise<MsgbusCredentialsResponse> {
   assertConfigured(deps)
   if (!query.owner || !query.cluster) throw new AppError('badRequest', Messages.clusterContextMissing)
   const { cluster, owner } = await resolveCluster(deps, me, query.owner, query.cluster, 'read')
   return issue(deps, {
-    owner: me.user, accountType: 'cluster-resource-history',
+    owner: me.user,
+    accountType: 'cluster-resource-history',
     account: owner.type === USER_TYPE.organization ? orgAccount(owner.id) : USERS_ACCOUNT,
     permissions: { pub: { deny: ['>'] }, sub: { allow: [`crh.${cluster.uid}.>`] } },
     ttlSeconds: deps.config.msgbusCredentialTtlSeconds,
@@ -126,15 +141,23 @@ export async function clusterHistoryCredentials(deps: Deps, me: Actor, query: { 
  * account, not the subject, decides the org), so an agent fetches new credentials.
  * Throws unavailable.
  */
-export function orgCredentials(deps: Deps, org: UserRow, systemAdmin: UserRow, target: { clusterID?: string; productName?: string }): Promise<MsgbusCredentialsResponse> {
+export function orgCredentials(
+  deps: Deps,
+  org: UserRow,
+  systemAdmin: UserRow,
+  target: { clusterID?: string; productName?: string },
+): Promise<MsgbusCredentialsResponse> {
   return issue(deps, {
-    owner: systemAdmin, accountType: target.clusterID ? 'cluster' : 'org', account: orgAccount(org.id),
+    owner: systemAdmin,
+    accountType: target.clusterID ? 'cluster' : 'org',
+    account: orgAccount(org.id),
     permissions: {
       pub: { allow: [`org.${org.id}.>`, '_INBOX.>', usageEventsSubject(org.name)] },
       sub: { allow: [`org.${org.id}.>`, '_INBOX.>'] },
     },
     ttlSeconds: deps.config.msgbusCredentialTtlSeconds,
-    clusterId: target.clusterID, productName: target.productName,
+    clusterId: target.clusterID,
+    productName: target.productName,
   })
 }
 
@@ -146,8 +169,11 @@ export async function signInBearerJwt(deps: Deps, uid: number): Promise<string |
   if (deps.config.msgbusUrls.length === 0) return undefined
   const keys = await accountKeys(deps, USERS_ACCOUNT)
   return userJwt(newKeyPair('user'), keys.signer, {
-    name: `user-${uid}-session`, accountPublicKey: keys.publicKey,
-    permissions: personalPermissions(uid), expiresAt: nowSeconds(deps.clock) + COOKIE_TTL_SECONDS, bearer: true,
+    name: `user-${uid}-session`,
+    accountPublicKey: keys.publicKey,
+    permissions: personalPermissions(uid),
+    expiresAt: nowSeconds(deps.clock) + COOKIE_TTL_SECONDS,
+    bearer: true,
   })
 }
 

@@ -33,21 +33,41 @@ export async function listMsgbusAccountsOf(db: Executor, uid: number): Promise<M
 }
 
 export async function findMsgbusAccountOf(db: Executor, uid: number, id: number): Promise<MsgbusAccountRow | undefined> {
-  return db.select().from(msgbusAccounts).where(and(eq(msgbusAccounts.uid, uid), eq(msgbusAccounts.id, id))).get()
+  return db
+    .select()
+    .from(msgbusAccounts)
+    .where(and(eq(msgbusAccounts.uid, uid), eq(msgbusAccounts.id, id)))
+    .get()
 }
 
 /** Marks the row revoked at `at` unless it already is (the first revocation time stays). */
 export async function markRevoked(db: Executor, id: number, at: number): Promise<void> {
-  await db.update(msgbusAccounts).set({ revokedAt: at }).where(and(eq(msgbusAccounts.id, id), isNull(msgbusAccounts.revokedAt)))
+  await db
+    .update(msgbusAccounts)
+    .set({ revokedAt: at })
+    .where(and(eq(msgbusAccounts.id, id), isNull(msgbusAccounts.revokedAt)))
 }
 
 /**
  * Keys of `account` to refuse, whose JWTs have not expired by `now` (older ones can match
  * nothing): revoked ones from their revocation time, and every key of a deleted user up to its expiry.
  */
-export async function liveRevocationsOf(db: Executor, account: string, now: number): Promise<{ msgbusPubKey: string; revokedAt: number }[]> {
-  const rows = await db.select({ msgbusPubKey: msgbusAccounts.msgbusPubKey, revokedAt: msgbusAccounts.revokedAt, expiresAt: msgbusAccounts.expiresAt })
-    .from(msgbusAccounts).leftJoin(users, eq(users.id, msgbusAccounts.uid))
-    .where(and(eq(msgbusAccounts.account, account), gt(msgbusAccounts.expiresAt, now), or(isNotNull(msgbusAccounts.revokedAt), isNull(users.id)))).all()
+export async function liveRevocationsOf(
+  db: Executor,
+  account: string,
+  now: number,
+): Promise<{ msgbusPubKey: string; revokedAt: number }[]> {
+  const rows = await db
+    .select({ msgbusPubKey: msgbusAccounts.msgbusPubKey, revokedAt: msgbusAccounts.revokedAt, expiresAt: msgbusAccounts.expiresAt })
+    .from(msgbusAccounts)
+    .leftJoin(users, eq(users.id, msgbusAccounts.uid))
+    .where(
+      and(
+        eq(msgbusAccounts.account, account),
+        gt(msgbusAccounts.expiresAt, now),
+        or(isNotNull(msgbusAccounts.revokedAt), isNull(users.id)),
+      ),
+    )
+    .all()
   return rows.map((r) => ({ msgbusPubKey: r.msgbusPubKey, revokedAt: r.revokedAt ?? r.expiresAt }))
 }

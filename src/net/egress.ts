@@ -1,5 +1,5 @@
-import ipaddr from 'ipaddr.js'
 import { lookup } from 'node:dns/promises'
+import ipaddr from 'ipaddr.js'
 
 /**
  * The egress guard for every URL a user gives us (cloud endpoints, cluster servers, discovery
@@ -18,7 +18,10 @@ export type AddressClass = 'public' | 'private' | 'metadata'
 
 /** Raised when a URL may not be reached; the message names the host, never anything secret. */
 export class EgressRefused extends Error {
-  constructor(readonly host: string, reason: string) {
+  constructor(
+    readonly host: string,
+    reason: string,
+  ) {
     super(`${host}: ${reason}`)
     this.name = 'EgressRefused'
   }
@@ -26,7 +29,13 @@ export class EgressRefused extends Error {
 
 // Cloud instance-metadata services: refused whatever the policy (they hand out credentials).
 const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '168.63.129.16'])
-const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata.azure.internal', 'instance-data', 'instance-data.ec2.internal'])
+const METADATA_NAMES = new Set([
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata.azure.internal',
+  'instance-data',
+  'instance-data.ec2.internal',
+])
 
 /** The IPv4 address carried inside an IPv6 one (mapped, compatible, 6to4, NAT64, Teredo), if any. */
 function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
@@ -63,7 +72,10 @@ function refusalOf(host: string, address: string, policy: EgressPolicy): EgressR
   const kind = classifyAddress(address)
   if (kind === 'metadata') return new EgressRefused(host, 'is a cloud metadata address')
   if (kind === 'private' && !policy.allowPrivate) {
-    return new EgressRefused(host, `resolves to the private or local address ${address} (set ${policy.setting ?? 'PLATFORM_ALLOW_PRIVATE_ENDPOINTS'}=true to allow)`)
+    return new EgressRefused(
+      host,
+      `resolves to the private or local address ${address} (set ${policy.setting ?? 'PLATFORM_ALLOW_PRIVATE_ENDPOINTS'}=true to allow)`,
+    )
   }
   return undefined
 }
@@ -90,7 +102,10 @@ async function resolveAll(shown: string, host: string): Promise<string[]> {
     return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address)
   } catch (error) {
     const code = (error as { code?: string }).code
-    throw new EgressRefused(shown, code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'the name does not resolve (DNS)' : `cannot be resolved (${code ?? 'DNS error'})`)
+    throw new EgressRefused(
+      shown,
+      code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'the name does not resolve (DNS)' : `cannot be resolved (${code ?? 'DNS error'})`,
+    )
   }
 }
 

@@ -4,11 +4,11 @@ import type { Page, Paged } from '../http/pagination'
 import { isArchiveUrl, type LoadedChart, type PinnedChart } from './charts/client'
 import type { RegistryAccess } from './charts/transport'
 import { renderKeyOf } from './render/cache'
-import { printDoc, readTemplateOutput, type Rendered } from './render/output'
-import { convertResources, marshal, type DataFormat } from './render/resources'
-import { helm3Script, yamlScript, type ScriptPackage } from './render/scripts'
+import { printDoc, type Rendered, readTemplateOutput } from './render/output'
+import { convertResources, type DataFormat, marshal } from './render/resources'
+import { helm3Script, type ScriptPackage, yamlScript } from './render/scripts'
 import type { OrdersRuntime } from './runtime'
-import { ORDER_API_VERSION, type ChartSelection, type Order, type OrderInput, type OrderPackage } from './schemas'
+import { type ChartSelection, ORDER_API_VERSION, type Order, type OrderInput, type OrderPackage } from './schemas'
 import { anonymousAccess, sourceAccess } from './sources/service'
 import * as store from './store'
 import { chartValues, renderValues, scriptValues, setFlagsOf } from './values'
@@ -19,7 +19,8 @@ export const Messages = {
   notFound: 'order not found',
   fileNotFound: 'no such file in the order',
   unknownSource: (name: string) => `chart source "${name}" does not exist`,
-  badSourceKind: (kind: string) => `sourceRef.kind "${kind}" is not supported: use HelmRepository (a chart source) or Legacy (a repository URL)`,
+  badSourceKind: (kind: string) =>
+    `sourceRef.kind "${kind}" is not supported: use HelmRepository (a chart source) or Legacy (a repository URL)`,
   noSource: 'a package needs chart.sourceRef or chart.url',
   badLegacyUrl: 'sourceRef.name of kind Legacy must be an http(s):// or oci:// repository URL',
 } as const
@@ -49,7 +50,8 @@ const NO_NAMESPACE_OBJECT = new Set(['default', 'kube-system', 'kube-node-lease'
 /** The order list as the client sent it; throws badRequest (none or empty), invalid (both lists). */
 function packageListOf(input: OrderInput): { key: 'packages' | 'items'; packages: OrderPackage[] } {
   const spec = input.spec ?? {}
-  if (spec.packages !== undefined && spec.items !== undefined) throw new AppError('invalid', Messages.bothLists, [{ field: 'spec', message: Messages.bothLists }])
+  if (spec.packages !== undefined && spec.items !== undefined)
+    throw new AppError('invalid', Messages.bothLists, [{ field: 'spec', message: Messages.bothLists }])
   const key = spec.items !== undefined ? 'items' : 'packages'
   const packages = spec[key] ?? []
   if (packages.length === 0) throw new AppError('badRequest', Messages.missingPackages)
@@ -62,12 +64,18 @@ function parseUrl(text: string, fieldName: string, message: string): URL {
   try {
     const url = new URL(text)
     if (/^(https?|oci):$/.test(url.protocol) && !url.username && !url.password) return url
-  } catch { /* refused below */ }
+  } catch {
+    /* refused below */
+  }
   throw new AppError('invalid', message, [{ field: fieldName, message }])
 }
 
 /** Where a package's chart is looked up, and with which credentials; throws invalid for an unknown source. */
-async function locationOf(rt: OrdersRuntime, chart: ChartSelection, i: number): Promise<{ url: URL; access: RegistryAccess; source?: string }> {
+async function locationOf(
+  rt: OrdersRuntime,
+  chart: ChartSelection,
+  i: number,
+): Promise<{ url: URL; access: RegistryAccess; source?: string }> {
   if (chart.url !== undefined) {
     const url = parseUrl(chart.url, field(i, 'url'), 'must be an http(s):// or oci:// URL without credentials')
     return { url, access: anonymousAccess(rt.deps, url) }
@@ -78,9 +86,15 @@ async function locationOf(rt: OrdersRuntime, chart: ChartSelection, i: number): 
     const url = parseUrl(chart.sourceRef.name, field(i, 'sourceRef.name'), Messages.badLegacyUrl)
     return { url, access: anonymousAccess(rt.deps, url) }
   }
-  if (kind !== 'HelmRepository') throw new AppError('invalid', Messages.badSourceKind(kind), [{ field: field(i, 'sourceRef.kind'), message: Messages.badSourceKind(kind) }])
+  if (kind !== 'HelmRepository')
+    throw new AppError('invalid', Messages.badSourceKind(kind), [
+      { field: field(i, 'sourceRef.kind'), message: Messages.badSourceKind(kind) },
+    ])
   const found = await sourceAccess(rt.deps, chart.sourceRef.name)
-  if (!found) throw new AppError('invalid', Messages.unknownSource(chart.sourceRef.name), [{ field: field(i, 'sourceRef.name'), message: 'no such chart source' }])
+  if (!found)
+    throw new AppError('invalid', Messages.unknownSource(chart.sourceRef.name), [
+      { field: field(i, 'sourceRef.name'), message: 'no such chart source' },
+    ])
   return { ...found, source: chart.sourceRef.name }
 }
 
@@ -103,11 +117,23 @@ export async function createOrder(rt: OrdersRuntime, actor: Actor, input: OrderI
   const order: Order = {
     apiVersion: ORDER_API_VERSION,
     kind: 'Order',
-    metadata: { name: input.metadata?.name ?? packages[0]!.chart.releaseName, uid, creationTimestamp: now.toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    metadata: {
+      name: input.metadata?.name ?? packages[0]!.chart.releaseName,
+      uid,
+      creationTimestamp: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    },
     spec: { [key]: packages, ...(input.spec?.kubeVersion !== undefined ? { kubeVersion: input.spec.kubeVersion } : {}) },
     status: {},
   }
-  await rt.deps.db.write((tx) => store.insertOrder(tx, { uid, ownerId: actor.user.id, body: JSON.stringify(order), resolved: JSON.stringify(pinned), createdAt: now.getTime() }))
+  await rt.deps.db.write((tx) =>
+    store.insertOrder(tx, {
+      uid,
+      ownerId: actor.user.id,
+      body: JSON.stringify(order),
+      resolved: JSON.stringify(pinned),
+      createdAt: now.getTime(),
+    }),
+  )
   return order
 }
 
@@ -146,9 +172,16 @@ async function renderPackage(rt: OrdersRuntime, chart: ChartSelection, pinned: P
   const valuesJson = values === undefined ? undefined : JSON.stringify(values)
   const kubeVersion = rt.helm.settings.kubeVersion
   const key = renderKeyOf({ digest: pinned.pin.digest, valuesJson, release: chart.releaseName, namespace: chart.namespace, kubeVersion })
-  const rendered = await rt.renders.get(key, async () => readTemplateOutput(await rt.helm.template({
-    release: chart.releaseName, namespace: chart.namespace, chartPath: loaded.path, valuesJson,
-  })))
+  const rendered = await rt.renders.get(key, async () =>
+    readTemplateOutput(
+      await rt.helm.template({
+        release: chart.releaseName,
+        namespace: chart.namespace,
+        chartPath: loaded.path,
+        valuesJson,
+      }),
+    ),
+  )
   return { chart, pinned, loaded, rendered }
 }
 
@@ -166,8 +199,12 @@ const sourceNameOf = (chart: ChartSelection) => chart.sourceRef?.name ?? chart.u
  */
 export async function renderManifest(rt: OrdersRuntime, actor: Actor, uid: string): Promise<string> {
   const { packages } = await renderOrder(rt, actor, uid)
-  return packages.map(({ chart, pinned, rendered }) =>
-    `---\n# Source: ${sourceNameOf(chart)} - ${pinned.pin.name}@${pinned.pin.version}\n${rendered.manifest.map(printDoc).join('')}\n`).join('')
+  return packages
+    .map(
+      ({ chart, pinned, rendered }) =>
+        `---\n# Source: ${sourceNameOf(chart)} - ${pinned.pin.name}@${pinned.pin.version}\n${rendered.manifest.map(printDoc).join('')}\n`,
+    )
+    .join('')
 }
 
 /** Where the files the yaml script applies are served (the manifest and CRD routes below the order). */
@@ -180,9 +217,11 @@ interface CrdFile {
 }
 
 function crdFilesOf(rendered: Rendered): CrdFile[] {
-  return rendered.crds.flatMap((doc) => doc.objects
-    .filter((o) => o.kind === 'CustomResourceDefinition')
-    .map((object) => ({ name: String((object.metadata as { name?: unknown } | undefined)?.name ?? ''), filename: doc.source, object })))
+  return rendered.crds.flatMap((doc) =>
+    doc.objects
+      .filter((o) => o.kind === 'CustomResourceDefinition')
+      .map((object) => ({ name: String((object.metadata as { name?: unknown } | undefined)?.name ?? ''), filename: doc.source, object })),
+  )
 }
 
 /** The order's packages converted (reference §1.5); `format` other than json means yaml. */
@@ -191,11 +230,18 @@ export async function renderResources(rt: OrdersRuntime, actor: Actor, uid: stri
   const base = filesBase(rt)
   return packages.map(({ chart, pinned, rendered }) => {
     const manifestKey = `/${uid}/manifests/${chart.releaseName}.yaml`
-    const crds = skipCRDs ? [] : crdFilesOf(rendered).map((crd) => {
-      const key = `/${uid}/crds/${crd.name}.yaml`
-      // The original marshals the whole stored entry (url, key, filename, data), not the CRD alone.
-      return { url: base + key, key, filename: crd.filename, data: marshal({ url: base + key, key, filename: crd.filename, data: crd.object }, format) }
-    })
+    const crds = skipCRDs
+      ? []
+      : crdFilesOf(rendered).map((crd) => {
+          const key = `/${uid}/crds/${crd.name}.yaml`
+          // The original marshals the whole stored entry (url, key, filename, data), not the CRD alone.
+          return {
+            url: base + key,
+            key,
+            filename: crd.filename,
+            data: marshal({ url: base + key, key, filename: crd.filename, data: crd.object }, format),
+          }
+        })
     return {
       name: pinned.pin.name,
       version: pinned.pin.version,
@@ -204,7 +250,11 @@ export async function renderResources(rt: OrdersRuntime, actor: Actor, uid: stri
       namespace: chart.namespace,
       crds,
       manifest: { url: base + manifestKey, key: manifestKey },
-      resources: convertResources(rendered.manifest.flatMap((d) => d.objects), chart.releaseName, format),
+      resources: convertResources(
+        rendered.manifest.flatMap((d) => d.objects),
+        chart.releaseName,
+        format,
+      ),
     }
   })
 }
@@ -261,14 +311,16 @@ export async function helm3(rt: OrdersRuntime, actor: Actor, uid: string): Promi
 export async function yaml(rt: OrdersRuntime, actor: Actor, uid: string): Promise<string> {
   const { packages } = await renderOrder(rt, actor, uid)
   const base = filesBase(rt)
-  return yamlScript(packages.map(({ chart, pinned, rendered }) => ({
-    release: chart.releaseName,
-    namespace: chart.namespace,
-    deprecated: pinned.pin.deprecated,
-    crdUrls: crdFilesOf(rendered).map((crd) => `${base}/${uid}/crds/${crd.name}.yaml`),
-    manifestUrl: `${base}/${uid}/manifests/${chart.releaseName}.yaml`,
-    ...waitsOf(chart),
-  })))
+  return yamlScript(
+    packages.map(({ chart, pinned, rendered }) => ({
+      release: chart.releaseName,
+      namespace: chart.namespace,
+      deprecated: pinned.pin.deprecated,
+      crdUrls: crdFilesOf(rendered).map((crd) => `${base}/${uid}/crds/${crd.name}.yaml`),
+      manifestUrl: `${base}/${uid}/manifests/${chart.releaseName}.yaml`,
+      ...waitsOf(chart),
+    })),
+  )
 }
 
 /** The script envelope of the original: one entry per OS, all the same script. */

@@ -1,6 +1,6 @@
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
 import { AppError } from '../errors'
-import { parseYamlSafely, UnsafeArchive, type ChartArchive } from './charts/archive'
+import { type ChartArchive, parseYamlSafely, UnsafeArchive } from './charts/archive'
 
 /**
  * The values of one package (decisions §4a): `valuesPatch` (RFC 6902) applied to the chart's
@@ -102,7 +102,10 @@ function scalarText(key: string, value: JsonValue): string {
 }
 
 function diffInto(key: string, before: JsonValue | undefined, after: JsonValue | undefined, out: string[]): void {
-  if (after === undefined) { out.push(`${key}=null`); return }
+  if (after === undefined) {
+    out.push(`${key}=null`)
+    return
+  }
   if (isObject(after)) {
     const prior = isObject(before) ? before : {}
     const keys = new Set([...Object.keys(prior), ...Object.keys(after)])
@@ -113,7 +116,7 @@ function diffInto(key: string, before: JsonValue | undefined, after: JsonValue |
   if (Array.isArray(after)) {
     if (after.length === 0) out.push(`${key}=null`)
     else if (after.every(isScalar)) out.push(`${key}={${after.map((v) => scalarText(key, v)).join(', ')}}`)
-    else after.forEach((item, i) => diffInto(`${key}[${i}]`, Array.isArray(before) ? before[i] : undefined, item, out))
+    else for (const [i, item] of after.entries()) diffInto(`${key}[${i}]`, Array.isArray(before) ? before[i] : undefined, item, out)
     return
   }
   out.push(`${key}=${scalarText(key, after)}`)

@@ -1,8 +1,8 @@
 import { teamGrants } from '../authz/grants'
-import { grantedPermissions, roleFromTeams, type PermissionString } from '../authz/permissions'
+import { grantedPermissions, type PermissionString, roleFromTeams } from '../authz/permissions'
 import type { Executor } from '../storage/database'
-import * as orgStore from './store'
 import type { TeamRow } from './store'
+import * as orgStore from './store'
 
 /** What membership of `team` gives: its permission and the strings of its custom roles. */
 export async function grantsOfTeam(db: Executor, team: TeamRow): Promise<ReadonlySet<PermissionString>> {

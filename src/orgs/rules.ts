@@ -1,8 +1,8 @@
-import { AppError } from '../errors'
-import type { Executor } from '../storage/database'
-import { findUserById } from '../identity/store'
 import type { Actor } from '../authz/actor'
 import type { OrgScope } from '../authz/authorize'
+import { AppError } from '../errors'
+import { findUserById } from '../identity/store'
+import type { Executor } from '../storage/database'
 import * as orgStore from './store'
 
 export const Messages = {

@@ -1,17 +1,17 @@
+import { USER_TYPE, VISIBILITY, VISIBILITY_NAMES, type VisibilityName } from '../../db/schema/identity'
 import type { Actor } from '../authz/actor'
-import { Messages as AuthzMessages, selfOrAdmin, type OrgScope } from '../authz/authorize'
-import { orgLastAdmin } from './rules'
-import { removeAvatar, saveAvatar } from '../identity/avatars/store'
+import { Messages as AuthzMessages, type OrgScope, selfOrAdmin } from '../authz/authorize'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import type { Page, Paged } from '../http/pagination'
+import { removeAvatar, saveAvatar } from '../identity/avatars/store'
 import { assertUsableName } from '../identity/service'
-import { findUserByName, updateUser, type UserRow } from '../identity/store'
-import { USER_TYPE, VISIBILITY, VISIBILITY_NAMES, type VisibilityName } from '../../db/schema/identity'
+import { findUserByName, type UserRow, updateUser } from '../identity/store'
+import type { Executor } from '../storage/database'
+import { orgLastAdmin } from './rules'
 import type { CreateOrgOption, CreateOrgParams, EditOrgOption, Organization, Profile } from './schemas'
 import * as store from './store'
 import { insertSystemAdmin } from './system-admin/service'
-import type { Executor } from '../storage/database'
 
 export const Messages = {
   websiteInvalid: 'website must be an http(s) URL',
@@ -90,20 +90,25 @@ export async function createOrg(deps: Deps, owner: UserRow | undefined, input: N
   assertUsableName(input.username, 'username')
   assertWebsite(input.website)
   return deps.db.write(async (tx) => {
-    const org = await store.insertOrgWithOwner(tx, {
-      name: input.username,
-      lowerName: input.username.toLowerCase(),
-      fullName: input.full_name ?? '',
-      description: input.description ?? '',
-      website: input.website ?? '',
-      location: input.location ?? '',
-      visibility: visibilityOf(input, VISIBILITY.public),
-    }, {
-      createdBy: owner?.id ?? null,
-      createdBySiteAdmin: owner?.isAdmin ?? false,
-      origin: input.origin,
-      fleetmgrEndpoint: input.fleetmgrManagementClusterEndPoint ?? '',
-    }, owner?.id)
+    const org = await store.insertOrgWithOwner(
+      tx,
+      {
+        name: input.username,
+        lowerName: input.username.toLowerCase(),
+        fullName: input.full_name ?? '',
+        description: input.description ?? '',
+        website: input.website ?? '',
+        location: input.location ?? '',
+        visibility: visibilityOf(input, VISIBILITY.public),
+      },
+      {
+        createdBy: owner?.id ?? null,
+        createdBySiteAdmin: owner?.isAdmin ?? false,
+        origin: input.origin,
+        fleetmgrEndpoint: input.fleetmgrManagementClusterEndPoint ?? '',
+      },
+      owner?.id,
+    )
     // A fleet-manager-origin org gets its system admin at once (decisions §6a): the fleet manager syncs through it.
     if (input.fleetmgrManagementClusterEndPoint) await insertSystemAdmin(tx, org)
     return org
@@ -146,7 +151,8 @@ export async function deleteOrg(deps: Deps, scope: OrgScope, actor: Actor): Prom
  */
 export async function orgUserProfile(deps: Deps, scope: OrgScope, actor: Actor, username: string): Promise<Profile> {
   const user = await findUserByName(deps.db.read, username)
-  if (!user || user.type !== USER_TYPE.individual || !user.isActive || user.prohibitLogin) throw new AppError('badRequest', Messages.userNotUsable)
+  if (!user || user.type !== USER_TYPE.individual || !user.isActive || user.prohibitLogin)
+    throw new AppError('badRequest', Messages.userNotUsable)
   const seesPrivate = selfOrAdmin(actor.user, user) || (await store.findMembership(deps.db.read, scope.org.id, user.id)) !== undefined
   if (user.visibility === PRIVATE && !seesPrivate) throw new AppError('badRequest', Messages.userNotUsable)
   const host = new URL(deps.config.publicUrl).hostname
@@ -209,8 +215,13 @@ export async function createOrgFromForm(deps: Deps, creator: UserRow, form: Crea
   const avatar = form.avatar ? await saveAvatar(deps.config.dataDir, `org-new-${crypto.randomUUID()}`, await bytesOf(form.avatar)) : ''
   try {
     const org = await createOrg(deps, creator, {
-      username: form.org_name, full_name: form.full_name, description: form.description,
-      website: form.website, location: form.location, visibility: form.visibility, origin: 'settings',
+      username: form.org_name,
+      full_name: form.full_name,
+      description: form.description,
+      website: form.website,
+      location: form.location,
+      visibility: form.visibility,
+      origin: 'settings',
     })
     if (!avatar) return org
     return (await deps.db.write((tx) => updateUser(tx, org.id, { avatar })))!
@@ -225,4 +236,3 @@ export async function deleteOrgAvatar(deps: Deps, scope: OrgScope): Promise<void
   await writeInOrg(deps, scope, (tx) => updateUser(tx, scope.org.id, { avatar: '' }))
   if (scope.org.avatar) await removeAvatar(deps.config.dataDir, scope.org.avatar)
 }
-

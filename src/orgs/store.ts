@@ -1,10 +1,21 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
-import { inboxSubscriptions, orgClaims, orgDetails, orgRoles, orgUsers, orgSystemAdmins, teamRoles, teamUsers, teams, users } from '../../db/schema'
-import type { Executor } from '../storage/database'
-import { isUniqueViolation } from '../storage/database'
+import {
+  inboxSubscriptions,
+  orgClaims,
+  orgDetails,
+  orgRoles,
+  orgSystemAdmins,
+  orgUsers,
+  teamRoles,
+  teams,
+  teamUsers,
+  users,
+} from '../../db/schema'
+import { USER_TYPE, VISIBILITY } from '../../db/schema/identity'
 import { AppError } from '../errors'
 import { insertUser, type NewUser, type UserRow } from '../identity/store'
-import { USER_TYPE, VISIBILITY } from '../../db/schema/identity'
+import type { Executor } from '../storage/database'
+import { isUniqueViolation } from '../storage/database'
 
 export type OrgDetailsRow = typeof orgDetails.$inferSelect
 export type TeamRow = typeof teams.$inferSelect
@@ -18,16 +29,26 @@ export const Messages = {
   roleExists: 'role already exists',
 } as const
 
-export interface PageWindow { limit: number; offset: number }
+export interface PageWindow {
+  limit: number
+  offset: number
+}
 
 /** An organization by name, case-insensitively (undefined for users and unknown names). */
 export async function findOrgByName(db: Executor, name: string): Promise<UserRow | undefined> {
-  return db.select().from(users)
-    .where(and(eq(users.lowerName, name.toLowerCase()), eq(users.type, USER_TYPE.organization))).get()
+  return db
+    .select()
+    .from(users)
+    .where(and(eq(users.lowerName, name.toLowerCase()), eq(users.type, USER_TYPE.organization)))
+    .get()
 }
 
 export async function findOrgById(db: Executor, id: number): Promise<UserRow | undefined> {
-  return db.select().from(users).where(and(eq(users.id, id), eq(users.type, USER_TYPE.organization))).get()
+  return db
+    .select()
+    .from(users)
+    .where(and(eq(users.id, id), eq(users.type, USER_TYPE.organization)))
+    .get()
 }
 
 export async function findOrgDetails(db: Executor, orgId: number): Promise<OrgDetailsRow | undefined> {
@@ -38,10 +59,18 @@ export async function findOrgDetails(db: Executor, orgId: number): Promise<OrgDe
  * One write unit: the org's account row, its details, the Owners team with `ownerId` in it, and
  * that owner's (private) membership. A taken name is `duplicate`.
  */
-export async function insertOrgWithOwner(tx: Executor, org: NewUser, details: Omit<typeof orgDetails.$inferInsert, 'orgId'>, ownerId: number | undefined): Promise<UserRow> {
+export async function insertOrgWithOwner(
+  tx: Executor,
+  org: NewUser,
+  details: Omit<typeof orgDetails.$inferInsert, 'orgId'>,
+  ownerId: number | undefined,
+): Promise<UserRow> {
   const row = await insertUser(tx, { ...org, type: USER_TYPE.organization })
   await tx.insert(orgDetails).values({ ...details, orgId: row.id })
-  const [owners] = await tx.insert(teams).values({ orgId: row.id, name: OWNERS_TEAM, lowerName: OWNERS_TEAM.toLowerCase(), permission: 'owner' }).returning()
+  const [owners] = await tx
+    .insert(teams)
+    .values({ orgId: row.id, name: OWNERS_TEAM, lowerName: OWNERS_TEAM.toLowerCase(), permission: 'owner' })
+    .returning()
   // A marketplace org waits for its buyer: its Owners team stays empty until the claim.
   if (ownerId !== undefined) await addTeamMember(tx, owners, ownerId)
   return row
@@ -70,52 +99,83 @@ export async function deleteOrg(tx: Executor, orgId: number): Promise<void> {
 
 /** The permissions of the teams `uid` belongs to in the org ([] for a non-member). */
 export async function teamPermissionsOf(db: Executor, orgId: number, uid: number): Promise<string[]> {
-  const rows = await db.select({ permission: teams.permission }).from(teamUsers)
+  const rows = await db
+    .select({ permission: teams.permission })
+    .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid))).all()
+    .where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid)))
+    .all()
   return rows.map((r) => r.permission)
 }
 
 /** The permission strings of the custom roles on the teams `uid` belongs to in the org. */
 export async function customPermissionsOf(db: Executor, orgId: number, uid: number): Promise<string[]> {
-  const rows = await db.select({ permissions: orgRoles.permissions }).from(teamUsers)
+  const rows = await db
+    .select({ permissions: orgRoles.permissions })
+    .from(teamUsers)
     .innerJoin(teamRoles, eq(teamRoles.teamId, teamUsers.teamId))
     .innerJoin(orgRoles, eq(orgRoles.id, teamRoles.roleId))
-    .where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid))).all()
+    .where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid)))
+    .all()
   return rows.flatMap((r) => JSON.parse(r.permissions) as string[])
 }
 
 export async function findMembership(db: Executor, orgId: number, uid: number) {
-  return db.select().from(orgUsers).where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid))).get()
+  return db
+    .select()
+    .from(orgUsers)
+    .where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid)))
+    .get()
 }
 
 /** Ids of the members holding an `owner` or `admin` team permission in the org. */
 export async function ownerAndAdminIds(db: Executor, orgId: number): Promise<number[]> {
-  const rows = await db.selectDistinct({ uid: teamUsers.uid }).from(teamUsers)
+  const rows = await db
+    .selectDistinct({ uid: teamUsers.uid })
+    .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .where(and(eq(teamUsers.orgId, orgId), inArray(teams.permission, ['owner', 'admin']))).all()
+    .where(and(eq(teamUsers.orgId, orgId), inArray(teams.permission, ['owner', 'admin'])))
+    .all()
   return rows.map((r) => r.uid)
 }
 
 /** Ids of the members of the org's Owners team (the team with permission `owner`). */
 export async function ownerIds(db: Executor, orgId: number): Promise<number[]> {
-  const rows = await db.select({ uid: teamUsers.uid }).from(teamUsers)
+  const rows = await db
+    .select({ uid: teamUsers.uid })
+    .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .where(and(eq(teamUsers.orgId, orgId), eq(teams.permission, 'owner'))).all()
+    .where(and(eq(teamUsers.orgId, orgId), eq(teams.permission, 'owner')))
+    .all()
   return rows.map((r) => r.uid)
 }
 
 /** Members of the org, by name; `publicOnly` limits to publicized memberships. */
-export async function listMembers(db: Executor, orgId: number, publicOnly: boolean, page: PageWindow): Promise<{ rows: UserRow[]; total: number }> {
+export async function listMembers(
+  db: Executor,
+  orgId: number,
+  publicOnly: boolean,
+  page: PageWindow,
+): Promise<{ rows: UserRow[]; total: number }> {
   const where = publicOnly ? and(eq(orgUsers.orgId, orgId), eq(orgUsers.isPublic, true)) : eq(orgUsers.orgId, orgId)
-  const rows = await db.select({ user: users }).from(orgUsers).innerJoin(users, eq(users.id, orgUsers.uid))
-    .where(where).orderBy(asc(users.lowerName)).limit(page.limit).offset(page.offset).all()
+  const rows = await db
+    .select({ user: users })
+    .from(orgUsers)
+    .innerJoin(users, eq(users.id, orgUsers.uid))
+    .where(where)
+    .orderBy(asc(users.lowerName))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all()
   const count = await db.select({ n: sql<number>`count(*)` }).from(orgUsers).where(where).get()
   return { rows: rows.map((r) => r.user), total: count?.n ?? 0 }
 }
 
 export async function setMembershipPublic(tx: Executor, orgId: number, uid: number, isPublic: boolean): Promise<void> {
-  await tx.update(orgUsers).set({ isPublic }).where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid)))
+  await tx
+    .update(orgUsers)
+    .set({ isPublic })
+    .where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid)))
 }
 
 /** Drops `uid` from the org: the membership, every team of the org and the org subscription, one write unit. */
@@ -128,20 +188,42 @@ export async function deleteMembership(tx: Executor, orgId: number, uid: number)
  * Orgs `uid` belongs to, by name. `visibleTo`: `all` for the member themself and site admins;
  * `public` keeps public memberships of public orgs only (what others may see).
  */
-export async function listOrgsOfUser(db: Executor, uid: number, visibleTo: 'all' | 'public', page: PageWindow): Promise<{ rows: UserRow[]; total: number }> {
-  const where = visibleTo === 'all'
-    ? eq(orgUsers.uid, uid)
-    : and(eq(orgUsers.uid, uid), eq(orgUsers.isPublic, true), eq(users.visibility, VISIBILITY.public))
-  const rows = await db.select({ org: users }).from(orgUsers).innerJoin(users, eq(users.id, orgUsers.orgId))
-    .where(where).orderBy(asc(users.lowerName)).limit(page.limit).offset(page.offset).all()
-  const count = await db.select({ n: sql<number>`count(*)` }).from(orgUsers).innerJoin(users, eq(users.id, orgUsers.orgId)).where(where).get()
+export async function listOrgsOfUser(
+  db: Executor,
+  uid: number,
+  visibleTo: 'all' | 'public',
+  page: PageWindow,
+): Promise<{ rows: UserRow[]; total: number }> {
+  const where =
+    visibleTo === 'all'
+      ? eq(orgUsers.uid, uid)
+      : and(eq(orgUsers.uid, uid), eq(orgUsers.isPublic, true), eq(users.visibility, VISIBILITY.public))
+  const rows = await db
+    .select({ org: users })
+    .from(orgUsers)
+    .innerJoin(users, eq(users.id, orgUsers.orgId))
+    .where(where)
+    .orderBy(asc(users.lowerName))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all()
+  const count = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(orgUsers)
+    .innerJoin(users, eq(users.id, orgUsers.orgId))
+    .where(where)
+    .get()
   return { rows: rows.map((r) => r.org), total: count?.n ?? 0 }
 }
 
 // Teams
 
 export async function findTeamByName(db: Executor, orgId: number, name: string): Promise<TeamRow | undefined> {
-  return db.select().from(teams).where(and(eq(teams.orgId, orgId), eq(teams.lowerName, name.toLowerCase()))).get()
+  return db
+    .select()
+    .from(teams)
+    .where(and(eq(teams.orgId, orgId), eq(teams.lowerName, name.toLowerCase())))
+    .get()
 }
 
 export async function findTeamById(db: Executor, id: number): Promise<TeamRow | undefined> {
@@ -150,17 +232,34 @@ export async function findTeamById(db: Executor, id: number): Promise<TeamRow | 
 
 /** Teams of the org, the Owners team first, then by name. */
 export async function listTeams(db: Executor, orgId: number, page: PageWindow): Promise<{ rows: TeamRow[]; total: number }> {
-  const rows = await db.select().from(teams).where(eq(teams.orgId, orgId))
-    .orderBy(sql`${teams.permission} = 'owner' desc`, asc(teams.lowerName)).limit(page.limit).offset(page.offset).all()
+  const rows = await db
+    .select()
+    .from(teams)
+    .where(eq(teams.orgId, orgId))
+    .orderBy(sql`${teams.permission} = 'owner' desc`, asc(teams.lowerName))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all()
   const count = await db.select({ n: sql<number>`count(*)` }).from(teams).where(eq(teams.orgId, orgId)).get()
   return { rows, total: count?.n ?? 0 }
 }
 
 /** Teams `uid` belongs to across all orgs, with their org rows. */
-export async function listTeamsOfUser(db: Executor, uid: number, page: PageWindow): Promise<{ rows: { team: TeamRow; org: UserRow }[]; total: number }> {
-  const rows = await db.select({ team: teams, org: users }).from(teamUsers)
-    .innerJoin(teams, eq(teams.id, teamUsers.teamId)).innerJoin(users, eq(users.id, teams.orgId))
-    .where(eq(teamUsers.uid, uid)).orderBy(asc(users.lowerName), asc(teams.lowerName)).limit(page.limit).offset(page.offset).all()
+export async function listTeamsOfUser(
+  db: Executor,
+  uid: number,
+  page: PageWindow,
+): Promise<{ rows: { team: TeamRow; org: UserRow }[]; total: number }> {
+  const rows = await db
+    .select({ team: teams, org: users })
+    .from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .innerJoin(users, eq(users.id, teams.orgId))
+    .where(eq(teamUsers.uid, uid))
+    .orderBy(asc(users.lowerName), asc(teams.lowerName))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all()
   const count = await db.select({ n: sql<number>`count(*)` }).from(teamUsers).where(eq(teamUsers.uid, uid)).get()
   return { rows, total: count?.n ?? 0 }
 }
@@ -180,11 +279,17 @@ export async function insertTeam(tx: Executor, team: NewTeam, roleIds: readonly 
  * Updates a team; `roleIds` replaces its custom roles when given. A taken name is `duplicate`.
  * Undefined (nothing written) when the team is gone.
  */
-export async function updateTeam(tx: Executor, id: number, changes: Partial<NewTeam>, roleIds: readonly number[] | undefined): Promise<TeamRow | undefined> {
+export async function updateTeam(
+  tx: Executor,
+  id: number,
+  changes: Partial<NewTeam>,
+  roleIds: readonly number[] | undefined,
+): Promise<TeamRow | undefined> {
   try {
-    const [row] = Object.keys(changes).length > 0
-      ? await tx.update(teams).set(changes).where(eq(teams.id, id)).returning()
-      : await tx.select().from(teams).where(eq(teams.id, id)).all()
+    const [row] =
+      Object.keys(changes).length > 0
+        ? await tx.update(teams).set(changes).where(eq(teams.id, id)).returning()
+        : await tx.select().from(teams).where(eq(teams.id, id)).all()
     if (!row) return undefined
     if (roleIds) {
       await tx.delete(teamRoles).where(eq(teamRoles.teamId, id))
@@ -208,27 +313,51 @@ export async function deleteTeam(tx: Executor, team: TeamRow): Promise<number[]>
 
 /** A user in no team of the org is no member of it: membership and org subscription go. */
 async function dropMembershipWithoutTeams(tx: Executor, orgId: number, uid: number): Promise<void> {
-  const left = await tx.select({ teamId: teamUsers.teamId }).from(teamUsers).where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid))).get()
+  const left = await tx
+    .select({ teamId: teamUsers.teamId })
+    .from(teamUsers)
+    .where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid)))
+    .get()
   if (left) return
   await tx.delete(orgUsers).where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid)))
-  await tx.delete(inboxSubscriptions).where(and(eq(inboxSubscriptions.subscriberId, uid), eq(inboxSubscriptions.scope, 'org'), eq(inboxSubscriptions.orgId, String(orgId))))
+  await tx
+    .delete(inboxSubscriptions)
+    .where(and(eq(inboxSubscriptions.subscriberId, uid), eq(inboxSubscriptions.scope, 'org'), eq(inboxSubscriptions.orgId, String(orgId))))
 }
 
 export async function roleIdsOfTeams(db: Executor, teamIds: readonly number[]): Promise<Map<number, number[]>> {
   const byTeam = new Map<number, number[]>(teamIds.map((id) => [id, []]))
   if (teamIds.length === 0) return byTeam
-  const rows = await db.select().from(teamRoles).where(inArray(teamRoles.teamId, [...teamIds])).orderBy(asc(teamRoles.roleId)).all()
+  const rows = await db
+    .select()
+    .from(teamRoles)
+    .where(inArray(teamRoles.teamId, [...teamIds]))
+    .orderBy(asc(teamRoles.roleId))
+    .all()
   for (const r of rows) byTeam.get(r.teamId)?.push(r.roleId)
   return byTeam
 }
 
 export async function isTeamMember(db: Executor, teamId: number, uid: number): Promise<boolean> {
-  return (await db.select({ uid: teamUsers.uid }).from(teamUsers).where(and(eq(teamUsers.teamId, teamId), eq(teamUsers.uid, uid))).get()) !== undefined
+  return (
+    (await db
+      .select({ uid: teamUsers.uid })
+      .from(teamUsers)
+      .where(and(eq(teamUsers.teamId, teamId), eq(teamUsers.uid, uid)))
+      .get()) !== undefined
+  )
 }
 
 export async function listTeamMembers(db: Executor, teamId: number, page: PageWindow): Promise<{ rows: UserRow[]; total: number }> {
-  const rows = await db.select({ user: users }).from(teamUsers).innerJoin(users, eq(users.id, teamUsers.uid))
-    .where(eq(teamUsers.teamId, teamId)).orderBy(asc(users.lowerName)).limit(page.limit).offset(page.offset).all()
+  const rows = await db
+    .select({ user: users })
+    .from(teamUsers)
+    .innerJoin(users, eq(users.id, teamUsers.uid))
+    .where(eq(teamUsers.teamId, teamId))
+    .orderBy(asc(users.lowerName))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all()
   const count = await db.select({ n: sql<number>`count(*)` }).from(teamUsers).where(eq(teamUsers.teamId, teamId)).get()
   return { rows: rows.map((r) => r.user), total: count?.n ?? 0 }
 }
@@ -259,14 +388,20 @@ export async function listRoles(db: Executor, orgId: number): Promise<OrgRoleRow
 /** The permission strings of the org's custom roles among `roleIds` (others are ignored). */
 export async function permissionsOfRoles(db: Executor, orgId: number, roleIds: readonly number[]): Promise<string[]> {
   if (roleIds.length === 0) return []
-  const rows = await db.select({ permissions: orgRoles.permissions }).from(orgRoles)
-    .where(and(eq(orgRoles.orgId, orgId), inArray(orgRoles.id, [...roleIds]))).all()
+  const rows = await db
+    .select({ permissions: orgRoles.permissions })
+    .from(orgRoles)
+    .where(and(eq(orgRoles.orgId, orgId), inArray(orgRoles.id, [...roleIds])))
+    .all()
   return rows.flatMap((r) => JSON.parse(r.permissions) as string[])
 }
 
 export async function insertRole(tx: Executor, orgId: number, name: string, permissions: readonly string[]): Promise<OrgRoleRow> {
   try {
-    const [row] = await tx.insert(orgRoles).values({ orgId, name, permissions: JSON.stringify(permissions) }).returning()
+    const [row] = await tx
+      .insert(orgRoles)
+      .values({ orgId, name, permissions: JSON.stringify(permissions) })
+      .returning()
     return row
   } catch (e) {
     throw isUniqueViolation(e) ? new AppError('duplicate', Messages.roleExists, [{ field: 'name', message: Messages.roleExists }]) : e
@@ -286,34 +421,51 @@ export async function findClaim(db: Executor, claimId: string): Promise<ClaimRow
 
 /** The oldest unclaimed claim whose org came from the marketplace flow. */
 export async function oldestUnclaimedMarketplaceClaim(db: Executor): Promise<ClaimRow | undefined> {
-  const row = await db.select({ claim: orgClaims }).from(orgClaims)
+  const row = await db
+    .select({ claim: orgClaims })
+    .from(orgClaims)
     .innerJoin(orgDetails, eq(orgDetails.orgId, orgClaims.orgId))
     .where(and(isNull(orgClaims.claimedBy), eq(orgDetails.origin, 'marketplace')))
-    .orderBy(asc(orgClaims.createdAt), asc(orgClaims.id)).get()
+    .orderBy(asc(orgClaims.createdAt), asc(orgClaims.id))
+    .get()
   return row?.claim
 }
 
 /** Marks the claim taken by `uid` and adds them to the Owners team, unless someone was first. */
 export async function takeClaim(tx: Executor, claim: ClaimRow, uid: number): Promise<boolean> {
-  const taken = await tx.update(orgClaims).set({ claimedBy: uid, claimedAt: new Date() })
-    .where(and(eq(orgClaims.id, claim.id), isNull(orgClaims.claimedAt))).returning()
+  const taken = await tx
+    .update(orgClaims)
+    .set({ claimedBy: uid, claimedAt: new Date() })
+    .where(and(eq(orgClaims.id, claim.id), isNull(orgClaims.claimedAt)))
+    .returning()
   if (taken.length === 0) return false
-  const owners = await tx.select().from(teams).where(and(eq(teams.orgId, claim.orgId), eq(teams.permission, 'owner'))).get()
+  const owners = await tx
+    .select()
+    .from(teams)
+    .where(and(eq(teams.orgId, claim.orgId), eq(teams.permission, 'owner')))
+    .get()
   if (owners) await addTeamMember(tx, owners, uid)
   return true
 }
 
 /** The oldest org created by a site admin (the administrative org when none is configured). */
 export async function oldestOrgOfSiteAdmin(db: Executor): Promise<number | undefined> {
-  const row = await db.select({ orgId: orgDetails.orgId }).from(orgDetails)
-    .where(eq(orgDetails.createdBySiteAdmin, true)).orderBy(asc(orgDetails.createdAt), asc(orgDetails.orgId)).get()
+  const row = await db
+    .select({ orgId: orgDetails.orgId })
+    .from(orgDetails)
+    .where(eq(orgDetails.createdBySiteAdmin, true))
+    .orderBy(asc(orgDetails.createdAt), asc(orgDetails.orgId))
+    .get()
   return row?.orgId
 }
 
 /** Ids of the orgs where `uid` is on an `owner` or `admin` team. */
 export async function orgIdsAdministeredBy(db: Executor, uid: number): Promise<number[]> {
-  const rows = await db.selectDistinct({ orgId: teamUsers.orgId }).from(teamUsers)
+  const rows = await db
+    .selectDistinct({ orgId: teamUsers.orgId })
+    .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .where(and(eq(teamUsers.uid, uid), inArray(teams.permission, ['owner', 'admin']))).all()
+    .where(and(eq(teamUsers.uid, uid), inArray(teams.permission, ['owner', 'admin'])))
+    .all()
   return rows.map((r) => r.orgId)
 }

@@ -1,4 +1,6 @@
 import { Database as BunSqlite } from 'bun:sqlite'
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { createClient, type Client as LibsqlClient } from '@libsql/client'
 import { sql } from 'drizzle-orm'
 import { drizzle as drizzleBun } from 'drizzle-orm/bun-sqlite'
@@ -6,8 +8,6 @@ import { migrate as migrateBun } from 'drizzle-orm/bun-sqlite/migrator'
 import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql'
 import { migrate as migrateLibsql } from 'drizzle-orm/libsql/migrator'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
 import * as schema from '../../db/schema'
 
 /**
@@ -100,19 +100,22 @@ function openBunSqlite(path: string): Database {
     driver: 'bun:sqlite',
     changeCounter: () => `${localWrites}:${external()}`,
     read: readDb as unknown as Executor,
-    write: (work) => enqueue(async () => {
-      writer.run('BEGIN IMMEDIATE')
-      try {
-        const result = await work(writeDb as unknown as Executor)
-        writer.run('COMMIT')
-        localWrites++
-        return result
-      } catch (error) {
-        if (writer.inTransaction) writer.run('ROLLBACK')
-        throw error
-      }
-    }),
-    ping: async () => { reader.query('SELECT 1').get() },
+    write: (work) =>
+      enqueue(async () => {
+        writer.run('BEGIN IMMEDIATE')
+        try {
+          const result = await work(writeDb as unknown as Executor)
+          writer.run('COMMIT')
+          localWrites++
+          return result
+        } catch (error) {
+          if (writer.inTransaction) writer.run('ROLLBACK')
+          throw error
+        }
+      }),
+    ping: async () => {
+      reader.query('SELECT 1').get()
+    },
     close: async () => {
       await enqueue(async () => {
         if (closed) return
@@ -152,13 +155,20 @@ async function openLibsql(url: string, authToken: string | undefined): Promise<D
     changeCounter: () => `${localWrites}:${Math.floor(Date.now() / 1000)}`,
     read: db as unknown as Executor,
     // libSQL fails concurrent interactive transactions with SQLITE_BUSY: the queue keeps one open at a time.
-    write: (work) => enqueue(async () => {
-      const result = await db.transaction((tx) => work(tx as unknown as Executor), { behavior: 'immediate' })
-      localWrites++
-      return result
-    }),
-    ping: async () => { await db.run(sql`SELECT 1`) },
-    close: async () => { await enqueue(async () => { if (!client.closed) client.close() }) },
+    write: (work) =>
+      enqueue(async () => {
+        const result = await db.transaction((tx) => work(tx as unknown as Executor), { behavior: 'immediate' })
+        localWrites++
+        return result
+      }),
+    ping: async () => {
+      await db.run(sql`SELECT 1`)
+    },
+    close: async () => {
+      await enqueue(async () => {
+        if (!client.closed) client.close()
+      })
+    },
   }
 }
 

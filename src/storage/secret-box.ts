@@ -21,7 +21,11 @@ export async function secretBox(rawKey: Uint8Array): Promise<SecretBox> {
     async open(text) {
       const [version, iv, sealed] = text.split('.')
       if (version !== VERSION || !iv || !sealed) throw new Error('sealed secret has an unknown format')
-      const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: Buffer.from(iv, 'base64url') }, key, Buffer.from(sealed, 'base64url'))
+      const plain = await crypto.subtle.decrypt(
+        { name: 'AES-GCM', iv: Buffer.from(iv, 'base64url') },
+        key,
+        Buffer.from(sealed, 'base64url'),
+      )
       return new TextDecoder().decode(plain)
     },
   }
@@ -42,6 +46,6 @@ export function loadOrCreateKey(configured: string | undefined, dataDir: string)
   }
   mkdirSync(dataDir, { recursive: true })
   const key = crypto.getRandomValues(new Uint8Array(32))
-  writeFileSync(path, Buffer.from(key).toString('hex') + '\n', { mode: 0o600, flag: 'wx' })
+  writeFileSync(path, `${Buffer.from(key).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
   return key
 }

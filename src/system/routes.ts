@@ -18,9 +18,12 @@ export const systemRoutes = (deps: Deps) =>
       response: { 200: Health },
       detail: { summary: 'Liveness: the process answers', tags: ['miscellaneous'] },
     })
-    .get('/readyz', async ({ status }) =>
-      (await isReady(deps.db)) ? { status: 'ok' as const } : status(503, { status: 'unavailable' as const }), {
-      public: true,
-      response: { 200: Readiness, 503: Readiness },
-      detail: { summary: 'Readiness: the database answers', tags: ['miscellaneous'] },
-    })
+    .get(
+      '/readyz',
+      async ({ status }) => ((await isReady(deps.db)) ? { status: 'ok' as const } : status(503, { status: 'unavailable' as const })),
+      {
+        public: true,
+        response: { 200: Readiness, 503: Readiness },
+        detail: { summary: 'Readiness: the database answers', tags: ['miscellaneous'] },
+      },
+    )

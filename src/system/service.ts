@@ -19,7 +19,12 @@ let cachedCommit: string | null | undefined
 function gitCommit(): string | undefined {
   if (cachedCommit === undefined) {
     try {
-      cachedCommit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: resolve(import.meta.dir, '../..'), stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()
+      cachedCommit = execFileSync('git', ['rev-parse', 'HEAD'], {
+        cwd: resolve(import.meta.dir, '../..'),
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
+        .toString()
+        .trim()
     } catch {
       cachedCommit = null
     }

@@ -35,18 +35,21 @@ export function parseNdjson(text: string): NdjsonLines {
 }
 
 /** Route parse hook: reads `application/x-ndjson` bodies (JSON ones are read by http/body.ts). */
-export const readNdjsonBody = (maxBytes: number) => async ({ request, contentType }: { request: Request; contentType: string }) => {
-  if (!/^application\/(x-)?ndjson\b/i.test(contentType)) return undefined
-  if (Number(request.headers.get('content-length') ?? '0') > maxBytes) return new UnreadableBody(new AppError('payloadTooLarge', BodyMessages.tooLarge(maxBytes)))
-  const text = await request.text()
-  if (text.length > maxBytes) return new UnreadableBody(new AppError('payloadTooLarge', BodyMessages.tooLarge(maxBytes)))
-  try {
-    return parseNdjson(text)
-  } catch (error) {
-    if (error instanceof AppError) return new UnreadableBody(error)
-    throw error
+export const readNdjsonBody =
+  (maxBytes: number) =>
+  async ({ request, contentType }: { request: Request; contentType: string }) => {
+    if (!/^application\/(x-)?ndjson\b/i.test(contentType)) return undefined
+    if (Number(request.headers.get('content-length') ?? '0') > maxBytes)
+      return new UnreadableBody(new AppError('payloadTooLarge', BodyMessages.tooLarge(maxBytes)))
+    const text = await request.text()
+    if (text.length > maxBytes) return new UnreadableBody(new AppError('payloadTooLarge', BodyMessages.tooLarge(maxBytes)))
+    try {
+      return parseNdjson(text)
+    } catch (error) {
+      if (error instanceof AppError) return new UnreadableBody(error)
+      throw error
+    }
   }
-}
 
 /** The events of a request body: a JSON array, or NDJSON lines. Throws invalid for anything else. */
 export function eventsOfBody(body: unknown): unknown[] {

@@ -5,7 +5,20 @@ export const DAY_MS = 86_400_000
 /** The fixed month of the spec (decisions §5): 730 hours, whatever the calendar month's length. */
 export const MONTH_MINUTES = 43_800
 
-export const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const
+export const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const
 
 /** A month as YYYYMM, e.g. 202510. */
 export type MonthKey = number
@@ -41,7 +54,7 @@ export function addMonths(key: MonthKey, count: number): MonthKey {
 }
 
 /** Months from `from` to `to`, both included. */
-export const monthsBetween = (from: MonthKey, to: MonthKey) => (yearOf(to) * 12 + monthOf(to)) - (yearOf(from) * 12 + monthOf(from)) + 1
+export const monthsBetween = (from: MonthKey, to: MonthKey) => yearOf(to) * 12 + monthOf(to) - (yearOf(from) * 12 + monthOf(from)) + 1
 
 /** `2025-10` → 202510; undefined unless exactly YYYY-MM with a month 01-12. */
 export function parseYearMonth(text: string): MonthKey | undefined {
@@ -59,7 +72,9 @@ export function parseMonthWord(text: string): number | undefined {
     return n >= 1 && n <= 12 ? n : undefined
   }
   const lower = text.toLowerCase()
-  const index = MONTH_NAMES.findIndex((name) => name.toLowerCase() === lower || (lower.length === 3 && name.toLowerCase().startsWith(lower)))
+  const index = MONTH_NAMES.findIndex(
+    (name) => name.toLowerCase() === lower || (lower.length === 3 && name.toLowerCase().startsWith(lower)),
+  )
   return index >= 0 ? index + 1 : undefined
 }
 

@@ -23,18 +23,27 @@ export interface ContractBody {
   clusterUIDs?: string[]
 }
 
-export interface Contract extends ContractBody { id: number }
+export interface Contract extends ContractBody {
+  id: number
+}
 
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$/i
 
 function timeOf(text: string, field: string): number {
   const ms = RFC3339.test(text) ? Date.parse(text) : NaN
-  if (Number.isNaN(ms)) throw new AppError('invalid', ContractMessages.badTime(field), [{ field, message: ContractMessages.badTime(field) }])
+  if (Number.isNaN(ms))
+    throw new AppError('invalid', ContractMessages.badTime(field), [{ field, message: ContractMessages.badTime(field) }])
   return ms
 }
 
 function wire(row: store.ContractRow, org: string): Contract {
-  const contract: Contract = { id: row.id, org, product: row.product as Product, kind: row.kind, start: new Date(row.startAt).toISOString() }
+  const contract: Contract = {
+    id: row.id,
+    org,
+    product: row.product as Product,
+    kind: row.kind,
+    start: new Date(row.startAt).toISOString(),
+  }
   if (row.endAt !== null) contract.end = new Date(row.endAt).toISOString()
   if (row.clusterUids !== null) contract.clusterUIDs = row.clusterUids
   return contract
@@ -49,9 +58,17 @@ export async function createContract(deps: Deps, body: ContractBody): Promise<Co
   if (!org) throw new AppError('invalid', ContractMessages.orgNotFound, [{ field: 'org', message: ContractMessages.orgNotFound }])
   const startAt = timeOf(body.start, 'start')
   const endAt = body.end === undefined ? null : timeOf(body.end, 'end')
-  if (endAt !== null && endAt <= startAt) throw new AppError('invalid', ContractMessages.endBeforeStart, [{ field: 'end', message: ContractMessages.endBeforeStart }])
+  if (endAt !== null && endAt <= startAt)
+    throw new AppError('invalid', ContractMessages.endBeforeStart, [{ field: 'end', message: ContractMessages.endBeforeStart }])
   const row = await deps.db.write(async (tx) => {
-    const inserted = await store.insertContract(tx, { orgId: org.id, product: body.product, kind: body.kind, startAt, endAt, clusterUids: body.clusterUIDs ?? null })
+    const inserted = await store.insertContract(tx, {
+      orgId: org.id,
+      product: body.product,
+      kind: body.kind,
+      startAt,
+      endAt,
+      clusterUids: body.clusterUIDs ?? null,
+    })
     await recountObjects(tx, org.id, body.product)
     return inserted
   })

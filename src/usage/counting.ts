@@ -1,4 +1,4 @@
-import { DAY_MS, HOUR_MS, dayOf, monthKeyAt, type MonthKey } from './calendar'
+import { DAY_MS, dayOf, HOUR_MS, type MonthKey, monthKeyAt } from './calendar'
 
 /**
  * The counting rule of decisions §5a, as pure functions over one object's readings (its events in
@@ -47,7 +47,8 @@ export function segmentsOf(readings: readonly Reading[], from = 0): Segment[] {
     if (!opensSegment(r)) continue
     const next = readings[i + 1]
     const end = next === undefined ? r.at + HOUR_MS : next.at - r.at <= MAX_SILENCE_MS ? next.at : r.at + HOUR_MS
-    if (end > r.at) segments.push({ start: r.at, end, cpuMillis: r.cpuMillis!, memoryBytes: r.memoryBytes!, prod: r.prod, open: next === undefined })
+    if (end > r.at)
+      segments.push({ start: r.at, end, cpuMillis: r.cpuMillis!, memoryBytes: r.memoryBytes!, prod: r.prod, open: next === undefined })
   }
   return segments
 }
@@ -104,7 +105,18 @@ export interface Tally {
 
 export const emptyTally = (): Tally => ({ months: new Map(), days: new Map() })
 
-const zeroMonth = (): MonthTally => ({ activeMs: 0, events: 0, cpuProd: 0, cpuNonProd: 0, memProd: 0, memNonProd: 0, billCpuProd: 0, billCpuNonProd: 0, billMemProd: 0, billMemNonProd: 0 })
+const zeroMonth = (): MonthTally => ({
+  activeMs: 0,
+  events: 0,
+  cpuProd: 0,
+  cpuNonProd: 0,
+  memProd: 0,
+  memNonProd: 0,
+  billCpuProd: 0,
+  billCpuNonProd: 0,
+  billMemProd: 0,
+  billMemNonProd: 0,
+})
 const zeroDay = (): DayTally => ({ activeMs: 0, events: 0, cpu: 0, mem: 0, billCpu: 0, billMem: 0 })
 
 function monthTally(tally: Tally, month: MonthKey): MonthTally {
@@ -121,7 +133,7 @@ function dayTally(tally: Tally, day: number): DayTally {
 
 /** Adds `sign` × [start, end) of a segment, cut at UTC day boundaries, to the tally. */
 export function addSpan(tally: Tally, segment: Segment, start: number, end: number, coverage: Coverage, sign: 1 | -1): void {
-  for (let from = start; from < end;) {
+  for (let from = start; from < end; ) {
     const to = Math.min(end, (dayOf(from) + 1) * DAY_MS)
     const ms = to - from
     const covered = coverage.length === 0 ? 0 : coveredMs(coverage, from, to)
@@ -134,13 +146,22 @@ export function addSpan(tally: Tally, segment: Segment, start: number, end: numb
     const month = monthTally(tally, monthKeyAt(from))
     month.activeMs += sign * ms
     if (segment.prod) {
-      month.cpuProd += cpu; month.memProd += mem; month.billCpuProd += billCpu; month.billMemProd += billMem
+      month.cpuProd += cpu
+      month.memProd += mem
+      month.billCpuProd += billCpu
+      month.billMemProd += billMem
     } else {
-      month.cpuNonProd += cpu; month.memNonProd += mem; month.billCpuNonProd += billCpu; month.billMemNonProd += billMem
+      month.cpuNonProd += cpu
+      month.memNonProd += mem
+      month.billCpuNonProd += billCpu
+      month.billMemNonProd += billMem
     }
     const day = dayTally(tally, dayOf(from))
     day.activeMs += sign * ms
-    day.cpu += cpu; day.mem += mem; day.billCpu += billCpu; day.billMem += billMem
+    day.cpu += cpu
+    day.mem += mem
+    day.billCpu += billCpu
+    day.billMem += billMem
     from = to
   }
 }

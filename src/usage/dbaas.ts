@@ -5,8 +5,8 @@ import type { Deps } from '../deps'
 import type { UserRow } from '../identity/store'
 import { listOrgsOfUser, teamPermissionsOf } from '../orgs/store'
 import { monthKeyAt } from './calendar'
-import * as store from './store'
 import { objectMonthsAt } from './service'
+import * as store from './store'
 import { usageOf } from './views'
 
 /**
@@ -65,10 +65,23 @@ export async function namespacesReport(deps: Deps, me: Actor, org: string | unde
   const namespaces = []
   for (const { org: o, objects } of byNamespace.values()) {
     const first = objects[0]!
-    const rows = await objectMonthsAt(deps.db.read, o.id, month, month, { clusterUid: first.clusterUid, namespaceUid: first.namespaceUid }, now)
+    const rows = await objectMonthsAt(
+      deps.db.read,
+      o.id,
+      month,
+      month,
+      { clusterUid: first.clusterUid, namespaceUid: first.namespaceUid },
+      now,
+    )
     namespaces.push({
-      org: o.name, clusterUID: first.clusterUid, clusterName: first.clusterName, namespace: first.namespace, namespaceUID: first.namespaceUid,
-      databases: objects.length, firstSeen: iso(Math.min(...objects.map((x) => x.firstAt))), lastSeen: iso(Math.max(...objects.map((x) => x.lastAt))),
+      org: o.name,
+      clusterUID: first.clusterUid,
+      clusterName: first.clusterName,
+      namespace: first.namespace,
+      namespaceUID: first.namespaceUid,
+      databases: objects.length,
+      firstSeen: iso(Math.min(...objects.map((x) => x.firstAt))),
+      lastSeen: iso(Math.max(...objects.map((x) => x.lastAt))),
       currentMonth: usageOf(rows, 'total'),
     })
   }
@@ -76,7 +89,14 @@ export async function namespacesReport(deps: Deps, me: Actor, org: string | unde
 }
 
 /** GET /dbaas/billing/reports/clusters/{clusterID}/namespaces/{namespaceName}: one namespace's databases. */
-export async function namespaceReport(deps: Deps, me: Actor, clusterID: string, namespaceName: string, org: string | undefined, now = deps.clock.now()) {
+export async function namespaceReport(
+  deps: Deps,
+  me: Actor,
+  clusterID: string,
+  namespaceName: string,
+  org: string | undefined,
+  now = deps.clock.now(),
+) {
   const scope = await scopeOf(deps, me, org)
   const found = await objectsInScope(deps, scope, { clusterUid: clusterID, namespace: namespaceName }, now)
   const databases = []
@@ -85,14 +105,20 @@ export async function namespaceReport(deps: Deps, me: Actor, clusterID: string, 
       org: o.name,
       databaseInfo: { product: object.product, group: object.apiGroup, kind: object.kind, name: object.name, uid: object.uid },
       resources: { cpuCores: object.lastCpuMillis === null ? null : object.lastCpuMillis / 1000, memoryBytes: object.lastMemoryBytes },
-      created: iso(object.firstAt), lastSeen: iso(object.lastAt), deleted: iso(object.deletedAt),
+      created: iso(object.firstAt),
+      lastSeen: iso(object.lastAt),
+      deleted: iso(object.deletedAt),
       currentMonth: await currentUsage(deps, o, object, now),
     })
   }
   const first = found[0]?.object
   return {
     clusterInfo: { uid: clusterID, name: first?.clusterName ?? null },
-    namespaceInfo: { name: namespaceName, uid: first?.namespaceUid ?? null, firstSeen: first ? iso(Math.min(...found.map((f) => f.object.firstAt))) : null },
+    namespaceInfo: {
+      name: namespaceName,
+      uid: first?.namespaceUid ?? null,
+      firstSeen: first ? iso(Math.min(...found.map((f) => f.object.firstAt))) : null,
+    },
     databases,
   }
 }

@@ -1,4 +1,4 @@
-import { TYPE_RANK, type EventType } from './counting'
+import { type EventType, TYPE_RANK } from './counting'
 import { parseCpuMillis, parseMemoryBytes } from './quantity'
 
 /** Product identifiers of the spec. */
@@ -95,14 +95,18 @@ function resources(event: Record_, type: EventType): { cpuMillis: number | null;
     const [where, raw] = requests[name] !== undefined ? ['requests', requests[name]] : ['limits', limits[name]]
     if (raw === undefined) throw new BadField(`resources.requests.${name} (or resources.limits.${name}) is required`)
     const value = parse(raw)
-    if (value === undefined) throw new BadField(`resources.${where}.${name} is not a Kubernetes quantity: ${JSON.stringify(raw).slice(0, 40)}`)
+    if (value === undefined)
+      throw new BadField(`resources.${where}.${name} is not a Kubernetes quantity: ${JSON.stringify(raw).slice(0, 40)}`)
     return value
   }
-  return { cpuMillis: pick('cpu', quantityWith(cpuOf, parseCpuMillis)), memoryBytes: pick('memory', quantityWith(memoryOf, parseMemoryBytes)) }
+  return {
+    cpuMillis: pick('cpu', quantityWith(cpuOf, parseCpuMillis)),
+    memoryBytes: pick('memory', quantityWith(memoryOf, parseMemoryBytes)),
+  }
 }
 
-const quantityWith = (memoized: (text: string) => number | undefined, parse: (value: unknown) => number | undefined) =>
-  (value: unknown) => (typeof value === 'string' ? memoized(value) : parse(value))
+const quantityWith = (memoized: (text: string) => number | undefined, parse: (value: unknown) => number | undefined) => (value: unknown) =>
+  typeof value === 'string' ? memoized(value) : parse(value)
 
 /** Reads one event; a string is the reason it is rejected. */
 export function readEvent(value: unknown, now: number): UsageEvent | string {

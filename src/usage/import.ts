@@ -1,6 +1,6 @@
 import type { Deps } from '../deps'
 import { BadLine } from './body'
-import { ingestEvents, type IngestResult } from './ingest'
+import { type IngestResult, ingestEvents } from './ingest'
 
 /** Lines ingested per transaction: big enough to amortize a commit, small enough to keep memory flat. */
 const LINES_PER_BATCH = 20_000
@@ -16,7 +16,12 @@ export interface ImportProgress {
  * rejected alone, its index being its position among non-empty lines), streamed in batches so a
  * file of millions of events needs little memory. `onProgress` is called after every batch.
  */
-export async function importNdjsonFile(deps: Deps, orgId: number, path: string, onProgress: (p: ImportProgress) => void = () => undefined): Promise<IngestResult> {
+export async function importNdjsonFile(
+  deps: Deps,
+  orgId: number,
+  path: string,
+  onProgress: (p: ImportProgress) => void = () => undefined,
+): Promise<IngestResult> {
   const file = Bun.file(path)
   const totalBytes = file.size
   const result: IngestResult = { accepted: 0, duplicates: 0, rejected: [] }

@@ -1,8 +1,8 @@
 import type { Deps } from '../deps'
 import type { Executor } from '../storage/database'
-import { monthKeyAt, type MonthKey } from './calendar'
-import { compareReadings, mergeIntervals, tallyOf, tallyOfAppend, DELETED_RANK, type Coverage, type Reading } from './counting'
 import { BadLine } from './body'
+import { type MonthKey, monthKeyAt } from './calendar'
+import { type Coverage, compareReadings, DELETED_RANK, mergeIntervals, type Reading, tallyOf, tallyOfAppend } from './counting'
 import { readEvent, type UsageEvent } from './events'
 import * as store from './store'
 
@@ -28,16 +28,25 @@ interface ObjectBatch {
  * events already stored (same object uid, time and type) count as duplicates, and the per-object
  * integrals are brought up to date in the same transaction, so every later read sees them.
  */
-export async function ingestEvents(deps: Deps, orgId: number, values: readonly unknown[], now = deps.clock.now(), firstIndex = 0): Promise<IngestResult> {
+export async function ingestEvents(
+  deps: Deps,
+  orgId: number,
+  values: readonly unknown[],
+  now = deps.clock.now(),
+  firstIndex = 0,
+): Promise<IngestResult> {
   const result: IngestResult = { accepted: 0, duplicates: 0, rejected: [] }
   const byObject = new Map<string, ObjectBatch>()
-  values.forEach((value, i) => {
+  for (const [i, value] of values.entries()) {
     const event = value instanceof BadLine ? value.message : readEvent(value, now)
-    if (typeof event === 'string') return result.rejected.push({ index: firstIndex + i, message: event })
+    if (typeof event === 'string') {
+      result.rejected.push({ index: firstIndex + i, message: event })
+      continue
+    }
     let batch = byObject.get(event.uid)
     if (!batch) byObject.set(event.uid, (batch = { uid: event.uid, events: [] }))
     batch.events.push({ index: firstIndex + i, event })
-  })
+  }
   if (byObject.size > 0) await deps.db.write((tx) => storeBatches(tx, orgId, [...byObject.values()], result))
   result.rejected.sort((a, b) => a.index - b.index)
   return result
@@ -50,9 +59,11 @@ function coverageLookup(contracts: readonly store.ContractRow[]) {
     const key = `${product}\u0000${clusterUid}`
     let coverage = cache.get(key)
     if (!coverage) {
-      coverage = mergeIntervals(contracts
-        .filter((c) => c.kind === 'paid' && c.product === product && (c.clusterUids === null || c.clusterUids.includes(clusterUid)))
-        .map((c) => [c.startAt, c.endAt ?? Infinity] as const))
+      coverage = mergeIntervals(
+        contracts
+          .filter((c) => c.kind === 'paid' && c.product === product && (c.clusterUids === null || c.clusterUids.includes(clusterUid)))
+          .map((c) => [c.startAt, c.endAt ?? Infinity] as const),
+      )
       cache.set(key, coverage)
     }
     return coverage
@@ -61,14 +72,25 @@ function coverageLookup(contracts: readonly store.ContractRow[]) {
 
 async function storeBatches(tx: Executor, orgId: number, batches: ObjectBatch[], result: IngestResult): Promise<void> {
   const coverageOf = coverageLookup(await store.listContracts(tx, orgId))
-  const known = new Map((await store.findObjectsByUid(tx, orgId, batches.map((b) => b.uid))).map((o) => [o.uid, o]))
+  const known = new Map(
+    (
+      await store.findObjectsByUid(
+        tx,
+        orgId,
+        batches.map((b) => b.uid),
+      )
+    ).map((o) => [o.uid, o]),
+  )
   const months = new Set<MonthKey>()
   for (const batch of batches) {
     const existing = known.get(batch.uid)
     const product = existing?.product ?? batch.events[0]!.event.product
     const wrong = batch.events.filter((e) => e.event.product !== product)
     for (const e of wrong) result.rejected.push({ index: e.index, message: IngestMessages.productChanged(batch.uid, product) })
-    const events = batch.events.filter((e) => e.event.product === product).map((e) => e.event).sort(compareReadings)
+    const events = batch.events
+      .filter((e) => e.event.product === product)
+      .map((e) => e.event)
+      .sort(compareReadings)
     const fresh = await freshEvents(tx, existing, events)
     result.duplicates += events.length - fresh.length
     if (fresh.length === 0) continue
@@ -89,17 +111,29 @@ async function freshEvents(tx: Executor, existing: store.ObjectRow | undefined, 
   return unique.filter((e) => !stored.has(`${e.at}:${e.rank}`))
 }
 
-
 /**
  * Stores new events of one object and updates its integrals: by the difference when they all come
  * after its last event, else (a late event) by recounting the object's whole history.
  */
-async function storeObjectEvents(tx: Executor, orgId: number, existing: store.ObjectRow | undefined, fresh: UsageEvent[], coverageOf: (product: string, clusterUid: string) => Coverage): Promise<void> {
+async function storeObjectEvents(
+  tx: Executor,
+  orgId: number,
+  existing: store.ObjectRow | undefined,
+  fresh: UsageEvent[],
+  coverageOf: (product: string, clusterUid: string) => Coverage,
+): Promise<void> {
   const latest = fresh[fresh.length - 1]!
   const readings: Reading[] = fresh
   const deleted = fresh.filter((e) => e.rank === DELETED_RANK).map((e) => e.at)
-  const lastDeletion = deleted.length > 0 ? Math.max(existing?.deletedAt ?? 0, ...deleted) : existing?.deletedAt ?? null
-  const object = existing ?? await store.insertObject(tx, { ...objectFields(orgId, latest), firstAt: fresh[0]!.at, ...tailFields(readings[readings.length - 1]!), deletedAt: lastDeletion })
+  const lastDeletion = deleted.length > 0 ? Math.max(existing?.deletedAt ?? 0, ...deleted) : (existing?.deletedAt ?? null)
+  const object =
+    existing ??
+    (await store.insertObject(tx, {
+      ...objectFields(orgId, latest),
+      firstAt: fresh[0]!.at,
+      ...tailFields(readings[readings.length - 1]!),
+      deletedAt: lastDeletion,
+    }))
   await store.insertEvents(tx, object.id, readings)
   const coverage = coverageOf(object.product, latest.clusterUid)
   const appended = existing !== undefined && compareReadings(readings[0]!, store.tailOf(existing)) > 0
@@ -118,12 +152,26 @@ async function storeObjectEvents(tx: Executor, orgId: number, existing: store.Ob
 
 function objectFields(orgId: number, e: UsageEvent) {
   return {
-    orgId, product: e.product, uid: e.uid, clusterUid: e.clusterUid, clusterName: e.clusterName, namespaceUid: e.namespaceUid,
-    namespace: e.namespace, apiGroup: e.group, kind: e.kind, name: e.name,
+    orgId,
+    product: e.product,
+    uid: e.uid,
+    clusterUid: e.clusterUid,
+    clusterName: e.clusterName,
+    namespaceUid: e.namespaceUid,
+    namespace: e.namespace,
+    apiGroup: e.group,
+    kind: e.kind,
+    name: e.name,
   }
 }
 
-const tailFields = (r: Reading) => ({ lastAt: r.at, lastRank: r.rank, lastCpuMillis: r.cpuMillis, lastMemoryBytes: r.memoryBytes, lastProd: r.prod ? 1 : 0 })
+const tailFields = (r: Reading) => ({
+  lastAt: r.at,
+  lastRank: r.rank,
+  lastCpuMillis: r.cpuMillis,
+  lastMemoryBytes: r.memoryBytes,
+  lastProd: r.prod ? 1 : 0,
+})
 
 /** Recounts every object of the org and product (after its contracts changed: billable minutes move). */
 export async function recountObjects(tx: Executor, orgId: number, product: string): Promise<void> {

@@ -9,16 +9,19 @@ const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6
 const QUANTITY = /^\+?(\d+(?:\.\d*)?|\.\d+)(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei)|([numkMGTPE]?))$/
 
 /** An exact rational value: numerator / denominator, both positive. */
-interface Exact { numerator: bigint; denominator: bigint }
+interface Exact {
+  numerator: bigint
+  denominator: bigint
+}
 
 function exactValue(text: string): Exact | undefined {
   const match = QUANTITY.exec(text)
   if (!match) return undefined
   const [, number = '', exponent, binary, decimal] = match
   const [whole = '', fraction = ''] = number.split('.')
-  let numerator = BigInt((whole + fraction) || '0')
+  let numerator = BigInt(whole + fraction || '0')
   let denominator = 10n ** BigInt(fraction.length)
-  const power = exponent ? Number(exponent.slice(1)) : DECIMAL[decimal ?? ''] ?? 0
+  const power = exponent ? Number(exponent.slice(1)) : (DECIMAL[decimal ?? ''] ?? 0)
   if (Math.abs(power) > 30) return undefined
   if (binary) numerator *= BINARY[binary]!
   if (power > 0) numerator *= 10n ** BigInt(power)

@@ -4,9 +4,20 @@ import type { UserRow } from '../identity/store'
 import { findOrgByName } from '../orgs/store'
 import type { Executor } from '../storage/database'
 import {
-  addMonths, HOUR_MS, MONTH_MINUTES, monthKey, monthKeyAt, monthName, monthOf, monthsBetween, parseMonthWord, parseYearMonth, yearOf, type MonthKey,
+  addMonths,
+  HOUR_MS,
+  MONTH_MINUTES,
+  type MonthKey,
+  monthKey,
+  monthKeyAt,
+  monthName,
+  monthOf,
+  monthsBetween,
+  parseMonthWord,
+  parseYearMonth,
+  yearOf,
 } from './calendar'
-import { futureOf, mergeIntervals, type Coverage, type DayTally, type MonthTally } from './counting'
+import { type Coverage, type DayTally, futureOf, type MonthTally, mergeIntervals } from './counting'
 import { isProduct, PRODUCTS, type Product } from './events'
 import type { PdfPrinter } from './pdf/printer'
 import { buildMonthlyReport, renderReportHtml, reportFooter } from './pdf/report'
@@ -48,16 +59,26 @@ export const toCoreMonths = (coreMinutes: number) => round2(settle(coreMinutes) 
 /** Looks up the paid coverage of an org's clusters per product. */
 export async function coverageFor(db: Executor, orgId: number): Promise<(product: string, clusterUid: string) => Coverage> {
   const contracts = await store.listContracts(db, orgId)
-  return (product, clusterUid) => mergeIntervals(contracts
-    .filter((c) => c.kind === 'paid' && c.product === product && (c.clusterUids === null || c.clusterUids.includes(clusterUid)))
-    .map((c) => [c.startAt, c.endAt ?? Infinity] as const))
+  return (product, clusterUid) =>
+    mergeIntervals(
+      contracts
+        .filter((c) => c.kind === 'paid' && c.product === product && (c.clusterUids === null || c.clusterUids.includes(clusterUid)))
+        .map((c) => [c.startAt, c.endAt ?? Infinity] as const),
+    )
 }
 
 /**
  * Month rows of the org's objects as of `now`: stored rows count each object's last segment to its
  * provisional end; the part after `now` is taken away here (the current month is partial).
  */
-export async function objectMonthsAt(db: Executor, orgId: number, from: MonthKey, to: MonthKey, filter: store.ObjectFilter, now: number): Promise<store.ObjectMonth[]> {
+export async function objectMonthsAt(
+  db: Executor,
+  orgId: number,
+  from: MonthKey,
+  to: MonthKey,
+  filter: store.ObjectFilter,
+  now: number,
+): Promise<store.ObjectMonth[]> {
   const rows = await store.objectMonths(db, orgId, from, to, filter)
   const recent = await store.recentObjects(db, orgId, now - HOUR_MS, filter)
   if (recent.length === 0) return rows
@@ -73,7 +94,14 @@ export async function objectMonthsAt(db: Executor, orgId: number, from: MonthKey
 }
 
 /** Day rows as of `now` (see objectMonthsAt). */
-export async function objectDaysAt(db: Executor, orgId: number, fromDay: number, toDay: number, filter: store.ObjectFilter, now: number): Promise<store.ObjectDay[]> {
+export async function objectDaysAt(
+  db: Executor,
+  orgId: number,
+  fromDay: number,
+  toDay: number,
+  filter: store.ObjectFilter,
+  now: number,
+): Promise<store.ObjectDay[]> {
   const rows = await store.objectDays(db, orgId, fromDay, toDay, filter)
   const recent = await store.recentObjects(db, orgId, now - HOUR_MS, filter)
   if (recent.length === 0) return rows
@@ -150,7 +178,13 @@ export async function productMonthTotals(db: Executor, orgId: number, product: P
  * GET /dashboard/monthly-summary/{resourceType}: generated months of the window, newest first,
  * each with the change from the next older row returned. Throws badRequest.
  */
-export async function monthlySummary(deps: Deps, org: UserRow, resourceType: string, query: MonthlySummaryQuery, now = deps.clock.now()): Promise<{ resourceType: string; months: MonthSummary[] }> {
+export async function monthlySummary(
+  deps: Deps,
+  org: UserRow,
+  resourceType: string,
+  query: MonthlySummaryQuery,
+  now = deps.clock.now(),
+): Promise<{ resourceType: string; months: MonthSummary[] }> {
   if (!isProduct(resourceType)) throw new AppError('badRequest', Messages.unknownProduct)
   const { from, to } = summaryWindow(query, now)
   const db = deps.db.read
@@ -159,7 +193,13 @@ export async function monthlySummary(deps: Deps, org: UserRow, resourceType: str
   const zero = { cpu: 0, mem: 0, instances: 0 }
   const rows = months.map((month, i): MonthSummary => {
     const t = totals.get(month) ?? zero
-    const row: MonthSummary = { year: yearOf(month), month: monthOf(month), cpuCoreMonth: toCoreMonths(t.cpu), memoryGiBMonth: toCoreMonths(t.mem), instances: t.instances }
+    const row: MonthSummary = {
+      year: yearOf(month),
+      month: monthOf(month),
+      cpuCoreMonth: toCoreMonths(t.cpu),
+      memoryGiBMonth: toCoreMonths(t.mem),
+      instances: t.instances,
+    }
     const older = months[i + 1]
     if (older !== undefined) {
       const prev = totals.get(older) ?? zero
@@ -192,7 +232,14 @@ export function parsePathMonth(year: string, month: string): MonthKey {
 }
 
 /** GET /dashboard/summary/{year}/{month}/download: the month's report as a PDF (an empty month says so). */
-export async function monthlyReportPdf(deps: Deps, printer: PdfPrinter, org: UserRow, year: string, month: string, now = deps.clock.now()): Promise<{ pdf: Uint8Array; filename: string }> {
+export async function monthlyReportPdf(
+  deps: Deps,
+  printer: PdfPrinter,
+  org: UserRow,
+  year: string,
+  month: string,
+  now = deps.clock.now(),
+): Promise<{ pdf: Uint8Array; filename: string }> {
   const key = parsePathMonth(year, month)
   const report = await buildMonthlyReport(deps, org, key, now)
   const pdf = await printer.print(renderReportHtml(report), { footerHtml: reportFooter(report) })

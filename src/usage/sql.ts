@@ -1,5 +1,5 @@
 import { Database as BunSqlite } from 'bun:sqlite'
-import { sql, type SQL } from 'drizzle-orm'
+import { type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../storage/database'
 
 /**
@@ -58,7 +58,7 @@ export async function insertRows(db: Executor, head: string, rows: readonly SqlV
   if (rows.length === 0) return
   const width = rows[0]!.length
   const sizes = [perStatement, 64, 16, 4, 1].filter((n) => n <= perStatement)
-  for (let i = 0; i < rows.length;) {
+  for (let i = 0; i < rows.length; ) {
     const count = sizes.find((n) => n <= rows.length - i)!
     const values: SqlValue[] = new Array(count * width)
     for (let r = 0; r < count; r++) {

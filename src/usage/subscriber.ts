@@ -1,11 +1,11 @@
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import { statusOf } from '../http/errors'
-import { closeOrgSubscribers, type OrgAccountSubscription } from '../msgbus/org-subscribers'
 import type { BusMessage } from '../msgbus/nats'
+import { closeOrgSubscribers, type OrgAccountSubscription } from '../msgbus/org-subscribers'
 import { findOrgById } from '../orgs/store'
 import { eventsOfMessage } from './body'
-import { ingestEvents, type IngestResult } from './ingest'
+import { type IngestResult, ingestEvents } from './ingest'
 import type { UsageBusAnswer } from './schemas'
 
 /**
@@ -21,7 +21,8 @@ const PREFIX = 'usage.events.'
 const QUEUE = 'platform-usage-events'
 
 export const SubscriberMessages = {
-  otherOrg: (named: string, org: string) => `the subject names organization "${named}" but these credentials belong to organization "${org}": publish on ${PREFIX}${org}`,
+  otherOrg: (named: string, org: string) =>
+    `the subject names organization "${named}" but these credentials belong to organization "${org}": publish on ${PREFIX}${org}`,
   orgGone: 'the organization of these credentials no longer exists',
   notUtf8: 'the message is not UTF-8 text',
   tooLarge: (max: number) => `the message is larger than ${max} bytes, the limit of POST /usage/events`,
@@ -42,17 +43,29 @@ async function handleUsageMessage(deps: Deps, orgId: number, message: BusMessage
   const fields = { orgId, subject: message.subject, bytes: message.data.byteLength, request: message.expectsReply }
   try {
     const result = await ingestMessage(deps, orgId, named, message.data)
-    deps.log.info('usage events from the message bus', { ...fields, accepted: result.accepted, duplicates: result.duplicates, rejected: result.rejected.length })
+    deps.log.info('usage events from the message bus', {
+      ...fields,
+      accepted: result.accepted,
+      duplicates: result.duplicates,
+      rejected: result.rejected.length,
+    })
     const answer: UsageBusAnswer = result
     message.respond(JSON.stringify(answer))
   } catch (error) {
     const known = error instanceof AppError && error.kind !== 'internal'
     const reason = known ? error.message : SubscriberMessages.failed
     if (known) deps.log.info('usage events from the message bus refused', { ...fields, reason })
-    else deps.log.error('usage events from the message bus failed', { ...fields, error: error instanceof Error ? `${error.name}: ${error.message}` : 'non-Error thrown' })
+    else
+      deps.log.error('usage events from the message bus failed', {
+        ...fields,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : 'non-Error thrown',
+      })
     const answer: UsageBusAnswer = { error: reason }
     // The NATS services convention, so `nats req` and micro clients see an error too.
-    message.respond(JSON.stringify(answer), { 'Nats-Service-Error': reason, 'Nats-Service-Error-Code': String(known ? statusOf(error.kind) : 500) })
+    message.respond(JSON.stringify(answer), {
+      'Nats-Service-Error': reason,
+      'Nats-Service-Error-Code': String(known ? statusOf(error.kind) : 500),
+    })
     // A deleted org's subscriber goes with it, once the answer is out; a later message finds no responder.
     if (reason === SubscriberMessages.orgGone) void closeOrgSubscribers(deps, orgId)
   }
@@ -64,7 +77,8 @@ async function ingestMessage(deps: Deps, orgId: number, named: string, data: Uin
   if (!org) throw new AppError('notFound', SubscriberMessages.orgGone)
   if (named.toLowerCase() !== org.lowerName) throw new AppError('forbidden', SubscriberMessages.otherOrg(named, org.name))
   // The server's max_payload bounds messages (1 MiB by default); the route's limit holds if it is raised further.
-  if (data.byteLength > deps.config.maxBodyBytes) throw new AppError('payloadTooLarge', SubscriberMessages.tooLarge(deps.config.maxBodyBytes))
+  if (data.byteLength > deps.config.maxBodyBytes)
+    throw new AppError('payloadTooLarge', SubscriberMessages.tooLarge(deps.config.maxBodyBytes))
   let text: string
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(data)

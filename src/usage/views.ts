@@ -2,11 +2,21 @@ import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import type { UserRow } from '../identity/store'
 import type { Executor } from '../storage/database'
-import { dayOf, daysOfMonth, isoDay, monthEnd, monthName, monthOf, monthStart, yearOf, type MonthKey } from './calendar'
-import { futureOf, MAX_SILENCE_MS, mergeIntervals, segmentsOf, tallyOf, type Coverage, type MonthTally, type Reading, type Segment } from './counting'
+import { dayOf, daysOfMonth, isoDay, type MonthKey, monthEnd, monthName, monthOf, monthStart, yearOf } from './calendar'
+import {
+  type Coverage,
+  futureOf,
+  MAX_SILENCE_MS,
+  type MonthTally,
+  mergeIntervals,
+  type Reading,
+  type Segment,
+  segmentsOf,
+  tallyOf,
+} from './counting'
 import { isProduct, type Product } from './events'
-import { objectDaysAt, objectMonthsAt, parsePathMonth, round2 } from './service'
 import type { UsageView } from './schemas'
+import { objectDaysAt, objectMonthsAt, parsePathMonth, round2 } from './service'
 import * as store from './store'
 
 /**
@@ -49,7 +59,10 @@ const minutes = (value: number) => round2(Math.abs(value) < 1e-6 ? 0 : value)
 
 /** Sums month rows into one Usage, counting total or billable minutes. */
 export function usageOf(rows: readonly MonthTally[], viewType: ViewType): Usage {
-  let cpuProd = 0, cpuNonProd = 0, memProd = 0, memNonProd = 0
+  let cpuProd = 0,
+    cpuNonProd = 0,
+    memProd = 0,
+    memNonProd = 0
   for (const r of rows) {
     cpuProd += viewType === 'total' ? r.cpuProd : r.billCpuProd
     cpuNonProd += viewType === 'total' ? r.cpuNonProd : r.billCpuNonProd
@@ -76,7 +89,15 @@ export interface ViewContext {
 }
 
 /** Reads the path and query of a view route. Throws badRequest. */
-export function viewContext(deps: Deps, org: UserRow, year: string, month: string, product: string, query: ViewQuery, now = deps.clock.now()): ViewContext {
+export function viewContext(
+  deps: Deps,
+  org: UserRow,
+  year: string,
+  month: string,
+  product: string,
+  query: ViewQuery,
+  now = deps.clock.now(),
+): ViewContext {
   const key = parsePathMonth(year, month)
   if (!isProduct(product)) throw new AppError('badRequest', ViewMessages.unknownProduct)
   const viewType = query.view_type ?? 'total'
@@ -87,19 +108,39 @@ export function viewContext(deps: Deps, org: UserRow, year: string, month: strin
 
 type UsageViewBody = typeof UsageView.static
 
-function envelope(ctx: ViewContext, view: string, totals: Usage, items: Record<string, unknown>[], extra: Partial<Pick<UsageViewBody, 'daily' | 'billable'>> = {}): UsageViewBody {
+function envelope(
+  ctx: ViewContext,
+  view: string,
+  totals: Usage,
+  items: Record<string, unknown>[],
+  extra: Partial<Pick<UsageViewBody, 'daily' | 'billable'>> = {},
+): UsageViewBody {
   return {
-    org: ctx.org.name, year: yearOf(ctx.month), month: monthOf(ctx.month), monthName: monthName(ctx.month), product: ctx.product,
-    view, viewType: ctx.viewType, unit: { cpu: 'core-month', memory: 'GiB-month', minutes: 'core-minute / GiB-minute' },
-    totals, items, ...extra,
+    org: ctx.org.name,
+    year: yearOf(ctx.month),
+    month: monthOf(ctx.month),
+    monthName: monthName(ctx.month),
+    product: ctx.product,
+    view,
+    viewType: ctx.viewType,
+    unit: { cpu: 'core-month', memory: 'GiB-month', minutes: 'core-minute / GiB-minute' },
+    totals,
+    items,
+    ...extra,
   }
 }
 
 const filterOf = (ctx: ViewContext, query: ViewQuery): store.ObjectFilter => ({
-  product: ctx.product, group: query.group, kind: query.kind, clusterUid: query.clusterUID, namespace: query.namespace, namespaceUid: query.namespaceUID,
+  product: ctx.product,
+  group: query.group,
+  kind: query.kind,
+  clusterUid: query.clusterUID,
+  namespace: query.namespace,
+  namespaceUid: query.namespaceUID,
 })
 
-const monthRows = (ctx: ViewContext, filter: store.ObjectFilter) => objectMonthsAt(ctx.deps.db.read, ctx.org.id, ctx.month, ctx.month, filter, ctx.now)
+const monthRows = (ctx: ViewContext, filter: store.ObjectFilter) =>
+  objectMonthsAt(ctx.deps.db.read, ctx.org.id, ctx.month, ctx.month, filter, ctx.now)
 
 function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>()
@@ -121,9 +162,22 @@ export async function objectsView(ctx: ViewContext, query: ViewQuery) {
   const days = await store.objectDays(ctx.deps.db.read, ctx.org.id, dayOf(monthStart(ctx.month)), dayOf(monthEnd(ctx.month)), filter)
   const eventsByObject = groupBy(days, (d) => String(d.objectId))
   const items = rows.map((r) => ({
-    objectID: r.uid, name: r.name, group: r.apiGroup, kind: r.kind, clusterUID: r.clusterUid, clusterName: r.clusterName,
-    namespace: r.namespace, namespaceUID: r.namespaceUid, usage: usageOf([r], ctx.viewType), eventCount: r.events,
-    dailyEventCount: Object.fromEntries((eventsByObject.get(String(r.id)) ?? []).filter((d) => d.events > 0).sort((a, b) => a.day - b.day).map((d) => [isoDay(d.day), d.events])),
+    objectID: r.uid,
+    name: r.name,
+    group: r.apiGroup,
+    kind: r.kind,
+    clusterUID: r.clusterUid,
+    clusterName: r.clusterName,
+    namespace: r.namespace,
+    namespaceUID: r.namespaceUid,
+    usage: usageOf([r], ctx.viewType),
+    eventCount: r.events,
+    dailyEventCount: Object.fromEntries(
+      (eventsByObject.get(String(r.id)) ?? [])
+        .filter((d) => d.events > 0)
+        .sort((a, b) => a.day - b.day)
+        .map((d) => [isoDay(d.day), d.events]),
+    ),
   }))
   return envelope(ctx, 'objects', usageOf(rows, ctx.viewType), items)
 }
@@ -133,11 +187,15 @@ export async function clustersView(ctx: ViewContext, query: ViewQuery) {
   const filter = filterOf(ctx, { group: query.group, kind: query.kind })
   if (query.contractID !== undefined) {
     const contract = (await store.listContracts(ctx.deps.db.read, ctx.org.id, ctx.product)).find((c) => c.id === Number(query.contractID))
-    filter.clusterUids = contract ? contract.clusterUids ?? undefined : []
+    filter.clusterUids = contract ? (contract.clusterUids ?? undefined) : []
   }
   const rows = active(await monthRows(ctx, filter))
   const items = [...groupBy(rows, (r) => r.clusterUid)].map(([uid, list]) => ({
-    clusterUID: uid, clusterName: list[list.length - 1]!.clusterName, modes: modesOf(list), objects: list.length, usage: usageOf(list, ctx.viewType),
+    clusterUID: uid,
+    clusterName: list[list.length - 1]!.clusterName,
+    modes: modesOf(list),
+    objects: list.length,
+    usage: usageOf(list, ctx.viewType),
   }))
   return envelope(ctx, 'clusters', usageOf(rows, ctx.viewType), items)
 }
@@ -153,7 +211,11 @@ function modesOf(rows: readonly store.ObjectMonth[]): ('PROD' | 'NON-PROD')[] {
 export async function namespacesView(ctx: ViewContext, query: ViewQuery) {
   const rows = active(await monthRows(ctx, filterOf(ctx, { clusterUID: query.clusterUID })))
   const items = [...groupBy(rows, (r) => `${r.clusterUid}\u0000${r.namespaceUid}`)].map(([, list]) => ({
-    clusterUID: list[0]!.clusterUid, namespace: list[0]!.namespace, namespaceUID: list[0]!.namespaceUid, objects: list.length, usage: usageOf(list, ctx.viewType),
+    clusterUID: list[0]!.clusterUid,
+    namespace: list[0]!.namespace,
+    namespaceUID: list[0]!.namespaceUid,
+    objects: list.length,
+    usage: usageOf(list, ctx.viewType),
   }))
   return envelope(ctx, 'namespaces', usageOf(rows, ctx.viewType), items)
 }
@@ -167,7 +229,11 @@ export async function gksView(ctx: ViewContext, query: ViewQuery) {
   const kindOf = new Map(rows.map((r) => [r.id, `${r.apiGroup}/${r.kind}`]))
   const groups = [...groupBy(rows, (r) => `${r.apiGroup}/${r.kind}`)]
   const items = groups.map(([, list]) => ({
-    group: list[0]!.apiGroup, kind: list[0]!.kind, clusters: new Set(list.map((r) => r.clusterUid)).size, objects: list.length, usage: usageOf(list, ctx.viewType),
+    group: list[0]!.apiGroup,
+    kind: list[0]!.kind,
+    clusters: new Set(list.map((r) => r.clusterUid)).size,
+    objects: list.length,
+    usage: usageOf(list, ctx.viewType),
   }))
   const series = groups.map(([key, list]) => {
     const cpu = new Array<number>(dayList.length).fill(0)
@@ -196,7 +262,8 @@ export async function contractsView(ctx: ViewContext) {
   const contracts = (await store.listContracts(db, ctx.org.id, ctx.product)).filter((c) => c.startAt < to && (c.endAt ?? Infinity) > from)
   const objects = contracts.length === 0 ? [] : await store.objectsOf(db, ctx.org.id, { product: ctx.product })
   const readings = new Map<number, Reading[]>()
-  for (const o of objects) if (o.lastAt >= from - MAX_SILENCE_MS && o.firstAt < to) readings.set(o.id, await readingsAround(db, o.id, from, to))
+  for (const o of objects)
+    if (o.lastAt >= from - MAX_SILENCE_MS && o.firstAt < to) readings.set(o.id, await readingsAround(db, o.id, from, to))
   const items = contracts.map((c) => {
     const rows: MonthTally[] = []
     const coverage: Coverage = mergeIntervals([[c.startAt, c.endAt ?? Infinity]])
@@ -204,15 +271,30 @@ export async function contractsView(ctx: ViewContext) {
       const list = readings.get(o.id)
       if (!list || (c.clusterUids !== null && !c.clusterUids.includes(o.clusterUid))) continue
       const tally = tallyOf(list, coverage)
-      if (list[list.length - 1]!.at === o.lastAt) for (const [m, d] of futureOf(store.tailOf(o), ctx.now, coverage).months) addInto(tally.months, m, d)
+      if (list[list.length - 1]!.at === o.lastAt)
+        for (const [m, d] of futureOf(store.tailOf(o), ctx.now, coverage).months) addInto(tally.months, m, d)
       const row = tally.months.get(ctx.month)
       if (row && row.activeMs > 0) rows.push(row)
     }
     // Minutes the contract covers: billable when it is paid, free otherwise.
-    const covered = rows.map((r) => ({ ...r, cpuProd: r.billCpuProd, cpuNonProd: r.billCpuNonProd, memProd: r.billMemProd, memNonProd: r.billMemNonProd }))
-    return { contractID: c.id, kind: c.kind, start: new Date(c.startAt).toISOString(), end: c.endAt === null ? null : new Date(c.endAt).toISOString(), clusterUIDs: c.clusterUids, objects: covered.filter((r) => r.activeMs > 0).length, usage: usageOf(covered, 'total') }
+    const covered = rows.map((r) => ({
+      ...r,
+      cpuProd: r.billCpuProd,
+      cpuNonProd: r.billCpuNonProd,
+      memProd: r.billMemProd,
+      memNonProd: r.billMemNonProd,
+    }))
+    return {
+      contractID: c.id,
+      kind: c.kind,
+      start: new Date(c.startAt).toISOString(),
+      end: c.endAt === null ? null : new Date(c.endAt).toISOString(),
+      clusterUIDs: c.clusterUids,
+      objects: covered.filter((r) => r.activeMs > 0).length,
+      usage: usageOf(covered, 'total'),
+    }
   })
-  return envelope(ctx, 'contracts', usageOf((await monthRows(ctx, { product: ctx.product })), ctx.viewType), items)
+  return envelope(ctx, 'contracts', usageOf(await monthRows(ctx, { product: ctx.product }), ctx.viewType), items)
 }
 
 function addInto(months: Map<MonthKey, MonthTally>, month: MonthKey, delta: MonthTally): void {
@@ -229,12 +311,16 @@ export function quotaRuns(segments: readonly Segment[], from: number, to: number
     const end = Math.min(s.open ? Math.min(s.end, now) : s.end, to)
     if (end <= start) continue
     const last = runs[runs.length - 1]
-    if (last && last.end === start && last.cpuMillis === s.cpuMillis && last.memoryBytes === s.memoryBytes && last.prod === s.prod) last.end = end
+    if (last && last.end === start && last.cpuMillis === s.cpuMillis && last.memoryBytes === s.memoryBytes && last.prod === s.prod)
+      last.end = end
     else runs.push({ start, end, cpuMillis: s.cpuMillis, memoryBytes: s.memoryBytes, prod: s.prod })
   }
   return runs.map((r) => ({
-    start: new Date(r.start).toISOString(), end: new Date(r.end).toISOString(), cpuCores: r.cpuMillis / 1000,
-    memoryGiB: round2(r.memoryBytes / 1024 ** 3 * 1000) / 1000, clusterMode: r.prod ? 'PROD' : 'NON-PROD',
+    start: new Date(r.start).toISOString(),
+    end: new Date(r.end).toISOString(),
+    cpuCores: r.cpuMillis / 1000,
+    memoryGiB: round2((r.memoryBytes / 1024 ** 3) * 1000) / 1000,
+    clusterMode: r.prod ? 'PROD' : 'NON-PROD',
   }))
 }
 
@@ -247,7 +333,16 @@ export async function quotaHistoryView(ctx: ViewContext, one?: { clusterUID: str
   const items = []
   for (const r of rows) {
     const segments = segmentsOf(await readingsAround(db, r.id, from, to))
-    items.push({ objectID: r.uid, name: r.name, group: r.apiGroup, kind: r.kind, clusterUID: r.clusterUid, namespace: r.namespace, segments: quotaRuns(segments, from, to, ctx.now), usage: usageOf([r], ctx.viewType) })
+    items.push({
+      objectID: r.uid,
+      name: r.name,
+      group: r.apiGroup,
+      kind: r.kind,
+      clusterUID: r.clusterUid,
+      namespace: r.namespace,
+      segments: quotaRuns(segments, from, to, ctx.now),
+      usage: usageOf([r], ctx.viewType),
+    })
   }
   return envelope(ctx, 'object-quota-history-summaries', usageOf(rows, ctx.viewType), items)
 }
@@ -256,8 +351,13 @@ export async function quotaHistoryView(ctx: ViewContext, one?: { clusterUID: str
 export async function clusterModeView(ctx: ViewContext, one?: { clusterUID: string; objectID: string }) {
   const rows = active(await monthRows(ctx, { product: ctx.product, clusterUid: one?.clusterUID, objectUid: one?.objectID }))
   const items = rows.map((r) => ({
-    objectID: r.uid, name: r.name, kind: r.kind, clusterUID: r.clusterUid, clusterName: r.clusterName,
-    total: usageOf([r], 'total'), billable: usageOf([r], 'billable'),
+    objectID: r.uid,
+    name: r.name,
+    kind: r.kind,
+    clusterUID: r.clusterUid,
+    clusterName: r.clusterName,
+    total: usageOf([r], 'total'),
+    billable: usageOf([r], 'billable'),
   }))
   return envelope(ctx, 'objects-cluster-mode', usageOf(rows, ctx.viewType), items, { billable: usageOf(rows, 'billable') })
 }
@@ -268,7 +368,15 @@ export async function objectQuotaHistory(deps: Deps, org: UserRow, clusterUID: s
   const [object] = await store.objectsOf(db, org.id, { clusterUid: clusterUID, objectUid: objectID })
   if (!object) return { org: org.name, clusterUID, objectID, name: null, product: null, segments: [] }
   const segments = segmentsOf(await store.readingsOf(db, object.id))
-  return { org: org.name, clusterUID, objectID, name: object.name, product: object.product, group: object.apiGroup, kind: object.kind, namespace: object.namespace,
-    segments: quotaRuns(segments, -Infinity, Infinity, now) }
+  return {
+    org: org.name,
+    clusterUID,
+    objectID,
+    name: object.name,
+    product: object.product,
+    group: object.apiGroup,
+    kind: object.kind,
+    namespace: object.namespace,
+    segments: quotaRuns(segments, -Infinity, Infinity, now),
+  }
 }
-

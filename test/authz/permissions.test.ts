@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'bun:test'
 import {
-  grantedPermissions, PERMISSION_STRINGS, roleFromTeams, roleHas, ROLES, type PermissionString, type Role,
+  grantedPermissions,
+  PERMISSION_STRINGS,
+  type PermissionString,
+  ROLES,
+  type Role,
+  roleFromTeams,
+  roleHas,
 } from '../../src/authz/permissions'
 
 // The expected answer for every (role, permission) pair, written out so a change to the table
@@ -48,7 +54,11 @@ describe('role table', () => {
 
 describe('roles from teams', () => {
   test.each([
-    [['owner', 'read'], 'owner'], [['read', 'admin'], 'admin'], [['write'], 'member'], [['none'], 'member'], [[], undefined],
+    [['owner', 'read'], 'owner'],
+    [['read', 'admin'], 'admin'],
+    [['write'], 'member'],
+    [['none'], 'member'],
+    [[], undefined],
   ] as const)('teams %p → %p', (teams, role) => {
     expect(roleFromTeams(teams)).toBe(role)
   })

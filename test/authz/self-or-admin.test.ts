@@ -28,7 +28,12 @@ describe('the self-or-admin rule', () => {
     const seen = (who: typeof priv.user, viewer: typeof priv.user | undefined) => userVisibleTo(who, viewer)
     const privRow = { ...priv.user, visibility: VISIBILITY.private }
     const limRow = { ...lim.user, visibility: VISIBILITY.limited }
-    expect([seen(privRow, priv.user), seen(privRow, admin.user), seen(privRow, bob.user), seen(privRow, undefined)]).toEqual([true, true, false, false])
+    expect([seen(privRow, priv.user), seen(privRow, admin.user), seen(privRow, bob.user), seen(privRow, undefined)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ])
     expect([seen(limRow, bob.user), seen(limRow, undefined)]).toEqual([true, false])
   })
 })

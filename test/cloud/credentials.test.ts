@@ -6,19 +6,50 @@ import { basic, makeTestApp, PASSWORD, type TestApp, type TestUser } from '../su
 const SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'
 const PRIVATE_KEY = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC-not-a-real-key\n-----END PRIVATE KEY-----\n'
 
-const aws = (name: string, secretAccessKey: string | undefined = SECRET) =>
-  ({ name, type: 'Aws', aws: { accessKeyID: 'AKIAEXAMPLE', secretAccessKey, region: 'eu-west-1' } })
+const aws = (name: string, secretAccessKey: string | undefined = SECRET) => ({
+  name,
+  type: 'Aws',
+  aws: { accessKeyID: 'AKIAEXAMPLE', secretAccessKey, region: 'eu-west-1' },
+})
 
 /** One valid body per type, each with a secret the tests look for in answers and logs. */
 const SAMPLES: Record<string, { body: Record<string, unknown>; secrets: string[] }> = {
   Aws: { body: aws('aws1'), secrets: [SECRET] },
   GoogleCloud: {
-    body: { name: 'gcp1', type: 'GoogleCloud', googleCloud: { projectID: 'proj', serviceAccount: JSON.stringify({ type: 'service_account', client_email: 'sa@proj.iam.gserviceaccount.com', private_key: PRIVATE_KEY }) } },
+    body: {
+      name: 'gcp1',
+      type: 'GoogleCloud',
+      googleCloud: {
+        projectID: 'proj',
+        serviceAccount: JSON.stringify({
+          type: 'service_account',
+          client_email: 'sa@proj.iam.gserviceaccount.com',
+          private_key: PRIVATE_KEY,
+        }),
+      },
+    },
     secrets: ['not-a-real-key'],
   },
-  Azure: { body: { name: 'az1', type: 'Azure', azure: { tenantID: 't', subscriptionID: 's', clientID: 'c', clientSecret: 'azure-client-secret-1' } }, secrets: ['azure-client-secret-1'] },
-  AzureStorage: { body: { name: 'azs1', type: 'AzureStorage', azureStorage: { account: 'acct', key: 'c3RvcmFnZS1rZXktc2VjcmV0' } }, secrets: ['c3RvcmFnZS1rZXktc2VjcmV0'] },
-  FleetManager: { body: { name: 'fm1', type: 'FleetManager', fleetmgr: { accessKeyID: 'fm-key', secretAccessKey: 'fleet-secret-1', endpoint: 'https://8.8.8.8/fleet' } }, secrets: ['fleet-secret-1'] },
+  Azure: {
+    body: {
+      name: 'az1',
+      type: 'Azure',
+      azure: { tenantID: 't', subscriptionID: 's', clientID: 'c', clientSecret: 'azure-client-secret-1' },
+    },
+    secrets: ['azure-client-secret-1'],
+  },
+  AzureStorage: {
+    body: { name: 'azs1', type: 'AzureStorage', azureStorage: { account: 'acct', key: 'c3RvcmFnZS1rZXktc2VjcmV0' } },
+    secrets: ['c3RvcmFnZS1rZXktc2VjcmV0'],
+  },
+  FleetManager: {
+    body: {
+      name: 'fm1',
+      type: 'FleetManager',
+      fleetmgr: { accessKeyID: 'fm-key', secretAccessKey: 'fleet-secret-1', endpoint: 'https://8.8.8.8/fleet' },
+    },
+    secrets: ['fleet-secret-1'],
+  },
   DigitalOcean: { body: { name: 'do1', type: 'DigitalOcean', digitalocean: { token: 'do-token-secret' } }, secrets: ['do-token-secret'] },
   Linode: { body: { name: 'li1', type: 'Linode', linode: { token: 'linode-token-secret' } }, secrets: ['linode-token-secret'] },
   Vultr: { body: { name: 'vu1', type: 'Vultr', vultr: { token: 'vultr-token-secret' } }, secrets: ['vultr-token-secret'] },
@@ -60,7 +91,11 @@ describe('cloud credentials', () => {
     const { t, ann } = await setup()
     await t.as(ann).send('POST', '/api/v1/user/credentials', SAMPLES.GoogleCloud!.body)
     const read = await (await t.as(ann).get('/api/v1/user/credentials/gcp1')).json()
-    expect(JSON.parse(read.googleCloud.serviceAccount)).toEqual({ type: 'service_account', client_email: 'sa@proj.iam.gserviceaccount.com', private_key: '' })
+    expect(JSON.parse(read.googleCloud.serviceAccount)).toEqual({
+      type: 'service_account',
+      client_email: 'sa@proj.iam.gserviceaccount.com',
+      private_key: '',
+    })
   })
 
   test('the database holds no secret in the clear', async () => {
@@ -70,7 +105,7 @@ describe('cloud credentials', () => {
     expect(JSON.stringify(rows)).not.toContain(SECRET)
   })
 
-  test('a body\'s ownerID is ignored: the credential is the caller\'s', async () => {
+  test("a body's ownerID is ignored: the credential is the caller's", async () => {
     const { t, ann, bob } = await setup()
     expect((await t.as(ann).send('POST', '/api/v1/user/credentials', { ...aws('a'), ownerID: bob.user.id })).status).toBe(201)
     expect((await (await t.as(ann).get('/api/v1/user/credentials/a')).json()).ownerID).toBe(ann.user.id)
@@ -93,7 +128,9 @@ describe('cloud credentials', () => {
 
   test('a missing required field → 422 naming it, nothing stored', async () => {
     const { t, ann } = await setup()
-    const res = await t.as(ann).send('POST', '/api/v1/user/credentials', { name: 'a', type: 'Azure', azure: { tenantID: 't', clientID: 'c', clientSecret: 'x' } })
+    const res = await t
+      .as(ann)
+      .send('POST', '/api/v1/user/credentials', { name: 'a', type: 'Azure', azure: { tenantID: 't', clientID: 'c', clientSecret: 'x' } })
     expect(res.status).toBe(422)
     expect((await res.json()).errors).toEqual([{ field: 'azure.subscriptionID', message: Messages.missingField }])
     expect(await (await t.as(ann).get('/api/v1/user/credentials')).json()).toEqual([])
@@ -115,14 +152,22 @@ describe('cloud credentials', () => {
 
   test('a service account that is not a key file → 422 on googleCloud.serviceAccount', async () => {
     const { t, ann } = await setup()
-    const res = await t.as(ann).send('POST', '/api/v1/user/credentials', { name: 'g', type: 'GoogleCloud', googleCloud: { projectID: 'p', serviceAccount: 'not json' } })
+    const res = await t.as(ann).send('POST', '/api/v1/user/credentials', {
+      name: 'g',
+      type: 'GoogleCloud',
+      googleCloud: { projectID: 'p', serviceAccount: 'not json' },
+    })
     expect(res.status).toBe(422)
     expect((await res.json()).errors[0].field).toBe('googleCloud.serviceAccount')
   })
 
   test('an S3 endpoint on the metadata address → 422, nothing stored', async () => {
     const { t, ann } = await setup()
-    const res = await t.as(ann).send('POST', '/api/v1/user/credentials', { name: 'm', type: 'Aws', aws: { accessKeyID: 'k', secretAccessKey: 's', endpoint: 'http://169.254.169.254/' } })
+    const res = await t.as(ann).send('POST', '/api/v1/user/credentials', {
+      name: 'm',
+      type: 'Aws',
+      aws: { accessKeyID: 'k', secretAccessKey: 's', endpoint: 'http://169.254.169.254/' },
+    })
     expect(res.status).toBe(422)
     expect((await res.json()).message).toContain('metadata')
     expect((await t.as(ann).get('/api/v1/user/credentials/m')).status).toBe(404)
@@ -140,9 +185,17 @@ describe('cloud credentials', () => {
   test('PUT with the secret empty keeps the stored secret and changes the rest', async () => {
     const { t, ann } = await setup()
     await t.as(ann).send('POST', '/api/v1/user/credentials', aws('a'))
-    const put = await t.as(ann).send('PUT', '/api/v1/user/credentials/', { name: 'a', type: 'Aws', aws: { accessKeyID: 'AKIANEW', secretAccessKey: '', region: 'us-east-2' } })
+    const put = await t.as(ann).send('PUT', '/api/v1/user/credentials/', {
+      name: 'a',
+      type: 'Aws',
+      aws: { accessKeyID: 'AKIANEW', secretAccessKey: '', region: 'us-east-2' },
+    })
     expect(put.status).toBe(204)
-    expect((await (await t.as(ann).get('/api/v1/user/credentials/a')).json()).aws).toEqual({ accessKeyID: 'AKIANEW', secretAccessKey: '', region: 'us-east-2' })
+    expect((await (await t.as(ann).get('/api/v1/user/credentials/a')).json()).aws).toEqual({
+      accessKeyID: 'AKIANEW',
+      secretAccessKey: '',
+      region: 'us-east-2',
+    })
     const row = await t.deps.db.read.query.cloudCredentials.findFirst()
     expect(JSON.parse(await t.deps.secrets.open(row!.sealedSecrets))).toEqual({ secretAccessKey: SECRET })
   })
@@ -159,12 +212,20 @@ describe('cloud credentials', () => {
     const { t, ann } = await setup()
     await t.as(ann).send('POST', '/api/v1/user/credentials', SAMPLES.GoogleCloud!.body)
     const read = await (await t.as(ann).get('/api/v1/user/credentials/gcp1')).json()
-    expect((await t.as(ann).send('PUT', '/api/v1/user/credentials/', { name: 'gcp1', type: 'GoogleCloud', googleCloud: { ...read.googleCloud, projectID: 'proj2' } })).status).toBe(204)
+    expect(
+      (
+        await t.as(ann).send('PUT', '/api/v1/user/credentials/', {
+          name: 'gcp1',
+          type: 'GoogleCloud',
+          googleCloud: { ...read.googleCloud, projectID: 'proj2' },
+        })
+      ).status,
+    ).toBe(204)
     const row = await t.deps.db.read.query.cloudCredentials.findFirst()
     expect(JSON.parse(await t.deps.secrets.open(row!.sealedSecrets))).toEqual({ serviceAccount: PRIVATE_KEY })
   })
 
-  test('PUT changing the type without the new type\'s secret → 422', async () => {
+  test("PUT changing the type without the new type's secret → 422", async () => {
     const { t, ann } = await setup()
     await t.as(ann).send('POST', '/api/v1/user/credentials', aws('a'))
     const res = await t.as(ann).send('PUT', '/api/v1/user/credentials/', { name: 'a', type: 'Linode', linode: { token: '' } })
@@ -184,7 +245,7 @@ describe('cloud credentials', () => {
     expect((await t.as(ann).delete('/api/v1/user/credentials/a')).status).toBe(404)
   })
 
-  test('another user can neither read, replace nor delete ann\'s credential (404) and does not see it listed', async () => {
+  test("another user can neither read, replace nor delete ann's credential (404) and does not see it listed", async () => {
     const { t, ann, bob } = await setup()
     await t.as(ann).send('POST', '/api/v1/user/credentials', aws('a'))
     expect((await t.as(bob).get('/api/v1/user/credentials/a')).status).toBe(404)
@@ -198,8 +259,13 @@ describe('cloud credentials', () => {
   test('credential_type (repeatable) and fleetmgr_endpoint filter the list', async () => {
     const { t, ann } = await setup()
     for (const sample of Object.values(SAMPLES)) await t.as(ann).send('POST', '/api/v1/user/credentials', sample.body)
-    await t.as(ann).send('POST', '/api/v1/user/credentials', { name: 'fm2', type: 'FleetManager', fleetmgr: { accessKeyID: 'k', secretAccessKey: 's', endpoint: 'https://1.1.1.1/other' } })
-    const names = async (query: string) => ((await (await t.as(ann).get(`/api/v1/user/credentials${query}`)).json()) as { name: string }[]).map((c) => c.name)
+    await t.as(ann).send('POST', '/api/v1/user/credentials', {
+      name: 'fm2',
+      type: 'FleetManager',
+      fleetmgr: { accessKeyID: 'k', secretAccessKey: 's', endpoint: 'https://1.1.1.1/other' },
+    })
+    const names = async (query: string) =>
+      ((await (await t.as(ann).get(`/api/v1/user/credentials${query}`)).json()) as { name: string }[]).map((c) => c.name)
     expect(await names('?credential_type=Linode&credential_type=Vultr')).toEqual(['li1', 'vu1'])
     expect(await names('?credential_type=Aws')).toEqual(['aws1'])
     expect(await names('?fleetmgr_endpoint=https://8.8.8.8/fleet')).toEqual(['fm1'])
@@ -209,7 +275,10 @@ describe('cloud credentials', () => {
   test('anonymous → 401; a token without the user scope → 403', async () => {
     const { t } = await setup()
     expect((await t.request('GET', '/api/v1/user/credentials')).status).toBe(401)
-    const minted = await t.request('POST', '/api/v1/users/ann/tokens', { body: { name: 'ro', scopes: ['read:organization'] }, headers: { authorization: basic('ann', PASSWORD) } })
+    const minted = await t.request('POST', '/api/v1/users/ann/tokens', {
+      body: { name: 'ro', scopes: ['read:organization'] },
+      headers: { authorization: basic('ann', PASSWORD) },
+    })
     const token = (await minted.json()).sha1 as string
     expect((await t.request('GET', '/api/v1/user/credentials', { token })).status).toBe(403)
   })

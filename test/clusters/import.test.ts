@@ -6,48 +6,80 @@ import { AccessMessages } from '../../src/clusters/access'
 import { Messages } from '../../src/clusters/service'
 import { StoreMessages } from '../../src/clusters/store'
 import { startEmulator } from '../../src/kube-emulator'
-import { makeTestApp, tempDir, type TestApp, type TestUser } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp, type TestApp, type TestUser, tempDir } from '../support/app'
 import { MAIN } from '../support/process'
 
 // A second cluster beside the sandbox: bearer tokens over TLS; and one that wants client certificates.
 const member = await startEmulator({ tls: true, seed: true })
 const mtls = await startEmulator({ tls: true, seed: true, clientCertificates: true })
-afterAll(async () => { await member.stop(); await mtls.stop() })
-
-const b64 = (text: string) => Buffer.from(text).toString('base64')
-const kubeGet = async (emulator: typeof member, path: string) => (await fetch(`${emulator.url}${path}`, {
-  headers: { authorization: `Bearer ${emulator.token}` }, tls: { ca: emulator.caCertPem },
-} as RequestInit)).json()
-const kubeSystemUid = async (emulator: typeof member) => ((await kubeGet(emulator, '/api/v1/namespaces/kube-system')) as { metadata: { uid: string } }).metadata.uid
-
-/** A kubeconfig with two contexts: `other` (a dead server) is current, `member` reaches the emulator. */
-const kubeconfig = (user: Record<string, string>, server = member.url, ca = member.caCertPem!) => YAML.stringify({
-  apiVersion: 'v1', kind: 'Config', 'current-context': 'other',
-  clusters: [{ name: 'm', cluster: { server, 'certificate-authority-data': b64(ca) } }, { name: 'o', cluster: { server: 'https://127.0.0.1:1' } }],
-  users: [{ name: 'u', user }],
-  contexts: [{ name: 'member', context: { cluster: 'm', user: 'u' } }, { name: 'other', context: { cluster: 'o', user: 'u' } }],
+afterAll(async () => {
+  await member.stop()
+  await mtls.stop()
 })
 
-async function lab(env: Record<string, string> = { PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' }): Promise<{ t: TestApp; alice: TestUser; bob: TestUser }> {
+const b64 = (text: string) => Buffer.from(text).toString('base64')
+const kubeGet = async (emulator: typeof member, path: string) =>
+  (
+    await fetch(`${emulator.url}${path}`, {
+      headers: { authorization: `Bearer ${emulator.token}` },
+      tls: { ca: emulator.caCertPem },
+    } as RequestInit)
+  ).json()
+const kubeSystemUid = async (emulator: typeof member) =>
+  ((await kubeGet(emulator, '/api/v1/namespaces/kube-system')) as { metadata: { uid: string } }).metadata.uid
+
+/** A kubeconfig with two contexts: `other` (a dead server) is current, `member` reaches the emulator. */
+const kubeconfig = (user: Record<string, string>, server = member.url, ca = member.caCertPem!) =>
+  YAML.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    'current-context': 'other',
+    clusters: [
+      { name: 'm', cluster: { server, 'certificate-authority-data': b64(ca) } },
+      { name: 'o', cluster: { server: 'https://127.0.0.1:1' } },
+    ],
+    users: [{ name: 'u', user }],
+    contexts: [
+      { name: 'member', context: { cluster: 'm', user: 'u' } },
+      { name: 'other', context: { cluster: 'o', user: 'u' } },
+    ],
+  })
+
+async function lab(
+  env: Record<string, string> = { PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' },
+): Promise<{ t: TestApp; alice: TestUser; bob: TestUser }> {
   const t = await makeTestApp(env)
   const [alice, bob] = await t.users('alice', 'bob')
   return { t, alice: alice!, bob: bob! }
 }
 
-const importAs = (t: TestApp, who: TestUser, owner: string, body: unknown) => t.as(who).send('POST', `/api/v1/clustersv2/${owner}/import`, body)
+const importAs = (t: TestApp, who: TestUser, owner: string, body: unknown) =>
+  t.as(who).send('POST', `/api/v1/clustersv2/${owner}/import`, body)
 
 describe('POST /clustersv2/{owner}/import', () => {
   test('a kubeconfig context with a bearer token → 201 ClusterInfo as the cluster reports it; uid = kube-system uid', async () => {
     const { t, alice } = await lab()
-    const res = await importAs(t, alice, 'alice', { name: 'dev', displayName: 'Dev cluster', kubeconfig: kubeconfig({ token: member.token }), context: 'member' })
+    const res = await importAs(t, alice, 'alice', {
+      name: 'dev',
+      displayName: 'Dev cluster',
+      kubeconfig: kubeconfig({ token: member.token }),
+      context: 'member',
+    })
     expect(res.status).toBe(201)
     const info = await res.json()
     const version = (await kubeGet(member, '/version')) as { gitVersion: string }
     const nodes = (await kubeGet(member, '/api/v1/nodes')) as { items: unknown[] }
     expect(info).toMatchObject({
-      name: 'dev', displayName: 'Dev cluster', ownerName: 'alice', ownerID: alice.user.id, endpoint: member.url,
-      uid: await kubeSystemUid(member), kubernetesVersion: version.gitVersion, nodeCount: nodes.items.length, status: { phase: 'Active' },
+      name: 'dev',
+      displayName: 'Dev cluster',
+      ownerName: 'alice',
+      ownerID: alice.user.id,
+      endpoint: member.url,
+      uid: await kubeSystemUid(member),
+      kubernetesVersion: version.gitVersion,
+      nodeCount: nodes.items.length,
+      status: { phase: 'Active' },
     })
     expect(info.status.lastProbeTime).toMatch(/Z$/)
   })
@@ -64,17 +96,33 @@ describe('POST /clustersv2/{owner}/import', () => {
     expect(res.status).toBe(201)
   })
 
-  test('explicit fields with a client certificate (mutual TLS) → 201 with that cluster\'s uid', async () => {
+  test("explicit fields with a client certificate (mutual TLS) → 201 with that cluster's uid", async () => {
     const { t, alice } = await lab()
-    const res = await importAs(t, alice, 'alice', { name: 'secure', server: mtls.url, caData: b64(mtls.caCertPem!), clientCertificate: b64(mtls.clientCertPem!), clientKey: b64(mtls.clientKeyPem!) })
+    const res = await importAs(t, alice, 'alice', {
+      name: 'secure',
+      server: mtls.url,
+      caData: b64(mtls.caCertPem!),
+      clientCertificate: b64(mtls.clientCertPem!),
+      clientKey: b64(mtls.clientKeyPem!),
+    })
     expect(res.status).toBe(201)
-    const uid = ((await (await fetch(`${mtls.url}/api/v1/namespaces/kube-system`, { tls: { ca: mtls.caCertPem, cert: mtls.clientCertPem, key: mtls.clientKeyPem } } as RequestInit)).json()) as { metadata: { uid: string } }).metadata.uid
+    const uid = (
+      (await (
+        await fetch(`${mtls.url}/api/v1/namespaces/kube-system`, {
+          tls: { ca: mtls.caCertPem, cert: mtls.clientCertPem, key: mtls.clientKeyPem },
+        } as RequestInit)
+      ).json()) as { metadata: { uid: string } }
+    ).metadata.uid
     expect((await res.json()).uid).toBe(uid)
   })
 
   test('a kubeconfig with client-certificate-data → 201', async () => {
     const { t, alice } = await lab()
-    const text = kubeconfig({ 'client-certificate-data': b64(mtls.clientCertPem!), 'client-key-data': b64(mtls.clientKeyPem!) }, mtls.url, mtls.caCertPem!)
+    const text = kubeconfig(
+      { 'client-certificate-data': b64(mtls.clientCertPem!), 'client-key-data': b64(mtls.clientKeyPem!) },
+      mtls.url,
+      mtls.caCertPem!,
+    )
     expect((await importAs(t, alice, 'alice', { name: 'secure', kubeconfig: text, context: 'member' })).status).toBe(201)
   })
 
@@ -119,7 +167,7 @@ describe('POST /clustersv2/{owner}/import', () => {
     expect((await res.json()).message).toContain('DNS')
   })
 
-  test('the wrong certificate authority → 422 naming the certificate\'s subject and issuer', async () => {
+  test("the wrong certificate authority → 422 naming the certificate's subject and issuer", async () => {
     const { t, alice } = await lab()
     const res = await importAs(t, alice, 'alice', { name: 'dev', server: member.url, caData: b64(mtls.caCertPem!), token: member.token })
     expect(res.status).toBe(422)
@@ -131,7 +179,12 @@ describe('POST /clustersv2/{owner}/import', () => {
 
   test('a token the cluster refuses → 422 naming the 401', async () => {
     const { t, alice } = await lab()
-    const res = await importAs(t, alice, 'alice', { name: 'dev', server: member.url, caData: b64(member.caCertPem!), token: 'not-a-valid-token' })
+    const res = await importAs(t, alice, 'alice', {
+      name: 'dev',
+      server: member.url,
+      caData: b64(member.caCertPem!),
+      token: 'not-a-valid-token',
+    })
     expect(res.status).toBe(422)
     expect((await res.json()).message).toContain('401')
   })
@@ -148,7 +201,14 @@ describe('POST /clustersv2/{owner}/import', () => {
     }
   }, 15_000)
 
-  for (const server of ['https://169.254.169.254', 'https://2852039166', 'https://0xa9fea9fe', 'https://[::ffff:169.254.169.254]', 'https://[fd00:ec2::254]', 'https://metadata.google.internal'])
+  for (const server of [
+    'https://169.254.169.254',
+    'https://2852039166',
+    'https://0xa9fea9fe',
+    'https://[::ffff:169.254.169.254]',
+    'https://[fd00:ec2::254]',
+    'https://metadata.google.internal',
+  ])
     test(`a server at the metadata address ${server} → 422 even where private endpoints are allowed`, async () => {
       const { t, alice } = await lab()
       const res = await importAs(t, alice, 'alice', { name: 'dev', server, token: 'x' })
@@ -182,10 +242,14 @@ describe('POST /clustersv2/{owner}/import', () => {
   test('the token is never in an answer or a log line, and only sealed in the database', async () => {
     const { t, alice } = await lab()
     const bodies: string[] = []
-    const keep = async (res: Response) => { bodies.push(await res.text()) }
+    const keep = async (res: Response) => {
+      bodies.push(await res.text())
+    }
     await keep(await importAs(t, alice, 'alice', { name: 'dev', kubeconfig: kubeconfig({ token: member.token }), context: 'member' }))
     await keep(await importAs(t, alice, 'alice', { name: 'dev', server: member.url, token: member.token }))
-    await keep(await importAs(t, alice, 'alice', { name: 'bad', server: member.url, caData: b64(member.caCertPem!), token: `${member.token}x` }))
+    await keep(
+      await importAs(t, alice, 'alice', { name: 'bad', server: member.url, caData: b64(member.caCertPem!), token: `${member.token}x` }),
+    )
     await keep(await t.as(alice).get('/api/v1/clustersv2/alice'))
     await keep(await t.as(alice).get('/api/v1/clustersv2/alice/dev'))
     await keep(await t.as(alice).get('/api/v1/user/clusters'))
@@ -198,7 +262,12 @@ describe('POST /clustersv2/{owner}/import', () => {
 describe('registry routes', () => {
   async function withCluster() {
     const l = await lab()
-    const res = await importAs(l.t, l.alice, 'alice', { name: 'dev', server: member.url, caData: b64(member.caCertPem!), token: member.token })
+    const res = await importAs(l.t, l.alice, 'alice', {
+      name: 'dev',
+      server: member.url,
+      caData: b64(member.caCertPem!),
+      token: member.token,
+    })
     expect(res.status).toBe(201)
     return l
   }
@@ -206,8 +275,12 @@ describe('registry routes', () => {
   test('another user gets 404 on every route that names the cluster', async () => {
     const { t, bob } = await withCluster()
     for (const [method, path, body] of [
-      ['GET', '/api/v1/clustersv2/alice'], ['GET', '/api/v1/clustersv2/alice/dev'], ['PATCH', '/api/v1/clustersv2/alice/dev', { displayName: 'x' }],
-      ['DELETE', '/api/v1/clustersv2/alice/dev'], ['GET', '/api/v1/clustersv2/alice/dev/kubeconfig'], ['GET', '/api/v1/clustersv2/alice/ghost'],
+      ['GET', '/api/v1/clustersv2/alice'],
+      ['GET', '/api/v1/clustersv2/alice/dev'],
+      ['PATCH', '/api/v1/clustersv2/alice/dev', { displayName: 'x' }],
+      ['DELETE', '/api/v1/clustersv2/alice/dev'],
+      ['GET', '/api/v1/clustersv2/alice/dev/kubeconfig'],
+      ['GET', '/api/v1/clustersv2/alice/ghost'],
     ] as [string, string, unknown?][]) {
       const res = await t.as(bob).send(method, path, body)
       expect(`${method} ${path} ${res.status}`).toBe(`${method} ${path} 404`)
@@ -225,7 +298,9 @@ describe('registry routes', () => {
 
   test('PATCH rotating to a refused token → 422 and the old credential stays', async () => {
     const { t, alice } = await withCluster()
-    const res = await t.as(alice).send('PATCH', '/api/v1/clustersv2/alice/dev', { server: member.url, caData: b64(member.caCertPem!), token: 'revoked' })
+    const res = await t
+      .as(alice)
+      .send('PATCH', '/api/v1/clustersv2/alice/dev', { server: member.url, caData: b64(member.caCertPem!), token: 'revoked' })
     expect(res.status).toBe(422)
     const row = await t.deps.db.read.query.clusters.findFirst()
     expect(JSON.parse(await t.deps.secrets.open(row!.sealedCredential))).toEqual({ token: member.token })
@@ -233,7 +308,12 @@ describe('registry routes', () => {
 
   test('PATCH rotating to a connection that reaches another cluster → 422', async () => {
     const { t, alice } = await withCluster()
-    const res = await t.as(alice).send('PATCH', '/api/v1/clustersv2/alice/dev', { server: mtls.url, caData: b64(mtls.caCertPem!), clientCertificate: b64(mtls.clientCertPem!), clientKey: b64(mtls.clientKeyPem!) })
+    const res = await t.as(alice).send('PATCH', '/api/v1/clustersv2/alice/dev', {
+      server: mtls.url,
+      caData: b64(mtls.caCertPem!),
+      clientCertificate: b64(mtls.clientCertPem!),
+      clientKey: b64(mtls.clientKeyPem!),
+    })
     expect(res.status).toBe(422)
     expect((await res.json()).message).toBe(Messages.otherCluster)
   })
@@ -264,10 +344,15 @@ describe('registry routes', () => {
     expect(config.clusters[0].cluster.server).toBe(`${t.config.publicUrl}/api/v1/clusters/alice/dev/k8s`)
     const token = config.users[0].user.token as string
     expect((await t.request('GET', '/api/v1/user/clusters', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
-    const tokens = await (await t.as(alice).get('/api/v1/user/settings/tokens/access-tokens/')).json() as { name: string; scopes: string[] }[]
+    const tokens = (await (await t.as(alice).get('/api/v1/user/settings/tokens/access-tokens/')).json()) as {
+      name: string
+      scopes: string[]
+    }[]
     expect(tokens.find((k) => k.name === 'kubeconfig-alice-dev-1')?.scopes).toEqual(['write:cluster'])
     await t.as(alice).get('/api/v1/clustersv2/alice/dev/kubeconfig')
-    expect((await (await t.as(alice).get('/api/v1/user/settings/tokens/access-tokens/')).json() as { name: string }[]).map((k) => k.name)).toContain('kubeconfig-alice-dev-2')
+    expect(
+      ((await (await t.as(alice).get('/api/v1/user/settings/tokens/access-tokens/')).json()) as { name: string }[]).map((k) => k.name),
+    ).toContain('kubeconfig-alice-dev-2')
   })
 })
 
@@ -283,7 +368,10 @@ describe('team grants', () => {
     }
     const readers = await team('readers', 'read', rita!)
     const writers = await team('writers', 'write', will!)
-    expect((await importAs(l.t, l.alice, 'acme', { name: 'prod', server: member.url, caData: b64(member.caCertPem!), token: member.token })).status).toBe(201)
+    expect(
+      (await importAs(l.t, l.alice, 'acme', { name: 'prod', server: member.url, caData: b64(member.caCertPem!), token: member.token }))
+        .status,
+    ).toBe(201)
     return { ...l, org, rita: rita!, will: will!, nora: nora!, readers, writers }
   }
 
@@ -292,9 +380,9 @@ describe('team grants', () => {
     expect((await l.t.as(l.alice).send('PUT', `/api/v1/teams/${l.readers}/clusters/prod`)).status).toBe(204)
     expect((await l.t.as(l.rita).get('/api/v1/clustersv2/acme/prod')).status).toBe(200)
     expect((await l.t.as(l.nora).get('/api/v1/clustersv2/acme/prod')).status).toBe(404)
-    const granted = await (await l.t.as(l.alice).get(`/api/v1/teams/${l.readers}/clusters`)).json() as { name: string }[]
+    const granted = (await (await l.t.as(l.alice).get(`/api/v1/teams/${l.readers}/clusters`)).json()) as { name: string }[]
     expect(granted.map((c) => c.name)).toEqual(['prod'])
-    const mine = await (await l.t.as(l.rita).get('/api/v1/user/clusters?all=true')).json() as { name: string }[]
+    const mine = (await (await l.t.as(l.rita).get('/api/v1/user/clusters?all=true')).json()) as { name: string }[]
     expect(mine.map((c) => c.name)).toEqual(['prod'])
   })
 
@@ -325,7 +413,7 @@ describe('team grants', () => {
     expect((await l.t.as(l.rita).get('/api/v1/clustersv2/acme/prod')).status).toBe(404)
   })
 
-  test('a cluster that is not the org\'s cannot be granted (404)', async () => {
+  test("a cluster that is not the org's cannot be granted (404)", async () => {
     const l = await orgLab()
     await importAs(l.t, l.alice, 'alice', { name: 'personal', server: member.url, caData: b64(member.caCertPem!), token: member.token })
     expect((await l.t.as(l.alice).send('PUT', `/api/v1/teams/${l.readers}/clusters/personal`)).status).toBe(404)
@@ -336,12 +424,27 @@ describe('cached health probes', () => {
   test('a cluster that accepts and never answers is Unknown in the list, probed once across lists, and does not hold up the live one', async () => {
     const { t, alice } = await lab()
     let connections = 0
-    const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { open() { connections++ }, data() {} } })
+    const silent = Bun.listen({
+      hostname: '127.0.0.1',
+      port: 0,
+      socket: {
+        open() {
+          connections++
+        },
+        data() {},
+      },
+    })
     try {
       await importAs(t, alice, 'alice', { name: 'live', server: member.url, caData: b64(member.caCertPem!), token: member.token })
       const { registrationFixture } = await import('./support')
-      await registrationFixture(t, alice.user, 'silent', { server: `https://127.0.0.1:${silent.port}`, caData: '', tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'x' } })
-      const first = await (await t.as(alice).get('/api/v1/user/clusters')).json() as { name: string; status: { phase: string } }[]
+      await registrationFixture(t, alice.user, 'silent', {
+        server: `https://127.0.0.1:${silent.port}`,
+        caData: '',
+        tlsServerName: '',
+        insecureSkipTlsVerify: false,
+        credential: { token: 'x' },
+      })
+      const first = (await (await t.as(alice).get('/api/v1/user/clusters')).json()) as { name: string; status: { phase: string } }[]
       expect(Object.fromEntries(first.map((c) => [c.name, c.status.phase]))).toEqual({ live: 'Active', silent: 'Unknown' })
       const opened = connections
       await t.as(alice).get('/api/v1/user/clusters')
@@ -355,7 +458,9 @@ describe('cached health probes', () => {
 describe('the cluster command line', () => {
   const run = async (dataDir: string, ...args: string[]) => {
     const child = Bun.spawn([process.execPath, MAIN, ...args], {
-      env: { ...process.env, PLATFORM_DATA_DIR: dataDir, PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true', PLATFORM_REQUEST_LOG: 'false' }, stdout: 'pipe', stderr: 'pipe',
+      env: { ...process.env, PLATFORM_DATA_DIR: dataDir, PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true', PLATFORM_REQUEST_LOG: 'false' },
+      stdout: 'pipe',
+      stderr: 'pipe',
     })
     const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
     return { out, err, code }
@@ -366,7 +471,19 @@ describe('the cluster command line', () => {
     expect((await run(dataDir, 'admin', 'create-user', '--username', 'root', '--email', 'root@example.com', '--admin')).code).toBe(0)
     const file = join(dataDir, 'member.kubeconfig')
     writeFileSync(file, kubeconfig({ token: member.token }))
-    const imported = await run(dataDir, 'cluster', 'import', '--owner', 'root', '--name', 'dev', '--kubeconfig', file, '--context', 'member')
+    const imported = await run(
+      dataDir,
+      'cluster',
+      'import',
+      '--owner',
+      'root',
+      '--name',
+      'dev',
+      '--kubeconfig',
+      file,
+      '--context',
+      'member',
+    )
     expect(imported.code).toBe(0)
     expect(imported.out).toContain(`registered root/dev (uid ${await kubeSystemUid(member)}`)
     const listed = await run(dataDir, 'cluster', 'list')

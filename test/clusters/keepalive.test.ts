@@ -12,32 +12,59 @@ import { eventually } from '../support/wait'
 
 const emulator = await startEmulator({ tls: true, seed: false })
 afterAll(() => emulator.stop())
-const viaEmulator: ClusterConnection = { server: emulator.url, caData: emulator.caCertPem!, tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: emulator.token } }
+const viaEmulator: ClusterConnection = {
+  server: emulator.url,
+  caData: emulator.caCertPem!,
+  tlsServerName: '',
+  insecureSkipTlsVerify: false,
+  credential: { token: emulator.token },
+}
 
-const get = (connection: ClusterConnection, path: string, init: { method?: string; body?: string; timeoutMs?: number; headers?: Record<string, string>; signal?: AbortSignal } = {}) =>
+const get = (
+  connection: ClusterConnection,
+  path: string,
+  init: { method?: string; body?: string; timeoutMs?: number; headers?: Record<string, string>; signal?: AbortSignal } = {},
+) =>
   finiteRequest('member', connection, {
-    method: init.method ?? 'GET', path, headers: init.headers ?? { accept: 'application/json' },
-    body: init.body === undefined ? null : new TextEncoder().encode(init.body), timeoutMs: init.timeoutMs ?? 5_000, signal: init.signal,
+    method: init.method ?? 'GET',
+    path,
+    headers: init.headers ?? { accept: 'application/json' },
+    body: init.body === undefined ? null : new TextEncoder().encode(init.body),
+    timeoutMs: init.timeoutMs ?? 5_000,
+    signal: init.signal,
   })
 const text = (body: Uint8Array) => new TextDecoder().decode(body)
-const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure') }, (error: unknown) => {
-  expect(error).toBeInstanceOf(AppError)
-  expect((error as AppError).kind).toBe('upstream')
-  return (error as AppError).message
-})
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a failure')
+    },
+    (error: unknown) => {
+      expect(error).toBeInstanceOf(AppError)
+      expect((error as AppError).kind).toBe('upstream')
+      return (error as AppError).message
+    },
+  )
 
 describe('against the emulator over TLS', () => {
   test('GET an object → the exact bytes and headers a direct fetch gets; a create (POST with a body) → 201', async () => {
-    const created = await get(viaEmulator, '/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: 'keepalive' } }), headers: { 'content-type': 'application/json' } })
+    const created = await get(viaEmulator, '/api/v1/namespaces', {
+      method: 'POST',
+      body: JSON.stringify({ metadata: { name: 'keepalive' } }),
+      headers: { 'content-type': 'application/json' },
+    })
     expect(created.status).toBe(201)
     const answer = await get(viaEmulator, '/api/v1/namespaces/keepalive')
-    const direct = await fetch(`${emulator.url}/api/v1/namespaces/keepalive`, { headers: { authorization: `Bearer ${emulator.token}` }, tls: { ca: emulator.caCertPem } } as RequestInit)
+    const direct = await fetch(`${emulator.url}/api/v1/namespaces/keepalive`, {
+      headers: { authorization: `Bearer ${emulator.token}` },
+      tls: { ca: emulator.caCertPem },
+    } as RequestInit)
     expect(answer.status).toBe(200)
     expect(text(answer.body)).toBe(await direct.text())
     expect(answer.headers['content-type']).toBe('application/json')
   })
 
-  test('the member\'s own refusal (404 Status) comes back as it is', async () => {
+  test("the member's own refusal (404 Status) comes back as it is", async () => {
     const answer = await get(viaEmulator, '/api/v1/namespaces/keepalive/configmaps/nope')
     expect(answer.status).toBe(404)
     expect(JSON.parse(text(answer.body))).toMatchObject({ kind: 'Status', code: 404 })
@@ -45,18 +72,31 @@ describe('against the emulator over TLS', () => {
 
   test('a certificate the configured CA did not sign → upstream naming the TLS failure; a wrong tlsServerName → upstream', async () => {
     const other = await generateServerTls(['127.0.0.1'])
-    expect(await failure(get({ ...viaEmulator, caData: other.caCertPem }, '/version'))).toBe('cluster "member" presented a TLS certificate that the configured certificate authority did not sign')
-    expect(await failure(get({ ...viaEmulator, caData: '' }, '/version'))).toBe('cluster "member" presented a TLS certificate that the configured certificate authority did not sign')
-    expect(await failure(get({ ...viaEmulator, tlsServerName: 'not-the-emulator.example' }, '/version'))).toBe('cluster "member" presented a TLS certificate for another name (set tlsServerName to the name it was issued for)')
+    expect(await failure(get({ ...viaEmulator, caData: other.caCertPem }, '/version'))).toBe(
+      'cluster "member" presented a TLS certificate that the configured certificate authority did not sign',
+    )
+    expect(await failure(get({ ...viaEmulator, caData: '' }, '/version'))).toBe(
+      'cluster "member" presented a TLS certificate that the configured certificate authority did not sign',
+    )
+    expect(await failure(get({ ...viaEmulator, tlsServerName: 'not-the-emulator.example' }, '/version'))).toBe(
+      'cluster "member" presented a TLS certificate for another name (set tlsServerName to the name it was issued for)',
+    )
   })
 
-  test('a member that wants a client certificate → answers with the registration\'s certificate; with a token instead → upstream naming the handshake', async () => {
+  test("a member that wants a client certificate → answers with the registration's certificate; with a token instead → upstream naming the handshake", async () => {
     const mutual = await startEmulator({ tls: true, seed: false, clientCertificates: true })
     try {
-      const withCertificate: ClusterConnection = { server: mutual.url, caData: mutual.caCertPem!, tlsServerName: '', insecureSkipTlsVerify: false, credential: { clientCertificate: mutual.clientCertPem!, clientKey: mutual.clientKeyPem! } }
+      const withCertificate: ClusterConnection = {
+        server: mutual.url,
+        caData: mutual.caCertPem!,
+        tlsServerName: '',
+        insecureSkipTlsVerify: false,
+        credential: { clientCertificate: mutual.clientCertPem!, clientKey: mutual.clientKeyPem! },
+      }
       expect((await get(withCertificate, '/api/v1/namespaces')).status).toBe(200)
-      expect(await failure(get({ ...withCertificate, credential: { token: 'not-a-certificate' } }, '/api/v1/namespaces')))
-        .toBe('cluster "member" broke off the TLS handshake (does it want a client certificate, or is it not TLS?)')
+      expect(await failure(get({ ...withCertificate, credential: { token: 'not-a-certificate' } }, '/api/v1/namespaces'))).toBe(
+        'cluster "member" broke off the TLS handshake (does it want a client certificate, or is it not TLS?)',
+      )
     } finally {
       await mutual.stop()
     }
@@ -69,17 +109,28 @@ describe('against the emulator over TLS', () => {
 })
 
 /** What the hostile server saw: connections opened, the request heads in order, connections the client closed. */
-interface Hostile { url: string; connections: number; requests: string[]; closed: number[]; connection: ClusterConnection; stop(): void }
+interface Hostile {
+  url: string
+  connections: number
+  requests: string[]
+  closed: number[]
+  connection: ClusterConnection
+  stop(): void
+}
 
 /**
  * A TLS server that reads request heads (and Content-Length bodies) and answers each with
  * `answer(path, connectionNumber, socket)`: raw writes, as many and as split as the test wants.
  */
-async function hostile(answer: (path: string, connection: number, socket: Socket<{ id: number; buffered: string }>) => void | Promise<void>): Promise<Hostile> {
+async function hostile(
+  answer: (path: string, connection: number, socket: Socket<{ id: number; buffered: string }>) => void | Promise<void>,
+): Promise<Hostile> {
   const tls = await generateServerTls(['127.0.0.1'])
   const state = { connections: 0, requests: [] as string[], closed: [] as number[] }
   const server = Bun.listen<{ id: number; buffered: string }>({
-    hostname: '127.0.0.1', port: 0, tls: { cert: tls.certPem, key: tls.keyPem },
+    hostname: '127.0.0.1',
+    port: 0,
+    tls: { cert: tls.certPem, key: tls.keyPem },
     socket: {
       open(socket) {
         socket.data = { id: ++state.connections, buffered: '' }
@@ -104,22 +155,39 @@ async function hostile(answer: (path: string, connection: number, socket: Socket
   })
   const url = `https://127.0.0.1:${server.port}`
   const result: Hostile = {
-    url, requests: state.requests, closed: state.closed, get connections() { return state.connections },
-    connection: { server: url, caData: tls.caCertPem, tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'member-token' } },
+    url,
+    requests: state.requests,
+    closed: state.closed,
+    get connections() {
+      return state.connections
+    },
+    connection: {
+      server: url,
+      caData: tls.caCertPem,
+      tlsServerName: '',
+      insecureSkipTlsVerify: false,
+      credential: { token: 'member-token' },
+    },
     stop: () => server.stop(true),
   }
   return result
 }
 
-const ok = (body: string, extra = '') => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`
+const ok = (body: string, extra = '') =>
+  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`
 
 describe('against a hostile TLS server', () => {
   test('one connection serves request after request; the head carries Host, the headers given and the credential, nothing else', async () => {
-    const server = await hostile((path, id, socket) => { socket.write(ok(`{"path":"${path}","connection":${id}}`)) })
+    const server = await hostile((path, id, socket) => {
+      socket.write(ok(`{"path":"${path}","connection":${id}}`))
+    })
     try {
-      for (let i = 0; i < 5; i++) expect(JSON.parse(text((await get(server.connection, `/api/v1/n${i}`)).body))).toEqual({ path: `/api/v1/n${i}`, connection: 1 })
+      for (let i = 0; i < 5; i++)
+        expect(JSON.parse(text((await get(server.connection, `/api/v1/n${i}`)).body))).toEqual({ path: `/api/v1/n${i}`, connection: 1 })
       expect(server.connections).toBe(1)
-      expect(server.requests[0]).toBe(`GET /api/v1/n0 HTTP/1.1\r\nhost: ${server.url.slice('https://'.length)}\r\naccept: application/json\r\nauthorization: Bearer member-token`)
+      expect(server.requests[0]).toBe(
+        `GET /api/v1/n0 HTTP/1.1\r\nhost: ${server.url.slice('https://'.length)}\r\naccept: application/json\r\nauthorization: Bearer member-token`,
+      )
     } finally {
       server.stop()
     }
@@ -127,8 +195,10 @@ describe('against a hostile TLS server', () => {
 
   test('an answer sent a byte at a time, and a chunked answer with split chunks, extensions and trailers → the whole body', async () => {
     const server = await hostile(async (path, _id, socket) => {
-      const raw = path === '/bytes' ? ok('{"split":true}')
-        : 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n4;ext=1\r\n{"a"\r\nB\r\n:"chunked"}\r\n0\r\nx-trailer: t\r\n\r\n'
+      const raw =
+        path === '/bytes'
+          ? ok('{"split":true}')
+          : 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n4;ext=1\r\n{"a"\r\nB\r\n:"chunked"}\r\n0\r\nx-trailer: t\r\n\r\n'
       for (const char of raw) {
         socket.write(char)
         socket.flush()
@@ -187,7 +257,8 @@ describe('against a hostile TLS server', () => {
   test('bytes beyond the framed answer (a smuggled second answer, a 204 with a body) → that connection is closed; the next request never sees them', async () => {
     const server = await hostile((path, _id, socket) => {
       if (path === '/smuggle') socket.write(ok('{"first":true}') + ok('{"smuggled":true}'))
-      else if (path === '/204') socket.write('HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 17\r\n\r\n{"smuggled":true}')
+      else if (path === '/204')
+        socket.write('HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 17\r\n\r\n{"smuggled":true}')
       else socket.write(ok('{"honest":true}'))
     })
     try {
@@ -215,7 +286,9 @@ describe('against a hostile TLS server', () => {
       '/folded': 'HTTP/1.1 200 OK\r\nx-a: b\r\n c\r\ncontent-length: 2\r\n\r\n{}',
       '/switching': 'HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\n\r\n',
     }
-    const server = await hostile((path, _id, socket) => { socket.write(answers[path] ?? ok('{}')) })
+    const server = await hostile((path, _id, socket) => {
+      socket.write(answers[path] ?? ok('{}'))
+    })
     try {
       const why: Record<string, string> = {}
       for (const path of Object.keys(answers)) why[path] = await failure(get(server.connection, path))
@@ -230,7 +303,9 @@ describe('against a hostile TLS server', () => {
   })
 
   test(`a head larger than ${MAX_HEAD_BYTES} bytes → 502, without waiting for its end`, async () => {
-    const server = await hostile((_path, _id, socket) => { socket.write(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(MAX_HEAD_BYTES)}`) })
+    const server = await hostile((_path, _id, socket) => {
+      socket.write(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(MAX_HEAD_BYTES)}`)
+    })
     try {
       expect(await failure(get(server.connection, '/big'))).toContain(`response head larger than ${MAX_HEAD_BYTES} bytes`)
     } finally {
@@ -268,7 +343,9 @@ describe('against a hostile TLS server', () => {
       await get(server.connection, '/first')
       expect(JSON.parse(text((await get(server.connection, '/again')).body))).toEqual({ connection: 2 })
       const posts = server.requests.length
-      expect(await failure(get(server.connection, '/create', { method: 'POST', body: '{}' }))).toBe('cluster "member" closed the connection')
+      expect(await failure(get(server.connection, '/create', { method: 'POST', body: '{}' }))).toBe(
+        'cluster "member" closed the connection',
+      )
       expect(server.requests.length - posts).toBe(1)
     } finally {
       server.stop()
@@ -294,7 +371,10 @@ describe('against a hostile TLS server', () => {
       const call = get(server.connection, '/slow-list', { timeoutMs: 10_000, signal: leaving.signal })
       await eventually(() => server.requests.length === 1)
       leaving.abort()
-      const error = await call.then(() => undefined, (e: unknown) => e)
+      const error = await call.then(
+        () => undefined,
+        (e: unknown) => e,
+      )
       expect(error).toBeInstanceOf(AppError)
       expect((error as AppError).kind).toBe('clientClosed')
       expect(performance.now() - started).toBeLessThan(2_000)
@@ -318,7 +398,12 @@ describe('against a hostile TLS server', () => {
       leaving.abort()
       for (const socket of held) socket.write(ok('{}'))
       expect((await Promise.all(holding)).every((a) => a.status === 200)).toBe(true)
-      expect(await late.then(() => undefined, (e: unknown) => (e as AppError).kind)).toBe('clientClosed')
+      expect(
+        await late.then(
+          () => undefined,
+          (e: unknown) => (e as AppError).kind,
+        ),
+      ).toBe('clientClosed')
       expect((await get(server.connection, '/after')).status).toBe(200)
       expect(server.requests.some((head) => head.startsWith('GET /late '))).toBe(false)
       expect(server.connections).toBe(MAX_CONNECTIONS_PER_CLUSTER)
@@ -342,7 +427,9 @@ describe('against a hostile TLS server', () => {
   })
 
   test(`an idle connection is closed after ${IDLE_CLOSE_MS} ms; the next request opens a new one`, async () => {
-    const server = await hostile((_path, id, socket) => { socket.write(ok(`{"connection":${id}}`)) })
+    const server = await hostile((_path, id, socket) => {
+      socket.write(ok(`{"connection":${id}}`))
+    })
     try {
       await get(server.connection, '/a')
       await Bun.sleep(IDLE_CLOSE_MS + 600)
@@ -353,7 +440,9 @@ describe('against a hostile TLS server', () => {
   })
 
   test('a header or path with a line break is never written: invalid', async () => {
-    const server = await hostile((_path, _id, socket) => { socket.write(ok('{}')) })
+    const server = await hostile((_path, _id, socket) => {
+      socket.write(ok('{}'))
+    })
     try {
       const refused = await get(server.connection, '/x', { headers: { 'x-a': 'b\r\nimpersonate-user: admin' } }).catch((e: unknown) => e)
       expect((refused as AppError).kind).toBe('invalid')

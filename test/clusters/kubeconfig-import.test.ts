@@ -15,7 +15,11 @@ const MALFORMED: [what: string, kubeconfig: string][] = [
 for (const [what, kubeconfig] of MALFORMED)
   test(`someone imports a kubeconfig with ${what} → invalid (422), not a TypeError (500)`, () => {
     let thrown: unknown
-    try { connectionFromKubeconfig(kubeconfig) } catch (e) { thrown = e }
+    try {
+      connectionFromKubeconfig(kubeconfig)
+    } catch (e) {
+      thrown = e
+    }
     expect(thrown).toBeInstanceOf(AppError)
     expect((thrown as AppError).kind).toBe('invalid')
   })

@@ -7,13 +7,29 @@ import { startEmulator } from '../../src/kube-emulator'
 const emulator = await startEmulator({ tls: true, seed: false })
 afterAll(() => emulator.stop())
 
-const plain = (server: string, token = 'member-token'): ClusterConnection =>
-  ({ server, caData: '', tlsServerName: '', insecureSkipTlsVerify: false, credential: { token } })
+const plain = (server: string, token = 'member-token'): ClusterConnection => ({
+  server,
+  caData: '',
+  tlsServerName: '',
+  insecureSkipTlsVerify: false,
+  credential: { token },
+})
 
 test('a member answering 302 to another loopback port → the 302 comes back, the other port never sees the credential', async () => {
   const seen: (string | null)[] = []
-  const elsewhere = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => { seen.push(req.headers.get('authorization')); return Response.json({ gitVersion: 'v9.9.9' }) } })
-  const member = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${elsewhere.port}/version` } }) })
+  const elsewhere = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: (req) => {
+      seen.push(req.headers.get('authorization'))
+      return Response.json({ gitVersion: 'v9.9.9' })
+    },
+  })
+  const member = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: () => new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${elsewhere.port}/version` } }),
+  })
   try {
     const res = await memberFetch('m', plain(`http://127.0.0.1:${member.port}`), { path: '/version' })
     expect(res.status).toBe(302)
@@ -31,7 +47,9 @@ test('a member that never answers → upstream "did not answer in time" within t
   const silent = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Promise<Response>(() => undefined) })
   try {
     const started = performance.now()
-    const error = await memberJson('slow', plain(`http://127.0.0.1:${silent.port}`, 'secret-token-1'), '/version', 300).catch((e: unknown) => e)
+    const error = await memberJson('slow', plain(`http://127.0.0.1:${silent.port}`, 'secret-token-1'), '/version', 300).catch(
+      (e: unknown) => e,
+    )
     expect(performance.now() - started).toBeLessThan(2000)
     expect(error).toBeInstanceOf(AppError)
     expect((error as AppError).message).toBe('cluster "slow" did not answer in time')
@@ -40,23 +58,41 @@ test('a member that never answers → upstream "did not answer in time" within t
   }
 })
 
-test("a TLS member checked against its CA → answers; without the CA (system roots) → upstream, never retried insecurely", async () => {
+test('a TLS member checked against its CA → answers; without the CA (system roots) → upstream, never retried insecurely', async () => {
   const withCa: ClusterConnection = { ...plain(emulator.url, emulator.token), caData: emulator.caCertPem! }
   expect((await memberJson<{ gitVersion: string }>('emu', withCa, '/version')).gitVersion).toMatch(/^v1\./)
   const error = await memberJson('emu', plain(emulator.url, emulator.token), '/version').catch((e: unknown) => e)
   expect((error as AppError).kind).toBe('upstream')
-  expect((error as AppError).message).toBe('cluster "emu" presented a TLS certificate that the configured certificate authority did not sign')
+  expect((error as AppError).message).toBe(
+    'cluster "emu" presented a TLS certificate that the configured certificate authority did not sign',
+  )
 })
 
 test('a TLS member whose certificate does not name tlsServerName → upstream', async () => {
-  const wrongName: ClusterConnection = { ...plain(emulator.url, emulator.token), caData: emulator.caCertPem!, tlsServerName: 'not-the-emulator.example' }
+  const wrongName: ClusterConnection = {
+    ...plain(emulator.url, emulator.token),
+    caData: emulator.caCertPem!,
+    tlsServerName: 'not-the-emulator.example',
+  }
   const error = await memberJson('emu', wrongName, '/version').catch((e: unknown) => e)
   expect((error as AppError).kind).toBe('upstream')
 })
 
 test('a member that sends headers and then stalls the body → upstream "did not answer in time", not a bare DOMException', async () => {
-  const stalled = Bun.serve({ port: 0, hostname: '127.0.0.1', idleTimeout: 0,
-    fetch: () => new Response(new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode('{"gitVersion":')) } }), { headers: { 'content-type': 'application/json' } }) })
+  const stalled = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    idleTimeout: 0,
+    fetch: () =>
+      new Response(
+        new ReadableStream({
+          start(c) {
+            c.enqueue(new TextEncoder().encode('{"gitVersion":'))
+          },
+        }),
+        { headers: { 'content-type': 'application/json' } },
+      ),
+  })
   try {
     const error = await memberJson('stall', plain(`http://127.0.0.1:${stalled.port}`), '/version', 300).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(AppError)
@@ -68,7 +104,11 @@ test('a member that sends headers and then stalls the body → upstream "did not
 })
 
 test('a member answering 200 with something that is not JSON → upstream naming the cluster, not a SyntaxError', async () => {
-  const html = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('<html>login</html>', { headers: { 'content-type': 'text/html' } }) })
+  const html = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: () => new Response('<html>login</html>', { headers: { 'content-type': 'text/html' } }),
+  })
   try {
     const error = await memberJson('portal', plain(`http://127.0.0.1:${html.port}`), '/version').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(AppError)

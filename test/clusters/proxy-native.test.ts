@@ -1,23 +1,35 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { ExecMessages } from '../../src/clusters/proxy/service'
 import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
-import { ExecMessages } from '../../src/clusters/proxy/service'
-import { makeTestApp, PASSWORD, tempDir, type TestApp, type TestUser } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp, PASSWORD, type TestApp, type TestUser, tempDir } from '../support/app'
 import { eventually } from '../support/wait'
 
 // The member cluster, over TLS; it records what reaches it, so tests can prove what did not.
 const seen: string[] = []
-const member = await startEmulator({ tls: true, seed: true, log: (line) => { seen.push(line) } })
+const member = await startEmulator({
+  tls: true,
+  seed: true,
+  log: (line) => {
+    seen.push(line)
+  },
+})
 afterAll(() => member.stop())
 
 let caPem = ''
 /** fetch that trusts the platform's test CA. */
 const call = (url: string, init: RequestInit = {}) => fetch(url, { ...init, tls: { ca: caPem } } as RequestInit)
 
-interface Lab { t: TestApp; base: string; alice: TestUser; bob: TestUser; kubeconfig: string }
+interface Lab {
+  t: TestApp
+  base: string
+  alice: TestUser
+  bob: TestUser
+  kubeconfig: string
+}
 
 /** An app on a real port (kubectl needs one), alice's cluster `dev` imported, and her kubeconfig from the registry. */
 async function lab(): Promise<Lab> {
@@ -31,15 +43,28 @@ async function lab(): Promise<Lab> {
   writeFileSync(join(dataDir, 'tls.key'), tls.keyPem)
   writeFileSync(join(dataDir, 'ca.crt'), tls.caCertPem)
   const t = await makeTestApp({
-    PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true', PLATFORM_PUBLIC_URL: `https://127.0.0.1:${port}`, PLATFORM_DATA_DIR: dataDir,
-    PLATFORM_TLS_CERT_FILE: join(dataDir, 'tls.crt'), PLATFORM_TLS_KEY_FILE: join(dataDir, 'tls.key'), PLATFORM_TLS_CA_FILE: join(dataDir, 'ca.crt'),
+    PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true',
+    PLATFORM_PUBLIC_URL: `https://127.0.0.1:${port}`,
+    PLATFORM_DATA_DIR: dataDir,
+    PLATFORM_TLS_CERT_FILE: join(dataDir, 'tls.crt'),
+    PLATFORM_TLS_KEY_FILE: join(dataDir, 'tls.key'),
+    PLATFORM_TLS_CA_FILE: join(dataDir, 'ca.crt'),
   })
-  const server = t.app.listen({ port, hostname: '127.0.0.1', reusePort: false, idleTimeout: 60, tls: { cert: tls.certPem, key: tls.keyPem } })
+  const server = t.app.listen({
+    port,
+    hostname: '127.0.0.1',
+    reusePort: false,
+    idleTimeout: 60,
+    tls: { cert: tls.certPem, key: tls.keyPem },
+  })
   caPem = tls.caCertPem
   afterAll(() => server.stop())
   const [alice, bob] = await t.users('alice', 'bob')
   const imported = await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev', server: member.url, caData: Buffer.from(member.caCertPem!).toString('base64'), token: member.token,
+    name: 'dev',
+    server: member.url,
+    caData: Buffer.from(member.caCertPem!).toString('base64'),
+    token: member.token,
   })
   expect(imported.status).toBe(201)
   const kubeconfig = join(dataDir, 'alice.kubeconfig')
@@ -48,13 +73,17 @@ async function lab(): Promise<Lab> {
 }
 
 async function kubectl(l: Lab, ...args: string[]): Promise<{ out: string; err: string; code: number }> {
-  const child = Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', l.kubeconfig, ...args], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' })
+  const child = Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', l.kubeconfig, ...args], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    stdin: 'ignore',
+  })
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   return { out, err, code }
 }
 
 describe('kubectl through the native passthrough', () => {
-  test('get pods -A lists the member\'s pods', async () => {
+  test("get pods -A lists the member's pods", async () => {
     const l = await lab()
     const { out, code, err } = await kubectl(l, 'get', 'pods', '-A', '-o', 'name')
     expect(err).toBe('')
@@ -75,7 +104,10 @@ describe('kubectl through the native passthrough', () => {
   test('logs -f streams lines as they come', async () => {
     const l = await lab()
     const pod = (await kubectl(l, 'get', 'pods', '-n', 'demo', '-l', 'app=api', '-o', 'name')).out.trim().split('\n')[0]!
-    const child = Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', l.kubeconfig, 'logs', '-f', '-n', 'demo', pod], { stdout: 'pipe', stderr: 'pipe' })
+    const child = Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', l.kubeconfig, 'logs', '-f', '-n', 'demo', pod], {
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     const reader = child.stdout.getReader()
     const first = await reader.read()
     expect(new TextDecoder().decode(first.value).length).toBeGreaterThan(0)
@@ -85,7 +117,10 @@ describe('kubectl through the native passthrough', () => {
   test('get -w delivers a change made afterwards', async () => {
     const l = await lab()
     const watching = member.subscribers()
-    const child = Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', l.kubeconfig, 'get', 'configmaps', '-n', 'demo', '-w', '-o', 'name'], { stdout: 'pipe', stderr: 'pipe' })
+    const child = Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', l.kubeconfig, 'get', 'configmaps', '-n', 'demo', '-w', '-o', 'name'], {
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     const reader = child.stdout.getReader()
     let text = ''
     // The change is made once kubectl's watch has reached the member through the proxy.
@@ -111,7 +146,7 @@ describe('kubectl through the native passthrough', () => {
     expect(failing.code).toBe(3)
   })
 
-  test('exec into a pod that does not exist → kubectl shows the member\'s NotFound', async () => {
+  test("exec into a pod that does not exist → kubectl shows the member's NotFound", async () => {
     const l = await lab()
     const missing = await kubectl(l, 'exec', '-n', 'demo', 'no-such-pod', '--', 'true')
     expect(missing.code).not.toBe(0)
@@ -136,31 +171,42 @@ describe('passthrough hygiene and access', () => {
     expect(seen.length).toBe(before)
   })
 
-  test('an unknown cluster → 404 with the platform\'s error body', async () => {
+  test("an unknown cluster → 404 with the platform's error body", async () => {
     const l = await lab()
-    const res = await call(`${l.base}/api/v1/clusters/alice/nope/k8s/api/v1/namespaces`, { headers: { authorization: `token ${l.alice.token}` } })
+    const res = await call(`${l.base}/api/v1/clusters/alice/nope/k8s/api/v1/namespaces`, {
+      headers: { authorization: `token ${l.alice.token}` },
+    })
     expect(res.status).toBe(404)
     expect(await res.json()).toMatchObject({ message: 'cluster not found' })
   })
 
-  for (const path of ['/api/v1/namespaces/demo%2fsecrets', '/api/v1/namespaces/demo%2Fsecrets', '/api/v1/namespaces/demo%00/pods', '/api/v1/namespaces/%252e%252e/pods', '/api/v1/namespaces/..%2f..%2fsecrets'])
+  for (const path of [
+    '/api/v1/namespaces/demo%2fsecrets',
+    '/api/v1/namespaces/demo%2Fsecrets',
+    '/api/v1/namespaces/demo%00/pods',
+    '/api/v1/namespaces/%252e%252e/pods',
+    '/api/v1/namespaces/..%2f..%2fsecrets',
+  ])
     test(`an encoded path trick ${path} → 422`, async () => {
       const l = await lab()
       expect((await get(l, l.alice, path)).status).toBe(422)
     })
 
-  test('a relayed answer carries the platform\'s X-Request-Id and nosniff beside the member\'s headers, its body byte for byte', async () => {
+  test("a relayed answer carries the platform's X-Request-Id and nosniff beside the member's headers, its body byte for byte", async () => {
     const l = await lab()
     const res = await get(l, l.alice, '/api/v1/namespaces/demo', { 'x-request-id': 'trace-proxy-1' })
     expect(res.status).toBe(200)
     expect(res.headers.get('x-request-id')).toBe('trace-proxy-1')
     expect(res.headers.get('x-content-type-options')).toBe('nosniff')
     expect(res.headers.get('content-type')).toBe('application/json')
-    const direct = await fetch(`${member.url}/api/v1/namespaces/demo`, { headers: { authorization: `Bearer ${member.token}` }, tls: { ca: member.caCertPem } } as RequestInit)
+    const direct = await fetch(`${member.url}/api/v1/namespaces/demo`, {
+      headers: { authorization: `Bearer ${member.token}` },
+      tls: { ca: member.caCertPem },
+    } as RequestInit)
     expect(await res.text()).toBe(await direct.text())
   })
 
-  test('the member\'s own errors pass through unchanged (404 Status)', async () => {
+  test("the member's own errors pass through unchanged (404 Status)", async () => {
     const l = await lab()
     const res = await get(l, l.alice, '/api/v1/namespaces/demo/configmaps/absent')
     expect(res.status).toBe(404)
@@ -173,10 +219,11 @@ describe('passthrough hygiene and access', () => {
     const res = await get(l, l.alice, '/apis/authentication.k8s.io/v1/selfsubjectreviews', { 'impersonate-user': 'mallory', cookie: 'x=1' })
     expect([200, 201, 404, 405]).toContain(res.status)
     const whoami = await call(`${l.base}/api/v1/clusters/alice/dev/k8s/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
-      method: 'POST', headers: { authorization: `token ${l.alice.token}`, 'impersonate-user': 'mallory', 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `token ${l.alice.token}`, 'impersonate-user': 'mallory', 'content-type': 'application/json' },
       body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }),
     })
-    const review = await whoami.json() as { status?: { userInfo?: { username?: string } } }
+    const review = (await whoami.json()) as { status?: { userInfo?: { username?: string } } }
     expect(review.status?.userInfo?.username).toBe('admin')
   })
 
@@ -184,7 +231,16 @@ describe('passthrough hygiene and access', () => {
     const l = await lab()
     const [rita, will] = await l.t.users('rita', 'will')
     await makeOrg(l.t, 'acme', { owner: l.alice })
-    expect((await l.t.as(l.alice).send('POST', '/api/v1/clustersv2/acme/import', { name: 'prod', server: member.url, caData: Buffer.from(member.caCertPem!).toString('base64'), token: member.token })).status).toBe(201)
+    expect(
+      (
+        await l.t.as(l.alice).send('POST', '/api/v1/clustersv2/acme/import', {
+          name: 'prod',
+          server: member.url,
+          caData: Buffer.from(member.caCertPem!).toString('base64'),
+          token: member.token,
+        })
+      ).status,
+    ).toBe(201)
     const team = async (name: string, permission: string, who: TestUser) => {
       const created = await (await l.t.as(l.alice).send('POST', '/api/v1/orgs/acme/teams', { name, permission })).json()
       await l.t.as(l.alice).send('PUT', `/api/v1/teams/${created.id}/members/${who.name}`)
@@ -192,21 +248,40 @@ describe('passthrough hygiene and access', () => {
     }
     await team('readers', 'read', rita!)
     await team('writers', 'write', will!)
-    const send = (who: TestUser, method: string, body?: unknown) => call(`${l.base}/api/v1/clusters/acme/prod/k8s/api/v1/namespaces/demo/configmaps`, {
-      method, headers: { authorization: `token ${who.token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-    })
+    const send = (who: TestUser, method: string, body?: unknown) =>
+      call(`${l.base}/api/v1/clusters/acme/prod/k8s/api/v1/namespaces/demo/configmaps`, {
+        method,
+        headers: { authorization: `token ${who.token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
     expect((await send(rita!, 'GET')).status).toBe(200)
     expect((await send(rita!, 'POST', { metadata: { name: 'by-reader' } })).status).toBe(403)
     expect((await send(will!, 'POST', { metadata: { name: 'by-writer' } })).status).toBe(201)
   })
 
-  test('a cookie-authenticated exec upgrade from another site\'s page → 403 (cross-site WebSocket hijacking)', async () => {
+  test("a cookie-authenticated exec upgrade from another site's page → 403 (cross-site WebSocket hijacking)", async () => {
     const l = await lab()
-    const signIn = await call(`${l.base}/api/v1/user/signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: PASSWORD }) })
-    const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
-    const upgrade = (origin: string) => call(`${l.base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/pods/x/exec?command=true`, {
-      headers: { cookie, origin, upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': 'v5.channel.k8s.io' },
+    const signIn = await call(`${l.base}/api/v1/user/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'alice', password: PASSWORD }),
     })
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ')
+    const upgrade = (origin: string) =>
+      call(`${l.base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/pods/x/exec?command=true`, {
+        headers: {
+          cookie,
+          origin,
+          upgrade: 'websocket',
+          connection: 'Upgrade',
+          'sec-websocket-version': '13',
+          'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'sec-websocket-protocol': 'v5.channel.k8s.io',
+        },
+      })
     const foreign = await upgrade('https://evil.example')
     expect(foreign.status).toBe(403)
     expect((await foreign.json()).message).toBe(ExecMessages.crossOrigin)

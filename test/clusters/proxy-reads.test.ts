@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
+import { mintToken } from '../../src/identity/tokens/service'
 import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
-import { mintToken } from '../../src/identity/tokens/service'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { eventually } from '../support/wait'
 
@@ -16,33 +16,52 @@ afterAll(() => member.stop())
 const recorded: string[] = []
 const frontTls = await generateServerTls(['127.0.0.1'])
 const front = Bun.serve({
-  port: 0, hostname: '127.0.0.1', tls: { cert: frontTls.certPem, key: frontTls.keyPem },
+  port: 0,
+  hostname: '127.0.0.1',
+  tls: { cert: frontTls.certPem, key: frontTls.keyPem },
   async fetch(request) {
     const url = new URL(request.url)
     recorded.push(`${request.method} ${url.pathname}${url.search}`)
-    if (request.headers.get('upgrade')) return Response.json({ kind: 'Status', status: 'Failure', code: 403, reason: 'Forbidden' }, { status: 403 })
+    if (request.headers.get('upgrade'))
+      return Response.json({ kind: 'Status', status: 'Failure', code: 403, reason: 'Forbidden' }, { status: 403 })
     const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
     const headers = new Headers(request.headers)
     headers.delete('host')
-    const answer = await fetch(`${member.url}${url.pathname}${url.search}`, { method: request.method, headers, body, tls: { ca: member.caCertPem } } as RequestInit)
-    return new Response(answer.body, { status: answer.status, headers: { 'content-type': answer.headers.get('content-type') ?? 'application/json' } })
+    const answer = await fetch(`${member.url}${url.pathname}${url.search}`, {
+      method: request.method,
+      headers,
+      body,
+      tls: { ca: member.caCertPem },
+    } as RequestInit)
+    return new Response(answer.body, {
+      status: answer.status,
+      headers: { 'content-type': answer.headers.get('content-type') ?? 'application/json' },
+    })
   },
 })
 afterAll(() => front.stop(true))
 
-interface Lab { t: TestApp; base: string; alice: TestUser; bob: TestUser }
+interface Lab {
+  t: TestApp
+  base: string
+  alice: TestUser
+  bob: TestUser
+}
 
 async function lab(): Promise<Lab> {
   const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
   const [alice, bob] = await t.users('alice', 'bob')
   const imported = await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev', server: `https://127.0.0.1:${front.port}`, caData: Buffer.from(frontTls.caCertPem).toString('base64'), token: member.token,
+    name: 'dev',
+    server: `https://127.0.0.1:${front.port}`,
+    caData: Buffer.from(frontTls.caCertPem).toString('base64'),
+    token: member.token,
   })
   expect(imported.status).toBe(201)
   return { t, base: await t.listen(), alice: alice!, bob: bob! }
 }
 
-describe('the platform\'s own query parameters never reach the member', () => {
+describe("the platform's own query parameters never reach the member", () => {
   test('a token in the query (token, access_token, percent-encoded) signs the caller in on every proxy path; the member sees the rest of the query only', async () => {
     const l = await lab()
     const token = encodeURIComponent(l.alice.token)
@@ -57,10 +76,17 @@ describe('the platform\'s own query parameters never reach the member', () => {
     const before = recorded.length
     for (const [method, path] of paths) {
       const body = method === 'POST' ? JSON.stringify({ spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } }) : undefined
-      await fetch(`${l.base}/api/v1/clusters/alice/dev${path}`, { method, body, headers: body ? { 'content-type': 'application/json' } : {} })
+      await fetch(`${l.base}/api/v1/clusters/alice/dev${path}`, {
+        method,
+        body,
+        headers: body ? { 'content-type': 'application/json' } : {},
+      })
     }
     // Browsers cannot set headers on a WebSocket: exec is where a query token is the usual credential.
-    const exec = new WebSocket(`${l.base.replace('http', 'ws')}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/pods/web-0/exec?command=true&access_token=${token}`, ['v5.channel.k8s.io'])
+    const exec = new WebSocket(
+      `${l.base.replace('http', 'ws')}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/pods/web-0/exec?command=true&access_token=${token}`,
+      ['v5.channel.k8s.io'],
+    )
     await new Promise((settle) => exec.addEventListener('close', settle))
     // Every request reached the member, so each token signed its caller in (a refusal stays here).
     const seen = recorded.slice(before)
@@ -76,25 +102,36 @@ describe('the platform\'s own query parameters never reach the member', () => {
     ])
   })
 
-  test('sudo is the platform\'s: an admin\'s sudo is applied here and not passed on', async () => {
+  test("sudo is the platform's: an admin's sudo is applied here and not passed on", async () => {
     const l = await lab()
     const root = await l.t.admin()
     const before = recorded.length
-    const res = await fetch(`${l.base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces?sudo=alice&limit=1`, { headers: { authorization: `token ${root.token}` } })
+    const res = await fetch(`${l.base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces?sudo=alice&limit=1`, {
+      headers: { authorization: `token ${root.token}` },
+    })
     expect(res.status).toBe(200)
     expect(recorded.slice(before)).toEqual(['GET /api/v1/namespaces?limit=1'])
   })
 })
 
-describe('reads answered before the app\'s lifecycle refuse as its routes do', () => {
+describe("reads answered before the app's lifecycle refuse as its routes do", () => {
   const PATHS = { k8s: 'k8s/api/v1/namespaces/demo/configmaps/x', proxy: 'proxy/core/v1/namespaces/demo/configmaps/x' }
 
   /** The answer to `method` on alice's passthrough or spec route: GET (the lean route) or DELETE (the app's route). */
-  const ask = async (l: Lab, method: 'GET' | 'DELETE', headers: Record<string, string>, cluster = 'dev', kind: keyof typeof PATHS = 'k8s') => {
-    const res = await fetch(`${l.base}/api/v1/clusters/alice/${cluster}/${PATHS[kind]}`, { method, headers: { 'x-request-id': `${method}-1`, ...headers } })
+  const ask = async (
+    l: Lab,
+    method: 'GET' | 'DELETE',
+    headers: Record<string, string>,
+    cluster = 'dev',
+    kind: keyof typeof PATHS = 'k8s',
+  ) => {
+    const res = await fetch(`${l.base}/api/v1/clusters/alice/${cluster}/${PATHS[kind]}`, {
+      method,
+      headers: { 'x-request-id': `${method}-1`, ...headers },
+    })
     return {
       status: res.status,
-      body: await res.json() as { message: string; url: string },
+      body: (await res.json()) as { message: string; url: string },
       type: res.headers.get('content-type'),
       nosniff: res.headers.get('x-content-type-options'),
       requestId: res.headers.get('x-request-id'),
@@ -103,7 +140,12 @@ describe('reads answered before the app\'s lifecycle refuse as its routes do', (
 
   test('anonymous, a bad token, another user, an unknown cluster, a password to change: the same status, body and headers on the passthrough and the spec routes', async () => {
     const l = await lab()
-    const newbie = await l.t.as(await l.t.admin()).send('POST', '/api/v1/admin/users', { username: 'newbie', email: 'newbie@example.com', password: 'first-password-1', must_change_password: true })
+    const newbie = await l.t.as(await l.t.admin()).send('POST', '/api/v1/admin/users', {
+      username: 'newbie',
+      email: 'newbie@example.com',
+      password: 'first-password-1',
+      must_change_password: true,
+    })
     expect(newbie.status).toBe(201)
     const cases: [string, Record<string, string>, string?][] = [
       ['anonymous', {}],
@@ -117,7 +159,14 @@ describe('reads answered before the app\'s lifecycle refuse as its routes do', (
       for (const [name, headers, cluster] of cases) {
         const read = await ask(l, 'GET', headers, cluster, kind)
         const write = await ask(l, 'DELETE', headers, cluster, kind)
-        expect({ kind, name, status: read.status, body: read.body, type: read.type, nosniff: read.nosniff }).toEqual({ kind, name, status: write.status, body: write.body, type: write.type, nosniff: write.nosniff })
+        expect({ kind, name, status: read.status, body: read.body, type: read.type, nosniff: read.nosniff }).toEqual({
+          kind,
+          name,
+          status: write.status,
+          body: write.body,
+          type: write.type,
+          nosniff: write.nosniff,
+        })
         expect([401, 403, 404]).toContain(read.status)
         expect([read.requestId, write.requestId]).toEqual(['GET-1', 'DELETE-1'])
       }
@@ -136,23 +185,39 @@ describe('reads answered before the app\'s lifecycle refuse as its routes do', (
 
   test('a read writes its request log line, a query token redacted', async () => {
     const l = await lab()
-    const res = await fetch(`${l.base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo?token=${l.alice.token}`, { headers: { 'x-request-id': 'lean-log-1' } })
+    const res = await fetch(`${l.base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo?token=${l.alice.token}`, {
+      headers: { 'x-request-id': 'lean-log-1' },
+    })
     expect(res.status).toBe(200)
     const line = (await l.t.logFor('lean-log-1')).find((entry) => entry.requestId === 'lean-log-1' && entry.event === 'request')
-    expect(line).toMatchObject({ method: 'GET', path: '/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo?token=%5Bredacted%5D', status: 200 })
+    expect(line).toMatchObject({
+      method: 'GET',
+      path: '/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo?token=%5Bredacted%5D',
+      status: 200,
+    })
     expect(l.t.logs.some((entry) => entry.includes(l.alice.token))).toBe(false)
   })
 })
 
-test('a watch taken by the lean route outlives the server\'s idle timeout (the route reaches the server to lift it)', async () => {
+test("a watch taken by the lean route outlives the server's idle timeout (the route reaches the server to lift it)", async () => {
   const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
   const [alice] = await t.users('alice')
-  expect((await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev', server: member.url, caData: Buffer.from(member.caCertPem!).toString('base64'), token: member.token,
-  })).status).toBe(201)
+  expect(
+    (
+      await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
+        name: 'dev',
+        server: member.url,
+        caData: Buffer.from(member.caCertPem!).toString('base64'),
+        token: member.token,
+      })
+    ).status,
+  ).toBe(201)
   const server = t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false, idleTimeout: 1 })
   afterAll(() => server.stop())
-  const watch = await fetch(`http://127.0.0.1:${server.server!.port}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/configmaps?watch=true`, { headers: { authorization: `token ${alice!.token}` } })
+  const watch = await fetch(
+    `http://127.0.0.1:${server.server!.port}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/configmaps?watch=true`,
+    { headers: { authorization: `token ${alice!.token}` } },
+  )
   expect(watch.status).toBe(200)
   const reader = watch.body!.getReader()
   const decoder = new TextDecoder()
@@ -160,8 +225,10 @@ test('a watch taken by the lean route outlives the server\'s idle timeout (the r
   // Idle past the server's 1 s timeout (Bun closes idle connections on a coarse timer: measured, a 1 s timeout cuts a silent watch within 9 s, not within 2.5 s), then a change: a watch still open delivers it.
   await Bun.sleep(9_000)
   const created = await fetch(`${member.url}/api/v1/namespaces/demo/configmaps`, {
-    method: 'POST', headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ metadata: { name: 'after-idle' } }), tls: { ca: member.caCertPem },
+    method: 'POST',
+    headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ metadata: { name: 'after-idle' } }),
+    tls: { ca: member.caCertPem },
   } as RequestInit)
   expect(created.status).toBe(201)
   while (!seen.includes('after-idle')) {
@@ -180,20 +247,30 @@ test('a client that leaves a slow read: the member sees the platform leave too, 
   const slowTls = await generateServerTls(['127.0.0.1'])
   const memberSaw: string[] = []
   const slow = Bun.serve({
-    port: 0, hostname: '127.0.0.1', tls: { cert: slowTls.certPem, key: slowTls.keyPem },
-    fetch: (request) => new Promise<Response>((answer) => {
-      memberSaw.push('asked')
-      request.signal.addEventListener('abort', () => memberSaw.push('caller left'))
-      setTimeout(() => answer(Response.json({ kind: 'ConfigMapList', items: [] })), 20_000).unref()
-    }),
+    port: 0,
+    hostname: '127.0.0.1',
+    tls: { cert: slowTls.certPem, key: slowTls.keyPem },
+    fetch: (request) =>
+      new Promise<Response>((answer) => {
+        memberSaw.push('asked')
+        request.signal.addEventListener('abort', () => memberSaw.push('caller left'))
+        setTimeout(() => answer(Response.json({ kind: 'ConfigMapList', items: [] })), 20_000).unref()
+      }),
   })
   afterAll(() => slow.stop(true))
   const { registrationFixture } = await import('./support')
-  await registrationFixture(t, alice!.user, 'slow', { server: `https://127.0.0.1:${slow.port}`, caData: slowTls.caCertPem, tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'member-token' } })
+  await registrationFixture(t, alice!.user, 'slow', {
+    server: `https://127.0.0.1:${slow.port}`,
+    caData: slowTls.caCertPem,
+    tlsServerName: '',
+    insecureSkipTlsVerify: false,
+    credential: { token: 'member-token' },
+  })
   const base = await t.listen()
   const leaving = new AbortController()
   const read = fetch(`${base}/api/v1/clusters/alice/slow/k8s/api/v1/namespaces/demo/configmaps`, {
-    headers: { authorization: `token ${alice!.token}`, 'x-request-id': 'left-early-1' }, signal: leaving.signal,
+    headers: { authorization: `token ${alice!.token}`, 'x-request-id': 'left-early-1' },
+    signal: leaving.signal,
   }).catch(() => 'aborted')
   await eventually(() => memberSaw.includes('asked'))
   leaving.abort()

@@ -6,18 +6,28 @@ import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 const member = await startEmulator({ tls: true, seed: true })
 afterAll(() => member.stop())
 
-interface Lab { t: TestApp; alice: TestUser; bob: TestUser }
+interface Lab {
+  t: TestApp
+  alice: TestUser
+  bob: TestUser
+}
 
 async function lab(): Promise<Lab> {
   const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
   const [alice, bob] = await t.users('alice', 'bob')
-  const res = await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', { name: 'dev', server: member.url, caData: Buffer.from(member.caCertPem!).toString('base64'), token: member.token })
+  const res = await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
+    name: 'dev',
+    server: member.url,
+    caData: Buffer.from(member.caCertPem!).toString('base64'),
+    token: member.token,
+  })
   expect(res.status).toBe(201)
   return { t, alice: alice!, bob: bob! }
 }
 
 const P = '/api/v1/clusters/alice/dev/proxy'
-const send = (l: Lab, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => l.t.as(l.alice).send(method, `${P}${path}`, body, headers)
+const send = (l: Lab, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  l.t.as(l.alice).send(method, `${P}${path}`, body, headers)
 const unique = () => `cm-${crypto.randomUUID().slice(0, 8)}`
 
 describe('proxy CRUD, generic over group/version/resource', () => {
@@ -40,7 +50,7 @@ describe('proxy CRUD, generic over group/version/resource', () => {
     expect((await (await send(l, 'GET', '/apps/v1/namespaces/demo/deployments/web')).json()).metadata.name).toBe('web')
   })
 
-  test('the spec\'s trailing slash is accepted', async () => {
+  test("the spec's trailing slash is accepted", async () => {
     const l = await lab()
     expect((await send(l, 'GET', '/core/v1/namespaces/demo/configmaps/')).status).toBe(200)
   })
@@ -70,7 +80,13 @@ describe('proxy CRUD, generic over group/version/resource', () => {
     const l = await lab()
     const name = unique()
     await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name, labels: { keep: 'x', drop: 'y' } }, data: { a: '1' } })
-    const res = await send(l, 'PATCH', `/core/v1/namespaces/demo/configmaps/${name}`, { metadata: { name, labels: { keep: 'x' } }, data: { a: '2' } }, { 'content-type': 'application/json' })
+    const res = await send(
+      l,
+      'PATCH',
+      `/core/v1/namespaces/demo/configmaps/${name}`,
+      { metadata: { name, labels: { keep: 'x' } }, data: { a: '2' } },
+      { 'content-type': 'application/json' },
+    )
     expect(res.status).toBe(200)
     const patched = await res.json()
     expect(patched.metadata.labels).toEqual({ keep: 'x' })
@@ -82,7 +98,13 @@ describe('proxy CRUD, generic over group/version/resource', () => {
     const l = await lab()
     const name = unique()
     await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name }, data: { a: '1' } })
-    const res = await send(l, 'PATCH', `/core/v1/namespaces/demo/configmaps/${name}`, { data: { b: '2' } }, { 'content-type': 'application/merge-patch+json' })
+    const res = await send(
+      l,
+      'PATCH',
+      `/core/v1/namespaces/demo/configmaps/${name}`,
+      { data: { b: '2' } },
+      { 'content-type': 'application/merge-patch+json' },
+    )
     expect((await res.json()).data).toEqual({ a: '1', b: '2' })
   })
 
@@ -131,8 +153,12 @@ describe('object views', () => {
 
   test('horizontalpodautoscalers of a deployment are those targeting it', async () => {
     const l = await lab()
-    const hpa = (name: string, target: string) => ({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name },
-      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target }, minReplicas: 1, maxReplicas: 3 } })
+    const hpa = (name: string, target: string) => ({
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target }, minReplicas: 1, maxReplicas: 3 },
+    })
     const a = unique()
     const b = unique()
     await send(l, 'POST', '/autoscaling/v2/namespaces/demo/horizontalpodautoscalers', hpa(a, 'web'))
@@ -157,7 +183,9 @@ describe('object views', () => {
   test('SelfSubjectAccessReview → 200 with a populated status', async () => {
     const l = await lab()
     const res = await send(l, 'POST', '/authorization.k8s.io/v1/selfsubjectaccessreviews', {
-      apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { namespace: 'demo', verb: 'list', resource: 'pods' } },
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { namespace: 'demo', verb: 'list', resource: 'pods' } },
     })
     expect(res.status).toBe(200)
     expect((await res.json()).status.allowed).toBe(true)
@@ -167,10 +195,12 @@ describe('object views', () => {
     const l = await lab()
     const name = unique()
     await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name } })
-    const res = await send(l, 'POST', '/batch-delete', { resources: [
-      { namespace: 'demo', name, version: 'v1', resource: 'configmaps' },
-      { namespace: 'demo', name: 'never-was', version: 'v1', resource: 'configmaps' },
-    ] })
+    const res = await send(l, 'POST', '/batch-delete', {
+      resources: [
+        { namespace: 'demo', name, version: 'v1', resource: 'configmaps' },
+        { namespace: 'demo', name: 'never-was', version: 'v1', resource: 'configmaps' },
+      ],
+    })
     expect(res.status).toBe(200)
     const body = await res.json()
     expect(body.resourcesStatus).toHaveLength(1)
@@ -188,7 +218,13 @@ describe('proxy access', () => {
   test('another user → 404 on every path family', async () => {
     const l = await lab()
     for (const path of ['/core/v1/namespaces', '/apps/v1/namespaces/demo/deployments/web/scale', '/batch-delete'])
-      expect((await l.t.as(l.bob).send(path === '/batch-delete' ? 'POST' : 'GET', `${P}${path}`, path === '/batch-delete' ? { resources: [] } : undefined)).status).toBe(404)
+      expect(
+        (
+          await l.t
+            .as(l.bob)
+            .send(path === '/batch-delete' ? 'POST' : 'GET', `${P}${path}`, path === '/batch-delete' ? { resources: [] } : undefined)
+        ).status,
+      ).toBe(404)
   })
 
   test('anonymous → 401', async () => {
@@ -211,7 +247,9 @@ describe('render and report routes (rule 1), database configurations (rule 2), a
     const res = await send(l, 'GET', `/meta.k8s.appscode.com/v1alpha1/rendermenus?q=${q(renderMenu)}`)
     expect(res.status).toBe(200)
     expect((await res.json()).response).toBeDefined()
-    const again = await send(l, 'GET', `/meta.k8s.appscode.com/v1alpha1/rendermenus?q=${q(renderMenu)}`, undefined, { 'if-none-match': res.headers.get('etag')! })
+    const again = await send(l, 'GET', `/meta.k8s.appscode.com/v1alpha1/rendermenus?q=${q(renderMenu)}`, undefined, {
+      'if-none-match': res.headers.get('etag')!,
+    })
     expect(again.status).toBe(304)
   })
 
@@ -225,12 +263,12 @@ describe('render and report routes (rule 1), database configurations (rule 2), a
     expect((await bad.json()).message).toBe(SpecMessages.qInvalid)
   })
 
-  test('an incomplete request object → the member\'s 400', async () => {
+  test("an incomplete request object → the member's 400", async () => {
     const l = await lab()
     expect((await send(l, 'GET', `/meta.k8s.appscode.com/v1alpha1/rendermenus?q=${q({ kind: 'RenderMenu' })}`)).status).toBe(400)
   })
 
-  test('a user menu\'s available entries pass through', async () => {
+  test("a user menu's available entries pass through", async () => {
     const l = await lab()
     expect((await send(l, 'GET', '/meta.k8s.appscode.com/v1alpha1/usermenus/kubedb/available')).status).toBe(200)
   })
@@ -249,12 +287,20 @@ describe('render and report routes (rule 1), database configurations (rule 2), a
   test('a DatabaseConfiguration the member refuses with 401 is reported as 403', async () => {
     const l = await lab()
     const { registrationFixture } = await import('./support')
-    await registrationFixture(l.t, l.alice.user, 'stale', { server: member.url, caData: member.caCertPem!, tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'revoked' } })
-    const res = await l.t.as(l.alice).get('/api/v1/clusters/alice/stale/proxy/ui.kubedb.com/v1alpha1/namespaces/demo/databaseconfigurations/db')
+    await registrationFixture(l.t, l.alice.user, 'stale', {
+      server: member.url,
+      caData: member.caCertPem!,
+      tlsServerName: '',
+      insecureSkipTlsVerify: false,
+      credential: { token: 'revoked' },
+    })
+    const res = await l.t
+      .as(l.alice)
+      .get('/api/v1/clusters/alice/stale/proxy/ui.kubedb.com/v1alpha1/namespaces/demo/databaseconfigurations/db')
     expect(res.status).toBe(403)
   })
 
-  test('all-available maps every listable kind of the group to its objects\' names', async () => {
+  test("all-available maps every listable kind of the group to its objects' names", async () => {
     const l = await lab()
     const all = await (await send(l, 'GET', '/apps/v1/all-available')).json()
     expect(all.Deployment).toContain('web')
@@ -263,7 +309,9 @@ describe('render and report routes (rule 1), database configurations (rule 2), a
 
   test('filter maps a list to the fields asked for', async () => {
     const l = await lab()
-    const filter = encodeURIComponent(JSON.stringify([{ $ref: '#/items' }, { name: { $ref: '#/metadata/name' }, node: { $ref: '#/spec/nodeName' } }]))
+    const filter = encodeURIComponent(
+      JSON.stringify([{ $ref: '#/items' }, { name: { $ref: '#/metadata/name' }, node: { $ref: '#/spec/nodeName' } }]),
+    )
     const res = await send(l, 'GET', `/core/v1/namespaces/demo/pods?labelSelector=app%3Dweb&filter=${filter}`)
     const rows = await res.json()
     expect(rows.length).toBeGreaterThan(0)
@@ -278,10 +326,15 @@ describe('per-cluster impersonation', () => {
     const { makeOrg } = await import('../orgs/support')
     await makeOrg(l.t, 'acme', { owner: l.alice })
     await l.t.as(l.alice).send('POST', '/api/v1/clustersv2/acme/import', {
-      name: 'shared', server: member.url, caData: Buffer.from(member.caCertPem!).toString('base64'), token: member.token, impersonate: true,
+      name: 'shared',
+      server: member.url,
+      caData: Buffer.from(member.caCertPem!).toString('base64'),
+      token: member.token,
+      impersonate: true,
     })
     const res = await l.t.as(l.alice).send('POST', '/api/v1/clusters/acme/shared/proxy/authentication.k8s.io/v1/selfsubjectreviews', {
-      apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview',
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'SelfSubjectReview',
     })
     const review = await res.json()
     expect(review.status.userInfo.username).toBe('alice')
@@ -293,13 +346,34 @@ describe('a member that redirects', () => {
   test('a redirect is neither followed nor relayed: 502 naming the cluster, the target is never asked', async () => {
     const l = await lab()
     let targetHits = 0
-    const target = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => { targetHits++; return new Response('{}') } })
-    const redirector = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => Response.redirect(`http://127.0.0.1:${target.port}${new URL(req.url).pathname}`, 307) })
+    const target = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () => {
+        targetHits++
+        return new Response('{}')
+      },
+    })
+    const redirector = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: (req) => Response.redirect(`http://127.0.0.1:${target.port}${new URL(req.url).pathname}`, 307),
+    })
     try {
       const { registrationFixture } = await import('./support')
-      await registrationFixture(l.t, l.alice.user, 'moved', { server: `http://127.0.0.1:${redirector.port}`, caData: '', tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'member-secret-token' } })
+      await registrationFixture(l.t, l.alice.user, 'moved', {
+        server: `http://127.0.0.1:${redirector.port}`,
+        caData: '',
+        tlsServerName: '',
+        insecureSkipTlsVerify: false,
+        credential: { token: 'member-secret-token' },
+      })
       // A plain relay, the passthrough, and a composite route's own calls to the member (events asks for the object first).
-      for (const path of ['/api/v1/clusters/alice/moved/proxy/core/v1/namespaces', '/api/v1/clusters/alice/moved/k8s/api/v1/namespaces', '/api/v1/clusters/alice/moved/proxy/core/v1/namespaces/demo/pods/web/events']) {
+      for (const path of [
+        '/api/v1/clusters/alice/moved/proxy/core/v1/namespaces',
+        '/api/v1/clusters/alice/moved/k8s/api/v1/namespaces',
+        '/api/v1/clusters/alice/moved/proxy/core/v1/namespaces/demo/pods/web/events',
+      ]) {
         const res = await l.t.as(l.alice).get(path)
         expect(res.status).toBe(502)
         expect(res.headers.get('location')).toBeNull()

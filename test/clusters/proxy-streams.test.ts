@@ -16,19 +16,26 @@ async function drain(stream: ReadableStream<Uint8Array>): Promise<'ended' | 'fai
 test('a member that goes away in the middle of a watch: the watch ends cleanly, the platform keeps serving and logs no unexpected error', async () => {
   // What escapes the platform's handling surfaces here rather than as a failed request.
   const escaped: unknown[] = []
-  const keep = (error: unknown) => { escaped.push(error) }
+  const keep = (error: unknown) => {
+    escaped.push(error)
+  }
   process.on('unhandledRejection', keep)
   process.on('uncaughtException', keep)
   const member = await startEmulator({ tls: true, seed: true })
   const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
   const [alice] = await t.users('alice')
   const imported = await t.as(alice).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev', server: member.url, caData: Buffer.from(member.caCertPem!).toString('base64'), token: member.token,
+    name: 'dev',
+    server: member.url,
+    caData: Buffer.from(member.caCertPem!).toString('base64'),
+    token: member.token,
   })
   expect(imported.status).toBe(201)
   // Over a real socket: Bun's server pipes the relayed stream to the client.
   const base = await t.listen()
-  const watch = await fetch(`${base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/configmaps?watch=true`, { headers: { authorization: `token ${alice.token}` } })
+  const watch = await fetch(`${base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/configmaps?watch=true`, {
+    headers: { authorization: `token ${alice.token}` },
+  })
   expect(watch.status).toBe(200)
   const reader = watch.body!.getReader()
   expect(new TextDecoder().decode((await reader.read()).value)).toContain('"ADDED"')
@@ -48,18 +55,24 @@ test('a member that goes away in the middle of a watch: the watch ends cleanly, 
   expect(escaped.map(String)).toEqual([])
 }, 30_000)
 
-test('a client that leaves a watch: the member\'s watch through the proxy ends with it', async () => {
+test("a client that leaves a watch: the member's watch through the proxy ends with it", async () => {
   const member = await startEmulator({ tls: true, seed: true })
   const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
   const [alice] = await t.users('alice')
   await t.as(alice).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev', server: member.url, caData: Buffer.from(member.caCertPem!).toString('base64'), token: member.token,
+    name: 'dev',
+    server: member.url,
+    caData: Buffer.from(member.caCertPem!).toString('base64'),
+    token: member.token,
   })
   const base = await t.listen()
   const before = member.subscribers()
   const leaving = new AbortController()
   for (const path of ['/k8s/api/v1/namespaces/demo/configmaps?watch=true', '/proxy/core/v1/namespaces/demo/configmaps?watch=true']) {
-    const watch = await fetch(`${base}/api/v1/clusters/alice/dev${path}`, { headers: { authorization: `token ${alice.token}` }, signal: leaving.signal })
+    const watch = await fetch(`${base}/api/v1/clusters/alice/dev${path}`, {
+      headers: { authorization: `token ${alice.token}` },
+      signal: leaving.signal,
+    })
     expect(watch.status).toBe(200)
     await watch.body!.getReader().read()
   }

@@ -1,20 +1,26 @@
-import { afterAll, describe, expect, test } from 'bun:test'
 import { Database as BunSqlite } from 'bun:sqlite'
+import { afterAll, describe, expect, test } from 'bun:test'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import YAML from 'yaml'
 import { connectionFromKubeconfig } from '../../src/clusters/connection'
-import { registerSandbox } from '../../src/clusters/service'
-import { registrationFixture } from './support'
 import { startSandbox } from '../../src/clusters/sandbox'
+import { registerSandbox } from '../../src/clusters/service'
 import { AppError } from '../../src/errors'
 import { startEmulator } from '../../src/kube-emulator'
-import { makeTestApp } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp } from '../support/app'
+import { registrationFixture } from './support'
 
 const emulator = await startEmulator({ tls: true, seed: true })
 afterAll(() => emulator.stop())
-const sandboxConnection = () => ({ server: emulator.url, caData: emulator.caCertPem!, tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: emulator.token } })
+const sandboxConnection = () => ({
+  server: emulator.url,
+  caData: emulator.caCertPem!,
+  tlsServerName: '',
+  insecureSkipTlsVerify: false,
+  credential: { token: emulator.token },
+})
 
 describe('GET /api/v1/user/clusters', () => {
   test('the owner lists a reachable cluster → live version, node count and Active', async () => {
@@ -24,9 +30,19 @@ describe('GET /api/v1/user/clusters', () => {
     const res = await t.as(alice).get('/api/v1/user/clusters')
     expect(res.status).toBe(200)
     const [cluster] = await res.json()
-    expect(cluster).toMatchObject({ name: 'sandbox', ownerName: 'alice', ownerID: alice.user.id, provider: 'Sandbox', endpoint: emulator.url, status: { phase: 'Active' } })
+    expect(cluster).toMatchObject({
+      name: 'sandbox',
+      ownerName: 'alice',
+      ownerID: alice.user.id,
+      provider: 'Sandbox',
+      endpoint: emulator.url,
+      status: { phase: 'Active' },
+    })
     expect(cluster.kubernetesVersion).toMatch(/^v1\./)
-    const nodes = await fetch(`${emulator.url}/api/v1/nodes`, { headers: { authorization: `Bearer ${emulator.token}` }, tls: { ca: emulator.caCertPem } } as RequestInit)
+    const nodes = await fetch(`${emulator.url}/api/v1/nodes`, {
+      headers: { authorization: `Bearer ${emulator.token}` },
+      tls: { ca: emulator.caCertPem },
+    } as RequestInit)
     expect(cluster.nodeCount).toBe(((await nodes.json()) as { items: unknown[] }).items.length)
     expect(cluster.nodeCount).toBeGreaterThan(1) // so that counting from a one-item page is exercised
     expect(cluster.age).toMatch(/^\d+s$/)
@@ -51,7 +67,10 @@ describe('GET /api/v1/user/clusters', () => {
     const { org } = await makeOrg(t, 'acme', { owner: olga, admins: [adam], members: [mia] })
     await registerSandbox(t.deps, org, sandboxConnection())
     await registrationFixture(t, olga.user, 'own', sandboxConnection())
-    const names = async (who: typeof olga, query: string) => (await (await t.as(who).get(`/api/v1/user/clusters${query}`)).json()).map((c: { ownerName: string; name: string }) => `${c.ownerName}/${c.name}`)
+    const names = async (who: typeof olga, query: string) =>
+      (await (await t.as(who).get(`/api/v1/user/clusters${query}`)).json()).map(
+        (c: { ownerName: string; name: string }) => `${c.ownerName}/${c.name}`,
+      )
     expect(await names(olga, '')).toEqual(['olga/own'])
     expect(await names(olga, '?all=true')).toEqual(['acme/sandbox', 'olga/own'])
     expect(await names(adam, '?all=true')).toEqual(['acme/sandbox'])
@@ -98,7 +117,10 @@ describe('the sandbox cluster', () => {
       const kubeconfig = join(t.config.dataDir, 'sandbox.kubeconfig')
       expect(statSync(kubeconfig).mode & 0o777).toBe(0o600)
       // Asynchronously: the emulator answering kubectl lives in this process.
-      const run = Bun.spawn([t.config.kubectlPath, 'get', 'namespaces', '-o', 'name'], { env: { ...process.env, KUBECONFIG: kubeconfig }, stdout: 'pipe' })
+      const run = Bun.spawn([t.config.kubectlPath, 'get', 'namespaces', '-o', 'name'], {
+        env: { ...process.env, KUBECONFIG: kubeconfig },
+        stdout: 'pipe',
+      })
       expect(await new Response(run.stdout).text()).toContain('namespace/default')
     } finally {
       await sandbox.stop()
@@ -121,14 +143,20 @@ describe('the sandbox cluster', () => {
   })
 })
 
-describe('the sandbox\'s identity', () => {
-  test('its uid is its kube-system namespace\'s uid, kept across restarts', async () => {
+describe("the sandbox's identity", () => {
+  test("its uid is its kube-system namespace's uid, kept across restarts", async () => {
     const t = await makeTestApp()
     const admin = await t.admin()
     const first = await startSandbox(t.deps)
-    const kubeSystem = async (e: typeof first) => ((await (await fetch(`${e.url}/api/v1/namespaces/kube-system`, {
-      headers: { authorization: `Bearer ${e.token}` }, tls: { ca: e.caCertPem },
-    } as RequestInit)).json()) as { metadata: { uid: string } }).metadata.uid
+    const kubeSystem = async (e: typeof first) =>
+      (
+        (await (
+          await fetch(`${e.url}/api/v1/namespaces/kube-system`, {
+            headers: { authorization: `Bearer ${e.token}` },
+            tls: { ca: e.caCertPem },
+          } as RequestInit)
+        ).json()) as { metadata: { uid: string } }
+      ).metadata.uid
     const uid = await kubeSystem(first)
     await first.stop()
     const second = await startSandbox(t.deps)
@@ -143,18 +171,29 @@ describe('the sandbox\'s identity', () => {
 })
 
 describe('kubeconfig import rules', () => {
-  const kubeconfig = (user: Record<string, unknown>, cluster: Record<string, unknown> = { server: 'https://k8s.example:6443' }) => YAML.stringify({
-    apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
-    clusters: [{ name: 'k', cluster }], users: [{ name: 'u', user }], contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
-  })
+  const kubeconfig = (user: Record<string, unknown>, cluster: Record<string, unknown> = { server: 'https://k8s.example:6443' }) =>
+    YAML.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'c',
+      clusters: [{ name: 'k', cluster }],
+      users: [{ name: 'u', user }],
+      contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
+    })
   const refusal = (text: string) => {
-    try { connectionFromKubeconfig(text) } catch (e) { return e instanceof AppError ? { kind: e.kind, field: e.fields[0]?.field } : e }
+    try {
+      connectionFromKubeconfig(text)
+    } catch (e) {
+      return e instanceof AppError ? { kind: e.kind, field: e.fields[0]?.field } : e
+    }
     return undefined
   }
 
   test('a bearer-token kubeconfig gives server, CA and token', () => {
     const ca = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64')
-    const connection = connectionFromKubeconfig(kubeconfig({ token: 'abc' }, { server: 'https://k8s.example:6443/', 'certificate-authority-data': ca }))
+    const connection = connectionFromKubeconfig(
+      kubeconfig({ token: 'abc' }, { server: 'https://k8s.example:6443/', 'certificate-authority-data': ca }),
+    )
     expect(connection).toMatchObject({ server: 'https://k8s.example:6443', credential: { token: 'abc' }, insecureSkipTlsVerify: false })
     expect(connection.caData).toContain('BEGIN CERTIFICATE')
   })
@@ -171,7 +210,10 @@ describe('kubeconfig import rules', () => {
   })
 
   test('a CA file path is refused', () => {
-    expect(refusal(kubeconfig({ token: 'x' }, { server: 'https://k', 'certificate-authority': '/etc/ca.pem' }))).toEqual({ kind: 'invalid', field: 'clusters.certificate-authority' })
+    expect(refusal(kubeconfig({ token: 'x' }, { server: 'https://k', 'certificate-authority': '/etc/ca.pem' }))).toEqual({
+      kind: 'invalid',
+      field: 'clusters.certificate-authority',
+    })
   })
 
   test('a server URL with embedded credentials is refused', () => {

@@ -1,8 +1,8 @@
 import { expect, test } from 'bun:test'
 import { chmodSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { startSandbox } from '../../src/clusters/sandbox'
 import { openDeps } from '../../src/app'
+import { startSandbox } from '../../src/clusters/sandbox'
 import { loadConfig } from '../../src/config'
 import { makeTestApp, tempDir } from '../support/app'
 
@@ -31,4 +31,3 @@ test('serve opens a data dir that does not exist yet → created readable by the
     await deps.db.close()
   }
 })
-

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { ANONYMOUS_PERMISSIONS } from '../../src/authz/authorize'
+import { DOCS_PATH, SPEC_PATH } from '../../src/http/openapi'
 import { Messages } from '../../src/identity/authenticate'
 import { startSession } from '../../src/identity/sessions/service'
 import { mintToken } from '../../src/identity/tokens/service'
 import { basic, makeTestApp, PASSWORD } from '../support/app'
 import { permissionOf } from '../support/routes'
-import { DOCS_PATH, SPEC_PATH } from '../../src/http/openapi'
 
 describe('token authentication', () => {
   test('Authorization: token <t> → GET /user answers that user', async () => {
@@ -64,7 +64,10 @@ describe('token authentication', () => {
     const admin = await t.admin()
     const { plaintext } = await mintToken(t.deps.db, admin.user.id, { name: 'ro', scopes: ['read:user'] })
     expect((await t.request('GET', '/api/v1/user', { token: plaintext })).status).toBe(200)
-    const res = await t.request('POST', '/api/v1/admin/users', { token: plaintext, body: { username: 'bob', email: 'bob@example.com', password: 'password123' } })
+    const res = await t.request('POST', '/api/v1/admin/users', {
+      token: plaintext,
+      body: { username: 'bob', email: 'bob@example.com', password: 'password123' },
+    })
     expect(res.status).toBe(403)
     expect((await res.json()).message).toContain('write:admin')
   })
@@ -137,22 +140,38 @@ describe('session cookie', () => {
 
   test('a cookie-authenticated POST without X-Csrf-Token → 403 and nothing created', async () => {
     const { t, cookie } = await signedIn()
-    const res = await t.request('POST', '/api/v1/admin/users', { headers: { cookie }, body: { username: 'bob', email: 'b@example.com', password: 'password123' } })
+    const res = await t.request('POST', '/api/v1/admin/users', {
+      headers: { cookie },
+      body: { username: 'bob', email: 'b@example.com', password: 'password123' },
+    })
     expect(res.status).toBe(403)
     expect(await res.json()).toMatchObject({ message: Messages.csrf })
     const admin = await t.admin()
-    expect((await t.request('POST', '/api/v1/admin/users', { token: admin.token, body: { username: 'bob', email: 'b@example.com', password: 'password123' } })).status).toBe(201)
+    expect(
+      (
+        await t.request('POST', '/api/v1/admin/users', {
+          token: admin.token,
+          body: { username: 'bob', email: 'b@example.com', password: 'password123' },
+        })
+      ).status,
+    ).toBe(201)
   })
 
   test('a cookie-authenticated POST with a mismatched X-Csrf-Token → 403', async () => {
     const { t, cookie } = await signedIn()
-    const res = await t.request('POST', '/api/v1/admin/users', { headers: { cookie, 'x-csrf-token': 'guess' }, body: { username: 'bob', email: 'b@example.com', password: 'password123' } })
+    const res = await t.request('POST', '/api/v1/admin/users', {
+      headers: { cookie, 'x-csrf-token': 'guess' },
+      body: { username: 'bob', email: 'b@example.com', password: 'password123' },
+    })
     expect(res.status).toBe(403)
   })
 
   test('a cookie-authenticated POST with the matching X-Csrf-Token → 201', async () => {
     const { t, s, cookie } = await signedIn()
-    const res = await t.request('POST', '/api/v1/admin/users', { headers: { cookie, 'x-csrf-token': s.csrfToken }, body: { username: 'bob', email: 'b@example.com', password: 'password123' } })
+    const res = await t.request('POST', '/api/v1/admin/users', {
+      headers: { cookie, 'x-csrf-token': s.csrfToken },
+      body: { username: 'bob', email: 'b@example.com', password: 'password123' },
+    })
     expect(res.status).toBe(201)
   })
 
@@ -204,7 +223,9 @@ describe('sudo', () => {
     const t = await makeTestApp()
     const admin = await t.admin()
     await t.users('alice')
-    const res = await t.as(admin).send('POST', '/api/v1/admin/users?sudo=alice', { username: 'bob', email: 'b@example.com', password: 'password123' })
+    const res = await t
+      .as(admin)
+      .send('POST', '/api/v1/admin/users?sudo=alice', { username: 'bob', email: 'b@example.com', password: 'password123' })
     expect(res.status).toBe(403)
   })
 })
@@ -213,18 +234,26 @@ describe('anonymous callers', () => {
   test('every route declares its permission, in every deployment mode; only the API documentation stands outside the guard', async () => {
     const t = await makeTestApp({ PLATFORM_MODES: 'hosted,billing,marketplace' })
     const documentation = new Set([SPEC_PATH, DOCS_PATH, `${DOCS_PATH}/assets/:file`])
-    const undeclared = t.app.routes.filter((r) => permissionOf(r) === undefined && !documentation.has(r.path)).map((r) => `${r.method} ${r.path}`)
+    const undeclared = t.app.routes
+      .filter((r) => permissionOf(r) === undefined && !documentation.has(r.path))
+      .map((r) => `${r.method} ${r.path}`)
     expect(undeclared).toEqual([])
   })
 
   test('every non-public route, in every deployment mode, answers 401 to a caller without credentials', async () => {
     const t = await makeTestApp({ PLATFORM_MODES: 'hosted,billing,marketplace' })
-    const guarded = t.app.routes.filter((r) => { const p = permissionOf(r); return p !== undefined && !(ANONYMOUS_PERMISSIONS as readonly string[]).includes(p) })
+    const guarded = t.app.routes.filter((r) => {
+      const p = permissionOf(r)
+      return p !== undefined && !(ANONYMOUS_PERMISSIONS as readonly string[]).includes(p)
+    })
     expect(guarded.length).toBeGreaterThan(1)
     for (const route of guarded) {
       const path = route.path.replace(/:(\w+)/g, 'x1')
       const res = await t.request(route.method, path, route.method === 'GET' ? {} : { body: {} })
-      expect({ route: `${route.method} ${route.path}`, status: res.status }).toEqual({ route: `${route.method} ${route.path}`, status: 401 })
+      expect({ route: `${route.method} ${route.path}`, status: res.status }).toEqual({
+        route: `${route.method} ${route.path}`,
+        status: 401,
+      })
     }
   })
 })

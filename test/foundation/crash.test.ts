@@ -1,5 +1,5 @@
-import { expect, test } from 'bun:test'
 import { Database as BunSqlite } from 'bun:sqlite'
+import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { tempDir } from '../support/app'
 import { createTokenOnCommandLine, startServer } from '../support/process'
@@ -9,29 +9,44 @@ import { createTokenOnCommandLine, startServer } from '../support/process'
  * the server answered `100 Continue` (it has the request); `finish` sends the body and resolves
  * with the final status.
  */
-async function heldRequest(base: string, method: string, path: string, headers: Record<string, string>, body: string): Promise<{ finish(): Promise<number> }> {
+async function heldRequest(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ finish(): Promise<number> }> {
   const { hostname, port } = new URL(base)
   let reply = ''
   let closed = false
   let onData = () => {}
   const socket = await Bun.connect({
-    hostname, port: Number(port),
+    hostname,
+    port: Number(port),
     socket: {
-      data(_socket, chunk) { reply += new TextDecoder().decode(chunk); onData() },
-      close() { closed = true; onData() },
+      data(_socket, chunk) {
+        reply += new TextDecoder().decode(chunk)
+        onData()
+      },
+      close() {
+        closed = true
+        onData()
+      },
     },
   })
   /** The first match of `pattern` in the reply; a connection closed without it fails the test. */
-  const replied = (pattern: RegExp) => new Promise<RegExpExecArray>((resolve, reject) => {
-    onData = () => {
-      const match = pattern.exec(reply)
-      if (match) resolve(match)
-      else if (closed) reject(new Error(`the server closed the connection after ${JSON.stringify(reply)}`))
-    }
-    onData()
-  })
+  const replied = (pattern: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      onData = () => {
+        const match = pattern.exec(reply)
+        if (match) resolve(match)
+        else if (closed) reject(new Error(`the server closed the connection after ${JSON.stringify(reply)}`))
+      }
+      onData()
+    })
   const head = Object.entries({ ...headers, host: hostname, 'content-length': String(Buffer.byteLength(body)), expect: '100-continue' })
-    .map(([k, v]) => `${k}: ${v}\r\n`).join('')
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')
   socket.write(`${method} ${path} HTTP/1.1\r\n${head}\r\n`)
   await replied(/^HTTP\/1\.1 100 /)
   return {
@@ -67,7 +82,7 @@ test('kill -9 under concurrent writers → every acknowledged write is there aft
   }
   const writers = Array.from({ length: 8 }, (_, w) => writer(w))
   // Killed mid-stream once writes are flowing, however fast this machine and driver take them.
-  for (const deadline = Date.now() + 20_000; acked.length <= 5 && Date.now() < deadline;) await Bun.sleep(20)
+  for (const deadline = Date.now() + 20_000; acked.length <= 5 && Date.now() < deadline; ) await Bun.sleep(20)
   first.child.kill('SIGKILL')
   await first.child.exited
   stop = true
@@ -88,8 +103,13 @@ test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
   const dataDir = tempDir()
   const server = await startServer(dataDir, { PLATFORM_ADMIN_PASSWORD: 'admin-password-1' })
   const token = createTokenOnCommandLine(dataDir, 'admin')
-  const inFlight = await heldRequest(server.base, 'POST', '/api/v1/admin/users', { authorization: `token ${token}`, 'content-type': 'application/json' },
-    JSON.stringify({ username: 'late', email: 'late@example.com', password: 'password123' }))
+  const inFlight = await heldRequest(
+    server.base,
+    'POST',
+    '/api/v1/admin/users',
+    { authorization: `token ${token}`, 'content-type': 'application/json' },
+    JSON.stringify({ username: 'late', email: 'late@example.com', password: 'password123' }),
+  )
   server.child.kill('SIGTERM')
   expect(await inFlight.finish()).toBe(201)
   expect(await server.child.exited).toBe(0)

@@ -19,7 +19,11 @@ describe('error bodies', () => {
       if (res.status < 400) continue
       const text = await res.text()
       let keys: string[] = []
-      try { keys = Object.keys(JSON.parse(text)) } catch { /* not JSON: reported below */ }
+      try {
+        keys = Object.keys(JSON.parse(text))
+      } catch {
+        /* not JSON: reported below */
+      }
       if (!keys.includes('message') || !keys.includes('url')) odd.push(`${route.path} → ${res.status} ${text.slice(0, 40)}`)
     }
     expect(odd).toEqual([])

@@ -32,7 +32,11 @@ describe('the error model', () => {
   test('a malformed JSON body → 422 and nothing is created', async () => {
     const t = await makeTestApp()
     const admin = await t.admin()
-    const res = await t.request('POST', '/api/v1/admin/users', { token: admin.token, body: '{"username": "bob",', headers: { 'content-type': 'application/json' } })
+    const res = await t.request('POST', '/api/v1/admin/users', {
+      token: admin.token,
+      body: '{"username": "bob",',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(422)
     expect((await res.json()).message).toMatch(/not valid JSON/)
     expect((await t.request('GET', '/api/v1/user?sudo=bob', { token: admin.token })).status).toBe(404)
@@ -81,7 +85,9 @@ describe('the error model', () => {
     const admin = await t.admin()
     const base = await t.listen()
     const res = await fetch(`${base}/api/v1/admin/users`, {
-      method: 'POST', headers: { authorization: `token ${admin.token}`, 'content-type': 'application/json' }, body: '['.repeat(100_000),
+      method: 'POST',
+      headers: { authorization: `token ${admin.token}`, 'content-type': 'application/json' },
+      body: '['.repeat(100_000),
     })
     expect(res.status).toBeGreaterThanOrEqual(400)
     expect(res.status).toBeLessThan(500)

@@ -12,28 +12,44 @@ import { makeTestApp, testRequest } from '../support/app'
 const probes = (deps: Deps) =>
   new Elysia({ prefix: '/probe' })
     .use(guard(deps))
-    .get('/public', (context) => ({
-      actor: context.actor?.user.name ?? null,
-      // @ts-expect-error a public route has no `me`: it reads the optional `actor`
-      me: context.me ?? null,
-    }), { public: true })
-    .get('/signed-in', (context) => ({
-      me: context.me.user.name,
-      // @ts-expect-error a route without an org has no `scope`
-      scope: context.scope ?? null,
-    }), { signedIn: 'signed-in' })
-    .get('/orgs/:org/visible', (context) => ({
-      scope: context.scope.org.name,
-      // @ts-expect-error an org route open to anonymous callers has no `me`
-      me: context.me ?? null,
-    }), { orgVisible: true })
+    .get(
+      '/public',
+      (context) => ({
+        actor: context.actor?.user.name ?? null,
+        // @ts-expect-error a public route has no `me`: it reads the optional `actor`
+        me: context.me ?? null,
+      }),
+      { public: true },
+    )
+    .get(
+      '/signed-in',
+      (context) => ({
+        me: context.me.user.name,
+        // @ts-expect-error a route without an org has no `scope`
+        scope: context.scope ?? null,
+      }),
+      { signedIn: 'signed-in' },
+    )
+    .get(
+      '/orgs/:org/visible',
+      (context) => ({
+        scope: context.scope.org.name,
+        // @ts-expect-error an org route open to anonymous callers has no `me`
+        me: context.me ?? null,
+      }),
+      { orgVisible: true },
+    )
     .get('/orgs/:org/member', ({ me, scope }) => ({ me: me.user.name, scope: scope.org.name }), { inOrg: 'org-member' })
-    .get('/users/:username/own', (context) => ({
-      me: context.me.user.name,
-      target: context.target.name,
-      // @ts-expect-error a user route has no `scope`
-      scope: context.scope ?? null,
-    }), { ofUser: 'self-or-admin' })
+    .get(
+      '/users/:username/own',
+      (context) => ({
+        me: context.me.user.name,
+        target: context.target.name,
+        // @ts-expect-error a user route has no `scope`
+        scope: context.scope ?? null,
+      }),
+      { ofUser: 'self-or-admin' },
+    )
 
 describe('guard kinds', () => {
   const world = async () => {

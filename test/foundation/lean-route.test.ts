@@ -9,16 +9,18 @@ async function lab() {
   const t = await makeTestApp()
   const [alice] = await t.users('alice')
   const app = new Elysia()
-    .use(leanRoute(t.deps, {
-      name: 'test.lean',
-      match: (_request, path) => (path.startsWith('/lean/') ? { what: path.slice('/lean/'.length) } : undefined),
-      signedIn: 'signed-in',
-      scope: 'cluster',
-      handle: async (me, { what }) => {
-        if (what === 'boom') throw new TypeError('kaboom')
-        return Response.json({ who: me.user.name, what })
-      },
-    }))
+    .use(
+      leanRoute(t.deps, {
+        name: 'test.lean',
+        match: (_request, path) => (path.startsWith('/lean/') ? { what: path.slice('/lean/'.length) } : undefined),
+        signedIn: 'signed-in',
+        scope: 'cluster',
+        handle: async (me, { what }) => {
+          if (what === 'boom') throw new TypeError('kaboom')
+          return Response.json({ who: me.user.name, what })
+        },
+      }),
+    )
     .get('/lean-not/here', () => 'the app answered')
   const ask = (path: string, headers: Record<string, string> = {}) => app.handle(new Request(`http://localhost${path}`, { headers }))
   return { t, alice: alice!, ask }
@@ -46,7 +48,7 @@ test('a handler that fails unexpectedly: a bare 500 in the one error body, logge
   expect(logged).toMatchObject({ requestId: 'lean-boom-1', method: 'GET', path: '/lean/boom', error: 'TypeError: kaboom' })
 })
 
-test('a request it does not match goes on to the app\'s own routes', async () => {
+test("a request it does not match goes on to the app's own routes", async () => {
   const { ask } = await lab()
   const res = await ask('/lean-not/here')
   expect(await res.text()).toBe('the app answered')

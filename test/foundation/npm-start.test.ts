@@ -7,8 +7,18 @@ const ROOT = resolve(import.meta.dir, '../..')
 test('an operator stops `npm start` with SIGTERM (docker stop, a process manager) → the server itself shuts down and its port closes', async () => {
   const npm = Bun.spawn(['npm', 'start', '--silent'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PLATFORM_DATA_DIR: tempDir(), PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', PLATFORM_ADMIN_PASSWORD: 'admin-password-1' },
-    stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PLATFORM_DATA_DIR: tempDir(),
+      PLATFORM_SANDBOX_CLUSTER: 'false',
+      PLATFORM_REQUEST_LOG: 'false',
+      PLATFORM_ADMIN_PASSWORD: 'admin-password-1',
+    },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
   })
   const reader = npm.stdout.getReader()
   let seen = ''
@@ -23,7 +33,10 @@ test('an operator stops `npm start` with SIGTERM (docker stop, a process manager
   await npm.exited
   let closed = false
   for (let i = 0; i < 50 && !closed; i++) {
-    closed = await fetch(`${base}/api/v1/swagger.json`).then(() => false, () => true)
+    closed = await fetch(`${base}/api/v1/swagger.json`).then(
+      () => false,
+      () => true,
+    )
     if (!closed) await Bun.sleep(100)
   }
   reader.releaseLock()

@@ -49,14 +49,30 @@ test('a client generated from /api/v1/swagger.json by openapi-typescript type-ch
   expect(generated.output).not.toContain('error')
   expect(generated.code).toBe(0)
   writeFileSync(join(dir, 'client.ts'), CLIENT)
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', skipLibCheck: false, types: [] }, files: ['client.ts'] }))
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        target: 'ES2022',
+        module: 'ESNext',
+        moduleResolution: 'bundler',
+        skipLibCheck: false,
+        types: [],
+      },
+      files: ['client.ts'],
+    }),
+  )
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
   const checked = await run([join(root, 'node_modules/.bin/tsc'), '-p', 'tsconfig.json'])
   expect(checked.output).toBe('')
   expect(checked.code).toBe(0)
   const client = await import(join(dir, 'client.ts'))
   expect(await client.whoAmI(base, alice.token)).toBe('alice')
-  expect((await client.addEmail(base, alice.token, 'alice.two@example.com')).map((e: { email: string }) => e.email)).toContain('alice.two@example.com')
+  expect((await client.addEmail(base, alice.token, 'alice.two@example.com')).map((e: { email: string }) => e.email)).toContain(
+    'alice.two@example.com',
+  )
 }, 60_000)
 
 test('every request body and every JSON response of the document is a named schema in components.schemas', async () => {
@@ -64,9 +80,17 @@ test('every request body and every JSON response of the document is a named sche
   const doc = await (await t.request('GET', '/api/v1/swagger.json')).json()
   const unnamed: string[] = []
   const named = (schema: { $ref?: string; type?: string; items?: { $ref?: string } }) =>
-    (schema.$ref ?? (schema.type === 'array' ? schema.items?.$ref : undefined))?.startsWith('#/components/schemas/')
-    || (schema.type !== 'object' && schema.type !== 'array')
-  for (const [path, methods] of Object.entries<Record<string, { requestBody?: { content?: Record<string, { schema: never }> }; responses?: Record<string, { content?: Record<string, { schema: never }> }> }>>(doc.paths))
+    (schema.$ref ?? (schema.type === 'array' ? schema.items?.$ref : undefined))?.startsWith('#/components/schemas/') ||
+    (schema.type !== 'object' && schema.type !== 'array')
+  for (const [path, methods] of Object.entries<
+    Record<
+      string,
+      {
+        requestBody?: { content?: Record<string, { schema: never }> }
+        responses?: Record<string, { content?: Record<string, { schema: never }> }>
+      }
+    >
+  >(doc.paths))
     for (const [method, op] of Object.entries(methods)) {
       const bodies = Object.values(op.requestBody?.content ?? {})
       if (op.requestBody && bodies.length === 0) unnamed.push(`${method} ${path} body without content`)

@@ -20,8 +20,11 @@ test('GET /api/v1/swagger.json documents every registered API route with a summa
   for (const route of routes) {
     // A route for every method (the cluster proxy) is documented under each method; GET stands for them.
     const operation = doc.paths[openapiPath(route.path)]?.[route.method === 'ALL' ? 'get' : route.method.toLowerCase()]
-    expect({ route: `${route.method} ${route.path}`, documented: Boolean(operation?.summary), permission: typeof operation?.['x-permission'] })
-      .toEqual({ route: `${route.method} ${route.path}`, documented: true, permission: 'string' })
+    expect({
+      route: `${route.method} ${route.path}`,
+      documented: Boolean(operation?.summary),
+      permission: typeof operation?.['x-permission'],
+    }).toEqual({ route: `${route.method} ${route.path}`, documented: true, permission: 'string' })
   }
 })
 

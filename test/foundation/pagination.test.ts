@@ -1,13 +1,18 @@
 import { describe, expect, test } from 'bun:test'
 import { answerPage, pageOf } from '../../src/http/pagination'
 import { mintToken } from '../../src/identity/tokens/service'
-import { makeTestApp } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp } from '../support/app'
 
 describe('pageOf', () => {
   test.each([
-    [{}, 1, 30], [{ page: '0' }, 1, 30], [{ page: '-3' }, 1, 30], [{ page: 'junk', limit: 'junk' }, 1, 30],
-    [{ page: '2', limit: '10' }, 2, 10], [{ limit: '1000' }, 1, 50], [{ limit: '0' }, 1, 30],
+    [{}, 1, 30],
+    [{ page: '0' }, 1, 30],
+    [{ page: '-3' }, 1, 30],
+    [{ page: 'junk', limit: 'junk' }, 1, 30],
+    [{ page: '2', limit: '10' }, 2, 10],
+    [{ limit: '1000' }, 1, 50],
+    [{ limit: '0' }, 1, 30],
   ])('%p → page %p, limit %p', (query, page, limit) => {
     expect(pageOf(query)).toMatchObject({ page, limit, offset: (page - 1) * limit })
   })
@@ -25,8 +30,12 @@ describe('answerPage', () => {
     const set = { headers: {} as Record<string, string | number> }
     const all = Array.from({ length: total }, (_, i) => i)
     const request = new Request(`http://localhost/api/v1/user/orgs${query}`)
-    const items = await answerPage(publicUrl, { query: Object.fromEntries(new URL(request.url).searchParams), request, set }, undefined,
-      async (page) => ({ items: all.slice(page.offset, page.offset + page.limit), total }))
+    const items = await answerPage(
+      publicUrl,
+      { query: Object.fromEntries(new URL(request.url).searchParams), request, set },
+      undefined,
+      async (page) => ({ items: all.slice(page.offset, page.offset + page.limit), total }),
+    )
     return { items, headers: set.headers }
   }
 
@@ -34,12 +43,14 @@ describe('answerPage', () => {
     const { items, headers } = await answer(3, '?page=2&limit=1&z=1')
     expect(items).toEqual([1])
     expect(headers['x-total-count']).toBe('3')
-    expect(headers.link).toBe([
-      '<https://pf.example/api/v1/user/orgs?limit=1&page=3&z=1>; rel="next"',
-      '<https://pf.example/api/v1/user/orgs?limit=1&page=3&z=1>; rel="last"',
-      '<https://pf.example/api/v1/user/orgs?limit=1&page=1&z=1>; rel="first"',
-      '<https://pf.example/api/v1/user/orgs?limit=1&page=1&z=1>; rel="prev"',
-    ].join(','))
+    expect(headers.link).toBe(
+      [
+        '<https://pf.example/api/v1/user/orgs?limit=1&page=3&z=1>; rel="next"',
+        '<https://pf.example/api/v1/user/orgs?limit=1&page=3&z=1>; rel="last"',
+        '<https://pf.example/api/v1/user/orgs?limit=1&page=1&z=1>; rel="first"',
+        '<https://pf.example/api/v1/user/orgs?limit=1&page=1&z=1>; rel="prev"',
+      ].join(','),
+    )
     expect(headers['access-control-expose-headers']).toBe('X-Total-Count, Link')
   })
 
@@ -53,9 +64,19 @@ describe('answerPage', () => {
 
 describe('every paginated list', () => {
   test.each([
-    '/api/v1/user/orgs', '/api/v1/users/alice/orgs', '/api/v1/orgs/acme/members', '/api/v1/orgs/acme/public_members',
-    '/api/v1/orgs/acme/teams', '/api/v1/user/teams', '/api/v1/users/search', '/api/v1/user/followers', '/api/v1/user/following',
-    '/api/v1/users/alice/followers', '/api/v1/users/alice/following', '/api/v1/user/settings/tokens/access-tokens/', '/api/v1/user/deploy/orders',
+    '/api/v1/user/orgs',
+    '/api/v1/users/alice/orgs',
+    '/api/v1/orgs/acme/members',
+    '/api/v1/orgs/acme/public_members',
+    '/api/v1/orgs/acme/teams',
+    '/api/v1/user/teams',
+    '/api/v1/users/search',
+    '/api/v1/user/followers',
+    '/api/v1/user/following',
+    '/api/v1/users/alice/followers',
+    '/api/v1/users/alice/following',
+    '/api/v1/user/settings/tokens/access-tokens/',
+    '/api/v1/user/deploy/orders',
   ])('GET %s?limit=1 sends X-Total-Count and, with more than one page, Link', async (path) => {
     const t = await makeTestApp()
     const [alice, bob, carol] = await t.users('alice', 'bob', 'carol')

@@ -7,7 +7,12 @@ describe('answers that do not match their own schema', () => {
   test('an admin creates a user with a 150-character full name → 422 (the Profile limit, 100), nothing created', async () => {
     const t = await makeTestApp()
     const admin = await t.admin()
-    const res = await t.as(admin).send('POST', '/api/v1/admin/users', { username: 'longname', email: 'long@example.com', password: 'password123', full_name: 'F'.repeat(150) })
+    const res = await t.as(admin).send('POST', '/api/v1/admin/users', {
+      username: 'longname',
+      email: 'long@example.com',
+      password: 'password123',
+      full_name: 'F'.repeat(150),
+    })
     expect(res.status).toBe(422)
     expect((await t.request('GET', '/api/v1/users/longname')).status).toBe(404)
   })
@@ -15,7 +20,16 @@ describe('answers that do not match their own schema', () => {
   test('an admin creates a user with a 100-character full name → the user reads and updates the profile → 200', async () => {
     const t = await makeTestApp()
     const admin = await t.admin()
-    expect((await t.as(admin).send('POST', '/api/v1/admin/users', { username: 'longname', email: 'long@example.com', password: 'password123', full_name: 'F'.repeat(100) })).status).toBe(201)
+    expect(
+      (
+        await t.as(admin).send('POST', '/api/v1/admin/users', {
+          username: 'longname',
+          email: 'long@example.com',
+          password: 'password123',
+          full_name: 'F'.repeat(100),
+        })
+      ).status,
+    ).toBe(201)
     expect((await t.as(admin).get('/api/v1/user/settings/profile?sudo=longname')).status).toBe(200)
     expect((await t.as(admin).send('POST', '/api/v1/user/settings/profile?sudo=longname', { location: 'here' })).status).toBe(200)
   })

@@ -1,11 +1,13 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { tempDir } from '../support/app'
-import { createTokenOnCommandLine, startServer, type RunningServer } from '../support/process'
+import { createTokenOnCommandLine, type RunningServer, startServer } from '../support/process'
 
 /** Body limits of the real `serve` process, where Bun's own cap and ours meet. */
 describe('serve: body limits', () => {
   const servers: RunningServer[] = []
-  afterAll(() => { for (const s of servers) s.child.kill('SIGTERM') })
+  afterAll(() => {
+    for (const s of servers) s.child.kill('SIGTERM')
+  })
 
   test('an admin sends bodies over PLATFORM_MAX_BODY_BYTES chunked, with Content-Length, and as multipart → 413 each; the server keeps serving', async () => {
     const dataDir = tempDir()
@@ -27,7 +29,11 @@ describe('serve: body limits', () => {
     expect(sized.status).toBe(413)
     const form = new FormData()
     form.append('avatar', new Blob([new Uint8Array(200_000)], { type: 'image/png' }), 'a.png')
-    const multipart = await fetch(`${server.base}/api/v1/user/settings/avatar`, { method: 'POST', headers: { authorization: `token ${token}` }, body: form })
+    const multipart = await fetch(`${server.base}/api/v1/user/settings/avatar`, {
+      method: 'POST',
+      headers: { authorization: `token ${token}` },
+      body: form,
+    })
     expect(multipart.status).toBe(413)
     expect((await fetch(`${server.base}/healthz`)).status).toBe(200)
     const users = await (await fetch(`${server.base}/api/v1/users/search?q=big`)).json()

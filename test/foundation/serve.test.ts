@@ -1,5 +1,5 @@
-import { expect, test } from 'bun:test'
 import { Database as BunSqlite } from 'bun:sqlite'
+import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../support/app'
@@ -23,7 +23,9 @@ test('a second server on the same data dir and port → a one-line EADDRINUSE me
     const port = new URL(first.base).port
     const second = Bun.spawn([process.execPath, MAIN, 'serve', '--port', port, '--host', '127.0.0.1', '--data-dir', dataDir], {
       env: { ...process.env, PLATFORM_SANDBOX_CLUSTER: 'true', PLATFORM_REQUEST_LOG: 'false' },
-      stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
     })
     const code = await second.exited
     const stderr = await new Response(second.stderr).text()
@@ -43,7 +45,9 @@ test('a second server on the same data dir and port → a one-line EADDRINUSE me
 const runServe = async (args: string[], env: Record<string, string>) => {
   const child = Bun.spawn([process.execPath, MAIN, 'serve', ...args], {
     env: { ...process.env, PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', ...env },
-    stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
   })
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
   const code = await child.exited
@@ -62,7 +66,9 @@ test('an operator points PLATFORM_DATA_DIR where no directory can be made → on
 })
 
 test('an operator asks serve to listen on an address it cannot bind → one line naming host and port, exit 1, no stack trace', async () => {
-  const { code, stderr } = await runServe(['--port', '0', '--host', '256.1.1.1', '--data-dir', tempDir()], { PLATFORM_ADMIN_PASSWORD: 'admin-password-1' })
+  const { code, stderr } = await runServe(['--port', '0', '--host', '256.1.1.1', '--data-dir', tempDir()], {
+    PLATFORM_ADMIN_PASSWORD: 'admin-password-1',
+  })
   expect(code).toBe(1)
   expect(stderr).toContain('256.1.1.1')
   expect(stderr).not.toContain('    at ')
@@ -80,14 +86,23 @@ const sandboxOf = (dataDir: string) => {
 
 test('SIGTERM while a kubectl-style watch and a logs -f stream on the sandbox are open → the streams end and the server exits 0 within the grace period', async () => {
   const dataDir = tempDir()
-  const server = await startServer(dataDir, { PLATFORM_ADMIN_PASSWORD: 'admin-password-1', PLATFORM_SANDBOX_CLUSTER: 'true', PLATFORM_SHUTDOWN_GRACE_SECONDS: '5' })
+  const server = await startServer(dataDir, {
+    PLATFORM_ADMIN_PASSWORD: 'admin-password-1',
+    PLATFORM_SANDBOX_CLUSTER: 'true',
+    PLATFORM_SHUTDOWN_GRACE_SECONDS: '5',
+  })
   const sandbox = sandboxOf(dataDir)
-  const open = (path: string) => fetch(`${sandbox.server}${path}`, { headers: { authorization: `Bearer ${sandbox.token}` }, tls: { ca: sandbox.ca } })
+  const open = (path: string) =>
+    fetch(`${sandbox.server}${path}`, { headers: { authorization: `Bearer ${sandbox.token}` }, tls: { ca: sandbox.ca } })
   const watch = await open('/api/v1/namespaces/demo/configmaps?watch=1')
   const pods = await (await open('/api/v1/namespaces/demo/pods?labelSelector=app%3Dapi')).json()
   const logs = await open(`/api/v1/namespaces/demo/pods/${pods.items[0].metadata.name}/log?follow=true`)
   expect([watch.status, logs.status]).toEqual([200, 200])
-  const drain = (res: Response) => res.text().then(() => 'ended', () => 'ended')
+  const drain = (res: Response) =>
+    res.text().then(
+      () => 'ended',
+      () => 'ended',
+    )
   const streams = Promise.all([drain(watch), drain(logs)])
   const started = performance.now()
   server.child.kill('SIGTERM')

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { users } from '../../db/schema'
 import { findUserByName, insertUser, updateUser } from '../../src/identity/store'
-import { isUniqueViolation, openDatabase, type Database } from '../../src/storage/database'
+import { type Database, isUniqueViolation, openDatabase } from '../../src/storage/database'
 import { makeTestApp, tempDir } from '../support/app'
 
 const newUser = (name: string) => ({ name, lowerName: name.toLowerCase(), email: `${name}@example.com` })
@@ -13,11 +13,13 @@ for (const driver of ['bun:sqlite', 'libsql'] as const) {
   describe(`storage on ${driver}`, () => {
     test('a write callback that throws after inserting leaves nothing behind', async () => {
       const db = await open()
-      await expect(db.write(async (tx) => {
-        await insertUser(tx, newUser('ghost1'))
-        await Bun.sleep(1) // an await inside the transaction, where drizzle-on-bun:sqlite loses atomicity
-        throw new Error('abort')
-      })).rejects.toThrow('abort')
+      await expect(
+        db.write(async (tx) => {
+          await insertUser(tx, newUser('ghost1'))
+          await Bun.sleep(1) // an await inside the transaction, where drizzle-on-bun:sqlite loses atomicity
+          throw new Error('abort')
+        }),
+      ).rejects.toThrow('abort')
       expect(await findUserByName(db.read, 'ghost1')).toBeUndefined()
       await db.close()
     })
@@ -25,11 +27,15 @@ for (const driver of ['bun:sqlite', 'libsql'] as const) {
     test('50 concurrent read-modify-write transactions lose no update', async () => {
       const db = await open()
       const user = await db.write((tx) => insertUser(tx, newUser('counter')))
-      await Promise.all(Array.from({ length: 50 }, () => db.write(async (tx) => {
-        const current = (await findUserByName(tx, 'counter'))!.pageSize
-        await Bun.sleep(0)
-        await updateUser(tx, user.id, { pageSize: current + 1 })
-      })))
+      await Promise.all(
+        Array.from({ length: 50 }, () =>
+          db.write(async (tx) => {
+            const current = (await findUserByName(tx, 'counter'))!.pageSize
+            await Bun.sleep(0)
+            await updateUser(tx, user.id, { pageSize: current + 1 })
+          }),
+        ),
+      )
       expect((await findUserByName(db.read, 'counter'))!.pageSize).toBe(50)
       await db.close()
     })
@@ -37,9 +43,13 @@ for (const driver of ['bun:sqlite', 'libsql'] as const) {
     test('readers do not see a row until its transaction commits', async () => {
       const db = await open()
       let release!: () => void
-      const gate = new Promise<void>((r) => { release = r })
+      const gate = new Promise<void>((r) => {
+        release = r
+      })
       let inserted!: () => void
-      const insertedSignal = new Promise<void>((r) => { inserted = r })
+      const insertedSignal = new Promise<void>((r) => {
+        inserted = r
+      })
       const writing = db.write(async (tx) => {
         await insertUser(tx, newUser('pending'))
         inserted()
@@ -56,7 +66,11 @@ for (const driver of ['bun:sqlite', 'libsql'] as const) {
     test('a UNIQUE violation is recognised as such', async () => {
       const db = await open()
       await db.write((tx) => insertUser(tx, newUser('twin')))
-      const error = await db.write(async (tx) => { await tx.insert(users).values(newUser('twin')) }).catch((e: unknown) => e)
+      const error = await db
+        .write(async (tx) => {
+          await tx.insert(users).values(newUser('twin'))
+        })
+        .catch((e: unknown) => e)
       expect(isUniqueViolation(error)).toBe(true)
       await db.close()
     })

@@ -3,7 +3,7 @@ import puppeteer from 'puppeteer-core'
 import { makeTestApp } from '../support/app'
 import { CHROMIUM_ARGS } from '../support/browser'
 
-test('the Swagger UI in a real browser loads the document and lists the operations (GET /user\'s summary is on the page)', async () => {
+test("the Swagger UI in a real browser loads the document and lists the operations (GET /user's summary is on the page)", async () => {
   const t = await makeTestApp()
   const base = await t.listen()
   const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, pipe: true, args: CHROMIUM_ARGS })
@@ -11,7 +11,7 @@ test('the Swagger UI in a real browser loads the document and lists the operatio
   const page = await browser.newPage()
   await page.goto(`${base}/api/v1/swagger`, { waitUntil: 'networkidle0' })
   await page.waitForSelector('.opblock-summary-description', { timeout: 15_000 })
-  const text = await page.evaluate(() => document.body.innerText)
+  const text = await page.evaluate(() => document.body.textContent)
   expect(text).not.toContain('Failed to load API definition')
   expect(text).toContain('Get the authenticated user')
   if (process.env.SWAGGER_SCREENSHOT) await page.screenshot({ path: process.env.SWAGGER_SCREENSHOT })

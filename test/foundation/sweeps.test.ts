@@ -49,7 +49,9 @@ describe('junk ids', () => {
         const res = await t.as(alice).send(method, path)
         if (res.status < 400 || res.status >= 500) outcomes.push(`${method} ${path} → ${res.status}`)
       }
-      const ids = await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/delete-records', `{"ids":[${junk}]}`, { 'content-type': 'application/json' })
+      const ids = await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/delete-records', `{"ids":[${junk}]}`, {
+        'content-type': 'application/json',
+      })
       if (ids.status >= 500) outcomes.push(`delete-records ${junk} → ${ids.status}`)
       const search = await t.request('GET', `/api/v1/users/search?uid=${junk}`)
       if (search.status >= 500) outcomes.push(`search uid=${junk} → ${search.status}`)
@@ -71,12 +73,23 @@ describe('bad bodies', () => {
       const [alice] = await t.users('alice')
       const outcomes: string[] = []
       for (const route of bodyRoutes(t)) {
-        const res = await t.request(route.method, fill(route, 'alice', '1'), { headers: { ...credentialFor(route, alice), 'content-type': contentType }, body })
+        const res = await t.request(route.method, fill(route, 'alice', '1'), {
+          headers: { ...credentialFor(route, alice), 'content-type': contentType },
+          body,
+        })
         const hasBody = res.status !== 204 && (res.headers.get('content-type') ?? '').includes('json')
         if (res.status < 400 || res.status >= 500 || !hasBody) outcomes.push(`${route.method} ${route.path} → ${res.status}`)
       }
       // Routes that take no body at all may ignore what is sent.
-      const bodyless = ['/following/', '/validate/', '/avatar/delete', '/twofa/disable', '/twofa/regenerate_scratch', '/account/delete', '/email/delete']
+      const bodyless = [
+        '/following/',
+        '/validate/',
+        '/avatar/delete',
+        '/twofa/disable',
+        '/twofa/regenerate_scratch',
+        '/account/delete',
+        '/email/delete',
+      ]
       expect(outcomes.filter((o) => contentType === 'application/json' || !bodyless.some((p) => o.includes(p)))).toEqual([])
     })
   }
@@ -89,7 +102,10 @@ describe('bad bodies', () => {
     const [owners] = await (await t.as(admin).get('/api/v1/orgs/acme/teams')).json()
     const outcomes: string[] = []
     for (const route of bodyRoutes(t).filter((r) => !r.path.startsWith('/login/oauth/access_token'))) {
-      const path = fill(route, 'root', '1').replace('/orgs/1/', '/orgs/acme/').replace(/\/orgs\/1$/, '/orgs/acme').replace('/teams/1', `/teams/${owners.id}`)
+      const path = fill(route, 'root', '1')
+        .replace('/orgs/1/', '/orgs/acme/')
+        .replace(/\/orgs\/1$/, '/orgs/acme')
+        .replace('/teams/1', `/teams/${owners.id}`)
       const res = await t.request(route.method, path, {
         headers: { ...credentialFor(route, admin), 'content-type': 'text/plain' },
         body: JSON.stringify({ full_name: 'Changed', name: 'renamed', emails: ['x@example.com'], pageSize: 5 }),
@@ -108,18 +124,36 @@ describe('secret canaries', () => {
     const [alice, bob] = await t.users('alice', 'bob')
     const admin = await t.admin()
     const created = await (await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'canary' })).json()
-    const viaBasic = await (await t.request('POST', '/api/v1/users/alice/tokens', { headers: { authorization: basic('alice', PASSWORD) }, body: { name: 'canary2' } })).json()
-    const app = await (await t.as(alice).send('POST', '/api/v1/user/settings/applications/oauth2', {
-      name: 'canary app', redirect_uris: ['https://app.example.com/cb'], confidential_client: true,
-    })).json()
+    const viaBasic = await (
+      await t.request('POST', '/api/v1/users/alice/tokens', {
+        headers: { authorization: basic('alice', PASSWORD) },
+        body: { name: 'canary2' },
+      })
+    ).json()
+    const app = await (
+      await t.as(alice).send('POST', '/api/v1/user/settings/applications/oauth2', {
+        name: 'canary app',
+        redirect_uris: ['https://app.example.com/cb'],
+        confidential_client: true,
+      })
+    ).json()
     const session = await startSession(t.deps.db, alice.user, { ip: '192.0.2.1', userAgent: 'canary', remember: false }, t.clock.seconds())
     const { secret } = await (await t.as(alice).get('/api/v1/user/settings/security/twofa/enroll')).json()
-    const scratch = await (await t.as(alice).send('POST', '/api/v1/user/settings/security/twofa/enroll', { passcode: await generate({ secret }) })).json()
+    const scratch = await (
+      await t.as(alice).send('POST', '/api/v1/user/settings/security/twofa/enroll', { passcode: await generate({ secret }) })
+    ).json()
     const canaries = {
-      token: created.token as string, basicToken: viaBasic.sha1 as string, clientSecret: app.client_secret as string,
-      totpSecret: secret as string, scratch: scratch as string, session: session.secret, csrf: session.csrfToken, password: PASSWORD,
+      token: created.token as string,
+      basicToken: viaBasic.sha1 as string,
+      clientSecret: app.client_secret as string,
+      totpSecret: secret as string,
+      scratch: scratch as string,
+      session: session.secret,
+      csrf: session.csrfToken,
+      password: PASSWORD,
     }
-    for (const [name, value] of Object.entries(canaries)) expect({ name, value: typeof value === 'string' && value.length >= 8 }).toEqual({ name, value: true })
+    for (const [name, value] of Object.entries(canaries))
+      expect({ name, value: typeof value === 'string' && value.length >= 8 }).toEqual({ name, value: true })
 
     const callers: Record<string, Record<string, string>> = {
       anonymous: {},

@@ -13,10 +13,12 @@ describe('POST /api/v1/admin/users', () => {
     expect(res.status).toBe(201)
     expect(await res.json()).toMatchObject({ login: 'dave', email: 'dave@example.com' })
     expect((await t.request('POST', '/api/v1/user/signin', { body: { username: 'dave', password: 'password123' } })).status).toBe(200)
-    expect((await t.request('POST', '/api/v1/user/signin', { body: { username: 'dave@example.com', password: 'password123' } })).status).toBe(200)
+    expect(
+      (await t.request('POST', '/api/v1/user/signin', { body: { username: 'dave@example.com', password: 'password123' } })).status,
+    ).toBe(200)
   })
 
-  test("an email another user holds (even as a secondary address) → 422 and no user", async () => {
+  test('an email another user holds (even as a secondary address) → 422 and no user', async () => {
     const t = await makeHttpTestApp()
     const admin = await t.admin()
     const [alice] = await t.users('alice')
@@ -27,8 +29,11 @@ describe('POST /api/v1/admin/users', () => {
   })
 
   test.each([
-    [{ ...newUser, username: 'api' }], [{ ...newUser, username: 'x.keys' }], [{ ...newUser, password: 'short' }],
-    [{ ...newUser, email: 'nope' }], [{ ...newUser, username: 'root' }],
+    [{ ...newUser, username: 'api' }],
+    [{ ...newUser, username: 'x.keys' }],
+    [{ ...newUser, password: 'short' }],
+    [{ ...newUser, email: 'nope' }],
+    [{ ...newUser, username: 'root' }],
   ])('invalid or taken input %p → 422', async (body) => {
     const t = await makeHttpTestApp()
     const admin = await t.admin()
@@ -46,9 +51,15 @@ describe('POST /api/v1/admin/users', () => {
 describe('admin create-user (command line)', () => {
   test('creates a user who can then sign in; a second run with the same name fails', async () => {
     const dataDir = tempDir()
-    const run = (args: string[]) => Bun.spawnSync(['bun', resolve(import.meta.dir, '../../src/main.ts'), 'admin', 'create-user', ...args], {
-      env: { ...process.env, PLATFORM_DATA_DIR: dataDir, PLATFORM_SANDBOX_CLUSTER: 'false', PATH: `${resolve(import.meta.dir, '../../node_modules/.bin')}:${process.env.PATH}` },
-    })
+    const run = (args: string[]) =>
+      Bun.spawnSync(['bun', resolve(import.meta.dir, '../../src/main.ts'), 'admin', 'create-user', ...args], {
+        env: {
+          ...process.env,
+          PLATFORM_DATA_DIR: dataDir,
+          PLATFORM_SANDBOX_CLUSTER: 'false',
+          PATH: `${resolve(import.meta.dir, '../../node_modules/.bin')}:${process.env.PATH}`,
+        },
+      })
     const first = run(['--username', 'erin', '--email', 'erin@example.com', '--password', 'password123'])
     expect(first.exitCode).toBe(0)
     expect(first.stdout.toString()).toContain('created user erin')

@@ -89,7 +89,9 @@ describe('/api/v1/user/settings/account/email', () => {
   test('list → raw records with ids', async () => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
-    expect(await records(t, alice)).toMatchObject([{ email: 'alice@example.com', is_primary: true, is_activated: true, uid: alice.user.id }])
+    expect(await records(t, alice)).toMatchObject([
+      { email: 'alice@example.com', is_primary: true, is_activated: true, uid: alice.user.id },
+    ])
   })
 
   test('add via the settings form → 200 and listed', async () => {
@@ -119,7 +121,7 @@ describe('/api/v1/user/settings/account/email', () => {
     expect((await (await t.as(alice).get('/api/v1/user')).json()).email).toBe('alice@example.com')
   })
 
-  test('delete?id=<mine> → 200; the primary → 422; someone else\'s → 404; missing id → 422', async () => {
+  test("delete?id=<mine> → 200; the primary → 422; someone else's → 404; missing id → 422", async () => {
     const t = await makeHttpTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     await t.as(alice).send('POST', '/api/v1/user/emails', { emails: ['alt@x.test'] })

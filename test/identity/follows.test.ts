@@ -6,7 +6,7 @@ import { makeHttpTestApp } from './http'
 const logins = async (res: Response) => ((await res.json()) as { login: string }[]).map((u) => u.login)
 
 describe('follow relations', () => {
-  test('alice follows bob → 204; her following lists bob; bob\'s followers (read by carol) list alice', async () => {
+  test("alice follows bob → 204; her following lists bob; bob's followers (read by carol) list alice", async () => {
     const t = await makeHttpTestApp()
     const [alice, , carol] = await t.users('alice', 'bob', 'carol')
     expect((await t.as(alice).send('PUT', '/api/v1/user/following/bob')).status).toBe(204)
@@ -101,8 +101,12 @@ describe('follow relations', () => {
   })
 
   test.each([
-    ['GET', '/api/v1/users/bob/followers'], ['GET', '/api/v1/users/bob/following'], ['GET', '/api/v1/users/bob/following/alice'],
-    ['GET', '/api/v1/user/followers'], ['GET', '/api/v1/user/following'], ['PUT', '/api/v1/user/following/bob'],
+    ['GET', '/api/v1/users/bob/followers'],
+    ['GET', '/api/v1/users/bob/following'],
+    ['GET', '/api/v1/users/bob/following/alice'],
+    ['GET', '/api/v1/user/followers'],
+    ['GET', '/api/v1/user/following'],
+    ['PUT', '/api/v1/user/following/bob'],
   ])('anonymous %s %s → 401', async (method, path) => {
     const t = await makeHttpTestApp()
     await t.users('alice', 'bob')

@@ -88,14 +88,14 @@ describe('gitea-js against our server', () => {
     return { asAlice, asBob, put }
   }
 
-  test('follow: put → 204; the follower\'s check and list show the followed user', async () => {
+  test("follow: put → 204; the follower's check and list show the followed user", async () => {
     const { asAlice, put } = await aliceFollowsBob()
     expect(put.status).toBe(204)
     expect((await asAlice.user.userCurrentCheckFollowing('bob')).status).toBe(204)
     expect((await asAlice.user.userCurrentListFollowing()).data.map((u) => u.login)).toEqual(['bob'])
   })
 
-  test('follow: the followed user\'s follower lists, the follower\'s following list and the check by name show it', async () => {
+  test("follow: the followed user's follower lists, the follower's following list and the check by name show it", async () => {
     const { asBob } = await aliceFollowsBob()
     expect((await asBob.user.userCurrentListFollowers()).data.map((u) => u.login)).toEqual(['alice'])
     expect((await asBob.users.userListFollowers('bob')).data.map((u) => u.login)).toEqual(['alice'])

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import { generateKeyPairSync } from 'node:crypto'
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import { Messages } from '../../src/orgs/hosted-token/service'
 import { makeOrg } from '../orgs/support'
 import { makeTestApp } from '../support/app'
@@ -18,7 +18,9 @@ describe('GET /api/v1/user/hosted-token', () => {
     expect(res.headers.get('cache-control')).toBe('no-store')
     const { hostedToken } = (await res.json()) as { hostedToken: string }
     const jwks = await (await t.request('GET', `${API}/hosted-token/jwks.json`)).json()
-    const { payload, protectedHeader } = await jwtVerify(hostedToken, createLocalJWKSet(jwks as Parameters<typeof createLocalJWKSet>[0]), { algorithms: ['ES256'] })
+    const { payload, protectedHeader } = await jwtVerify(hostedToken, createLocalJWKSet(jwks as Parameters<typeof createLocalJWKSet>[0]), {
+      algorithms: ['ES256'],
+    })
     expect(protectedHeader.alg).toBe('ES256')
     expect(payload).toMatchObject({ sub: 'olga', uid: olga.user.id, orgs: ['acme'] })
     expect(payload.exp! - payload.iat!).toBe(600)

@@ -1,4 +1,4 @@
-import { actingAs, makeTestApp, testRequest, type TestApp } from '../support/app'
+import { actingAs, makeTestApp, type TestApp, testRequest } from '../support/app'
 
 /**
  * `makeTestApp`, but every request goes over a real socket to the app listening on a random

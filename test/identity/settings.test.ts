@@ -1,14 +1,15 @@
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { MAX_AVATAR_BYTES, Messages as AvatarMessages } from '../../src/identity/avatars/store'
+import { Messages as AvatarMessages, MAX_AVATAR_BYTES } from '../../src/identity/avatars/store'
 import { Messages } from '../../src/identity/settings/service'
-import { findUserById } from '../../src/identity/store'
+import { findUserById, updateUser } from '../../src/identity/store'
 import { basic, PASSWORD, type TestApp } from '../support/app'
 import { makeHttpTestApp } from './http'
-import { updateUser } from '../../src/identity/store'
 
-const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0])
+const PNG = new Uint8Array([
+  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0,
+])
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0])
 const GIF = new TextEncoder().encode('GIF89a\x01\x00\x01\x00')
 const WEBP = new Uint8Array([...new TextEncoder().encode('RIFF'), 20, 0, 0, 0, ...new TextEncoder().encode('WEBPVP8 ')])
@@ -36,7 +37,14 @@ describe('/api/v1/user/settings/profile', () => {
     const res = await t.as(alice).get('/api/v1/user/settings/profile')
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({
-      name: 'alice', full_name: '', email: 'alice@example.com', website: '', location: '', language: '', description: '', keep_email_private: false,
+      name: 'alice',
+      full_name: '',
+      email: 'alice@example.com',
+      website: '',
+      location: '',
+      language: '',
+      description: '',
+      keep_email_private: false,
     })
   })
 
@@ -44,10 +52,20 @@ describe('/api/v1/user/settings/profile', () => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const res = await t.as(alice).send('POST', '/api/v1/user/settings/profile', {
-      full_name: 'Alice A.', website: 'https://alice.test', location: 'Lyon', description: 'hi', language: 'fr-FR', keep_email_private: true,
+      full_name: 'Alice A.',
+      website: 'https://alice.test',
+      location: 'Lyon',
+      description: 'hi',
+      language: 'fr-FR',
+      keep_email_private: true,
     })
     expect(res.status).toBe(200)
-    expect(await res.json()).toMatchObject({ full_name: 'Alice A.', website: 'https://alice.test', location: 'Lyon', keep_email_private: true })
+    expect(await res.json()).toMatchObject({
+      full_name: 'Alice A.',
+      website: 'https://alice.test',
+      location: 'Lyon',
+      keep_email_private: true,
+    })
     expect(await (await t.request('GET', '/api/v1/users/alice')).json()).toMatchObject({ full_name: 'Alice A.', location: 'Lyon' })
   })
 
@@ -55,11 +73,28 @@ describe('/api/v1/user/settings/profile', () => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const res = await t.as(alice).send('POST', '/api/v1/user/settings/profile', {
-      full_name: 'A', is_admin: true, isAdmin: true, id: 999, prohibit_login: true, active: false, type: 1, allow_create_organization: false, visibility: 'private',
+      full_name: 'A',
+      is_admin: true,
+      isAdmin: true,
+      id: 999,
+      prohibit_login: true,
+      active: false,
+      type: 1,
+      allow_create_organization: false,
+      visibility: 'private',
     })
     expect(res.status).toBe(200)
     const row = (await findUserById(t.deps.db.read, alice.user.id))!
-    expect(row).toMatchObject({ id: alice.user.id, isAdmin: false, prohibitLogin: false, isActive: true, type: 0, allowCreateOrganization: true, visibility: 0, fullName: 'A' })
+    expect(row).toMatchObject({
+      id: alice.user.id,
+      isAdmin: false,
+      prohibitLogin: false,
+      isActive: true,
+      type: 0,
+      allowCreateOrganization: true,
+      visibility: 0,
+      fullName: 'A',
+    })
   })
 
   test('rename → 200 and the user answers under the new name; a taken or reserved name → 422', async () => {
@@ -77,7 +112,9 @@ describe('/api/v1/user/settings/profile', () => {
   test('a bad website or over-long field → 422 and nothing changes', async () => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
-    expect((await t.as(alice).send('POST', '/api/v1/user/settings/profile', { website: 'javascript:alert(1)', full_name: 'X' })).status).toBe(422)
+    expect(
+      (await t.as(alice).send('POST', '/api/v1/user/settings/profile', { website: 'javascript:alert(1)', full_name: 'X' })).status,
+    ).toBe(422)
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/profile', { location: 'x'.repeat(51) })).status).toBe(422)
     expect((await (await t.as(alice).get('/api/v1/user/settings/profile')).json()).full_name).toBe('')
   })
@@ -122,7 +159,11 @@ describe('/api/v1/user/settings/account/password', () => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     const session = await signInCookie(t, 'alice')
-    await t.as(alice).send('POST', '/api/v1/user/settings/account/password', { old_password: PASSWORD, password: 'another password', retype: 'another password' })
+    await t.as(alice).send('POST', '/api/v1/user/settings/account/password', {
+      old_password: PASSWORD,
+      password: 'another password',
+      retype: 'another password',
+    })
     expect((await t.request('GET', '/api/v1/user', { headers: { cookie: session.cookie } })).status).toBe(401)
   })
 
@@ -133,8 +174,12 @@ describe('/api/v1/user/settings/account/password', () => {
     const wrong = await send({ old_password: 'nope', password: 'long enough', retype: 'long enough' })
     expect(wrong.status).toBe(422)
     expect((await wrong.json()).message).toBe(Messages.oldPasswordWrong)
-    expect((await (await send({ old_password: PASSWORD, password: 'short', retype: 'short' })).json()).message).toBe(Messages.passwordTooShort)
-    expect((await (await send({ old_password: PASSWORD, password: 'long enough', retype: 'different!' })).json()).message).toBe(Messages.retypeMismatch)
+    expect((await (await send({ old_password: PASSWORD, password: 'short', retype: 'short' })).json()).message).toBe(
+      Messages.passwordTooShort,
+    )
+    expect((await (await send({ old_password: PASSWORD, password: 'long enough', retype: 'different!' })).json()).message).toBe(
+      Messages.retypeMismatch,
+    )
     expect((await send({ old_password: PASSWORD })).status).toBe(422)
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: basic('alice', PASSWORD) } })).status).toBe(200)
   })
@@ -225,27 +270,37 @@ describe('/api/v1/user/settings/pagination', () => {
 })
 
 describe('avatars', () => {
-  test.each([['png', PNG, 'image/png'], ['jpeg', JPEG, 'image/jpeg'], ['gif', GIF, 'image/gif'], ['webp', WEBP, 'image/webp']] as const)(
-    'upload a %s → 200; /avatars/<name> serves it with its type and an ETag; If-None-Match → 304', async (_, bytes, type) => {
-      const t = await makeHttpTestApp()
-      const [alice] = await t.users('alice')
-      // The declared type is wrong on purpose: only the bytes count.
-      const res = await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar: new Blob([bytes], { type: 'text/plain' }) }))
-      expect(res.status).toBe(200)
-      expect(await (await t.as(alice).get('/api/v1/user/settings/avatar')).json()).toEqual({ source: 'local', avatar_link: '', federavatar: false })
-      const avatarUrl = new URL((await (await t.as(alice).get('/api/v1/user')).json()).avatar_url)
-      const image = await t.request('GET', avatarUrl.pathname)
-      expect(image.status).toBe(200)
-      expect(image.headers.get('content-type')).toBe(type)
-      expect(new Uint8Array(await image.arrayBuffer())).toEqual(bytes)
-      const etag = image.headers.get('etag')!
-      expect((await t.request('GET', avatarUrl.pathname, { headers: { 'if-none-match': etag } })).status).toBe(304)
+  test.each([
+    ['png', PNG, 'image/png'],
+    ['jpeg', JPEG, 'image/jpeg'],
+    ['gif', GIF, 'image/gif'],
+    ['webp', WEBP, 'image/webp'],
+  ] as const)('upload a %s → 200; /avatars/<name> serves it with its type and an ETag; If-None-Match → 304', async (_, bytes, type) => {
+    const t = await makeHttpTestApp()
+    const [alice] = await t.users('alice')
+    // The declared type is wrong on purpose: only the bytes count.
+    const res = await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar: new Blob([bytes], { type: 'text/plain' }) }))
+    expect(res.status).toBe(200)
+    expect(await (await t.as(alice).get('/api/v1/user/settings/avatar')).json()).toEqual({
+      source: 'local',
+      avatar_link: '',
+      federavatar: false,
     })
+    const avatarUrl = new URL((await (await t.as(alice).get('/api/v1/user')).json()).avatar_url)
+    const image = await t.request('GET', avatarUrl.pathname)
+    expect(image.status).toBe(200)
+    expect(image.headers.get('content-type')).toBe(type)
+    expect(new Uint8Array(await image.arrayBuffer())).toEqual(bytes)
+    const etag = image.headers.get('etag')!
+    expect((await t.request('GET', avatarUrl.pathname, { headers: { 'if-none-match': etag } })).status).toBe(304)
+  })
 
   test('a file that is not an image (even named .png) → 422 and nothing stored', async () => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
-    const res = await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar: new File(['<svg onload=alert(1)>'], 'x.png', { type: 'image/png' }) }))
+    const res = await t
+      .as(alice)
+      .send('POST', '/api/v1/user/settings/avatar', form({ avatar: new File(['<svg onload=alert(1)>'], 'x.png', { type: 'image/png' }) }))
     expect(res.status).toBe(422)
     expect((await res.json()).message).toBe(AvatarMessages.avatarNotImage)
     expect(existsSync(join(t.config.dataDir, 'avatars'))).toBe(false)
@@ -273,7 +328,14 @@ describe('avatars', () => {
   describe('avatar_link URLs are fetched once and served by the platform, never redirected to (open redirect)', () => {
     const imageHost = (answer: () => Response) => {
       let hits = 0
-      const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => { hits++; return answer() } })
+      const server = Bun.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        fetch: () => {
+          hits++
+          return answer()
+        },
+      })
       return { url: `http://127.0.0.1:${server.port}/me.png`, hits: () => hits, stop: () => server.stop(true) }
     }
 
@@ -290,7 +352,11 @@ describe('avatars', () => {
           expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG)
         }
         expect(host.hits()).toBe(1)
-        expect(await (await t.as(alice).get('/api/v1/user/settings/avatar')).json()).toEqual({ source: 'lookup', avatar_link: host.url, federavatar: false })
+        expect(await (await t.as(alice).get('/api/v1/user/settings/avatar')).json()).toEqual({
+          source: 'lookup',
+          avatar_link: host.url,
+          federavatar: false,
+        })
       } finally {
         host.stop()
       }
@@ -326,7 +392,13 @@ describe('avatars', () => {
       const [alice] = await t.users('alice')
       const host = imageHost(() => new Response(PNG))
       try {
-        expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar_link: 'http://169.254.169.254/latest/meta-data/' }))).status).toBe(422)
+        expect(
+          (
+            await t
+              .as(alice)
+              .send('POST', '/api/v1/user/settings/avatar', form({ avatar_link: 'http://169.254.169.254/latest/meta-data/' }))
+          ).status,
+        ).toBe(422)
         expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar_link: host.url }))).status).toBe(422)
         expect(host.hits()).toBe(0)
       } finally {
@@ -354,7 +426,11 @@ describe('avatars', () => {
     expect(image.status).toBe(200)
     expect(image.headers.get('content-type')).toBe('image/svg+xml')
     expect(await image.text()).toStartWith('<svg')
-    expect(await (await t.as(alice).get('/api/v1/user/settings/avatar')).json()).toEqual({ source: 'default', avatar_link: '', federavatar: false })
+    expect(await (await t.as(alice).get('/api/v1/user/settings/avatar')).json()).toEqual({
+      source: 'default',
+      avatar_link: '',
+      federavatar: false,
+    })
   })
 
   test('a new upload replaces the old file', async () => {

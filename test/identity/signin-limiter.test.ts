@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { MAX_FAILURES_PER_ACCOUNT, MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS, MAX_FAILURES_PER_ADDRESS, Messages as LimiterMessages, SignInLimiter } from '../../src/identity/sign-in-limiter'
+import {
+  Messages as LimiterMessages,
+  MAX_FAILURES_PER_ACCOUNT,
+  MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS,
+  MAX_FAILURES_PER_ADDRESS,
+  SignInLimiter,
+} from '../../src/identity/sign-in-limiter'
 import { makeTestApp, PASSWORD } from '../support/app'
 import { signInFrom } from '../support/source-address'
 
@@ -25,8 +31,7 @@ describe('distributed guessing cannot lock the owner out', () => {
     const { base } = await aliceOnRealPort()
     // Three guesses from each of ten addresses: no pair is at its own limit, the account is.
     for (let a = 0; a < MAX_FAILURES_PER_ACCOUNT / 3; a++)
-      for (let i = 0; i < 3; i++)
-        expect((await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')).status).toBe(422)
+      for (let i = 0; i < 3; i++) expect((await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')).status).toBe(422)
     const res = await signInFrom('127.0.0.10', base, 'alice', PASSWORD)
     expect(res.status).toBe(429)
     expect(res.headers['retry-after']).toBeDefined()
@@ -35,8 +40,7 @@ describe('distributed guessing cannot lock the owner out', () => {
   test('past the account-wide limit a fresh address gets one guess, then it is refused too', async () => {
     const { base } = await aliceOnRealPort()
     for (let a = 0; a < ATTACKERS; a++)
-      for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++)
-        await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')
+      for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++) await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')
     expect((await signInFrom('127.0.0.77', base, 'alice', 'guess')).status).toBe(422)
     expect((await signInFrom('127.0.0.77', base, 'alice', 'guess')).status).toBe(429)
   }, 30_000)
@@ -45,8 +49,7 @@ describe('distributed guessing cannot lock the owner out', () => {
     const { base } = await aliceOnRealPort()
     expect((await signInFrom('127.0.0.5', base, 'alice', PASSWORD)).status).toBe(200)
     for (let a = 0; a < ATTACKERS; a++)
-      for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++)
-        await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')
+      for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS; i++) await signInFrom(`127.0.0.${10 + a}`, base, 'alice', 'guess')
     expect((await signInFrom('127.0.0.5', base, 'alice', 'typo')).status).toBe(422)
     expect((await signInFrom('127.0.0.5', base, 'alice', PASSWORD)).status).toBe(200)
   }, 30_000)
@@ -103,7 +106,11 @@ describe('the password-hashing line under a flood', () => {
     const { base } = await aliceOnRealPort()
     const flood = Array.from({ length: 120 }, (_, i) => signInFrom(`127.0.1.${i + 1}`, base, `nobody${i}`, 'x'))
     // Once the flood has been turned away somewhere, the line is as full as it gets.
-    await Promise.race(flood.map(async (reply) => { if ((await reply).status !== 503) await new Promise(() => {}) }))
+    await Promise.race(
+      flood.map(async (reply) => {
+        if ((await reply).status !== 503) await new Promise(() => {})
+      }),
+    )
     const owner = await signInFrom('127.0.0.250', base, 'alice', PASSWORD)
     const statuses = (await Promise.all(flood)).map((r) => r.status)
     expect(owner.status).toBe(200)

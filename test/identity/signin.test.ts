@@ -1,7 +1,13 @@
 import { describe, expect, spyOn, test } from 'bun:test'
 import { twoFactors } from '../../db/schema'
+import {
+  FAILURE_WINDOW_SECONDS,
+  Messages as LimiterMessages,
+  MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS,
+  MAX_FAILURES_PER_ADDRESS,
+  SignInLimiter,
+} from '../../src/identity/sign-in-limiter'
 import { Messages } from '../../src/identity/signin/service'
-import { FAILURE_WINDOW_SECONDS, MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS, MAX_FAILURES_PER_ADDRESS, Messages as LimiterMessages, SignInLimiter } from '../../src/identity/sign-in-limiter'
 import { updateUser } from '../../src/identity/store'
 import { basic, makeTestApp, PASSWORD, type TestApp } from '../support/app'
 import { makeHttpTestApp } from './http'
@@ -47,7 +53,10 @@ describe('POST /api/v1/user/signin', () => {
     const me = await t.request('GET', '/api/v1/user', { headers: { cookie } })
     expect(me.status).toBe(200)
     expect((await me.json()).login).toBe('alice')
-    const post = await t.request('POST', '/api/v1/user/emails', { headers: { cookie, 'x-csrf-token': values._csrf }, body: { emails: ['x@y.test'] } })
+    const post = await t.request('POST', '/api/v1/user/emails', {
+      headers: { cookie, 'x-csrf-token': values._csrf },
+      body: { emails: ['x@y.test'] },
+    })
     expect(post.status).toBe(201)
   })
 
@@ -98,7 +107,11 @@ describe('POST /api/v1/user/signin', () => {
       await updateUser(tx, i.user.id, { isActive: false })
       await tx.insert(twoFactors).values({ uid: z.user.id, sealedSecret: 'x' })
     })
-    for (const [name, message] of [['prohibited', Messages.prohibited], ['inactive', Messages.inactive], ['twofa', Messages.twoFactor]]) {
+    for (const [name, message] of [
+      ['prohibited', Messages.prohibited],
+      ['inactive', Messages.inactive],
+      ['twofa', Messages.twoFactor],
+    ]) {
       const res = await signIn(t, name)
       expect(res.status).toBe(405)
       expect((await res.json()).message).toBe(message)
@@ -137,7 +150,9 @@ describe('POST /api/v1/user/signin', () => {
   test('missing fields or malformed JSON → 422', async () => {
     const t = await makeHttpTestApp()
     expect((await t.request('POST', '/api/v1/user/signin', { body: { username: 'alice' } })).status).toBe(422)
-    expect((await t.request('POST', '/api/v1/user/signin', { body: '{', headers: { 'content-type': 'application/json' } })).status).toBe(422)
+    expect((await t.request('POST', '/api/v1/user/signin', { body: '{', headers: { 'content-type': 'application/json' } })).status).toBe(
+      422,
+    )
   })
 })
 
@@ -196,9 +211,12 @@ describe('brute-force protection', () => {
     const t = await makeHttpTestApp()
     await t.users('alice')
     const base = await t.listen()
-    const attempt = (username: string, password: string) => fetch(`${base}/api/v1/user/signin`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }),
-    })
+    const attempt = (username: string, password: string) =>
+      fetch(`${base}/api/v1/user/signin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username, password }),
+      })
     for (let i = 0; i < MAX_FAILURES_PER_ADDRESS; i++) expect((await attempt(`ghost${i}`, 'x')).status).toBe(404)
     const res = await attempt('alice', PASSWORD)
     expect(res.status).toBe(429)
@@ -283,8 +301,11 @@ describe('parallel guesses', () => {
   test('40 wrong passwords sent at once from one address: at most the limit are evaluated, the rest are 429', async () => {
     const t = await makeTestApp()
     await t.users('alice')
-    const responses = await Promise.all(Array.from({ length: 40 }, () =>
-      t.request('POST', '/api/v1/user/signin', { body: { username: 'alice', password: 'not the password' } })))
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        t.request('POST', '/api/v1/user/signin', { body: { username: 'alice', password: 'not the password' } }),
+      ),
+    )
     const statuses = responses.map((r) => r.status)
     expect(statuses.filter((s) => s !== 429).length).toBeLessThanOrEqual(MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS)
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(40 - MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS)

@@ -22,7 +22,10 @@ describe('a browser holding a dead session cookie', () => {
     const t = await makeTestApp()
     await t.users('alice')
     const seeded = 'attacker-chosen-session-value'
-    const res = await t.request('POST', '/api/v1/user/signin', { headers: { cookie: `platform_session=${seeded}` }, body: { username: 'alice', password: PASSWORD } })
+    const res = await t.request('POST', '/api/v1/user/signin', {
+      headers: { cookie: `platform_session=${seeded}` },
+      body: { username: 'alice', password: PASSWORD },
+    })
     expect(res.status).toBe(200)
     expect(res.headers.getSetCookie().join('\n')).not.toContain(seeded)
     expect((await t.request('GET', '/api/v1/user', { headers: { cookie: `platform_session=${seeded}` } })).status).toBe(401)
@@ -31,7 +34,10 @@ describe('a browser holding a dead session cookie', () => {
   test('a dead session cookie with a wrong password → still 422, not a session', async () => {
     const t = await makeTestApp()
     await t.users('alice')
-    const res = await t.request('POST', '/api/v1/user/signin', { headers: { cookie: 'platform_session=dead' }, body: { username: 'alice', password: 'wrong password' } })
+    const res = await t.request('POST', '/api/v1/user/signin', {
+      headers: { cookie: 'platform_session=dead' },
+      body: { username: 'alice', password: 'wrong password' },
+    })
     expect(res.status).toBe(422)
     expect(res.headers.getSetCookie()).toEqual([])
   })
@@ -50,7 +56,9 @@ describe('a dead session cookie elsewhere', () => {
     const [alice] = await t.users('alice')
     const old = await startSession(t.deps.db, alice.user, { ip: '', userAgent: 'laptop', remember: false }, t.clock.seconds())
     await t.as(alice).delete(`/api/v1/user/settings/security/sessions/${old.session.sid}/revoke`)
-    const res = await t.request('GET', '/api/v1/user/login-method?username=alice', { headers: { cookie: `platform_session=${old.secret}` } })
+    const res = await t.request('GET', '/api/v1/user/login-method?username=alice', {
+      headers: { cookie: `platform_session=${old.secret}` },
+    })
     expect(res.status).toBe(401)
     const cleared = res.headers.getSetCookie().find((c) => c.startsWith('platform_session='))
     expect(cleared).toBeDefined()

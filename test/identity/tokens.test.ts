@@ -1,10 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages as AuthzMessages } from '../../src/authz/authorize'
-import { Messages } from '../../src/identity/tokens/service'
-import { mintToken } from '../../src/identity/tokens/service'
+import { Messages, mintToken } from '../../src/identity/tokens/service'
 import { basic, PASSWORD, type TestApp } from '../support/app'
-import { makeHttpTestApp } from './http'
 import { eventually } from '../support/wait'
+import { makeHttpTestApp } from './http'
 
 const asBasic = (t: TestApp, user: string, method: string, path: string, body?: unknown) =>
   t.request(method, path, { headers: { authorization: basic(user, PASSWORD) }, body })
@@ -68,7 +67,9 @@ describe('/api/v1/users/:username/tokens (Basic with password)', () => {
     expect(res.status).toBe(401)
     expect((await res.json()).message).toBe(AuthzMessages.passwordRequired)
     expect((await t.request('GET', '/api/v1/users/alice/tokens', { headers: { authorization: basic(alice.token, '') } })).status).toBe(401)
-    expect((await t.request('GET', '/api/v1/users/alice/tokens', { headers: { authorization: basic('alice', alice.token) } })).status).toBe(401)
+    expect((await t.request('GET', '/api/v1/users/alice/tokens', { headers: { authorization: basic('alice', alice.token) } })).status).toBe(
+      401,
+    )
   })
 
   test('anonymous → 401', async () => {
@@ -94,7 +95,7 @@ describe('/api/v1/users/:username/tokens (Basic with password)', () => {
     expect((await asBasic(t, 'alice', 'DELETE', '/api/v1/users/alice/tokens/999999')).status).toBe(404)
   })
 
-  test("delete by id: bob → 403; alice → 204 and the token no longer authenticates", async () => {
+  test('delete by id: bob → 403; alice → 204 and the token no longer authenticates', async () => {
     const t = await makeHttpTestApp()
     await t.users('alice', 'bob')
     const created = await (await asBasic(t, 'alice', 'POST', '/api/v1/users/alice/tokens', { name: 't1' })).json()
@@ -127,7 +128,14 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
     const res = await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'ci', scopes: ['read:user'] })
     expect(res.status).toBe(201)
     const created = await res.json()
-    expect(created).toMatchObject({ name: 'ci', uid: alice.user.id, scopes: ['read:user'], expDate: 0, hasUsed: false, hasRecentActivity: false })
+    expect(created).toMatchObject({
+      name: 'ci',
+      uid: alice.user.id,
+      scopes: ['read:user'],
+      expDate: 0,
+      hasUsed: false,
+      hasRecentActivity: false,
+    })
     expect(created.token).toMatch(/^[0-9a-f]{40}$/)
     expect(created.tokenLastEight).toBe(created.token.slice(-8))
     const list = await (await t.as(alice).get('/api/v1/user/settings/tokens/access-tokens/')).json()
@@ -140,15 +148,23 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
     const created = await (await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'ci' })).json()
     expect((await t.request('GET', '/api/v1/user', { token: created.token })).status).toBe(200)
     // Use is recorded off the request's path: wait for the record, not for a fixed time.
-    const listed = async () => ((await (await t.as(alice).get('/api/v1/user/settings/tokens/access-tokens/')).json()) as { id: number; hasUsed: boolean }[]).find((x) => x.id === created.id)
-    const row = await eventually(async () => { const r = await listed(); return r?.hasUsed ? r : undefined })
+    const listed = async () =>
+      ((await (await t.as(alice).get('/api/v1/user/settings/tokens/access-tokens/')).json()) as { id: number; hasUsed: boolean }[]).find(
+        (x) => x.id === created.id,
+      )
+    const row = await eventually(async () => {
+      const r = await listed()
+      return r?.hasUsed ? r : undefined
+    })
     expect(row).toMatchObject({ hasUsed: true, hasRecentActivity: true })
   })
 
   test('expDate in the past → 422', async () => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
-    const res = await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'old', expDate: t.clock.seconds() - 10 })
+    const res = await t
+      .as(alice)
+      .send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'old', expDate: t.clock.seconds() - 10 })
     expect(res.status).toBe(422)
   })
 
@@ -164,7 +180,9 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
   test('a token past its expDate → 401', async () => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
-    const created = await (await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'soon', expDate: t.clock.seconds() + 60 })).json()
+    const created = await (
+      await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'soon', expDate: t.clock.seconds() + 60 })
+    ).json()
     t.clock.advance(61_000)
     expect((await t.request('GET', '/api/v1/user', { token: created.token })).status).toBe(401)
   })
@@ -174,7 +192,9 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
     const [alice] = await t.users('alice')
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'test' })).status).toBe(422)
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', {})).status).toBe(422)
-    expect((await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'x', scopes: ['root'] })).status).toBe(422)
+    expect((await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'x', scopes: ['root'] })).status).toBe(
+      422,
+    )
   })
 
   test('a read:user token cannot mint tokens (write:user needed) → 403; a write:user token cannot mint an "all" token → 403', async () => {
@@ -186,7 +206,10 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
     const wide = await t.request('POST', '/api/v1/user/settings/tokens/access-tokens/', { token: rw, body: { name: 'x', scopes: ['all'] } })
     expect(wide.status).toBe(403)
     expect((await wide.json()).message).toBe(Messages.scopeBeyondCaller)
-    expect((await t.request('POST', '/api/v1/user/settings/tokens/access-tokens/', { token: rw, body: { name: 'y', scopes: ['read:user'] } })).status).toBe(201)
+    expect(
+      (await t.request('POST', '/api/v1/user/settings/tokens/access-tokens/', { token: rw, body: { name: 'y', scopes: ['read:user'] } }))
+        .status,
+    ).toBe(201)
   })
 
   test('a read:organization token on a user route → 403', async () => {
@@ -196,7 +219,7 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
     expect((await t.request('GET', '/api/v1/user/emails', { token: orgOnly })).status).toBe(403)
   })
 
-  test('delete one → 200; again → 404; someone else\'s → 404', async () => {
+  test("delete one → 200; again → 404; someone else's → 404", async () => {
     const t = await makeHttpTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     const created = await (await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'x' })).json()
@@ -205,7 +228,7 @@ describe('/api/v1/user/settings/tokens/access-tokens/', () => {
     expect((await t.as(alice).delete(`/api/v1/user/settings/tokens/access-tokens/${created.id}`)).status).toBe(404)
   })
 
-  test('delete-records → 200 counting only the caller\'s tokens; empty ids → 422', async () => {
+  test("delete-records → 200 counting only the caller's tokens; empty ids → 422", async () => {
     const t = await makeHttpTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     const a1 = await (await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'a1' })).json()

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { updateUser } from '../../src/identity/store'
 import { Messages } from '../../src/identity/users/service'
-import { type TestApp, type TestUser } from '../support/app'
+import type { TestApp, TestUser } from '../support/app'
 import { makeHttpTestApp } from './http'
 
 const setVisibility = (t: TestApp, who: TestUser, visibility: 0 | 1 | 2) =>
@@ -54,7 +54,8 @@ describe('GET /api/v1/users/search', () => {
     expect((await res.json()).data).toHaveLength(1)
     expect(res.headers.get('x-total-count')).toBe('3')
     expect(res.headers.get('link')).toBe(
-      '<http://localhost:3000/api/v1/users/search?limit=1&page=2&q=u>; rel="next",<http://localhost:3000/api/v1/users/search?limit=1&page=3&q=u>; rel="last"')
+      '<http://localhost:3000/api/v1/users/search?limit=1&page=2&q=u>; rel="next",<http://localhost:3000/api/v1/users/search?limit=1&page=3&q=u>; rel="last"',
+    )
   })
 
   test('page 2 of 3 → Link has next, last, first and prev', async () => {
@@ -94,7 +95,9 @@ describe('GET /api/v1/users/search', () => {
 
   test('organizations never appear in user search', async () => {
     const t = await makeHttpTestApp()
-    await t.deps.db.write((tx) => import('../../src/identity/store').then((s) => s.insertUser(tx, { name: 'acme', lowerName: 'acme', type: 1 })))
+    await t.deps.db.write((tx) =>
+      import('../../src/identity/store').then((s) => s.insertUser(tx, { name: 'acme', lowerName: 'acme', type: 1 })),
+    )
     const body = await (await t.request('GET', '/api/v1/users/search?q=acme')).json()
     expect(body.data).toEqual([])
   })
@@ -113,7 +116,13 @@ describe('GET /api/v1/users/:username', () => {
     await t.users('alice')
     const res = await t.request('GET', '/api/v1/users/ALICE')
     expect(res.status).toBe(200)
-    expect(await res.json()).toMatchObject({ login: 'alice', username: 'alice', is_admin: false, email: 'alice@noreply.localhost', followers_count: 0 })
+    expect(await res.json()).toMatchObject({
+      login: 'alice',
+      username: 'alice',
+      is_admin: false,
+      email: 'alice@noreply.localhost',
+      followers_count: 0,
+    })
   })
 
   test('a private user: anonymous → 404, another user → 404, herself and an admin → 200', async () => {
@@ -145,7 +154,9 @@ describe('GET /api/v1/users/:username', () => {
 
   test('an organization name → 404 (individual users only)', async () => {
     const t = await makeHttpTestApp()
-    await t.deps.db.write((tx) => import('../../src/identity/store').then((s) => s.insertUser(tx, { name: 'acme', lowerName: 'acme', type: 1 })))
+    await t.deps.db.write((tx) =>
+      import('../../src/identity/store').then((s) => s.insertUser(tx, { name: 'acme', lowerName: 'acme', type: 1 })),
+    )
     expect((await t.request('GET', '/api/v1/users/acme')).status).toBe(404)
   })
 })
@@ -169,13 +180,24 @@ describe('GET /api/v1/user', () => {
 
 describe('POST /api/v1/user/validate/*', () => {
   test.each([
-    ['alice2', 'VALID'], ['Alice', 'USER_EXISTS'], ['acme', 'USER_EXISTS'], ['api', 'RESERVED'], ['ghost', 'RESERVED'],
-    ['foo.keys', 'NOT_ALLOWED'], ['-x', 'INVALID'], ['a..b', 'INVALID'], ['a-', 'INVALID'], ['é', 'INVALID'],
-    ['x'.repeat(41), 'INVALID'], ['', 'INVALID'],
+    ['alice2', 'VALID'],
+    ['Alice', 'USER_EXISTS'],
+    ['acme', 'USER_EXISTS'],
+    ['api', 'RESERVED'],
+    ['ghost', 'RESERVED'],
+    ['foo.keys', 'NOT_ALLOWED'],
+    ['-x', 'INVALID'],
+    ['a..b', 'INVALID'],
+    ['a-', 'INVALID'],
+    ['é', 'INVALID'],
+    ['x'.repeat(41), 'INVALID'],
+    ['', 'INVALID'],
   ])('username %p → %s', async (name, status) => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
-    await t.deps.db.write((tx) => import('../../src/identity/store').then((s) => s.insertUser(tx, { name: 'acme', lowerName: 'acme', type: 1 })))
+    await t.deps.db.write((tx) =>
+      import('../../src/identity/store').then((s) => s.insertUser(tx, { name: 'acme', lowerName: 'acme', type: 1 })),
+    )
     const res = await t.as(alice).send('POST', `/api/v1/user/validate/username?user_name=${encodeURIComponent(name)}`)
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ Status: status })
@@ -184,25 +206,37 @@ describe('POST /api/v1/user/validate/*', () => {
   test('orgname: the org keeping its own name → VALID; another taken name → USER_EXISTS', async () => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
-    await t.deps.db.write((tx) => import('../../src/identity/store').then((s) => s.insertUser(tx, { name: 'acme', lowerName: 'acme', type: 1 })))
-    expect(await (await t.as(alice).send('POST', '/api/v1/user/validate/orgname?org=acme&user_name=ACME')).json()).toEqual({ Status: 'VALID' })
-    expect(await (await t.as(alice).send('POST', '/api/v1/user/validate/orgname?org=acme&user_name=alice')).json()).toEqual({ Status: 'USER_EXISTS' })
+    await t.deps.db.write((tx) =>
+      import('../../src/identity/store').then((s) => s.insertUser(tx, { name: 'acme', lowerName: 'acme', type: 1 })),
+    )
+    expect(await (await t.as(alice).send('POST', '/api/v1/user/validate/orgname?org=acme&user_name=ACME')).json()).toEqual({
+      Status: 'VALID',
+    })
+    expect(await (await t.as(alice).send('POST', '/api/v1/user/validate/orgname?org=acme&user_name=alice')).json()).toEqual({
+      Status: 'USER_EXISTS',
+    })
     expect(await (await t.as(alice).send('POST', '/api/v1/user/validate/orgname?user_name=new-org')).json()).toEqual({ Status: 'VALID' })
   })
 
-  test.each([['fresh@example.com', 'VALID'], ['ALICE@example.com', 'USER_EXISTS'], ['not-an-email', 'INVALID'], ['', 'INVALID']])(
-    'email %p → %s', async (email, status) => {
-      const t = await makeHttpTestApp()
-      const [alice] = await t.users('alice')
-      const res = await t.as(alice).send('POST', `/api/v1/user/validate/email?email=${encodeURIComponent(email)}`)
-      expect(await res.json()).toEqual({ Status: status })
-    })
+  test.each([
+    ['fresh@example.com', 'VALID'],
+    ['ALICE@example.com', 'USER_EXISTS'],
+    ['not-an-email', 'INVALID'],
+    ['', 'INVALID'],
+  ])('email %p → %s', async (email, status) => {
+    const t = await makeHttpTestApp()
+    const [alice] = await t.users('alice')
+    const res = await t.as(alice).send('POST', `/api/v1/user/validate/email?email=${encodeURIComponent(email)}`)
+    expect(await res.json()).toEqual({ Status: status })
+  })
 
   test('a secondary address counts as taken', async () => {
     const t = await makeHttpTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     await t.as(alice).send('POST', '/api/v1/user/emails', { emails: ['second@example.com'] })
-    expect(await (await t.as(bob).send('POST', '/api/v1/user/validate/email?email=second@example.com')).json()).toEqual({ Status: 'USER_EXISTS' })
+    expect(await (await t.as(bob).send('POST', '/api/v1/user/validate/email?email=second@example.com')).json()).toEqual({
+      Status: 'USER_EXISTS',
+    })
   })
 
   test('anonymous → 401', async () => {

@@ -1,21 +1,40 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages as AuthzMessages } from '../../src/authz/authorize'
-import { Messages } from '../../src/inbox/service'
-import { Messages as StoreMessages } from '../../src/inbox/store'
 import { insertUser } from '../../src/identity/store'
 import { mintToken } from '../../src/identity/tokens/service'
-import { makeTestApp, type TestApp, type TestUser } from '../support/app'
+import { Messages } from '../../src/inbox/service'
+import { Messages as StoreMessages } from '../../src/inbox/store'
 import { registrationFixture } from '../clusters/support'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 
 const API = '/api/v1'
 const cluster = { scope: 'cluster', clusterUID: 'c-1', clusterName: 'prod', clusterOwnerID: 7 }
 const namespace = { ...cluster, scope: 'namespace', namespaceUID: 'ns-1', namespaceName: 'web' }
 /** Alice's cluster `prod`, registered with uid c-1 (never asked: subscriptions only need the registration). */
-const prodCluster = (t: TestApp, owner: TestUser) => registrationFixture(t, owner.user, 'prod', {
-  server: 'https://127.0.0.1:1', caData: '', tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'x' },
-}, 'c-1')
-const resource = { ...namespace, scope: 'resource', apiGroup: 'apps', version: 'v1', resource: 'deployments', resourceName: 'api', resourceUID: 'r-1' }
+const prodCluster = (t: TestApp, owner: TestUser) =>
+  registrationFixture(
+    t,
+    owner.user,
+    'prod',
+    {
+      server: 'https://127.0.0.1:1',
+      caData: '',
+      tlsServerName: '',
+      insecureSkipTlsVerify: false,
+      credential: { token: 'x' },
+    },
+    'c-1',
+  )
+const resource = {
+  ...namespace,
+  scope: 'resource',
+  apiGroup: 'apps',
+  version: 'v1',
+  resource: 'deployments',
+  resourceName: 'api',
+  resourceUID: 'r-1',
+}
 
 describe('organization subscription', () => {
   /** acme (owner alice, member bob), and bob's subscribe request to it. */
@@ -44,7 +63,18 @@ describe('organization subscription', () => {
   test('the inbox list shows the org subscription', async () => {
     const { t, bob, org } = await bobSubscribes()
     const list = await (await t.as(bob).get(`${API}/user/inbox/subscriptions`)).json()
-    expect(list).toMatchObject([{ subscriberID: bob.user.id, subscriberType: 'user', scope: 'org', orgID: String(org.id), orgName: 'acme', clusterUID: '', clusterName: '', clusterOwnerID: 0 }])
+    expect(list).toMatchObject([
+      {
+        subscriberID: bob.user.id,
+        subscriberType: 'user',
+        scope: 'org',
+        orgID: String(org.id),
+        orgName: 'acme',
+        clusterUID: '',
+        clusterName: '',
+        clusterOwnerID: 0,
+      },
+    ])
     expect(list[0].createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
   })
 
@@ -65,7 +95,7 @@ describe('organization subscription', () => {
     expect(await (await t.as(bob).get(`${API}/user/inbox/subscriptions`)).json()).toEqual([])
   })
 
-  test('a user\'s name instead of an org, or an unknown name → 400', async () => {
+  test("a user's name instead of an org, or an unknown name → 400", async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
     for (const method of ['GET', 'POST', 'DELETE']) {
@@ -137,9 +167,19 @@ describe('GET|POST /user/inbox/subscriptions', () => {
   })
 
   const filters: [string, string, number][] = [
-    ['scope', 'namespace', 1], ['scope', 'org', 1], ['orgName', 'acme', 1], ['clusterName', 'prod', 3], ['clusterUID', 'c-1', 3],
-    ['namespaceName', 'web', 2], ['namespaceUID', 'ns-1', 2], ['apiGroup', 'apps', 1], ['version', 'v1', 1],
-    ['resource', 'deployments', 1], ['resourceName', 'api', 1], ['resourceUID', 'r-1', 1], ['clusterName', 'pro', 0],
+    ['scope', 'namespace', 1],
+    ['scope', 'org', 1],
+    ['orgName', 'acme', 1],
+    ['clusterName', 'prod', 3],
+    ['clusterUID', 'c-1', 3],
+    ['namespaceName', 'web', 2],
+    ['namespaceUID', 'ns-1', 2],
+    ['apiGroup', 'apps', 1],
+    ['version', 'v1', 1],
+    ['resource', 'deployments', 1],
+    ['resourceName', 'api', 1],
+    ['resourceUID', 'r-1', 1],
+    ['clusterName', 'pro', 0],
   ]
   for (const [name, value, count] of filters)
     test(`filter ${name}=${value} matches exactly → ${count}`, async () => {
@@ -173,7 +213,7 @@ describe('GET|POST /user/inbox/subscriptions', () => {
     expect((await t.request('POST', `${API}/user/inbox/subscriptions`, { body: cluster })).status).toBe(401)
   })
 
-  test('a cluster the caller may not use (another user\'s, or none with that uid) → 404, nothing stored', async () => {
+  test("a cluster the caller may not use (another user's, or none with that uid) → 404, nothing stored", async () => {
     const t = await makeTestApp()
     const [alice, eve] = await t.users('alice', 'eve')
     await prodCluster(t, alice)

@@ -9,7 +9,11 @@ const webSource = { resource: { group: 'apps', version: 'v1', name: 'deployments
 describe('meta.k8s.appscode.com', () => {
   test('a Render of deployment web → 201 with the request echoed and a view whose block succeeded', async () => {
     const k = await emulator()
-    const body = { apiVersion: 'meta.k8s.appscode.com/v1alpha1', kind: 'Render', request: { source: webSource, pageName: 'Overview', convertToTable: true } }
+    const body = {
+      apiVersion: 'meta.k8s.appscode.com/v1alpha1',
+      kind: 'Render',
+      request: { source: webSource, pageName: 'Overview', convertToTable: true },
+    }
     const { status, body: res } = await k.json('POST', `${META}/renders`, body)
     expect(status).toBe(201)
     expect(res).toMatchObject({ kind: 'Render', request: body.request })
@@ -27,7 +31,11 @@ describe('meta.k8s.appscode.com', () => {
 
   test('a RenderMenu → a Menu with sections; without mode → 400', async () => {
     const k = await emulator()
-    const { status, body } = await k.json('POST', `${META}/rendermenus`, { apiVersion: 'meta.k8s.appscode.com/v1alpha1', kind: 'RenderMenu', request: { menu: 'cluster', mode: 'Accordion' } })
+    const { status, body } = await k.json('POST', `${META}/rendermenus`, {
+      apiVersion: 'meta.k8s.appscode.com/v1alpha1',
+      kind: 'RenderMenu',
+      request: { menu: 'cluster', mode: 'Accordion' },
+    })
     expect(status).toBe(201)
     expect(body.response).toMatchObject({ kind: 'Menu', metadata: { name: 'cluster' }, spec: { mode: 'Accordion' } })
     expect(body.response.spec.sections.map((s: any) => s.name)).toContain('Workloads')
@@ -62,8 +70,9 @@ describe('meta.k8s.appscode.com', () => {
 describe('reports.scanner.appscode.com and policy.k8s.appscode.com', () => {
   test('Images of deployment web → its two images, sorted, with pod lineage', async () => {
     const k = await emulator()
-    const { status, body } = await k.json('POST', '/apis/reports.scanner.appscode.com/v1alpha1/images',
-      { request: { resource: { group: 'apps', kind: 'Deployment', name: 'deployments' }, ref: { namespace: 'demo', name: 'web' } } })
+    const { status, body } = await k.json('POST', '/apis/reports.scanner.appscode.com/v1alpha1/images', {
+      request: { resource: { group: 'apps', kind: 'Deployment', name: 'deployments' }, ref: { namespace: 'demo', name: 'web' } },
+    })
     expect(status).toBe(201)
     expect(body.response.images.map((i: any) => i.image)).toEqual(['busybox:latest', 'nginx:1.27'])
     expect(body.response.images[0].lineages[0].chain[0].resource.kind).toBe('Pod')
@@ -78,7 +87,9 @@ describe('reports.scanner.appscode.com and policy.k8s.appscode.com', () => {
 
   test('a PolicyReport of namespace demo → constraints sorted by name, each with violations', async () => {
     const k = await emulator()
-    const { body } = await k.json('POST', '/apis/policy.k8s.appscode.com/v1alpha1/policyreports', { request: { resource: { group: '', kind: 'Namespace' }, ref: { name: 'demo' } } })
+    const { body } = await k.json('POST', '/apis/policy.k8s.appscode.com/v1alpha1/policyreports', {
+      request: { resource: { group: '', kind: 'Namespace' }, ref: { name: 'demo' } },
+    })
     const names = body.response.constraints.map((c: any) => c.name)
     expect(names).toEqual([...names].sort())
     expect(names).toContain('disallow-latest-tag')
@@ -94,7 +105,10 @@ describe('reports.scanner.appscode.com and policy.k8s.appscode.com', () => {
 describe('ui.kubedb.com', () => {
   test('GET databaseconfigurations/pg?keys=… → configuration files narrowed to the keys', async () => {
     const k = await emulator()
-    const { status, body } = await k.json('GET', '/apis/ui.kubedb.com/v1alpha1/namespaces/demo/databaseconfigurations/pg?keys=postgresql.conf')
+    const { status, body } = await k.json(
+      'GET',
+      '/apis/ui.kubedb.com/v1alpha1/namespaces/demo/databaseconfigurations/pg?keys=postgresql.conf',
+    )
     expect(status).toBe(200)
     expect(body).toMatchObject({ kind: 'DatabaseConfiguration', request: { keys: ['postgresql.conf'] } })
     expect(Object.keys(body.response.configurations[0].data)).toEqual(['postgresql.conf'])
@@ -117,9 +131,18 @@ describe('ownership cycles', () => {
   test('two configmaps owning each other → a ResourceGraph still answers', async () => {
     const k = await emulator()
     const { body: a } = await k.json('POST', '/api/v1/namespaces/demo/configmaps', { metadata: { name: 'a' } })
-    const { body: b } = await k.json('POST', '/api/v1/namespaces/demo/configmaps', { metadata: { name: 'b', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: a.metadata.uid }] } })
-    await k.json('PATCH', '/api/v1/namespaces/demo/configmaps/a', { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'b', uid: b.metadata.uid }] } }, { 'Content-Type': 'application/merge-patch+json' })
-    const { status, body } = await k.json('POST', `${META}/resourcegraphs`, { request: { source: { resource: { group: '', version: 'v1', name: 'configmaps' }, ref: { namespace: 'demo', name: 'a' } } } })
+    const { body: b } = await k.json('POST', '/api/v1/namespaces/demo/configmaps', {
+      metadata: { name: 'b', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: a.metadata.uid }] },
+    })
+    await k.json(
+      'PATCH',
+      '/api/v1/namespaces/demo/configmaps/a',
+      { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'b', uid: b.metadata.uid }] } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    )
+    const { status, body } = await k.json('POST', `${META}/resourcegraphs`, {
+      request: { source: { resource: { group: '', version: 'v1', name: 'configmaps' }, ref: { namespace: 'demo', name: 'a' } } },
+    })
     expect(status).toBe(201)
     expect(body.response.connections).toHaveLength(1)
   })

@@ -5,7 +5,9 @@ import { scratch } from './fixtures'
 
 const MAIN = join(import.meta.dir, '../../src/kube-emulator/main.ts')
 const started: ReturnType<typeof Bun.spawn>[] = []
-afterEach(() => { for (const p of started.splice(0)) p.kill() })
+afterEach(() => {
+  for (const p of started.splice(0)) p.kill()
+})
 
 const run = (args: string[]) => Bun.spawn([process.execPath, MAIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Writable } from 'node:stream'
-import { AppsV1Api, CoreV1Api, Exec, KubeConfig, makeInformer, Watch, type V1ConfigMap, type V1Status } from '@kubernetes/client-node'
+import { AppsV1Api, CoreV1Api, Exec, KubeConfig, makeInformer, type V1ConfigMap, type V1Status, Watch } from '@kubernetes/client-node'
 import { emulator, eventually, stopAll } from './fixtures'
 
 afterEach(stopAll)
@@ -15,7 +15,15 @@ async function connect() {
 /** A writable that collects what it is given. */
 function sink(): { stream: Writable; text: () => string } {
   let text = ''
-  return { stream: new Writable({ write(chunk, _enc, done) { text += chunk.toString(); done() } }), text: () => text }
+  return {
+    stream: new Writable({
+      write(chunk, _enc, done) {
+        text += chunk.toString()
+        done()
+      },
+    }),
+    text: () => text,
+  }
 }
 
 describe('@kubernetes/client-node against the emulator over HTTPS', () => {
@@ -31,7 +39,10 @@ describe('@kubernetes/client-node against the emulator over HTTPS', () => {
 
   test('client-node reads a missing configmap → an ApiException carrying the 404 Status', async () => {
     const { kc } = await connect()
-    const err = await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: 'missing', namespace: 'demo' }).catch((e) => e)
+    const err = await kc
+      .makeApiClient(CoreV1Api)
+      .readNamespacedConfigMap({ name: 'missing', namespace: 'demo' })
+      .catch((e) => e)
     expect(err.code).toBe(404)
     expect(JSON.parse(err.body).message).toBe('configmaps "missing" not found')
   })
@@ -42,11 +53,18 @@ describe('@kubernetes/client-node against the emulator over HTTPS', () => {
     const list = await core.listNamespacedConfigMap({ namespace: 'demo' })
     const events: string[] = []
     let deleted = () => {}
-    const done = new Promise<void>((resolve) => { deleted = resolve })
-    const watch = await new Watch(kc).watch('/api/v1/namespaces/demo/configmaps', { resourceVersion: list.metadata?.resourceVersion }, (type, obj) => {
-      events.push(`${type} ${obj.metadata.name}`)
-      if (type === 'DELETED') deleted()
-    }, () => {})
+    const done = new Promise<void>((resolve) => {
+      deleted = resolve
+    })
+    const watch = await new Watch(kc).watch(
+      '/api/v1/namespaces/demo/configmaps',
+      { resourceVersion: list.metadata?.resourceVersion },
+      (type, obj) => {
+        events.push(`${type} ${obj.metadata.name}`)
+        if (type === 'DELETED') deleted()
+      },
+      () => {},
+    )
     await core.createNamespacedConfigMap({ namespace: 'demo', body: { metadata: { name: 'watched' } } })
     await core.deleteNamespacedConfigMap({ name: 'watched', namespace: 'demo' })
     await done
@@ -57,9 +75,14 @@ describe('@kubernetes/client-node against the emulator over HTTPS', () => {
   test('a client-node informer follows add, update and delete of a configmap → its cache ends as it began', async () => {
     const { kc } = await connect()
     const core = kc.makeApiClient(CoreV1Api)
-    const informer = makeInformer<V1ConfigMap>(kc, '/api/v1/namespaces/demo/configmaps', () => core.listNamespacedConfigMap({ namespace: 'demo' }))
+    const informer = makeInformer<V1ConfigMap>(kc, '/api/v1/namespaces/demo/configmaps', () =>
+      core.listNamespacedConfigMap({ namespace: 'demo' }),
+    )
     const seen: string[] = []
-    for (const verb of ['add', 'update', 'delete'] as const) informer.on(verb, (o) => { if (o.metadata?.name === 'inf') seen.push(verb) })
+    for (const verb of ['add', 'update', 'delete'] as const)
+      informer.on(verb, (o) => {
+        if (o.metadata?.name === 'inf') seen.push(verb)
+      })
     informer.on('error', () => {}) // stop() aborts the watch, which the informer reports as an error
     await informer.start()
     await core.createNamespacedConfigMap({ namespace: 'demo', body: { metadata: { name: 'inf' } } })
@@ -67,7 +90,12 @@ describe('@kubernetes/client-node against the emulator over HTTPS', () => {
     await core.deleteNamespacedConfigMap({ name: 'inf', namespace: 'demo' })
     await eventually(() => seen.length === 3)
     expect(seen).toEqual(['add', 'update', 'delete'])
-    expect(informer.list().map((o) => o.metadata?.name).sort()).toEqual(['cm1', 'cm2'])
+    expect(
+      informer
+        .list()
+        .map((o) => o.metadata?.name)
+        .sort(),
+    ).toEqual(['cm1', 'cm2'])
     await informer.stop()
   })
 
@@ -75,16 +103,22 @@ describe('@kubernetes/client-node against the emulator over HTTPS', () => {
     const { kc } = await connect()
     const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'demo', labelSelector: 'app=api' })
     const pod = pods.items[0].metadata!.name!
-    const run = (command: string[]) => new Promise<{ out: string; status: V1Status }>((resolve, reject) => {
-      const out = sink()
-      const err = sink()
-      new Exec(kc).exec('demo', pod, 'api', command, out.stream, err.stream, null, false, (status) => resolve({ out: out.text(), status }))
-        .catch(reject)
-    })
+    const run = (command: string[]) =>
+      new Promise<{ out: string; status: V1Status }>((resolve, reject) => {
+        const out = sink()
+        const err = sink()
+        new Exec(kc)
+          .exec('demo', pod, 'api', command, out.stream, err.stream, null, false, (status) => resolve({ out: out.text(), status }))
+          .catch(reject)
+      })
     const ok = await run(['echo', 'from client-node'])
     expect(ok.out).toBe('from client-node\n')
     expect(ok.status.status).toBe('Success')
     const failed = await run(['sh', '-c', 'exit 7'])
-    expect(failed.status).toMatchObject({ status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '7' }] } })
+    expect(failed.status).toMatchObject({
+      status: 'Failure',
+      reason: 'NonZeroExitCode',
+      details: { causes: [{ reason: 'ExitCode', message: '7' }] },
+    })
   })
 })

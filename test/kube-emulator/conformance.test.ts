@@ -20,23 +20,51 @@ const SAMPLES: Record<string, Record<string, unknown>> = {
   'apps/deployments': workload,
   'apps/replicasets': workload,
   'apps/statefulsets': workload,
-  'autoscaling/horizontalpodautoscalers': { spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3 } },
+  'autoscaling/horizontalpodautoscalers': {
+    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, maxReplicas: 3 },
+  },
   '/endpoints': { subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 80 }] }] },
   '/persistentvolumeclaims': { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
   'apps/controllerrevisions': { data: { spec: { template: template } }, revision: 1 },
   'apps/daemonsets': { spec: { selector: workload.spec.selector, template } },
   'batch/jobs': { spec: { template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } } } },
-  'batch/cronjobs': { spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } } } } } },
-  'networking.k8s.io/ingresses': { spec: { rules: [{ host: 'a.example', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] } },
+  'batch/cronjobs': {
+    spec: {
+      schedule: '*/5 * * * *',
+      jobTemplate: { spec: { template: { ...template, spec: { ...template.spec, restartPolicy: 'Never' } } } },
+    },
+  },
+  'networking.k8s.io/ingresses': {
+    spec: {
+      rules: [
+        {
+          host: 'a.example',
+          http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] },
+        },
+      ],
+    },
+  },
   'networking.k8s.io/networkpolicies': { spec: { podSelector: { matchLabels: { app: 'c' } } } },
   'discovery.k8s.io/endpointslices': { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }], ports: [{ port: 80 }] },
   'policy/poddisruptionbudgets': { spec: { minAvailable: 1, selector: { matchLabels: { app: 'c' } } } },
   'rbac.authorization.k8s.io/roles': { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] },
-  'rbac.authorization.k8s.io/rolebindings': { roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' }, subjects: [{ kind: 'User', name: 'u' }] },
+  'rbac.authorization.k8s.io/rolebindings': {
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r' },
+    subjects: [{ kind: 'User', name: 'u' }],
+  },
   'rbac.authorization.k8s.io/clusterroles': { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] },
-  'rbac.authorization.k8s.io/clusterrolebindings': { roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'r' }, subjects: [{ kind: 'User', name: 'u' }] },
-  'apiextensions.k8s.io/customresourcedefinitions': { spec: { group: 'conf.io', scope: 'Namespaced',
-    names: { plural: 'things', singular: 'thing', kind: 'Thing' }, versions: [{ name: 'v1', served: true, storage: true }] } },
+  'rbac.authorization.k8s.io/clusterrolebindings': {
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'r' },
+    subjects: [{ kind: 'User', name: 'u' }],
+  },
+  'apiextensions.k8s.io/customresourcedefinitions': {
+    spec: {
+      group: 'conf.io',
+      scope: 'Namespaced',
+      names: { plural: 'things', singular: 'thing', kind: 'Thing' },
+      versions: [{ name: 'v1', served: true, storage: true }],
+    },
+  },
 }
 
 test('every built-in strategy has a conformance sample', () => {
@@ -72,7 +100,10 @@ for (const [key, { versions, strategy }] of Object.entries(BUILTIN)) {
       let updated = { status: 0, body: {} as any }
       for (let attempt = 0; attempt < 5 && updated.status !== 200; attempt++) {
         const current = (await k.json('GET', `${base}/${name}`)).body
-        updated = await k.json('PUT', `${base}/${name}`, { ...current, metadata: { ...current.metadata, labels: { suite: 'conformance', v: '2' } } })
+        updated = await k.json('PUT', `${base}/${name}`, {
+          ...current,
+          metadata: { ...current.metadata, labels: { suite: 'conformance', v: '2' } },
+        })
       }
       expect(updated.status).toBe(200)
       expect(updated.body.metadata.labels.v).toBe('2')

@@ -21,8 +21,14 @@ describe('create', () => {
     await k.json('POST', CM, { metadata: { name: 'n1' } })
     const { status, body } = await k.json('POST', CM, { metadata: { name: 'n1' } })
     expect(status).toBe(409)
-    expect(body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'AlreadyExists', code: 409,
-      message: 'configmaps "n1" already exists', details: { name: 'n1', kind: 'configmaps' } })
+    expect(body).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'AlreadyExists',
+      code: 409,
+      message: 'configmaps "n1" already exists',
+      details: { name: 'n1', kind: 'configmaps' },
+    })
   })
 
   test('an admin creates with generateName → a name of the prefix and five safe characters', async () => {
@@ -44,7 +50,9 @@ describe('create', () => {
     const k = await emulator()
     const { status, body } = await k.json('POST', CM, { metadata: { name: 'Bad_Name' } })
     expect(status).toBe(422)
-    expect(body.message).toStartWith('ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain')
+    expect(body.message).toStartWith(
+      'ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain',
+    )
   })
 
   test('an admin creates a namespace with a dot in its name → 422 with one RFC 1123 label cause', async () => {
@@ -79,7 +87,11 @@ describe('create', () => {
   test('an admin creates a deployment whose selector misses the template labels → 422 Deployment.apps', async () => {
     const k = await emulator()
     const { status, body } = await k.json('POST', '/apis/apps/v1/namespaces/demo/deployments', {
-      metadata: { name: 'bad' }, spec: { selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'y' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+      metadata: { name: 'bad' },
+      spec: {
+        selector: { matchLabels: { app: 'x' } },
+        template: { metadata: { labels: { app: 'y' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+      },
     })
     expect(status).toBe(422)
     expect(body.message).toStartWith('Deployment.apps "bad" is invalid: spec.template.metadata.labels')
@@ -91,8 +103,16 @@ describe('get and errors', () => {
     const k = await emulator()
     const { status, body } = await k.json('GET', `${CM}/missing`)
     expect(status).toBe(404)
-    expect(body).toEqual({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'configmaps "missing" not found',
-      reason: 'NotFound', details: { name: 'missing', kind: 'configmaps' }, code: 404 })
+    expect(body).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'configmaps "missing" not found',
+      reason: 'NotFound',
+      details: { name: 'missing', kind: 'configmaps' },
+      code: 404,
+    })
   })
 
   test('an admin gets a missing deployment → the message names deployments.apps', async () => {
@@ -126,7 +146,9 @@ describe('get and errors', () => {
     const k = await emulator({ users: { t: { name: 'dev', namespaces: ['demo'] } } })
     const res = await k.request('GET', '/api/v1/namespaces/kube-system/pods', { token: 't' })
     expect(res.status).toBe(403)
-    expect((await res.json()).message).toBe('pods is forbidden: User "dev" cannot list resource "pods" in API group "" in the namespace "kube-system"')
+    expect((await res.json()).message).toBe(
+      'pods is forbidden: User "dev" cannot list resource "pods" in API group "" in the namespace "kube-system"',
+    )
     expect((await k.request('GET', '/api/v1/namespaces/demo/pods', { token: 't' })).status).toBe(200)
   })
 
@@ -134,7 +156,9 @@ describe('get and errors', () => {
     const k = await emulator({ users: { r: { name: 'viewer', verbs: ['get', 'list', 'watch'] } } })
     const res = await k.request('DELETE', `${CM}/cm1`, { token: 'r' })
     expect(res.status).toBe(403)
-    expect((await res.json()).message).toBe('configmaps "cm1" is forbidden: User "viewer" cannot delete resource "configmaps" in API group "" in the namespace "demo"')
+    expect((await res.json()).message).toBe(
+      'configmaps "cm1" is forbidden: User "viewer" cannot delete resource "configmaps" in API group "" in the namespace "demo"',
+    )
   })
 })
 
@@ -154,8 +178,12 @@ describe('update', () => {
     await k.json('PUT', `${CM}/cm2`, { ...cm, data: { x: '1' } })
     const { status, body } = await k.json('PUT', `${CM}/cm2`, { ...cm, data: { x: '2' } })
     expect(status).toBe(409)
-    expect(body).toMatchObject({ reason: 'Conflict', code: 409,
-      message: 'Operation cannot be fulfilled on configmaps "cm2": the object has been modified; please apply your changes to the latest version and try again' })
+    expect(body).toMatchObject({
+      reason: 'Conflict',
+      code: 409,
+      message:
+        'Operation cannot be fulfilled on configmaps "cm2": the object has been modified; please apply your changes to the latest version and try again',
+    })
   })
 
   test('an admin updates without a resourceVersion → 200 (unconditional update)', async () => {
@@ -181,9 +209,19 @@ describe('update', () => {
     const k = await emulator()
     const path = '/apis/apps/v1/namespaces/demo/deployments/api'
     const { body: d } = await k.json('GET', path)
-    const { body: relabelled } = await k.json('PATCH', path, { metadata: { labels: { extra: 'yes' } } }, { 'Content-Type': 'application/merge-patch+json' })
+    const { body: relabelled } = await k.json(
+      'PATCH',
+      path,
+      { metadata: { labels: { extra: 'yes' } } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    )
     expect(relabelled.metadata.generation).toBe(d.metadata.generation)
-    const { body: changed } = await k.json('PATCH', path, { spec: { minReadySeconds: 5 } }, { 'Content-Type': 'application/merge-patch+json' })
+    const { body: changed } = await k.json(
+      'PATCH',
+      path,
+      { spec: { minReadySeconds: 5 } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    )
     expect(changed.metadata.generation).toBe(d.metadata.generation + 1)
   })
 })
@@ -220,7 +258,12 @@ describe('delete', () => {
     expect(status).toBe(200)
     expect(body.metadata.deletionTimestamp).toBeString()
     expect((await k.get(`${CM}/held`)).status).toBe(200)
-    const patched = await k.json('PATCH', `${CM}/held`, { metadata: { finalizers: null } }, { 'Content-Type': 'application/merge-patch+json' })
+    const patched = await k.json(
+      'PATCH',
+      `${CM}/held`,
+      { metadata: { finalizers: null } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    )
     expect(patched.status).toBe(200)
     expect((await k.get(`${CM}/held`)).status).toBe(404)
   })
@@ -289,7 +332,10 @@ describe('bad input never crashes', () => {
 
   test('a merge patch with a __proto__ key → 400 and no object gains a prototype field', async () => {
     const k = await emulator()
-    const res = await k.request('PATCH', `${CM}/cm1`, { body: '{"data":{"__proto__":{"polluted":"yes"}}}', headers: { 'Content-Type': 'application/merge-patch+json' } })
+    const res = await k.request('PATCH', `${CM}/cm1`, {
+      body: '{"data":{"__proto__":{"polluted":"yes"}}}',
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    })
     expect(res.status).toBe(400)
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })

@@ -1,10 +1,18 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { emulator, stopAll, type Client } from './fixtures'
+import { type Client, emulator, stopAll } from './fixtures'
 
 afterEach(stopAll)
 
-interface Frame { channel: number; text: string }
-interface Session { ws: WebSocket; frames: Frame[]; closed: Promise<number>; send(channel: number, data: string | number[]): void }
+interface Frame {
+  channel: number
+  text: string
+}
+interface Session {
+  ws: WebSocket
+  frames: Frame[]
+  closed: Promise<number>
+  send(channel: number, data: string | number[]): void
+}
 
 async function apiPod(k: Client): Promise<string> {
   const { body } = await k.json('GET', '/api/v1/namespaces/demo/pods?labelSelector=app%3Dapi')
@@ -21,13 +29,24 @@ async function exec(k: Client, pod: string, query: string, protocols: string[]):
   const frames: Frame[] = []
   const base64 = () => ws.protocol.includes('base64')
   ws.onmessage = (m) => {
-    if (typeof m.data === 'string') frames.push({ channel: m.data.charCodeAt(0) - 48, text: Buffer.from(m.data.slice(1), 'base64').toString() })
-    else { const b = new Uint8Array(m.data); frames.push({ channel: b[0], text: new TextDecoder().decode(b.subarray(1)) }) }
+    if (typeof m.data === 'string')
+      frames.push({ channel: m.data.charCodeAt(0) - 48, text: Buffer.from(m.data.slice(1), 'base64').toString() })
+    else {
+      const b = new Uint8Array(m.data)
+      frames.push({ channel: b[0], text: new TextDecoder().decode(b.subarray(1)) })
+    }
   }
-  const closed = new Promise<number>((resolve) => { ws.onclose = (e) => resolve(e.code) })
-  await new Promise<void>((resolve, reject) => { ws.onopen = () => resolve(); ws.onerror = () => reject(new Error('upgrade failed')) })
+  const closed = new Promise<number>((resolve) => {
+    ws.onclose = (e) => resolve(e.code)
+  })
+  await new Promise<void>((resolve, reject) => {
+    ws.onopen = () => resolve()
+    ws.onerror = () => reject(new Error('upgrade failed'))
+  })
   return {
-    ws, frames, closed,
+    ws,
+    frames,
+    closed,
     send(channel, data) {
       const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data)
       if (base64()) ws.send(`${channel}${Buffer.from(bytes).toString('base64')}`)
@@ -36,7 +55,11 @@ async function exec(k: Client, pod: string, query: string, protocols: string[]):
   }
 }
 
-const out = (s: Session, channel = 1) => s.frames.filter((f) => f.channel === channel).map((f) => f.text).join('')
+const out = (s: Session, channel = 1) =>
+  s.frames
+    .filter((f) => f.channel === channel)
+    .map((f) => f.text)
+    .join('')
 const statusOf = (s: Session) => JSON.parse(s.frames.find((f) => f.channel === 3)!.text)
 const q = (cmd: string[], extra = 'stdout=true&stderr=true') => `${cmd.map((c) => `command=${encodeURIComponent(c)}`).join('&')}&${extra}`
 
@@ -60,14 +83,21 @@ describe('exec over WebSocket', () => {
     s.send(4, '{"Width":100,"Height":40}')
     expect(await s.closed).toBe(1000)
     expect(before).toBe(0)
-    expect(s.frames.slice(0, 2)).toEqual([{ channel: 1, text: '' }, { channel: 1, text: 'hi\n' }])
+    expect(s.frames.slice(0, 2)).toEqual([
+      { channel: 1, text: '' },
+      { channel: 1, text: 'hi\n' },
+    ])
   })
 
   test('a v5 client runs sh -c "exit 3" → NonZeroExitCode with an ExitCode cause of 3', async () => {
     const k = await emulator()
     const s = await exec(k, await apiPod(k), q(['sh', '-c', 'exit 3']), ['v5.channel.k8s.io'])
     await s.closed
-    expect(statusOf(s)).toMatchObject({ status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '3' }] } })
+    expect(statusOf(s)).toMatchObject({
+      status: 'Failure',
+      reason: 'NonZeroExitCode',
+      details: { causes: [{ reason: 'ExitCode', message: '3' }] },
+    })
   })
 
   test('a client offering only v4 → v4 is answered (never v5) with a JSON status', async () => {
@@ -147,7 +177,16 @@ describe('exec over WebSocket', () => {
 })
 
 describe('exec refused before the upgrade', () => {
-  const plain = (k: Client, path: string, headers: Record<string, string> = {}) => k.request('GET', path, { headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers } })
+  const plain = (k: Client, path: string, headers: Record<string, string> = {}) =>
+    k.request('GET', path, {
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        ...headers,
+      },
+    })
 
   test('no stdin, stdout or stderr → 400', async () => {
     const k = await emulator()
@@ -169,16 +208,21 @@ describe('exec refused before the upgrade', () => {
     expect((await res.json()).message).toContain('choose one of: [app side]')
   })
 
-  test('a SPDY upgrade attempt (kubectl\'s fallback) → 400 Status, never 101', async () => {
+  test("a SPDY upgrade attempt (kubectl's fallback) → 400 Status, never 101", async () => {
     const k = await emulator()
-    const res = await k.request('POST', `/api/v1/namespaces/demo/pods/${await apiPod(k)}/exec?command=ls&stdout=true`, { headers: { Connection: 'Upgrade', Upgrade: 'SPDY/3.1' } })
+    const res = await k.request('POST', `/api/v1/namespaces/demo/pods/${await apiPod(k)}/exec?command=ls&stdout=true`, {
+      headers: { Connection: 'Upgrade', Upgrade: 'SPDY/3.1' },
+    })
     expect(res.status).toBe(400)
     expect((await res.json()).kind).toBe('Status')
   })
 
   test('a user without create on pods/exec → 403', async () => {
     const k = await emulator({ users: { r: { name: 'viewer', verbs: ['get', 'list'] } } })
-    const res = await k.request('GET', `/api/v1/namespaces/demo/pods/${await apiPod(k)}/exec?command=ls&stdout=true`, { token: 'r', headers: { Connection: 'Upgrade', Upgrade: 'websocket' } })
+    const res = await k.request('GET', `/api/v1/namespaces/demo/pods/${await apiPod(k)}/exec?command=ls&stdout=true`, {
+      token: 'r',
+      headers: { Connection: 'Upgrade', Upgrade: 'websocket' },
+    })
     expect(res.status).toBe(403)
     expect((await res.json()).message).toContain('cannot create resource "pods/exec"')
   })

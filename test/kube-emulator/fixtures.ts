@@ -2,12 +2,16 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/kube-emulator'
+import { type Emulator, type EmulatorOptions, startEmulator } from '../../src/kube-emulator'
 
 export interface Client {
   emulator: Emulator
   /** fetch against the emulator with the admin token (or `token`) and its CA. */
-  request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string>; token?: string | null }): Promise<Response>
+  request(
+    method: string,
+    path: string,
+    init?: { body?: unknown; headers?: Record<string, string>; token?: string | null },
+  ): Promise<Response>
   get(path: string): Promise<Response>
   json<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>
 }
@@ -68,13 +72,18 @@ export async function withKubectl(opts: EmulatorOptions = {}): Promise<{ k: Clie
   const kubeconfig = join(dir, 'config')
   await Bun.write(kubeconfig, k.emulator.kubeconfig())
   const env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig }
-  const spawn = (args: string[], stdin?: string) => Bun.spawn([KUBECTL, '--cache-dir', join(dir, 'cache'), ...args], {
-    env, stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin), stdout: 'pipe', stderr: 'pipe',
-  })
+  const spawn = (args: string[], stdin?: string) =>
+    Bun.spawn([KUBECTL, '--cache-dir', join(dir, 'cache'), ...args], {
+      env,
+      stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
   return {
     k,
     kubectl: {
-      kubeconfig, env,
+      kubeconfig,
+      env,
       spawn: (args) => spawn(args),
       async run(args, stdin) {
         const p = spawn(args, stdin)
@@ -95,7 +104,10 @@ export async function readWatchEvents(res: Response, count: number, timeoutMs = 
   while (events.length < count && Date.now() < deadline) {
     const chunk = await Promise.race([reader.read(), Bun.sleep(deadline - Date.now()).then(() => undefined)])
     if (!chunk) break
-    if (chunk.done) { ended = true; break }
+    if (chunk.done) {
+      ended = true
+      break
+    }
     buffer += new TextDecoder().decode(chunk.value)
     let nl: number
     while ((nl = buffer.indexOf('\n')) >= 0) {

@@ -8,12 +8,24 @@ afterEach(stopAll)
 const HELM = join(import.meta.dir, '../../.tools/bin/helm')
 
 /** Runs helm in the kubectl scratch directory (its HOME), with caches and config kept there too. */
-const helmIn = (env: Record<string, string | undefined>) => async (...args: string[]) => {
-  const dir = env.HOME!
-  const p = Bun.spawn([HELM, ...args], { cwd: dir, env: { ...env, HELM_CACHE_HOME: join(dir, 'helm-cache'), HELM_CONFIG_HOME: join(dir, 'helm-config'), HELM_DATA_HOME: join(dir, 'helm-data') }, stdout: 'pipe', stderr: 'pipe' })
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
-  return { code, stdout, stderr }
-}
+const helmIn =
+  (env: Record<string, string | undefined>) =>
+  async (...args: string[]) => {
+    const dir = env.HOME!
+    const p = Bun.spawn([HELM, ...args], {
+      cwd: dir,
+      env: {
+        ...env,
+        HELM_CACHE_HOME: join(dir, 'helm-cache'),
+        HELM_CONFIG_HOME: join(dir, 'helm-config'),
+        HELM_DATA_HOME: join(dir, 'helm-data'),
+      },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
+    return { code, stdout, stderr }
+  }
 
 describe('helm against the emulator', () => {
   test('helm test of a `helm create` chart → its test pod reaches the Service with wget and succeeds', async () => {
@@ -30,7 +42,9 @@ describe('helm against the emulator', () => {
     const { k, kubectl } = await withKubectl()
     const helm = helmIn(kubectl.env)
     expect((await helm('create', 'shop')).code).toBe(0)
-    await Bun.write(join(kubectl.env.HOME!, 'shop/templates/migrate.yaml'), `apiVersion: batch/v1
+    await Bun.write(
+      join(kubectl.env.HOME!, 'shop/templates/migrate.yaml'),
+      `apiVersion: batch/v1
 kind: Job
 metadata:
   name: migrate
@@ -40,14 +54,29 @@ spec:
     spec:
       restartPolicy: Never
       containers: [{name: m, image: busybox, command: [sh, -c, "echo migrating"]}]
-`)
-    const installed = await helm('install', 'shop', './shop', '-n', 'demo', '--set', 'autoscaling.enabled=true', '--set', 'ingress.enabled=true', '--wait', '--timeout', '30s')
-    expect({ code: installed.code, stderr: installed.stderr }).toEqual({ code: 0, stderr: "" })
+`,
+    )
+    const installed = await helm(
+      'install',
+      'shop',
+      './shop',
+      '-n',
+      'demo',
+      '--set',
+      'autoscaling.enabled=true',
+      '--set',
+      'ingress.enabled=true',
+      '--wait',
+      '--timeout',
+      '30s',
+    )
+    expect({ code: installed.code, stderr: installed.stderr }).toEqual({ code: 0, stderr: '' })
     expect(installed.stdout).toContain('STATUS: deployed')
     const status = await helm('status', 'shop', '-n', 'demo')
     expect(status.stdout).toMatch(/STATUS: deployed\nREVISION: 1\n/)
     // The pre-install hook Job completed (Helm waited for it), then Helm deleted it as its policy says.
-    const events = (await k.json('GET', '/api/v1/namespaces/demo/events?fieldSelector=involvedObject.name%3Dmigrate,reason%3DCompleted')).body.items
+    const events = (await k.json('GET', '/api/v1/namespaces/demo/events?fieldSelector=involvedObject.name%3Dmigrate,reason%3DCompleted'))
+      .body.items
     expect(events.map((e: any) => e.involvedObject.kind)).toEqual(['Job'])
     expect((await k.get('/apis/batch/v1/namespaces/demo/jobs/migrate')).status).toBe(404)
 
@@ -55,18 +84,50 @@ spec:
     const kinds = 'deployments,services,serviceaccounts,ingresses,horizontalpodautoscalers'
     const listed = await kubectl.run(['get', kinds, '-n', 'demo', '-l', selector, '-o', 'name'])
     expect(listed.stdout.trim().split('\n').sort()).toEqual([
-      'deployment.apps/shop', 'horizontalpodautoscaler.autoscaling/shop', 'ingress.networking.k8s.io/shop', 'service/shop', 'serviceaccount/shop'])
+      'deployment.apps/shop',
+      'horizontalpodautoscaler.autoscaling/shop',
+      'ingress.networking.k8s.io/shop',
+      'service/shop',
+      'serviceaccount/shop',
+    ])
     const pods = (await k.json('GET', `/api/v1/namespaces/demo/pods?labelSelector=${encodeURIComponent(selector)}`)).body.items
     expect(pods.map((p: any) => p.status.phase)).toEqual(['Running'])
-    const upgraded = await helm('upgrade', 'shop', './shop', '-n', 'demo', '--reuse-values', '--set', 'autoscaling.enabled=false', '--set', 'replicaCount=2', '--wait', '--timeout', '30s')
+    const upgraded = await helm(
+      'upgrade',
+      'shop',
+      './shop',
+      '-n',
+      'demo',
+      '--reuse-values',
+      '--set',
+      'autoscaling.enabled=false',
+      '--set',
+      'replicaCount=2',
+      '--wait',
+      '--timeout',
+      '30s',
+    )
     expect({ code: upgraded.code, stderr: upgraded.stderr }).toEqual({ code: 0, stderr: '' })
     expect((await helm('status', 'shop', '-n', 'demo')).stdout).toMatch(/STATUS: deployed\nREVISION: 2\n/)
     expect((await k.json('GET', '/apis/apps/v1/namespaces/demo/deployments/shop')).body.status.readyReplicas).toBe(2)
     expect((await k.get('/apis/autoscaling/v2/namespaces/demo/horizontalpodautoscalers/shop')).status).toBe(404)
     const uninstalled = await helm('uninstall', 'shop', '-n', 'demo', '--wait')
-    expect({ code: uninstalled.code, stderr: uninstalled.stderr, stdout: uninstalled.stdout }).toEqual({ code: 0, stderr: '', stdout: 'release "shop" uninstalled\n' })
+    expect({ code: uninstalled.code, stderr: uninstalled.stderr, stdout: uninstalled.stdout }).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'release "shop" uninstalled\n',
+    })
     await eventually(async () => {
-      const left = await kubectl.run(['get', `${kinds},replicasets,pods,endpoints,endpointslices`, '-n', 'demo', '-l', selector, '-o', 'name'])
+      const left = await kubectl.run([
+        'get',
+        `${kinds},replicasets,pods,endpoints,endpointslices`,
+        '-n',
+        'demo',
+        '-l',
+        selector,
+        '-o',
+        'name',
+      ])
       return left.stdout === '' && left.code === 0
     })
     expect((await k.get('/api/v1/namespaces/demo/endpoints/shop')).status).toBe(404)
@@ -83,7 +144,12 @@ spec:
     const refused = await fetch(`${k.emulator.url}/api/v1/namespaces/demo/pods`, { method: 'POST', headers, body: pod, tls })
     expect(refused.status).toBe(415)
     expect((await refused.json()).message).toContain('application/vnd.kubernetes.protobuf (Secret, ConfigMap, DeleteOptions)')
-    const garbage = await fetch(`${k.emulator.url}/api/v1/namespaces/demo/secrets`, { method: 'POST', headers, body: new Uint8Array([1, 2, 3, 4, 5]), tls })
+    const garbage = await fetch(`${k.emulator.url}/api/v1/namespaces/demo/secrets`, {
+      method: 'POST',
+      headers,
+      body: new Uint8Array([1, 2, 3, 4, 5]),
+      tls,
+    })
     expect(garbage.status).toBe(400)
   })
 })

@@ -47,7 +47,10 @@ describe('kubectl against the emulator over HTTPS', () => {
     const second = await kubectl.run(['apply', '-f', '-'], MANIFEST.replace('a: "1"', 'a: "2"').replace('value: "1"', 'value: "2"'))
     expect(second.stdout).toBe('configmap/applied configured\ndeployment.apps/shop configured\n')
     expect((await kubectl.run(['get', 'cm', 'applied', '-n', 'demo', '-o', 'jsonpath={.data.a}'])).stdout).toBe('2')
-    expect((await kubectl.run(['get', 'deploy', 'shop', '-n', 'demo', '-o', 'jsonpath={.spec.template.spec.containers[0].env[0].value}'])).stdout).toBe('2')
+    expect(
+      (await kubectl.run(['get', 'deploy', 'shop', '-n', 'demo', '-o', 'jsonpath={.spec.template.spec.containers[0].env[0].value}']))
+        .stdout,
+    ).toBe('2')
   })
 
   test('kubectl apply --server-side → created, then configured', async () => {
@@ -61,8 +64,22 @@ describe('kubectl against the emulator over HTTPS', () => {
 
   test('kubectl patch (strategic, merge, json) → each applied', async () => {
     const { kubectl } = await withKubectl()
-    expect((await kubectl.run(['patch', 'deploy', 'web', '-n', 'demo', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}'])).stdout).toBe('deployment.apps/web patched\n')
-    expect((await kubectl.run(['get', 'deploy', 'web', '-n', 'demo', '-o', 'jsonpath={.spec.template.spec.containers[*].image}'])).stdout).toBe('nginx:2 busybox:latest')
+    expect(
+      (
+        await kubectl.run([
+          'patch',
+          'deploy',
+          'web',
+          '-n',
+          'demo',
+          '-p',
+          '{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}',
+        ])
+      ).stdout,
+    ).toBe('deployment.apps/web patched\n')
+    expect(
+      (await kubectl.run(['get', 'deploy', 'web', '-n', 'demo', '-o', 'jsonpath={.spec.template.spec.containers[*].image}'])).stdout,
+    ).toBe('nginx:2 busybox:latest')
     await kubectl.run(['patch', 'cm', 'cm1', '-n', 'demo', '--type=merge', '-p', '{"data":{"b":"x"}}'])
     await kubectl.run(['patch', 'cm', 'cm1', '-n', 'demo', '--type=json', '-p', '[{"op":"remove","path":"/data/greeting"}]'])
     expect((await kubectl.run(['get', 'cm', 'cm1', '-n', 'demo', '-o', 'jsonpath={.data}'])).stdout).toBe('{"b":"x"}')

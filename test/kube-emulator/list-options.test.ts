@@ -10,8 +10,11 @@ test('a client lists with resourceVersionMatch but no resourceVersion → 422 In
   const { status, body } = await k.json('GET', `${CM}?resourceVersionMatch=NotOlderThan`)
   expect(status).toBe(422)
   expect(body).toMatchObject({
-    kind: 'Status', reason: 'Invalid', code: 422,
-    message: 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+    kind: 'Status',
+    reason: 'Invalid',
+    code: 422,
+    message:
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
     details: { causes: [{ reason: 'FieldValueForbidden', field: 'resourceVersionMatch' }] },
   })
 })
@@ -20,13 +23,18 @@ test('a client lists with an unknown resourceVersionMatch → 422 naming the sup
   const k = await emulator()
   const { status, body } = await k.json('GET', `${CM}?resourceVersion=1&resourceVersionMatch=Newest`)
   expect(status).toBe(422)
-  expect(body.message).toBe('ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""')
+  expect(body.message).toBe(
+    'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""',
+  )
 })
 
 test('a client continues a list and also names a resourceVersion → 400 BadRequest', async () => {
   const k = await emulator()
   const { body: page } = await k.json('GET', `${CM}?limit=1`)
-  const { status, body } = await k.json('GET', `${CM}?limit=1&continue=${encodeURIComponent(page.metadata.continue)}&resourceVersion=${page.metadata.resourceVersion}`)
+  const { status, body } = await k.json(
+    'GET',
+    `${CM}?limit=1&continue=${encodeURIComponent(page.metadata.continue)}&resourceVersion=${page.metadata.resourceVersion}`,
+  )
   expect(status).toBe(400)
   expect(body).toMatchObject({ reason: 'BadRequest', message: 'specifying resource version is not allowed when using continue' })
 })

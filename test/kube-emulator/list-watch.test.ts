@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { emulator, readWatchEvents, stopAll, type Client } from './fixtures'
+import { type Client, emulator, readWatchEvents, stopAll } from './fixtures'
 
 afterEach(stopAll)
 
@@ -45,8 +45,15 @@ describe('list shape', () => {
     const { body } = await list(k, '')
     expect(body).toMatchObject({ kind: 'ConfigMapList', apiVersion: 'v1' })
     expect(body.items[0].kind).toBeUndefined()
-    await k.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { metadata: { name: 'gizmos.toys.io' }, spec: { group: 'toys.io', scope: 'Namespaced',
-      names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' }, versions: [{ name: 'v1', served: true, storage: true }] } })
+    await k.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      metadata: { name: 'gizmos.toys.io' },
+      spec: {
+        group: 'toys.io',
+        scope: 'Namespaced',
+        names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
+        versions: [{ name: 'v1', served: true, storage: true }],
+      },
+    })
     await k.json('POST', '/apis/toys.io/v1/namespaces/demo/gizmos', { metadata: { name: 'g1' } })
     const { body: gizmos } = await k.json('GET', '/apis/toys.io/v1/namespaces/demo/gizmos')
     expect(gizmos.items[0]).toMatchObject({ apiVersion: 'toys.io/v1', kind: 'Gizmo', metadata: { name: 'g1' } })
@@ -77,7 +84,7 @@ describe('field selectors', () => {
     expect(body.items.length).toBeLessThan(all.items.length)
   })
 
-  test('an admin lists events of one deployment by involvedObject → only that object\'s events', async () => {
+  test("an admin lists events of one deployment by involvedObject → only that object's events", async () => {
     const k = await emulator()
     const { body: web } = await k.json('GET', '/apis/apps/v1/namespaces/demo/deployments/web')
     const sel = `involvedObject.name=web,involvedObject.namespace=demo,involvedObject.kind=Deployment,involvedObject.uid=${web.metadata.uid}`
@@ -123,7 +130,10 @@ describe('limit and continue', () => {
 
   test('an admin selects pods by a prefixed label key with spaces around the set → the web pods', async () => {
     const k = await emulator()
-    const { body } = await k.json('GET', `/api/v1/namespaces/demo/pods?labelSelector=${encodeURIComponent('app.kubernetes.io/name in ( web , db ),app!=db')}`)
+    const { body } = await k.json(
+      'GET',
+      `/api/v1/namespaces/demo/pods?labelSelector=${encodeURIComponent('app.kubernetes.io/name in ( web , db ),app!=db')}`,
+    )
     expect(body.items.length).toBe(2)
     expect(body.items.every((p: any) => p.metadata.labels.app === 'web')).toBe(true)
   })
@@ -134,7 +144,6 @@ describe('limit and continue', () => {
     expect(status).toBe(400)
   })
 })
-
 
 const readEvents = async (res: Response, count: number) => (await readWatchEvents(res, count)).events
 
@@ -149,14 +158,21 @@ describe('watch', () => {
     await k.json('PUT', `${CM}/cm9`, { ...created, data: { a: '1' } })
     await k.json('DELETE', `${CM}/cm9`)
     const got = await events
-    expect(got.map((e) => [e.type, e.object.metadata.name])).toEqual([['ADDED', 'cm9'], ['MODIFIED', 'cm9'], ['DELETED', 'cm9']])
+    expect(got.map((e) => [e.type, e.object.metadata.name])).toEqual([
+      ['ADDED', 'cm9'],
+      ['MODIFIED', 'cm9'],
+      ['DELETED', 'cm9'],
+    ])
     expect(got[0].object).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap' })
   })
 
   test('an admin watches without a resourceVersion → synthetic ADDED for existing objects first', async () => {
     const k = await emulator()
     const events = await readEvents(await k.get(`${CM}?watch=true`), 2)
-    expect(events.map((e) => [e.type, e.object.metadata.name]).sort()).toEqual([['ADDED', 'cm1'], ['ADDED', 'cm2']])
+    expect(events.map((e) => [e.type, e.object.metadata.name]).sort()).toEqual([
+      ['ADDED', 'cm1'],
+      ['ADDED', 'cm2'],
+    ])
   })
 
   test('an admin watches from a compacted resourceVersion → 200 then an ERROR event with 410 Expired', async () => {
@@ -186,12 +202,18 @@ describe('watch', () => {
     const res = await k.get(`${CM}?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=${l.metadata.resourceVersion}`)
     const text = await res.text()
     expect(Date.now() - started).toBeLessThan(2500)
-    const events = text.split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    const events = text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
     expect(events.length).toBeGreaterThan(0)
-    expect(events[0]).toEqual({ type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: l.metadata.resourceVersion } } })
+    expect(events[0]).toEqual({
+      type: 'BOOKMARK',
+      object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: l.metadata.resourceVersion } },
+    })
   })
 
-  test('an admin watches one pod by fieldSelector metadata.name → only that pod\'s events', async () => {
+  test("an admin watches one pod by fieldSelector metadata.name → only that pod's events", async () => {
     const k = await emulator()
     const { body: l } = await list(k, '')
     const res = await k.get(`${CM}?watch=1&fieldSelector=metadata.name%3Dcm2&resourceVersion=${l.metadata.resourceVersion}`)
@@ -215,7 +237,9 @@ describe('watch', () => {
   test('kubectl-style watch asking for Tables → each event carries a one-row Table', async () => {
     const k = await emulator()
     const { body: l } = await list(k, '')
-    const res = await k.request('GET', `${CM}?watch=1&resourceVersion=${l.metadata.resourceVersion}`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } })
+    const res = await k.request('GET', `${CM}?watch=1&resourceVersion=${l.metadata.resourceVersion}`, {
+      headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    })
     const events = readEvents(res, 1)
     await k.json('POST', CM, { metadata: { name: 'tabled' } })
     const [event] = await events

@@ -12,7 +12,12 @@ test('an admin cordons node-2 (kubectl cordon/drain) and scales web up → every
   const { body: seeded } = await k.json('GET', `${PODS}?labelSelector=app%3Dweb`)
   const old = new Set(seeded.items.map((p: any) => p.metadata.name))
   expect((await cordon(k, 'node-2')).status).toBe(200)
-  const { status } = await k.json('PATCH', '/apis/apps/v1/namespaces/demo/deployments/web/scale', { spec: { replicas: 6 } }, { 'Content-Type': 'application/merge-patch+json' })
+  const { status } = await k.json(
+    'PATCH',
+    '/apis/apps/v1/namespaces/demo/deployments/web/scale',
+    { spec: { replicas: 6 } },
+    { 'Content-Type': 'application/merge-patch+json' },
+  )
   expect(status).toBe(200)
   const fresh = await eventually(async () => {
     const { body } = await k.json('GET', `${PODS}?labelSelector=app%3Dweb`)

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { emulator, eventually, stopAll, type Client } from './fixtures'
+import { type Client, emulator, eventually, stopAll } from './fixtures'
 
 afterEach(stopAll)
 
@@ -15,7 +15,11 @@ describe('status subresource', () => {
   test('an admin PUTs deployment status changing spec too → status changed, spec unchanged', async () => {
     const k = await emulator()
     const { body: d } = await k.json('GET', `${DEPLOY}/web`)
-    const { status, body } = await k.json('PUT', `${DEPLOY}/web/status`, { ...d, spec: { ...d.spec, replicas: 9 }, status: { ...d.status, readyReplicas: 7 } })
+    const { status, body } = await k.json('PUT', `${DEPLOY}/web/status`, {
+      ...d,
+      spec: { ...d.spec, replicas: 9 },
+      status: { ...d.status, readyReplicas: 7 },
+    })
     expect(status).toBe(200)
     expect(body.status.readyReplicas).toBe(7)
     expect(body.spec.replicas).toBe(2)
@@ -34,7 +38,13 @@ describe('scale subresource', () => {
     const k = await emulator()
     const { status, body } = await k.json('GET', `${DEPLOY}/web/scale`)
     expect(status).toBe(200)
-    expect(body).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'web', namespace: 'demo' }, spec: { replicas: 2 }, status: { replicas: 2, selector: 'app=web' } })
+    expect(body).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: 'web', namespace: 'demo' },
+      spec: { replicas: 2 },
+      status: { replicas: 2, selector: 'app=web' },
+    })
   })
 
   test('an admin PUTs scale 3 → the deployment has 3 replicas, a new RV, and three pods appear', async () => {
@@ -61,7 +71,12 @@ describe('scale subresource', () => {
 
   test('an admin merge-patches scale → replicas follow', async () => {
     const k = await emulator()
-    const { body } = await k.json('PATCH', `${DEPLOY}/web/scale`, { spec: { replicas: 1 } }, { 'Content-Type': 'application/merge-patch+json' })
+    const { body } = await k.json(
+      'PATCH',
+      `${DEPLOY}/web/scale`,
+      { spec: { replicas: 1 } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    )
     expect(body.spec.replicas).toBe(1)
   })
 
@@ -88,14 +103,26 @@ describe('controllers and owner references', () => {
 
   test('an admin creates a deployment → a ReplicaSet, running pods on nodes, ready status and events', async () => {
     const k = await emulator()
-    await k.json('POST', DEPLOY, { metadata: { name: 'shop' }, spec: { replicas: 2, selector: { matchLabels: { app: 'shop' } },
-      template: { metadata: { labels: { app: 'shop' } }, spec: { containers: [{ name: 'shop', image: 'nginx' }] } } } })
-    const d = await eventually(async () => { const { body } = await k.json('GET', `${DEPLOY}/shop`); return body.status?.readyReplicas === 2 && body })
+    await k.json('POST', DEPLOY, {
+      metadata: { name: 'shop' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'shop' } },
+        template: { metadata: { labels: { app: 'shop' } }, spec: { containers: [{ name: 'shop', image: 'nginx' }] } },
+      },
+    })
+    const d = await eventually(async () => {
+      const { body } = await k.json('GET', `${DEPLOY}/shop`)
+      return body.status?.readyReplicas === 2 && body
+    })
     expect(d.status).toMatchObject({ replicas: 2, updatedReplicas: 2, availableReplicas: 2, observedGeneration: 1 })
     const { body: pods } = await k.json('GET', `${PODS}?labelSelector=app%3Dshop`)
     expect(pods.items.map((p: any) => p.status.phase)).toEqual(['Running', 'Running'])
     expect(pods.items.every((p: any) => p.spec.nodeName && p.status.podIP)).toBe(true)
-    const { body: events } = await k.json('GET', `/api/v1/namespaces/demo/events?fieldSelector=involvedObject.uid%3D${pods.items[0].metadata.uid}`)
+    const { body: events } = await k.json(
+      'GET',
+      `/api/v1/namespaces/demo/events?fieldSelector=involvedObject.uid%3D${pods.items[0].metadata.uid}`,
+    )
     expect(events.items.map((e: any) => e.reason)).toContain('Scheduled')
   })
 
@@ -128,7 +155,9 @@ describe('controllers and owner references', () => {
   test('an admin sets two controller owner references → 422', async () => {
     const k = await emulator()
     const ref = (uid: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid, controller: true })
-    const { status } = await k.json('POST', '/api/v1/namespaces/demo/configmaps', { metadata: { name: 'two', ownerReferences: [ref('a'), ref('b')] } })
+    const { status } = await k.json('POST', '/api/v1/namespaces/demo/configmaps', {
+      metadata: { name: 'two', ownerReferences: [ref('a'), ref('b')] },
+    })
     expect(status).toBe(422)
   })
 
@@ -138,7 +167,9 @@ describe('controllers and owner references', () => {
     await eventually(async () => (await k.get('/api/v1/namespaces/scratch/serviceaccounts/default')).status === 200)
     await k.json('POST', '/api/v1/namespaces/scratch/configmaps', { metadata: { name: 'c' } })
     await k.json('DELETE', '/api/v1/namespaces/scratch')
-    await eventually(async () => (await k.json('GET', '/api/v1/configmaps?fieldSelector=metadata.namespace%3Dscratch')).body.items.length === 0)
+    await eventually(
+      async () => (await k.json('GET', '/api/v1/configmaps?fieldSelector=metadata.namespace%3Dscratch')).body.items.length === 0,
+    )
   })
 })
 
@@ -165,7 +196,10 @@ describe('pod logs', () => {
     const k = await emulator({ logIntervalMs: 50 })
     const pod = await podOf(k, 'api')
     const controller = new AbortController()
-    const res = await fetch(`${k.emulator.url}${PODS}/${pod.metadata.name}/log?follow=true&tailLines=0`, { headers: { Authorization: `Bearer ${k.emulator.token}` }, signal: controller.signal })
+    const res = await fetch(`${k.emulator.url}${PODS}/${pod.metadata.name}/log?follow=true&tailLines=0`, {
+      headers: { Authorization: `Bearer ${k.emulator.token}` },
+      signal: controller.signal,
+    })
     const reader = res.body!.getReader()
     let text = ''
     while (text.split('\n').length < 4) text += new TextDecoder().decode((await reader.read()).value)
@@ -227,7 +261,11 @@ describe('metrics.k8s.io', () => {
 })
 
 describe('SelfSubjectAccessReview', () => {
-  const review = (namespace: string, verb = 'list') => ({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { namespace, verb, resource: 'pods' } } })
+  const review = (namespace: string, verb = 'list') => ({
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    spec: { resourceAttributes: { namespace, verb, resource: 'pods' } },
+  })
 
   test('a user limited to demo reviews list pods in demo → allowed; in kube-system → not allowed, still 201', async () => {
     const k = await emulator({ users: { t: { name: 'dev', namespaces: ['demo'] } } })
@@ -244,9 +282,14 @@ describe('SelfSubjectAccessReview', () => {
 
   test('a read-only user reviews delete → not allowed; the admin → allowed', async () => {
     const k = await emulator({ users: { r: { name: 'viewer', verbs: ['get', 'list'] } } })
-    const res = await k.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { body: review('demo', 'delete'), token: 'r' })
+    const res = await k.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      body: review('demo', 'delete'),
+      token: 'r',
+    })
     expect((await res.json()).status.allowed).toBe(false)
-    expect((await k.json('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', review('demo', 'delete'))).body.status.allowed).toBe(true)
+    expect(
+      (await k.json('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', review('demo', 'delete'))).body.status.allowed,
+    ).toBe(true)
   })
 
   test('a review without attributes → 422', async () => {
@@ -263,7 +306,16 @@ describe('Table output', () => {
     const res = await k.request('GET', DEPLOY, { headers: TABLE })
     const body = await res.json()
     expect(body).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' })
-    expect(body.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Ready', 'Up-to-date', 'Available', 'Age', 'Containers', 'Images', 'Selector'])
+    expect(body.columnDefinitions.map((c: any) => c.name)).toEqual([
+      'Name',
+      'Ready',
+      'Up-to-date',
+      'Available',
+      'Age',
+      'Containers',
+      'Images',
+      'Selector',
+    ])
     for (const c of body.columnDefinitions) expect(Object.keys(c).sort()).toEqual(['description', 'format', 'name', 'priority', 'type'])
     const web = body.rows.find((r: any) => r.cells[0] === 'web')
     expect(web.cells.slice(1, 4)).toEqual(['2/2', 2, 2])
@@ -290,8 +342,15 @@ describe('Table output', () => {
 
   test('an admin lists custom resources of a CRD without printer columns as a Table → Name and Age', async () => {
     const k = await emulator()
-    await k.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { metadata: { name: 'gizmos.toys.io' }, spec: { group: 'toys.io', scope: 'Namespaced',
-      names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' }, versions: [{ name: 'v1', served: true, storage: true }] } })
+    await k.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      metadata: { name: 'gizmos.toys.io' },
+      spec: {
+        group: 'toys.io',
+        scope: 'Namespaced',
+        names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
+        versions: [{ name: 'v1', served: true, storage: true }],
+      },
+    })
     await k.json('POST', '/apis/toys.io/v1/namespaces/demo/gizmos', { metadata: { name: 'g1' } })
     const body = await (await k.request('GET', '/apis/toys.io/v1/namespaces/demo/gizmos', { headers: TABLE })).json()
     expect(body.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Age'])
@@ -301,18 +360,34 @@ describe('Table output', () => {
   test('an admin lists HPAs as a Table → the kubectl columns with the scale target', async () => {
     const k = await emulator()
     const body = await (await k.request('GET', '/apis/autoscaling/v2/namespaces/demo/horizontalpodautoscalers', { headers: TABLE })).json()
-    expect(body.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Reference', 'Targets', 'MinPods', 'MaxPods', 'Replicas', 'Age'])
+    expect(body.columnDefinitions.map((c: any) => c.name)).toEqual([
+      'Name',
+      'Reference',
+      'Targets',
+      'MinPods',
+      'MaxPods',
+      'Replicas',
+      'Age',
+    ])
     expect(body.rows[0].cells.slice(0, 2)).toEqual(['web', 'Deployment/web'])
   })
 })
 
 describe('discovery', () => {
-  test('an admin reads /api, /apis and /version → kubectl\'s discovery documents', async () => {
+  test("an admin reads /api, /apis and /version → kubectl's discovery documents", async () => {
     const k = await emulator()
     expect((await k.json('GET', '/api')).body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] })
     const { body: groups } = await k.json('GET', '/apis')
     const names = groups.groups.map((g: any) => g.name)
-    for (const g of ['apps', 'autoscaling', 'apiextensions.k8s.io', 'authorization.k8s.io', 'metrics.k8s.io', 'meta.k8s.appscode.com', 'ui.kubedb.com'])
+    for (const g of [
+      'apps',
+      'autoscaling',
+      'apiextensions.k8s.io',
+      'authorization.k8s.io',
+      'metrics.k8s.io',
+      'meta.k8s.appscode.com',
+      'ui.kubedb.com',
+    ])
       expect(names).toContain(g)
     expect(groups.groups.find((g: any) => g.name === 'autoscaling').preferredVersion.version).toBe('v2')
     expect((await k.json('GET', '/version')).body).toMatchObject({ major: '1', minor: '31' })
@@ -330,13 +405,33 @@ describe('discovery', () => {
 
   test('an admin creates a CRD → its group appears in discovery and its objects are served; deleting it removes both', async () => {
     const k = await emulator()
-    const crd = { metadata: { name: 'gadgets.toys.io' }, spec: { group: 'toys.io', scope: 'Cluster',
-      names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' }, versions: [{ name: 'v1', served: true, storage: true }] } }
+    const crd = {
+      metadata: { name: 'gadgets.toys.io' },
+      spec: {
+        group: 'toys.io',
+        scope: 'Cluster',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+        versions: [{ name: 'v1', served: true, storage: true }],
+      },
+    }
     expect((await k.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status).toBe(201)
-    expect((await k.json('GET', '/apis/toys.io/v1')).body.resources[0]).toMatchObject({ name: 'gadgets', kind: 'Gadget', namespaced: false })
-    const { status, body } = await k.json('POST', '/apis/toys.io/v1/gadgets', { apiVersion: 'toys.io/v1', kind: 'Gadget', metadata: { name: 'g1' }, spec: { x: 1 } })
+    expect((await k.json('GET', '/apis/toys.io/v1')).body.resources[0]).toMatchObject({
+      name: 'gadgets',
+      kind: 'Gadget',
+      namespaced: false,
+    })
+    const { status, body } = await k.json('POST', '/apis/toys.io/v1/gadgets', {
+      apiVersion: 'toys.io/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g1' },
+      spec: { x: 1 },
+    })
     expect([status, body.kind, body.spec]).toEqual([201, 'Gadget', { x: 1 }])
-    await eventually(async () => (await k.json('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.toys.io')).body.status?.conditions?.some((c: any) => c.type === 'Established'))
+    await eventually(async () =>
+      (await k.json('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.toys.io')).body.status?.conditions?.some(
+        (c: any) => c.type === 'Established',
+      ),
+    )
     await k.json('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.toys.io')
     expect((await k.get('/apis/toys.io/v1/gadgets')).status).toBe(404)
   })

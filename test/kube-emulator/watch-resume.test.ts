@@ -5,7 +5,6 @@ afterEach(stopAll)
 
 const CM = '/api/v1/namespaces/demo/configmaps'
 
-
 test('a client watches from a resourceVersion the emulator has not reached (kept from before a restart) → 200, after the wait an ERROR 504 "Too large resource version", and the stream ends so the client relists', async () => {
   const k = await emulator({ tooLargeResourceVersionWaitMs: 300 })
   const { body: list } = await k.json('GET', CM)
@@ -19,7 +18,10 @@ test('a client watches from a resourceVersion the emulator has not reached (kept
   expect(events).toHaveLength(1)
   expect(events[0].type).toBe('ERROR')
   expect(events[0].object).toMatchObject({
-    kind: 'Status', status: 'Failure', code: 504, reason: 'Timeout',
+    kind: 'Status',
+    status: 'Failure',
+    code: 504,
+    reason: 'Timeout',
     message: `Timeout: Too large resource version: ${current + 100000}, current: ${current}`,
     details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
   })

@@ -1,21 +1,53 @@
 import { describe, expect, test } from 'bun:test'
-import { apiPath, applyJsonPatch, jsonPatchDiff, kubeStatus, KubeStatusError, parseApiPath, parseGroupVersion, pathSegmentErrors, validateName } from '../../src/kube'
+import {
+  apiPath,
+  applyJsonPatch,
+  jsonPatchDiff,
+  KubeStatusError,
+  kubeStatus,
+  parseApiPath,
+  parseGroupVersion,
+  pathSegmentErrors,
+  validateName,
+} from '../../src/kube'
 
-const invalid = (message: string) => kubeStatus.invalid({ group: '', kind: 'ConfigMap' }, 'x', [{ reason: 'FieldValueInvalid', message, field: 'patch' }])
+const invalid = (message: string) =>
+  kubeStatus.invalid({ group: '', kind: 'ConfigMap' }, 'x', [{ reason: 'FieldValueInvalid', message, field: 'patch' }])
 const codeOf = (fn: () => unknown) => {
-  try { fn() } catch (e) { return e instanceof KubeStatusError ? e.code : -1 }
+  try {
+    fn()
+  } catch (e) {
+    return e instanceof KubeStatusError ? e.code : -1
+  }
   return 0
 }
 
 describe('resource paths', () => {
   test('a namespaced core path with a subresource → every part named', () => {
-    expect(parseApiPath('/api/v1/namespaces/demo/pods/web-1/log')).toEqual(
-      { group: '', version: 'v1', namespace: 'demo', resource: 'pods', name: 'web-1', subresource: 'log' })
+    expect(parseApiPath('/api/v1/namespaces/demo/pods/web-1/log')).toEqual({
+      group: '',
+      version: 'v1',
+      namespace: 'demo',
+      resource: 'pods',
+      name: 'web-1',
+      subresource: 'log',
+    })
   })
 
-  test('a group path without namespace, and a namespace\'s own status → cluster-scoped', () => {
-    expect(parseApiPath('/apis/apps/v1/deployments')).toMatchObject({ group: 'apps', version: 'v1', namespace: '', resource: 'deployments', name: '' })
-    expect(parseApiPath('/api/v1/namespaces/demo/status')).toMatchObject({ namespace: '', resource: 'namespaces', name: 'demo', subresource: 'status' })
+  test("a group path without namespace, and a namespace's own status → cluster-scoped", () => {
+    expect(parseApiPath('/apis/apps/v1/deployments')).toMatchObject({
+      group: 'apps',
+      version: 'v1',
+      namespace: '',
+      resource: 'deployments',
+      name: '',
+    })
+    expect(parseApiPath('/api/v1/namespaces/demo/status')).toMatchObject({
+      namespace: '',
+      resource: 'namespaces',
+      name: 'demo',
+      subresource: 'status',
+    })
   })
 
   test('a path that is no resource path → undefined; too many segments → undefined', () => {
@@ -31,8 +63,9 @@ describe('resource paths', () => {
   })
 
   test('apiPath builds the path back with each segment encoded; apiVersion strings split into group and version', () => {
-    expect(apiPath({ group: 'apps', version: 'v1', resource: 'deployments', namespace: 'demo', name: 'web', subresource: 'scale' }))
-      .toBe('/apis/apps/v1/namespaces/demo/deployments/web/scale')
+    expect(apiPath({ group: 'apps', version: 'v1', resource: 'deployments', namespace: 'demo', name: 'web', subresource: 'scale' })).toBe(
+      '/apis/apps/v1/namespaces/demo/deployments/web/scale',
+    )
     expect(apiPath({ group: '', version: 'v1', resource: 'configmaps', namespace: 'a b' })).toBe('/api/v1/namespaces/a%20b/configmaps')
     expect(parseGroupVersion('v1')).toEqual({ group: '', version: 'v1' })
     expect(parseGroupVersion('networking.k8s.io/v1')).toEqual({ group: 'networking.k8s.io', version: 'v1' })

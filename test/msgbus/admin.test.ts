@@ -1,13 +1,19 @@
-import { describe, expect, test, setDefaultTimeout } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { Messages } from '../../src/msgbus/service'
 import { registrationFixture } from '../clusters/support'
 import { delivers, firstServerError } from '../support/nats'
-import { connected, lab, tokensOf, userJwtOf, type Credentials } from './support'
+import { type Credentials, connected, lab, tokensOf, userJwtOf } from './support'
 
 // Real nats-server processes and waits on the clock: room for a loaded machine.
 setDefaultTimeout(20000)
 
-const connection = { server: 'https://127.0.0.1:1', caData: '', tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 'x' } }
+const connection = {
+  server: 'https://127.0.0.1:1',
+  caData: '',
+  tlsServerName: '',
+  insecureSkipTlsVerify: false,
+  credential: { token: 'x' },
+}
 
 describe('GET /api/v1/user/msgbus/admin_credentials', () => {
   test('a non-admin → 403', async () => {
@@ -16,7 +22,7 @@ describe('GET /api/v1/user/msgbus/admin_credentials', () => {
     expect((await t.as(ann).get('/api/v1/user/msgbus/admin_credentials')).status).toBe(403)
   })
 
-  test('a site admin may subscribe to every user\'s subjects but not publish on them', async () => {
+  test("a site admin may subscribe to every user's subjects but not publish on them", async () => {
     const { t } = await lab()
     const [ann] = await t.users('ann')
     const admin = await t.admin()
@@ -81,6 +87,9 @@ describe('GET /api/v1/user/msgbus/cluster-resource-history', () => {
     // The server answers subscriptions in order: the first violation being the second one's shows the first was allowed.
     expect(await firstViolation).toContain('Permissions Violation for Subscription to "crh.other-cluster.>"')
     expect(await delivers(reader, reader, `crh.${cluster.uid}.apps.deployments.default.web`)).toBe(false)
-    expect((await tokensOf(t, admin)).find((r) => r.msgbusPubKey === userJwtOf(creds).sub)).toMatchObject({ accountType: 'cluster-resource-history', clusterID: cluster.uid })
+    expect((await tokensOf(t, admin)).find((r) => r.msgbusPubKey === userJwtOf(creds).sub)).toMatchObject({
+      accountType: 'cluster-resource-history',
+      clusterID: cluster.uid,
+    })
   })
 })

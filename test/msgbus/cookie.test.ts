@@ -1,5 +1,5 @@
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { decode, type User } from '@nats-io/jwt'
-import { afterAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { closeMsgbus } from '../../src/msgbus/bus'
 import { makeTestApp, PASSWORD, tempDir } from '../support/app'
 import { freePort, natsServer } from '../support/nats'
@@ -12,15 +12,24 @@ async function websocketAnswer(port: number, cookie: string | undefined): Promis
   const ws = new WebSocket(`ws://127.0.0.1:${port}`, { headers: cookie ? { Cookie: cookie } : {} } as unknown as string[])
   ws.binaryType = 'arraybuffer'
   return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => { ws.close(); reject(new Error('no answer')) }, 3000)
+    const timer = setTimeout(() => {
+      ws.close()
+      reject(new Error('no answer'))
+    }, 3000)
     ws.onmessage = (event) => {
       const text = typeof event.data === 'string' ? event.data : new TextDecoder().decode(event.data as ArrayBuffer)
-      if (text.startsWith('INFO')) { ws.send('CONNECT {"verbose":false,"pedantic":false,"protocol":1}\r\nPING\r\n'); return }
+      if (text.startsWith('INFO')) {
+        ws.send('CONNECT {"verbose":false,"pedantic":false,"protocol":1}\r\nPING\r\n')
+        return
+      }
       clearTimeout(timer)
       ws.close()
       resolve(text.trim())
     }
-    ws.onerror = () => { clearTimeout(timer); reject(new Error('websocket failed')) }
+    ws.onerror = () => {
+      clearTimeout(timer)
+      reject(new Error('websocket failed'))
+    }
   })
 }
 
@@ -55,7 +64,7 @@ describe('the msgbus_jwt sign-in cookie with a message bus', () => {
     expect(header).toContain('SameSite=Lax')
   })
 
-  test('the cookie is a bearer JWT of at most 15 minutes for the user\'s own subjects', async () => {
+  test("the cookie is a bearer JWT of at most 15 minutes for the user's own subjects", async () => {
     const claims = decode<User>((await signIn()).jwt!)
     expect(claims.nats.bearer_token).toBe(true)
     expect(claims.exp! - claims.iat).toBeLessThanOrEqual(15 * 60)
@@ -81,7 +90,6 @@ describe('the msgbus_jwt sign-in cookie with a message bus', () => {
 })
 
 describe('the msgbus_jwt sign-in cookie', () => {
-
   test('without MSGBUS_URLS sign-in sets no message-bus cookie', async () => {
     const t = await makeTestApp()
     await t.users('ann')
@@ -93,7 +101,11 @@ describe('the msgbus_jwt sign-in cookie', () => {
   test('a password change clears the cookie', async () => {
     const t = await makeTestApp()
     const [ann] = await t.users('ann')
-    const res = await t.as(ann).send('POST', '/api/v1/user/settings/account/password', { old_password: PASSWORD, password: 'another horse battery', retype: 'another horse battery' })
+    const res = await t.as(ann).send('POST', '/api/v1/user/settings/account/password', {
+      old_password: PASSWORD,
+      password: 'another horse battery',
+      retype: 'another horse battery',
+    })
     expect(res.status).toBe(200)
     expect(setCookie(res, 'msgbus_jwt')).toMatch(/^msgbus_jwt=;.*Max-Age=0/)
   })

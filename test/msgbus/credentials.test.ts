@@ -1,11 +1,11 @@
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { connect, credsAuthenticator } from '@nats-io/transport-node'
-import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { closeMsgbus } from '../../src/msgbus/bus'
 import { Messages } from '../../src/msgbus/service'
 import { makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 import { closesWithin, connectRefusal, delivers, nextWallSecond, wipeResolverDir } from '../support/nats'
-import { connected, credentialsOf, lab, tokensOf, userJwtOf, type Credentials } from './support'
 import { startServer } from '../support/process'
+import { type Credentials, connected, credentialsOf, lab, tokensOf, userJwtOf } from './support'
 
 // Real nats-server processes and waits on the clock: room for a loaded machine.
 setDefaultTimeout(20000)
@@ -39,13 +39,20 @@ describe('without MSGBUS_URLS', () => {
     }
   })
 
-  test('revoking an existing key → 503 naming MSGBUS_URLS; an id that is not the caller\'s → 404', async () => {
+  test("revoking an existing key → 503 naming MSGBUS_URLS; an id that is not the caller's → 404", async () => {
     const t = await makeTestApp()
     const [ann] = await t.users('ann')
     const { insertMsgbusAccount } = await import('../../src/msgbus/store')
-    const row = await t.deps.db.write((tx) => insertMsgbusAccount(tx, {
-      uid: ann.user.id, accountType: 'user', msgbusPubKey: 'UKEY', account: 'USERS', issuedAt: 1, expiresAt: 2,
-    }))
+    const row = await t.deps.db.write((tx) =>
+      insertMsgbusAccount(tx, {
+        uid: ann.user.id,
+        accountType: 'user',
+        msgbusPubKey: 'UKEY',
+        account: 'USERS',
+        issuedAt: 1,
+        expiresAt: 2,
+      }),
+    )
     const res = await t.as(ann).send('POST', `/api/v1/user/settings/tokens/msgbus-tokens/${row.id}/revoke/`)
     expect(res.status).toBe(503)
     expect(((await res.json()) as { message: string }).message).toBe(Messages.notConfigured)
@@ -63,7 +70,7 @@ describe('GET /api/v1/user/msgbus/credentials', () => {
     expect((await t.request('GET', '/api/v1/user/msgbus/credentials', { token: plaintext })).status).toBe(403)
   })
 
-  test('a user\'s credentials answer is not cached and names the bus endpoints', async () => {
+  test("a user's credentials answer is not cached and names the bus endpoints", async () => {
     const { res, nats } = await issued
     expect(res.headers.get('cache-control')).toBe('no-store')
     expect(res.creds.msgbusEndpoints).toEqual([nats.url])
@@ -76,7 +83,7 @@ describe('GET /api/v1/user/msgbus/credentials', () => {
     expect(text).toContain('-----BEGIN USER NKEY SEED-----\nSU')
   })
 
-  test('the .creds JWT is a user key\'s, for the user\'s own subjects, expiring in 24 h', async () => {
+  test("the .creds JWT is a user key's, for the user's own subjects, expiring in 24 h", async () => {
     const { res, ann, t } = await issued
     const claims = userJwtOf(res.creds)
     expect(claims.sub.startsWith('U')).toBe(true)
@@ -92,20 +99,22 @@ describe('GET /api/v1/user/msgbus/credentials', () => {
     expect(second.sub).not.toBe(userJwtOf(res.creds).sub)
   })
 
-  test('the credentials connect and round-trip on the user\'s own subjects', async () => {
+  test("the credentials connect and round-trip on the user's own subjects", async () => {
     const { t } = await lab()
     const [ann] = await t.users('ann')
     const nc = await connected(await credentialsOf(t, ann))
     expect(await delivers(nc, nc, `user.${ann.user.id}.hello`)).toBe(true)
   })
 
-  test('ann cannot reach bob\'s subjects: her publish is refused and her subscription gets nothing', async () => {
+  test("ann cannot reach bob's subjects: her publish is refused and her subscription gets nothing", async () => {
     const { t } = await lab()
     const [ann, bob] = await t.users('ann', 'bob')
     const annConn = await connected(await credentialsOf(t, ann))
     const bobConn = await connected(await credentialsOf(t, bob))
     const violations: string[] = []
-    void (async () => { for await (const s of annConn.status()) if (s.type === 'error') violations.push(String(s.error.message)) })()
+    void (async () => {
+      for await (const s of annConn.status()) if (s.type === 'error') violations.push(String(s.error.message))
+    })()
     expect(await delivers(annConn, bobConn, `user.${bob.user.id}.inbox`)).toBe(false)
     expect(await delivers(bobConn, annConn, `user.${bob.user.id}.secret`)).toBe(false)
     expect(violations.join('\n')).toContain('Permissions Violation')
@@ -162,7 +171,7 @@ describe('POST /api/v1/user/settings/tokens/msgbus-tokens/{id}/revoke/', () => {
     expect(await connectRefusal(nats.url, fresh.credentials)).toBeUndefined()
   })
 
-  test('another user\'s id or an unknown id → 404, and nothing is revoked', async () => {
+  test("another user's id or an unknown id → 404, and nothing is revoked", async () => {
     const { t, nats } = await lab()
     const [ann, bob] = await t.users('ann', 'bob')
     const creds = await credentialsOf(t, ann)
@@ -260,7 +269,7 @@ describe('reconciliation', () => {
 })
 
 describe('deleted users', () => {
-  test('a deleted user\'s keys stay refused, the revoked and the live ones, once the account is pushed again', async () => {
+  test("a deleted user's keys stay refused, the revoked and the live ones, once the account is pushed again", async () => {
     const { t, nats } = await lab()
     const [ann, bob] = await t.users('ann', 'bob')
     const revoked = await credentialsOf(t, ann)
@@ -286,11 +295,15 @@ describe('reconnecting clients', () => {
     const creds = await credentialsOf(t, ann)
     // Default reconnect behaviour, only faster: the client retries after the server drops it.
     const nc = await connect({
-      servers: creds.msgbusEndpoints, authenticator: credsAuthenticator(Buffer.from(creds.credentials, 'base64')),
-      maxReconnectAttempts: 10, reconnectTimeWait: 100,
+      servers: creds.msgbusEndpoints,
+      authenticator: credsAuthenticator(Buffer.from(creds.credentials, 'base64')),
+      maxReconnectAttempts: 10,
+      reconnectTimeWait: 100,
     })
     const statuses: string[] = []
-    void (async () => { for await (const s of nc.status()) statuses.push(`${s.type} ${'error' in s ? String(s.error) : ''}`) })()
+    void (async () => {
+      for await (const s of nc.status()) statuses.push(`${s.type} ${'error' in s ? String(s.error) : ''}`)
+    })()
     const [row] = await tokensOf(t, ann)
     expect((await revoke(t, ann, row!.id)).status).toBe(200)
     const closedWith = await Promise.race([nc.closed(), Bun.sleep(10000).then(() => 'still open')])

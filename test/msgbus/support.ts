@@ -1,11 +1,14 @@
-import { decode, type ClaimsData, type User } from '@nats-io/jwt'
-import type { NatsConnection } from '@nats-io/transport-node'
 import { afterAll, expect } from 'bun:test'
+import { type ClaimsData, decode, type User } from '@nats-io/jwt'
+import type { NatsConnection } from '@nats-io/transport-node'
 import { closeMsgbus } from '../../src/msgbus/bus'
-import { makeTestApp, tempDir, type TestApp, type TestUser } from '../support/app'
-import { connectWithCredentials, freePort, natsServer, type NatsServer } from '../support/nats'
+import { makeTestApp, type TestApp, type TestUser, tempDir } from '../support/app'
+import { connectWithCredentials, freePort, type NatsServer, natsServer } from '../support/nats'
 
-export interface Credentials { msgbusEndpoints: string[]; credentials: string }
+export interface Credentials {
+  msgbusEndpoints: string[]
+  credentials: string
+}
 
 /** An app with MSGBUS_URLS pointing at a real nats-server configured by `msgbus nats-config`. */
 export async function lab(env: Record<string, string> = {}): Promise<{ t: TestApp; nats: NatsServer }> {
@@ -24,7 +27,9 @@ export async function credentialsOf(t: TestApp, who: TestUser): Promise<Credenti
 }
 
 const connections: NatsConnection[] = []
-afterAll(async () => { for (const nc of connections) if (!nc.isClosed()) await nc.close() })
+afterAll(async () => {
+  for (const nc of connections) if (!nc.isClosed()) await nc.close()
+})
 
 export async function connected(creds: Credentials): Promise<NatsConnection> {
   const nc = await connectWithCredentials(creds.msgbusEndpoints[0]!, creds.credentials)
@@ -35,9 +40,12 @@ export async function connected(creds: Credentials): Promise<NatsConnection> {
 export const userJwtOf = (creds: Credentials): ClaimsData<User> =>
   decode<User>(/-----BEGIN NATS USER JWT-----\n(.+)\n/.exec(Buffer.from(creds.credentials, 'base64').toString())![1]!)
 
-export async function tokensOf(t: TestApp, who: TestUser, path = '/api/v1/user/settings/tokens/msgbus-tokens/'): Promise<{ id: number; msgbusPubKey: string; revoked: boolean }[]> {
+export async function tokensOf(
+  t: TestApp,
+  who: TestUser,
+  path = '/api/v1/user/settings/tokens/msgbus-tokens/',
+): Promise<{ id: number; msgbusPubKey: string; revoked: boolean }[]> {
   const res = await t.as(who).get(path)
   expect(res.status).toBe(200)
   return res.json() as Promise<{ id: number; msgbusPubKey: string; revoked: boolean }[]>
 }
-

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { classifyAddress, egressFetch, EgressRefused, resolveChecked } from '../../src/net/egress'
+import { classifyAddress, EgressRefused, egressFetch, resolveChecked } from '../../src/net/egress'
 
 const strict = { allowPrivate: false }
 const lenient = { allowPrivate: true }
@@ -22,9 +22,20 @@ const METADATA_URLS = [
 ]
 
 const PRIVATE_URLS = [
-  'http://127.0.0.1/', 'http://127.1/', 'http://localhost/', 'http://[::1]/', 'http://0.0.0.0/', 'http://10.0.0.1/',
-  'http://172.16.5.4/', 'http://192.168.1.1/', 'http://100.64.0.1/', 'http://[fc00::1]/', 'http://[fe80::1]/',
-  'http://224.0.0.1/', 'http://[::ffff:127.0.0.1]/', 'http://[64:ff9b::10.0.0.1]/',
+  'http://127.0.0.1/',
+  'http://127.1/',
+  'http://localhost/',
+  'http://[::1]/',
+  'http://0.0.0.0/',
+  'http://10.0.0.1/',
+  'http://172.16.5.4/',
+  'http://192.168.1.1/',
+  'http://100.64.0.1/',
+  'http://[fc00::1]/',
+  'http://[fe80::1]/',
+  'http://224.0.0.1/',
+  'http://[::ffff:127.0.0.1]/',
+  'http://[64:ff9b::10.0.0.1]/',
 ]
 
 describe('egress guard', () => {
@@ -69,11 +80,15 @@ describe('egressFetch', () => {
   const hits: { host: string | null; path: string }[] = []
   const start = () => {
     hits.length = 0
-    server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch(request) {
-      const url = new URL(request.url)
-      hits.push({ host: request.headers.get('host'), path: url.pathname })
-      return url.pathname === '/moved' ? Response.redirect('http://169.254.169.254/', 302) : new Response('ok')
-    } })
+    server = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch(request) {
+        const url = new URL(request.url)
+        hits.push({ host: request.headers.get('host'), path: url.pathname })
+        return url.pathname === '/moved' ? Response.redirect('http://169.254.169.254/', 302) : new Response('ok')
+      },
+    })
     return server.port
   }
 

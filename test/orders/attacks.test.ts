@@ -18,17 +18,21 @@ async function orderServing(archive: Uint8Array) {
   await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'evil', url: repo.url })
   const [alice] = await t.users('alice')
   const res = await t.as(alice!).send('POST', '/api/v1/user/deploy/orders', {
-    spec: { packages: [{ chart: { name: 'demo', version: '0.1.0', releaseName: 'demo', namespace: 'default', sourceRef: { name: 'evil' } } }] },
+    spec: {
+      packages: [{ chart: { name: 'demo', version: '0.1.0', releaseName: 'demo', namespace: 'default', sourceRef: { name: 'evil' } } }],
+    },
   })
   return { res, dataDir: t.config.dataDir }
 }
 
 describe('hostile chart archives', () => {
   test('an archive with a ../ path → 422 JSON naming the path; nothing is written outside the chart cache', async () => {
-    const { res, dataDir } = await orderServing(tgzOf([
-      { path: 'demo/Chart.yaml', data: CHART_YAML },
-      { path: 'demo/../../escaped.yaml', data: 'kind: Pwned\n' },
-    ]))
+    const { res, dataDir } = await orderServing(
+      tgzOf([
+        { path: 'demo/Chart.yaml', data: CHART_YAML },
+        { path: 'demo/../../escaped.yaml', data: 'kind: Pwned\n' },
+      ]),
+    )
     expect(res.status).toBe(422)
     expect(res.headers.get('content-type')).toContain('application/json')
     expect((await res.json()).message).toContain('a path leaving the chart')
@@ -37,25 +41,34 @@ describe('hostile chart archives', () => {
   })
 
   test('an archive with an absolute path → 422', async () => {
-    const { res } = await orderServing(tgzOf([{ path: 'demo/Chart.yaml', data: CHART_YAML }, { path: '/etc/cron.d/x', data: 'x' }]))
+    const { res } = await orderServing(
+      tgzOf([
+        { path: 'demo/Chart.yaml', data: CHART_YAML },
+        { path: '/etc/cron.d/x', data: 'x' },
+      ]),
+    )
     expect(res.status).toBe(422)
     expect((await res.json()).message).toContain('absolute path')
   })
 
   test('an archive with a symlink → 422 naming the link', async () => {
-    const { res } = await orderServing(tgzOf([
-      { path: 'demo/Chart.yaml', data: CHART_YAML },
-      { path: 'demo/templates/passwd.yaml', type: '2', linkname: '/etc/passwd' },
-    ]))
+    const { res } = await orderServing(
+      tgzOf([
+        { path: 'demo/Chart.yaml', data: CHART_YAML },
+        { path: 'demo/templates/passwd.yaml', type: '2', linkname: '/etc/passwd' },
+      ]),
+    )
     expect(res.status).toBe(422)
     expect((await res.json()).message).toContain('a link')
   })
 
   test('an archive with a hard link → 422', async () => {
-    const { res } = await orderServing(tgzOf([
-      { path: 'demo/Chart.yaml', data: CHART_YAML },
-      { path: 'demo/values.yaml', type: '1', linkname: 'demo/Chart.yaml' },
-    ]))
+    const { res } = await orderServing(
+      tgzOf([
+        { path: 'demo/Chart.yaml', data: CHART_YAML },
+        { path: 'demo/values.yaml', type: '1', linkname: 'demo/Chart.yaml' },
+      ]),
+    )
     expect(res.status).toBe(422)
   })
 
@@ -76,7 +89,12 @@ describe('hostile chart archives', () => {
   })
 
   test('an archive with two top directories → 422', async () => {
-    const { res } = await orderServing(tgzOf([{ path: 'demo/Chart.yaml', data: CHART_YAML }, { path: 'other/x.yaml', data: 'x' }]))
+    const { res } = await orderServing(
+      tgzOf([
+        { path: 'demo/Chart.yaml', data: CHART_YAML },
+        { path: 'other/x.yaml', data: 'x' },
+      ]),
+    )
     expect(res.status).toBe(422)
     expect((await res.json()).message).toContain('more than one top directory')
   })
@@ -108,7 +126,9 @@ describe('size caps and private addresses', () => {
     const t = await makeTestApp(ENV)
     const [alice] = await t.users('alice')
     const res = await t.as(alice!).send('POST', '/api/v1/user/deploy/orders', {
-      spec: { packages: [{ chart: { name: 'demo', releaseName: 'demo', namespace: 'default', sourceRef: { kind: 'Legacy', name: repo.url } } }] },
+      spec: {
+        packages: [{ chart: { name: 'demo', releaseName: 'demo', namespace: 'default', sourceRef: { kind: 'Legacy', name: repo.url } } }],
+      },
     })
     expect(res.status).toBe(200)
   })

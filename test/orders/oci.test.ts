@@ -18,15 +18,16 @@ async function setup(source: Record<string, unknown>): Promise<{ t: TestApp; ali
   return { t, alice: alice! }
 }
 
-const orderOf = (t: TestApp, who: TestUser, chart: Record<string, unknown>) => t.as(who).send('POST', '/api/v1/user/deploy/orders', {
-  spec: { packages: [{ chart: { name: 'web', releaseName: 'web', namespace: 'default', sourceRef: { name: 'oci' }, ...chart } }] },
-})
+const orderOf = (t: TestApp, who: TestUser, chart: Record<string, unknown>) =>
+  t.as(who).send('POST', '/api/v1/user/deploy/orders', {
+    spec: { packages: [{ chart: { name: 'web', releaseName: 'web', namespace: 'default', sourceRef: { name: 'oci' }, ...chart } }] },
+  })
 
 const headerOf = async (t: TestApp, who: TestUser, uid: string) =>
   (await (await t.as(who).get(`/api/v1/user/deploy/orders/${uid}/render/manifest`)).text()).split('\n')[1]
 
 describe('OCI registry', () => {
-  test('a user orders an exact version → the registry is asked for that tag\'s manifest and the layer by digest, and it renders', async () => {
+  test("a user orders an exact version → the registry is asked for that tag's manifest and the layer by digest, and it renders", async () => {
     const { t, alice } = await setup({ url: open.url })
     const before = open.requests.length
     const res = await orderOf(t, alice, { version: '1.2.5' })
@@ -53,7 +54,7 @@ describe('OCI registry', () => {
     expect((await orderOf(t, alice, { name: 'nothing' })).status).toBe(422)
   })
 
-  test('a registry that wants a token: the source\'s credentials fetch a Bearer token from the realm; the order renders', async () => {
+  test("a registry that wants a token: the source's credentials fetch a Bearer token from the realm; the order renders", async () => {
     const { t, alice } = await setup({ url: guarded.url, username: 'puller', password: 's3cret-registry-pass' })
     const res = await orderOf(t, alice, { version: '~1.2' })
     expect(res.status).toBe(200)
@@ -61,7 +62,7 @@ describe('OCI registry', () => {
     expect(await headerOf(t, alice, (await res.json()).metadata.uid)).toBe('# Source: oci - web@1.2.5')
   })
 
-  test('a registry refusing the source\'s credentials → 502 naming the registry, never the password', async () => {
+  test("a registry refusing the source's credentials → 502 naming the registry, never the password", async () => {
     const { t, alice } = await setup({ url: guarded.url, username: 'puller', password: 'wrong-password-xyz' })
     const res = await orderOf(t, alice, { version: '1.2.0' })
     expect(res.status).toBe(502)

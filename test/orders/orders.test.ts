@@ -19,10 +19,17 @@ async function withSource(env: Record<string, string> = {}): Promise<{ t: TestAp
   return { t, alice: alice! }
 }
 
-const pkg = (chart: Record<string, unknown> = {}) => ({ chart: { name: 'demo', releaseName: 'demo', namespace: 'apps', sourceRef: { kind: 'HelmRepository', name: 'local' }, ...chart } })
+const pkg = (chart: Record<string, unknown> = {}) => ({
+  chart: { name: 'demo', releaseName: 'demo', namespace: 'apps', sourceRef: { kind: 'HelmRepository', name: 'local' }, ...chart },
+})
 
 async function order(t: TestApp, who: TestUser, packages: unknown[], key = 'packages') {
-  return t.as(who).send('POST', '/api/v1/user/deploy/orders', { apiVersion: 'x/v1', kind: 'Order', metadata: { uid: 'mine', labels: { a: 'b' } }, spec: { [key]: packages } })
+  return t.as(who).send('POST', '/api/v1/user/deploy/orders', {
+    apiVersion: 'x/v1',
+    kind: 'Order',
+    metadata: { uid: 'mine', labels: { a: 'b' } },
+    spec: { [key]: packages },
+  })
 }
 
 describe('POST /api/v1/user/deploy/orders', () => {
@@ -91,7 +98,8 @@ describe('POST /api/v1/user/deploy/orders', () => {
     const { t, alice } = await withSource()
     const ranged = await (await order(t, alice, [pkg({ version: '~0.1' })])).json()
     const exact = await (await order(t, alice, [pkg({ version: '0.3.0-rc.1' })])).json()
-    const header = async (uid: string) => (await (await t.as(alice).get(`/api/v1/user/deploy/orders/${uid}/render/manifest`)).text()).split('\n')[1]
+    const header = async (uid: string) =>
+      (await (await t.as(alice).get(`/api/v1/user/deploy/orders/${uid}/render/manifest`)).text()).split('\n')[1]
     expect(await header(ranged.metadata.uid)).toBe('# Source: local - demo@0.1.0')
     expect(await header(exact.metadata.uid)).toBe('# Source: local - demo@0.3.0-rc.1')
   })
@@ -110,7 +118,9 @@ describe('POST /api/v1/user/deploy/orders', () => {
 
   test('a user orders a chart by its archive URL (no source) → 200 and it renders', async () => {
     const { t, alice } = await withSource()
-    const res = await order(t, alice, [{ chart: { name: 'demo', releaseName: 'web', namespace: 'default', url: `${repo.url}/demo-0.1.0.tgz` } }])
+    const res = await order(t, alice, [
+      { chart: { name: 'demo', releaseName: 'web', namespace: 'default', url: `${repo.url}/demo-0.1.0.tgz` } },
+    ])
     expect(res.status).toBe(200)
     const uid = (await res.json()).metadata.uid
     const manifest = await t.as(alice).get(`/api/v1/user/deploy/orders/${uid}/render/manifest`)
@@ -134,7 +144,7 @@ describe('order list, get, delete', () => {
     expect((await t.as(alice).get(`/api/v1/user/deploy/orders/${first}`)).status).toBe(404)
   })
 
-  test('another user asks for, renders or deletes alice\'s order → 404 on every route', async () => {
+  test("another user asks for, renders or deletes alice's order → 404 on every route", async () => {
     const { t, alice } = await withSource()
     const [bob] = await t.users('bob')
     const uid = (await (await order(t, alice, [pkg()])).json()).metadata.uid
@@ -189,7 +199,6 @@ describe('render/manifest', () => {
     expect((await Bun.file(log).text()).trim().split('\n')).toEqual(['run'])
   })
 
-
   test('a valuesPatch that does not apply → 422 at order creation', async () => {
     const { t, alice } = await withSource()
     const res = await order(t, alice, [pkg({ valuesPatch: [{ op: 'replace', path: '/no/such/key', value: 1 }] })])
@@ -205,8 +214,17 @@ describe('render/resources', () => {
     const res = await t.as(alice).get(`/api/v1/user/deploy/orders/${uid}/render/resources?format=json`)
     expect(res.status).toBe(200)
     const [entry] = await res.json()
-    expect(entry).toMatchObject({ name: 'demo', version: '0.2.0', releaseName: 'demo', namespace: 'apps', sourceRef: { kind: 'HelmRepository', name: 'local' } })
-    expect(entry.manifest).toEqual({ key: `/${uid}/manifests/demo.yaml`, url: `https://platform.example/api/v1/user/deploy/orders/${uid}/manifests/demo.yaml` })
+    expect(entry).toMatchObject({
+      name: 'demo',
+      version: '0.2.0',
+      releaseName: 'demo',
+      namespace: 'apps',
+      sourceRef: { kind: 'HelmRepository', name: 'local' },
+    })
+    expect(entry.manifest).toEqual({
+      key: `/${uid}/manifests/demo.yaml`,
+      url: `https://platform.example/api/v1/user/deploy/orders/${uid}/manifests/demo.yaml`,
+    })
     expect(entry.crds).toHaveLength(1)
     expect(entry.crds[0].filename).toBe('demo/crds/widgets.yaml')
     expect(entry.crds[0].key).toBe(`/${uid}/crds/widgets.demo.example.com.yaml`)
@@ -225,7 +243,9 @@ describe('render/resources', () => {
     const uid = (await (await order(t, alice, [pkg()])).json()).metadata.uid
     const [entry] = await (await t.as(alice).get(`/api/v1/user/deploy/orders/${uid}/render/resources?skipCRDs=true`)).json()
     expect(entry.crds).toEqual([])
-    expect(entry.resources.find((r: { key: string }) => r.key === 'appsDeployment').data).toStartWith('apiVersion: apps/v1\nkind: Deployment\n')
+    expect(entry.resources.find((r: { key: string }) => r.key === 'appsDeployment').data).toStartWith(
+      'apiVersion: apps/v1\nkind: Deployment\n',
+    )
   })
 })
 

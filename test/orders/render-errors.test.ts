@@ -10,13 +10,21 @@ const CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n'
 function laughs(): string {
   const lines = ['  l0: &l0 "lol"']
   for (let i = 1; i < 4; i++) lines.push(`  l${i}: &l${i} [${Array.from({ length: 10 }, () => `*l${i - 1}`).join(', ')}]`)
-  return lines.join('\n') + '\n'
+  return `${lines.join('\n')}\n`
 }
 
 const repo = serveHelmRepo([
-  buildRawChart('needs', '1.0.0', { 'templates/cm.yaml': `${CM}data:\n  v: {{ required "set .Values.mustSet" .Values.mustSet | quote }}\n` }),
-  buildRawChart('newkube', '1.0.0', { 'Chart.yaml': 'apiVersion: v2\nname: newkube\nversion: 1.0.0\nkubeVersion: ">=1.30.0-0"\n', 'templates/cm.yaml': CM }),
-  buildRawChart('library', '1.0.0', { 'Chart.yaml': 'apiVersion: v2\nname: library\nversion: 1.0.0\ntype: library\n', 'templates/_x.tpl': '{{- define "x" }}x{{ end }}\n' }),
+  buildRawChart('needs', '1.0.0', {
+    'templates/cm.yaml': `${CM}data:\n  v: {{ required "set .Values.mustSet" .Values.mustSet | quote }}\n`,
+  }),
+  buildRawChart('newkube', '1.0.0', {
+    'Chart.yaml': 'apiVersion: v2\nname: newkube\nversion: 1.0.0\nkubeVersion: ">=1.30.0-0"\n',
+    'templates/cm.yaml': CM,
+  }),
+  buildRawChart('library', '1.0.0', {
+    'Chart.yaml': 'apiVersion: v2\nname: library\nversion: 1.0.0\ntype: library\n',
+    'templates/_x.tpl': '{{- define "x" }}x{{ end }}\n',
+  }),
   buildRawChart('spin', '1.0.0', { 'templates/cm.yaml': '{{- range until 6000 }}{{- range until 6000 }}{{- end }}{{- end }}\n' }),
   buildRawChart('laughs', '1.0.0', { 'templates/cm.yaml': `${CM}  annotations:\n    helm.sh/hook: post-install\ndata:\n${laughs()}` }),
   buildRawChart('hog', '1.0.0', { 'templates/cm.yaml': '{{- $x := until 30000000 }}a: {{ len $x }}\n' }),
@@ -41,10 +49,12 @@ describe('charts that do not render', () => {
     expect((await res.json()).message).toBe('Helm is not installed on this server (run npm install, or set HELM_PATH)')
   })
 
-  test('a template with `required` and the value missing → 422 with Helm\'s message; with the value → 200', async () => {
+  test("a template with `required` and the value missing → 422 with Helm's message; with the value → 200", async () => {
     const res = await render('needs')
     expect(res.status).toBe(422)
-    expect((await res.json()).message).toBe('the chart does not render: execution error at (needs/templates/cm.yaml:6:8): set .Values.mustSet')
+    expect((await res.json()).message).toBe(
+      'the chart does not render: execution error at (needs/templates/cm.yaml:6:8): set .Values.mustSet',
+    )
     const ok = await render('needs', {}, { mustSet: 'yes' })
     expect(ok.status).toBe(200)
     expect(await ok.text()).toContain('v: "yes"')

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { shellQuote } from '../../src/orders/render/scripts'
-import { makeTestApp, tempDir, type TestApp, type TestUser } from '../support/app'
+import { makeTestApp, type TestApp, type TestUser, tempDir } from '../support/app'
 import { buildChart, serveHelmRepo } from '../support/charts'
 
 /** The helm3 and yaml scripts parse (bash -n) and, run against stub helm/kubectl printing their arguments, pass every value literally. */
@@ -40,7 +40,10 @@ function runWithStubs(script: string): { calls: string[][]; dir: string } {
   const run = Bun.spawnSync(['bash', file], { cwd: dir, env: { PATH: `${dir}:/usr/bin:/bin` } })
   expect(run.exitCode).toBe(0)
   const text = existsSync(record) ? readFileSync(record, 'utf8') : ''
-  const calls = text.split('\0\n').filter(Boolean).map((line) => line.split('\0'))
+  const calls = text
+    .split('\0\n')
+    .filter(Boolean)
+    .map((line) => line.split('\0'))
   return { calls, dir }
 }
 
@@ -60,17 +63,19 @@ describe('GET /api/v1/user/deploy/orders/:id/helm3', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toStartWith('text/x-shellscript')
     const script = await res.text()
-    expect(script).toBe([
-      '#!/usr/bin/env sh',
-      '',
-      'helm upgrade --install demo demo \\',
-      `  --repo ${repo.url} --version 0.2.0 \\`,
-      '  --namespace apps --create-namespace \\',
-      '  --wait --debug --burst-limit=1000 \\',
-      '  --set image.tag=v2 \\',
-      '  --set replicaCount=2',
-      '',
-    ].join('\n'))
+    expect(script).toBe(
+      [
+        '#!/usr/bin/env sh',
+        '',
+        'helm upgrade --install demo demo \\',
+        `  --repo ${repo.url} --version 0.2.0 \\`,
+        '  --namespace apps --create-namespace \\',
+        '  --wait --debug --burst-limit=1000 \\',
+        '  --set image.tag=v2 \\',
+        '  --set replicaCount=2',
+        '',
+      ].join('\n'),
+    )
     expect(bashParses(script)).toBe(true)
   })
 
@@ -97,7 +102,7 @@ describe('GET /api/v1/user/deploy/orders/:id/helm3', () => {
     expect((await res.json()).message).toContain('"greeting"')
   })
 
-  test('with Accept: application/json → the original\'s [{os, url, command, script}] for linux and darwin', async () => {
+  test("with Accept: application/json → the original's [{os, url, command, script}] for linux and darwin", async () => {
     const { t, alice } = await setup()
     const uid = await orderWith(t, alice, {})
     const res = await t.as(alice).get(`/api/v1/user/deploy/orders/${uid}/helm3`, { accept: 'application/json' })
@@ -113,7 +118,16 @@ describe('GET /api/v1/user/deploy/orders/:id/helm3', () => {
 describe('GET /api/v1/user/deploy/orders/:id/yaml', () => {
   test('the script applies the CRDs and the manifest file from this server; both files are served', async () => {
     const { t, alice } = await setup()
-    const uid = await orderWith(t, alice, { waitFors: [{ resource: { group: 'apps', resource: 'deployments' }, labels: { matchLabels: { app: "x'y" } }, for: 'condition=Available', timeout: '5m' }] })
+    const uid = await orderWith(t, alice, {
+      waitFors: [
+        {
+          resource: { group: 'apps', resource: 'deployments' },
+          labels: { matchLabels: { app: "x'y" } },
+          for: 'condition=Available',
+          timeout: '5m',
+        },
+      ],
+    })
     const res = await t.as(alice).get(`/api/v1/user/deploy/orders/${uid}/yaml`)
     expect(res.status).toBe(200)
     const script = await res.text()
@@ -127,7 +141,9 @@ describe('GET /api/v1/user/deploy/orders/:id/yaml', () => {
     ])
     const manifest = await t.as(alice).get(`/api/v1/user/deploy/orders/${uid}/manifests/demo.yaml`)
     expect(manifest.status).toBe(200)
-    expect(await manifest.text()).toStartWith('---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n---\n# Source: demo/templates/pre-install.yaml\n')
+    expect(await manifest.text()).toStartWith(
+      '---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n---\n# Source: demo/templates/pre-install.yaml\n',
+    )
     const crd = await t.as(alice).get(`/api/v1/user/deploy/orders/${uid}/crds/widgets.demo.example.com.yaml`)
     expect(crd.status).toBe(200)
     expect(await crd.text()).toContain('kind: CustomResourceDefinition')

@@ -11,12 +11,26 @@ describe('/api/v1/admin/chart-sources', () => {
   test('a site admin adds, reads, replaces and deletes a source; the password is answered as "" everywhere and never logged', async () => {
     const t = await makeTestApp(ENV)
     const admin = await t.admin()
-    const created = await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'corp', url: 'oci://127.0.0.1:5000/charts', username: 'bot', password: PASSWORD })
+    const created = await t.as(admin).send('POST', '/api/v1/admin/chart-sources', {
+      name: 'corp',
+      url: 'oci://127.0.0.1:5000/charts',
+      username: 'bot',
+      password: PASSWORD,
+    })
     expect(created.status).toBe(201)
-    expect(await created.json()).toEqual({ name: 'corp', url: 'oci://127.0.0.1:5000/charts', username: 'bot', password: '', caData: '', insecureSkipTLSVerify: false })
+    expect(await created.json()).toEqual({
+      name: 'corp',
+      url: 'oci://127.0.0.1:5000/charts',
+      username: 'bot',
+      password: '',
+      caData: '',
+      insecureSkipTLSVerify: false,
+    })
     const list = await (await t.as(admin).get('/api/v1/admin/chart-sources')).text()
     const one = await (await t.as(admin).get('/api/v1/admin/chart-sources/corp')).text()
-    const replaced = await t.as(admin).send('PUT', '/api/v1/admin/chart-sources/corp', { url: 'https://127.0.0.1:8443/charts', username: 'bot2' })
+    const replaced = await t
+      .as(admin)
+      .send('PUT', '/api/v1/admin/chart-sources/corp', { url: 'https://127.0.0.1:8443/charts', username: 'bot2' })
     expect(replaced.status).toBe(200)
     expect((await replaced.json()).url).toBe('https://127.0.0.1:8443/charts')
     for (const text of [list, one, t.logs.join('\n')]) expect(text).not.toContain(PASSWORD)
@@ -28,10 +42,16 @@ describe('/api/v1/admin/chart-sources', () => {
     const registry = serveOciRegistry([buildChart('web', '1.0.0')], { username: 'bot', password: PASSWORD })
     const t = await makeTestApp(ENV)
     const admin = await t.admin()
-    await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'corp', url: 'oci://127.0.0.1:1/x', username: 'bot', password: PASSWORD })
+    await t
+      .as(admin)
+      .send('POST', '/api/v1/admin/chart-sources', { name: 'corp', url: 'oci://127.0.0.1:1/x', username: 'bot', password: PASSWORD })
     await t.as(admin).send('PUT', '/api/v1/admin/chart-sources/corp', { url: registry.url, username: 'bot' })
     const [alice] = await t.users('alice')
-    const res = await t.as(alice!).send('POST', '/api/v1/user/deploy/orders', { spec: { packages: [{ chart: { name: 'web', version: '1.0.0', releaseName: 'web', namespace: 'default', sourceRef: { name: 'corp' } } }] } })
+    const res = await t.as(alice!).send('POST', '/api/v1/user/deploy/orders', {
+      spec: {
+        packages: [{ chart: { name: 'web', version: '1.0.0', releaseName: 'web', namespace: 'default', sourceRef: { name: 'corp' } } }],
+      },
+    })
     expect(res.status).toBe(200)
   })
 
@@ -39,7 +59,9 @@ describe('/api/v1/admin/chart-sources', () => {
     const t = await makeTestApp(ENV)
     const [alice] = await t.users('alice')
     expect((await t.as(alice!).get('/api/v1/admin/chart-sources')).status).toBe(403)
-    expect((await t.as(alice!).send('POST', '/api/v1/admin/chart-sources', { name: 'x', url: 'https://charts.example.com' })).status).toBe(403)
+    expect((await t.as(alice!).send('POST', '/api/v1/admin/chart-sources', { name: 'x', url: 'https://charts.example.com' })).status).toBe(
+      403,
+    )
   })
 
   test('a loopback source without PLATFORM_ALLOW_PRIVATE_REGISTRIES → 422 naming that setting', async () => {
@@ -55,8 +77,12 @@ describe('/api/v1/admin/chart-sources', () => {
   test('a source URL carrying credentials, a bad name, a duplicate name → 422, 422, 409', async () => {
     const t = await makeTestApp(ENV)
     const admin = await t.admin()
-    expect((await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'a', url: 'https://u:p@127.0.0.1/charts' })).status).toBe(422)
-    expect((await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'Bad Name', url: 'https://127.0.0.1/charts' })).status).toBe(422)
+    expect((await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'a', url: 'https://u:p@127.0.0.1/charts' })).status).toBe(
+      422,
+    )
+    expect(
+      (await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'Bad Name', url: 'https://127.0.0.1/charts' })).status,
+    ).toBe(422)
     expect((await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'a', url: 'https://127.0.0.1/charts' })).status).toBe(201)
     expect((await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'a', url: 'https://127.0.0.1/other' })).status).toBe(409)
   })
@@ -65,12 +91,19 @@ describe('/api/v1/admin/chart-sources', () => {
     const t = await makeTestApp(ENV)
     const admin = await t.admin()
     await t.as(admin).send('POST', '/api/v1/admin/chart-sources', { name: 'a', url: 'https://127.0.0.1/charts' })
-    expect((await t.as(admin).send('PUT', '/api/v1/admin/chart-sources/a', { name: 'b', url: 'https://127.0.0.1/charts' })).status).toBe(422)
+    expect((await t.as(admin).send('PUT', '/api/v1/admin/chart-sources/a', { name: 'b', url: 'https://127.0.0.1/charts' })).status).toBe(
+      422,
+    )
     expect((await t.as(admin).send('PUT', '/api/v1/admin/chart-sources/zz', { url: 'https://127.0.0.1/charts' })).status).toBe(404)
   })
 
   test('PLATFORM_CHART_SOURCES seeds sources at start, password sealed and answered as ""', async () => {
-    const t = await makeTestApp({ ...ENV, PLATFORM_CHART_SOURCES: JSON.stringify([{ name: 'seeded', url: 'https://charts.example.com/stable', username: 'u', password: PASSWORD }]) })
+    const t = await makeTestApp({
+      ...ENV,
+      PLATFORM_CHART_SOURCES: JSON.stringify([
+        { name: 'seeded', url: 'https://charts.example.com/stable', username: 'u', password: PASSWORD },
+      ]),
+    })
     const admin = await t.admin()
     const res = await t.as(admin).get('/api/v1/admin/chart-sources/seeded')
     expect(res.status).toBe(200)

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages } from '../../src/orgs/members/service'
-import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 
 /**
  * "Site admins cannot be removed from the administrative org" holds on every route that can take

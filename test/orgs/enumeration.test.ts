@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { makeOrg } from '../orgs/support'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { permissionOf } from '../support/routes'
-import { makeOrg } from '../orgs/support'
 
 /**
  * T3: to an outsider a private org (and anything inside it) answers exactly like one that does
@@ -33,10 +33,19 @@ describe('T3: a private org looks like no org', () => {
       expect(hidden.status).toBe(400)
     })
 
-  for (const [method, suffix] of [['GET', ''], ['PATCH', ''], ['DELETE', ''], ['GET', '/members'], ['PUT', '/members/mallory'], ['DELETE', '/members/mallory']] as const)
+  for (const [method, suffix] of [
+    ['GET', ''],
+    ['PATCH', ''],
+    ['DELETE', ''],
+    ['GET', '/members'],
+    ['PUT', '/members/mallory'],
+    ['DELETE', '/members/mallory'],
+  ] as const)
     test(`an outsider ${method}s /teams/{team of a private org}${suffix} → the same answer as for a nonexistent team`, async () => {
       const { t, mallory, teamId } = await privateOrg()
-      const hidden = await snapshot(await t.as(mallory).send(method, `${API}/teams/${teamId}${suffix}`, method === 'PATCH' ? {} : undefined))
+      const hidden = await snapshot(
+        await t.as(mallory).send(method, `${API}/teams/${teamId}${suffix}`, method === 'PATCH' ? {} : undefined),
+      )
       const missing = await snapshot(await t.as(mallory).send(method, `${API}/teams/99999${suffix}`, method === 'PATCH' ? {} : undefined))
       expect(hidden).toEqual(missing)
       expect(hidden.status).toBe(404)
@@ -56,9 +65,10 @@ describe('T3 sweep: every org route, private org vs no org', () => {
       expect(routes.length).toBeGreaterThan(20)
       for (const route of routes) {
         const path = (name: string) => route.path.replace(':org', name).replace(':username', 'olga').replace(':action', 'leave')
-        const send = (name: string) => caller === 'outsider'
-          ? t.as(mallory).send(route.method, path(name), route.method === 'GET' ? undefined : {})
-          : t.request(route.method, path(name), route.method === 'GET' ? {} : { body: {} })
+        const send = (name: string) =>
+          caller === 'outsider'
+            ? t.as(mallory).send(route.method, path(name), route.method === 'GET' ? undefined : {})
+            : t.request(route.method, path(name), route.method === 'GET' ? {} : { body: {} })
         const hidden = await snapshot(await send('secret'))
         const missing = await snapshot(await send('nosuchorg'))
         expect({ route: `${route.method} ${route.path}`, ...hidden }).toEqual({ route: `${route.method} ${route.path}`, ...missing })

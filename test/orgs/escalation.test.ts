@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages as GrantMessages } from '../../src/authz/grants'
-import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 
 /**
  * T32: a caller can grant (or take away) only what they hold themselves. `mia` holds `admin:org`
@@ -10,14 +10,22 @@ import { makeOrg } from '../orgs/support'
 
 const API = '/api/v1'
 
-interface Setup { t: TestApp; olga: TestUser; mia: TestUser; ownersTeamId: number; managersTeamId: number }
+interface Setup {
+  t: TestApp
+  olga: TestUser
+  mia: TestUser
+  ownersTeamId: number
+  managersTeamId: number
+}
 
 async function managerSetup(): Promise<Setup> {
   const t = await makeTestApp()
   const [olga, mia] = await t.users('olga', 'mia')
   const { ownersTeam } = await makeOrg(t, 'acme', { owner: olga })
   const role = await (await t.as(olga).send('POST', `${API}/orgs/acme/roles`, { name: 'managers', permissions: ['admin:org'] })).json()
-  const team = await (await t.as(olga).send('POST', `${API}/orgs/acme/teams`, { name: 'managers', permission: 'read', role_ids: [role.id] })).json()
+  const team = await (
+    await t.as(olga).send('POST', `${API}/orgs/acme/teams`, { name: 'managers', permission: 'read', role_ids: [role.id] })
+  ).json()
   expect((await t.as(olga).send('PUT', `${API}/teams/${team.id}/members/mia`)).status).toBe(204)
   return { t, olga, mia, ownersTeamId: ownersTeam.id, managersTeamId: team.id }
 }
@@ -44,7 +52,9 @@ describe('T32: grants are bounded by what the caller holds', () => {
   test('a custom-role manager puts an owner-made delete:org role on her own team → 403, she still cannot delete the org', async () => {
     const { t, olga, mia, managersTeamId } = await managerSetup()
     const roles = await (await t.as(olga).get(`${API}/orgs/acme/roles`)).json()
-    const deleters = await (await t.as(olga).send('POST', `${API}/orgs/acme/roles`, { name: 'deleters', permissions: ['delete:org'] })).json()
+    const deleters = await (
+      await t.as(olga).send('POST', `${API}/orgs/acme/roles`, { name: 'deleters', permissions: ['delete:org'] })
+    ).json()
     const res = await t.as(mia).send('PATCH', `${API}/teams/${managersTeamId}`, { role_ids: [roles[0].id, deleters.id] })
     expect(res.status).toBe(403)
     expect((await t.as(mia).delete(`${API}/orgs/acme`)).status).toBe(403)
@@ -94,7 +104,9 @@ describe('T32: grants are bounded by what the caller holds', () => {
     const { t, olga, ownersTeamId } = await managerSetup()
     await t.users('otto')
     expect((await t.as(olga).send('PUT', `${API}/teams/${ownersTeamId}/members/otto`)).status).toBe(204)
-    expect((await t.as(olga).send('POST', `${API}/orgs/acme/roles`, { name: 'all', permissions: ['delete:org', 'admin:org'] })).status).toBe(201)
+    expect(
+      (await t.as(olga).send('POST', `${API}/orgs/acme/roles`, { name: 'all', permissions: ['delete:org', 'admin:org'] })).status,
+    ).toBe(201)
   })
 
   test('a site admin outside the org adds someone to Owners → 204', async () => {

@@ -7,10 +7,18 @@ import { makeOrg } from './support'
 
 const API = '/api/v1'
 
-interface FleetmgrApiToken { userID: number; orgID: number; orgName: string; accessKeyID: string; secretAccessKey: string }
+interface FleetmgrApiToken {
+  userID: number
+  orgID: number
+  orgName: string
+  accessKeyID: string
+  secretAccessKey: string
+}
 
 async function fleetOrg(t: TestApp, owner: TestUser): Promise<number> {
-  const res = await t.as(owner).send('POST', `${API}/orgs`, { username: 'fleet', fleetmgrManagementClusterEndPoint: 'https://mgmt.example' })
+  const res = await t
+    .as(owner)
+    .send('POST', `${API}/orgs`, { username: 'fleet', fleetmgrManagementClusterEndPoint: 'https://mgmt.example' })
   expect(res.status).toBe(201)
   return ((await res.json()) as { id: number }).id
 }
@@ -149,7 +157,9 @@ describe('deprecated fleet-manager user-token routes', () => {
     const res = await t.as(olga).get(`${API}/orgs/fleet/fleetmgr/user-token`)
     expect(res.status).toBe(200)
     expect(res.headers.get('link')).toBe('<sync-token>; rel="successor-version"')
-    expect(new URL('sync-token', `http://localhost${API}/orgs/fleet/fleetmgr/user-token`).pathname).toBe(`${API}/orgs/fleet/fleetmgr/sync-token`)
+    expect(new URL('sync-token', `http://localhost${API}/orgs/fleet/fleetmgr/user-token`).pathname).toBe(
+      `${API}/orgs/fleet/fleetmgr/sync-token`,
+    )
     expect(await res.json()).toEqual(await (await t.as(olga).get(`${API}/orgs/fleet/fleetmgr/sync-token`)).json())
   })
 

@@ -13,7 +13,7 @@ describe('forced membership', () => {
     const unknown = await t.as(eve!).send('PUT', `/api/v1/teams/${ownersTeam.id}/members/nobody-at-all`)
     expect(forced.status).toBe(404)
     expect(await forced.text()).toBe(await unknown.text())
-    const members = await (await t.as(eve!).get('/api/v1/orgs/trap/members')).json() as { login: string }[]
+    const members = (await (await t.as(eve!).get('/api/v1/orgs/trap/members')).json()) as { login: string }[]
     expect(members.map((m) => m.login)).toEqual(['eve'])
     expect(await (await t.as(vic!).get('/api/v1/user/orgs')).json()).toEqual([])
   }, 30_000)

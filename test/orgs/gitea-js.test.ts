@@ -42,13 +42,21 @@ describe('gitea-js 1.23.0 against the server, unchanged', () => {
 
   test('orgEdit by the owner → the changes, other fields kept; by a non-member → 403', async () => {
     const { asAlice, asBob } = await gitOrg()
-    expect((await asAlice.orgs.orgEdit('gitorg', { description: 'edited', location: 'Lisbon' })).data).toMatchObject({ description: 'edited', location: 'Lisbon', full_name: 'Git Org' })
+    expect((await asAlice.orgs.orgEdit('gitorg', { description: 'edited', location: 'Lisbon' })).data).toMatchObject({
+      description: 'edited',
+      location: 'Lisbon',
+      full_name: 'Git Org',
+    })
     expect(await statusOf(asBob.orgs.orgEdit('gitorg', { description: 'nope' }))).toBe(403)
   })
 
   test('userListTeams → the Owners team of the new org', async () => {
     const { asAlice } = await gitOrg()
-    expect((await asAlice.user.userListTeams()).data[0]).toMatchObject({ name: 'Owners', permission: 'owner', organization: { name: 'gitorg' } })
+    expect((await asAlice.user.userListTeams()).data[0]).toMatchObject({
+      name: 'Owners',
+      permission: 'owner',
+      organization: { name: 'gitorg' },
+    })
   })
 
   test('a member added to a team: orgListMembers and orgIsMember show them; anonymous orgIsMember of a private member → 404', async () => {

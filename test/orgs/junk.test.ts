@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages } from '../../src/orgs/teams/service'
-import { makeTestApp } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp } from '../support/app'
 
 /** Junk identifiers: names of orgs where users are expected, odd ids. Never a 500, never a change. */
 

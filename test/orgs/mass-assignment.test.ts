@@ -1,11 +1,21 @@
 import { describe, expect, test } from 'bun:test'
-import { makeTestApp } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp } from '../support/app'
 
 /** T15: server-owned fields sent in org and team bodies are ignored. */
 
 const API = '/api/v1'
-const HOSTILE = { id: 1, type: 0, is_admin: true, orgId: 1, org_id: 1, lowerName: 'root', avatar: '../../etc/passwd', createdBy: 1, origin: 'marketplace' }
+const HOSTILE = {
+  id: 1,
+  type: 0,
+  is_admin: true,
+  orgId: 1,
+  org_id: 1,
+  lowerName: 'root',
+  avatar: '../../etc/passwd',
+  createdBy: 1,
+  origin: 'marketplace',
+}
 
 describe('T15: mass assignment on orgs and teams', () => {
   test('alice creates an org with server-owned fields → 201, none of them taken', async () => {
@@ -18,7 +28,14 @@ describe('T15: mass assignment on orgs and teams', () => {
     expect(org.id).not.toBe(1)
     expect(org.avatar_url).toEndWith('/avatars/acme')
     expect((await t.as(root).get(`${API}/user`)).status).toBe(200)
-    expect((await t.as(alice).get(`${API}/user`).then((r) => r.json())).is_admin).toBe(false)
+    expect(
+      (
+        await t
+          .as(alice)
+          .get(`${API}/user`)
+          .then((r) => r.json())
+      ).is_admin,
+    ).toBe(false)
     expect((await t.as(alice).get(`${API}/orgs/acme`)).status).toBe(200)
   })
 
@@ -37,7 +54,9 @@ describe('T15: mass assignment on orgs and teams', () => {
     const [olga, bob] = await t.users('olga', 'bob')
     await makeOrg(t, 'other', { owner: bob })
     await makeOrg(t, 'acme', { owner: olga })
-    const res = await t.as(olga).send('POST', `${API}/orgs/acme/teams`, { name: 'devs', ...HOSTILE, type: 'owners', organization: { username: 'other' } })
+    const res = await t
+      .as(olga)
+      .send('POST', `${API}/orgs/acme/teams`, { name: 'devs', ...HOSTILE, type: 'owners', organization: { username: 'other' } })
     expect(res.status).toBe(201)
     expect(await res.json()).toMatchObject({ name: 'devs', type: 'custom', permission: 'read', organization: { username: 'acme' } })
   })

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages as AuthzMessages } from '../../src/authz/authorize'
-import { Messages as ConditionMessages } from '../../src/orgs/rules'
 import { Messages } from '../../src/orgs/members/service'
+import { Messages as ConditionMessages } from '../../src/orgs/rules'
 import { makeTestApp } from '../support/app'
 import { makeOrg } from './support'
 
@@ -26,7 +26,10 @@ describe('GET /orgs/{org}/members', () => {
     const res = await t.as(bob).get(`${API}/orgs/acme/members?limit=2&page=1`)
     expect(res.headers.get('x-total-count')).toBe('3')
     expect(res.headers.get('link')).toContain('rel="next"')
-    expect((await res.json()).map((u: { login: string; orgAdmin: boolean }) => [u.login, u.orgAdmin])).toEqual([['ada', true], ['alice', true]])
+    expect((await res.json()).map((u: { login: string; orgAdmin: boolean }) => [u.login, u.orgAdmin])).toEqual([
+      ['ada', true],
+      ['alice', true],
+    ])
     expect(await logins(await t.as(bob).get(`${API}/orgs/acme/members?limit=2&page=2`))).toEqual(['bob'])
   })
 
@@ -140,7 +143,7 @@ describe('public members', () => {
     expect((await t.request('GET', `${API}/orgs/acme/public_members/bob`)).status).toBe(404)
   })
 
-  test('the owner publicizing or concealing bob → 403 with Gitea\'s messages', async () => {
+  test("the owner publicizing or concealing bob → 403 with Gitea's messages", async () => {
     const t = await makeTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     await makeOrg(t, 'acme', { owner: alice, members: [bob] })
@@ -180,7 +183,7 @@ describe('POST /orgs/{org}/members/action/{action}', () => {
     expect((await t.request('GET', `${API}/orgs/acme/public_members/bob`)).status).toBe(404)
   })
 
-  test('the owner may set another member\'s visibility; a member may not → 403', async () => {
+  test("the owner may set another member's visibility; a member may not → 403", async () => {
     const t = await makeTestApp()
     const [alice, bob, mia] = await t.users('alice', 'bob', 'mia')
     await makeOrg(t, 'acme', { owner: alice, members: [bob, mia] })

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages as AuthzMessages } from '../../src/authz/authorize'
-import { Messages as ConditionMessages } from '../../src/orgs/rules'
 import { Messages as IdentityMessages } from '../../src/identity/service'
 import { updateUser } from '../../src/identity/store'
 import { mintToken } from '../../src/identity/tokens/service'
+import { Messages as ConditionMessages } from '../../src/orgs/rules'
 import { Messages } from '../../src/orgs/service'
 import { makeTestApp } from '../support/app'
 import { makeOrg, PNG } from './support'
@@ -14,9 +14,18 @@ describe('POST /orgs', () => {
   test('alice creates a limited org → 201, she is its only member, privately, in the Owners team', async () => {
     const t = await makeTestApp()
     const [alice, carol] = await t.users('alice', 'carol')
-    const res = await t.as(alice).send('POST', `${API}/orgs`, { username: 'neworg', visibility: 'limited', full_name: 'New Org', website: 'https://new.example' })
+    const res = await t
+      .as(alice)
+      .send('POST', `${API}/orgs`, { username: 'neworg', visibility: 'limited', full_name: 'New Org', website: 'https://new.example' })
     expect(res.status).toBe(201)
-    expect(await res.json()).toMatchObject({ username: 'neworg', name: 'neworg', visibility: 'limited', orgType: 1, full_name: 'New Org', website: 'https://new.example' })
+    expect(await res.json()).toMatchObject({
+      username: 'neworg',
+      name: 'neworg',
+      visibility: 'limited',
+      orgType: 1,
+      full_name: 'New Org',
+      website: 'https://new.example',
+    })
     expect((await (await t.as(alice).get(`${API}/orgs/neworg/members`)).json()).map((u: { login: string }) => u.login)).toEqual(['alice'])
     expect(await (await t.as(carol).get(`${API}/orgs/neworg/members`)).json()).toEqual([])
     const teams = await (await t.as(alice).get(`${API}/orgs/neworg/teams`)).json()
@@ -26,9 +35,17 @@ describe('POST /orgs', () => {
   test('orgType alone sets the visibility; visibility wins when both are sent', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
-    expect(await (await t.as(alice).send('POST', `${API}/orgs`, { username: 'o1', orgType: 'private' })).json()).toMatchObject({ visibility: 'private', orgType: 2 })
-    expect(await (await t.as(alice).send('POST', `${API}/orgs`, { username: 'o2', orgType: 'private', visibility: 'limited' })).json()).toMatchObject({ orgType: 1 })
-    expect(await (await t.as(alice).send('POST', `${API}/orgs`, { username: 'o3', visibility: '' })).json()).toMatchObject({ visibility: 'public', orgType: 0 })
+    expect(await (await t.as(alice).send('POST', `${API}/orgs`, { username: 'o1', orgType: 'private' })).json()).toMatchObject({
+      visibility: 'private',
+      orgType: 2,
+    })
+    expect(
+      await (await t.as(alice).send('POST', `${API}/orgs`, { username: 'o2', orgType: 'private', visibility: 'limited' })).json(),
+    ).toMatchObject({ orgType: 1 })
+    expect(await (await t.as(alice).send('POST', `${API}/orgs`, { username: 'o3', visibility: '' })).json()).toMatchObject({
+      visibility: 'public',
+      orgType: 0,
+    })
   })
 
   test('a name taken by a user or an org, in any case → 422', async () => {
@@ -40,7 +57,10 @@ describe('POST /orgs', () => {
   })
 
   test.each([
-    ['api', IdentityMessages.nameReserved], ['x.keys', IdentityMessages.nameNotAllowed], ['-bad', IdentityMessages.nameInvalid], ['a'.repeat(41), IdentityMessages.nameInvalid],
+    ['api', IdentityMessages.nameReserved],
+    ['x.keys', IdentityMessages.nameNotAllowed],
+    ['-bad', IdentityMessages.nameInvalid],
+    ['a'.repeat(41), IdentityMessages.nameInvalid],
   ])('name %p → 422 with the reason', async (username, message) => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
@@ -85,9 +105,18 @@ describe('POST /orgs', () => {
 
 describe('GET /orgs/{org}', () => {
   const cases: [visibility: 'public' | 'limited' | 'private', who: 'anonymous' | 'outsider' | 'member' | 'site-admin', status: number][] = [
-    ['public', 'anonymous', 200], ['public', 'outsider', 200], ['public', 'member', 200], ['public', 'site-admin', 200],
-    ['limited', 'anonymous', 404], ['limited', 'outsider', 200], ['limited', 'member', 200], ['limited', 'site-admin', 200],
-    ['private', 'anonymous', 404], ['private', 'outsider', 404], ['private', 'member', 200], ['private', 'site-admin', 200],
+    ['public', 'anonymous', 200],
+    ['public', 'outsider', 200],
+    ['public', 'member', 200],
+    ['public', 'site-admin', 200],
+    ['limited', 'anonymous', 404],
+    ['limited', 'outsider', 200],
+    ['limited', 'member', 200],
+    ['limited', 'site-admin', 200],
+    ['private', 'anonymous', 404],
+    ['private', 'outsider', 404],
+    ['private', 'member', 200],
+    ['private', 'site-admin', 200],
   ]
   for (const [visibility, who, status] of cases)
     test(`a ${visibility} org seen by ${who} → ${status}`, async () => {
@@ -97,10 +126,11 @@ describe('GET /orgs/{org}', () => {
       const caller = { outsider: carol, member: mia, 'site-admin': await t.admin() }
       const res = who === 'anonymous' ? await t.request('GET', `${API}/orgs/acme`) : await t.as(caller[who]).get(`${API}/orgs/acme`)
       expect(res.status).toBe(status)
-      if (status === 200) expect(await res.json()).toMatchObject({ username: 'acme', visibility, avatar_url: `${t.config.publicUrl}/avatars/acme` })
+      if (status === 200)
+        expect(await res.json()).toMatchObject({ username: 'acme', visibility, avatar_url: `${t.config.publicUrl}/avatars/acme` })
     })
 
-  test('an unknown org, or a user\'s name → 404', async () => {
+  test("an unknown org, or a user's name → 404", async () => {
     const t = await makeTestApp()
     await t.users('alice')
     expect((await t.request('GET', `${API}/orgs/nope`)).status).toBe(404)
@@ -114,9 +144,20 @@ describe('PATCH /orgs/{org}', () => {
     const [olga] = await t.users('olga')
     await makeOrg(t, 'acme', { owner: olga })
     await t.as(olga).send('PATCH', `${API}/orgs/acme`, { full_name: 'Acme Inc', location: 'Berlin' })
-    const res = await t.as(olga).send('PATCH', `${API}/orgs/acme`, { description: 'd', visibility: 'private', fleetmgrManagementClusterEndPoint: 'https://mgmt.example' })
+    const res = await t.as(olga).send('PATCH', `${API}/orgs/acme`, {
+      description: 'd',
+      visibility: 'private',
+      fleetmgrManagementClusterEndPoint: 'https://mgmt.example',
+    })
     expect(res.status).toBe(200)
-    expect(await res.json()).toMatchObject({ description: 'd', full_name: 'Acme Inc', location: 'Berlin', visibility: 'private', orgType: 2, fleetmgrManagementClusterEndPoint: 'https://mgmt.example' })
+    expect(await res.json()).toMatchObject({
+      description: 'd',
+      full_name: 'Acme Inc',
+      location: 'Berlin',
+      visibility: 'private',
+      orgType: 2,
+      fleetmgrManagementClusterEndPoint: 'https://mgmt.example',
+    })
   })
 
   test('an org admin may edit → 200', async () => {
@@ -212,7 +253,16 @@ describe('GET /orgs/{org}/user/{username}', () => {
     await makeOrg(t, 'acme', { owner: olga })
     const res = await t.as(olga).get(`${API}/orgs/acme/user/bob`)
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ name: 'bob', full_name: '', email: 'bob@example.com', website: '', location: '', language: '', description: '', keep_email_private: false })
+    expect(await res.json()).toEqual({
+      name: 'bob',
+      full_name: '',
+      email: 'bob@example.com',
+      website: '',
+      location: '',
+      language: '',
+      description: '',
+      keep_email_private: false,
+    })
   })
 
   test('an unknown or inactive user → 400', async () => {
@@ -240,7 +290,7 @@ describe('GET /orgs/{org}/is-owner', () => {
   })
 })
 
-describe('the caller\'s organizations', () => {
+describe("the caller's organizations", () => {
   test('GET /user/orgs includes private memberships and hidden orgs, by name, with X-Total-Count and Link', async () => {
     const t = await makeTestApp()
     const [olga, bob] = await t.users('olga', 'bob')
@@ -250,7 +300,9 @@ describe('the caller\'s organizations', () => {
     expect(res.status).toBe(200)
     expect((await res.json()).map((o: { username: string }) => o.username)).toEqual(['acme'])
     expect(res.headers.get('x-total-count')).toBe('2')
-    expect(res.headers.get('link')).toBe(`<${t.config.publicUrl}/api/v1/user/orgs?limit=1&page=2>; rel="next",<${t.config.publicUrl}/api/v1/user/orgs?limit=1&page=2>; rel="last"`)
+    expect(res.headers.get('link')).toBe(
+      `<${t.config.publicUrl}/api/v1/user/orgs?limit=1&page=2>; rel="next",<${t.config.publicUrl}/api/v1/user/orgs?limit=1&page=2>; rel="last"`,
+    )
   })
 
   test('GET /user/orgs anonymously → 401', async () => {
@@ -295,7 +347,7 @@ describe('the caller\'s organizations', () => {
     expect((await t.request('GET', `${API}/users/olga/orgs`)).status).toBe(401)
   })
 
-  test('GET /user/settings/organizations lists the caller\'s orgs', async () => {
+  test("GET /user/settings/organizations lists the caller's orgs", async () => {
     const t = await makeTestApp()
     const [olga] = await t.users('olga')
     await makeOrg(t, 'acme', { owner: olga, visibility: 'private' })
@@ -344,11 +396,15 @@ describe('/user/settings/organizations/create', () => {
     const t = await makeTestApp({ PLATFORM_DISABLE_REGULAR_ORG_CREATION: 'true' })
     const [alice] = await t.users('alice')
     const admin = await t.admin()
-    const form = (name?: string) => { const f = new FormData(); if (name) f.set('org_name', name); f.set('description', 'd'); return f }
+    const form = (name?: string) => {
+      const f = new FormData()
+      if (name) f.set('org_name', name)
+      f.set('description', 'd')
+      return f
+    }
     expect((await t.as(admin).send('POST', `${API}/user/settings/organizations/create`, form())).status).toBe(422)
     expect((await t.as(admin).send('POST', `${API}/user/settings/organizations/create`, form('alice'))).status).toBe(422)
     expect((await t.as(alice).send('POST', `${API}/user/settings/organizations/create`, form('neworg'))).status).toBe(403)
     expect((await t.request('POST', `${API}/user/settings/organizations/create`, { body: form('neworg') })).status).toBe(401)
   })
 })
-

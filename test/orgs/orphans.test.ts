@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages as ConditionMessages } from '../../src/identity/settings/service'
 import { ownerIds } from '../../src/orgs/store'
-import { makeTestApp, PASSWORD } from '../support/app'
 import { makeOrg, PNG } from '../orgs/support'
+import { makeTestApp, PASSWORD } from '../support/app'
 
 /** Deleting accounts and odd create forms leave no ownerless orgs and no 500s. */
 

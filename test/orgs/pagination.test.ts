@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { makeTestApp } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp } from '../support/app'
 
 /** Decisions §1: org lists send X-Total-Count and Gitea's Link header; junk page → 1; limit clamped to 50. */
 
@@ -11,7 +11,12 @@ describe('pagination headers on the org lists', () => {
     test(`olga pages ${path} with limit=1 → one item, X-Total-Count 3, Link next/last; page=junk → page 1`, async () => {
       const t = await makeTestApp()
       const [olga, u2, u3] = await t.users('olga', 'u2', 'u3')
-      for (const name of ['o1', 'o2', 'o3']) await makeOrg(t, name, { owner: olga, members: name === 'o1' ? [u2, u3] : [], publicMembers: name === 'o1' ? [olga, u2, u3] : [olga] })
+      for (const name of ['o1', 'o2', 'o3'])
+        await makeOrg(t, name, {
+          owner: olga,
+          members: name === 'o1' ? [u2, u3] : [],
+          publicMembers: name === 'o1' ? [olga, u2, u3] : [olga],
+        })
       const res = await t.as(olga).get(`${API}${path}?limit=1&page=junk`)
       expect(res.status).toBe(200)
       expect((await res.json()).length).toBe(1)

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test'
-import { makeTestApp } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp } from '../support/app'
 
 /** Writes racing a delete of what they write into: 404, never a 500 from a dangling foreign key. */
 
 const API = '/api/v1'
 
-describe('team membership racing the team\'s deletion', () => {
+describe("team membership racing the team's deletion", () => {
   test('an owner adds five users while another owner deletes the team → every answer 204 or 404, none 500', async () => {
     const t = await makeTestApp()
     const [olga, otto] = await t.users('olga', 'otto')
@@ -38,7 +38,7 @@ describe('team membership racing the team\'s deletion', () => {
   })
 })
 
-describe('org writes racing the org\'s deletion', () => {
+describe("org writes racing the org's deletion", () => {
   for (const [what, method, path, body, ok] of [
     ['edits the org', 'PATCH', '/orgs/acme', { description: 'd' }, 200],
     ['creates a team', 'POST', '/orgs/acme/teams', { name: 'devs' }, 201],
@@ -51,10 +51,17 @@ describe('org writes racing the org\'s deletion', () => {
       const { org } = await makeOrg(t, 'acme', { owner: olga })
       const responses = await Promise.all([
         t.as(olga).delete(`${API}/orgs/acme`),
-        ...[1, 2, 3, 4].map((i) => t.as(olga).send(method, `${API}${path}`, body && 'name' in body ? { ...body, name: `${body.name}${i}` } : body)),
+        ...[1, 2, 3, 4].map((i) =>
+          t.as(olga).send(method, `${API}${path}`, body && 'name' in body ? { ...body, name: `${body.name}${i}` } : body),
+        ),
       ])
       expect(responses[0].status).toBe(204)
       for (const r of responses.slice(1)) expect([ok, 404]).toContain(r.status)
-      expect((await t.as(olga).get(`${API}/user/inbox/subscriptions?orgID=${org.id}`).then((r) => r.json()))).toEqual([])
+      expect(
+        await t
+          .as(olga)
+          .get(`${API}/user/inbox/subscriptions?orgID=${org.id}`)
+          .then((r) => r.json()),
+      ).toEqual([])
     })
 })

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages as ConditionMessages } from '../../src/orgs/rules'
 import { ownerIds } from '../../src/orgs/store'
-import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 
 /**
  * T33: the last-owner rule holds under concurrency. Two owners who leave (or remove each other)
@@ -35,7 +35,10 @@ describe('T33: two owners at once', () => {
 
   test('each owner removes the other at once (DELETE member) → one 204, one 409, an owner remains', async () => {
     const { t, olga, otto, orgId } = await twoOwners()
-    const responses = await Promise.all([t.as(olga).delete(`${API}/orgs/acme/members/otto`), t.as(otto).delete(`${API}/orgs/acme/members/olga`)])
+    const responses = await Promise.all([
+      t.as(olga).delete(`${API}/orgs/acme/members/otto`),
+      t.as(otto).delete(`${API}/orgs/acme/members/olga`),
+    ])
     await expectOneWins(t, orgId, responses, 204)
   })
 

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { orgAuthSources } from '../../db/schema'
-import { Messages as SourceMessages } from '../../src/orgs/auth-source/service'
-import { Messages as SignInMessages } from '../../src/identity/signin/service'
 import { Messages as LinkMessages } from '../../src/identity/security/account-links/service'
+import { Messages as SignInMessages } from '../../src/identity/signin/service'
+import { Messages as SourceMessages } from '../../src/orgs/auth-source/service'
 import { basic, makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
-import { CookieJar, startOidcProvider, throughProvider, type OidcAccount, type OidcProviderHandle } from '../support/oidc-provider'
+import { CookieJar, type OidcAccount, type OidcProviderHandle, startOidcProvider, throughProvider } from '../support/oidc-provider'
 import { makeOrg } from './support'
 
 // In-process requests reach the app at the default public URL, which is also what the provider redirects to.
@@ -24,15 +24,24 @@ async function lab(options: { enforce?: boolean; org?: string } = {}): Promise<L
   const { org } = await makeOrg(t, options.org ?? 'acme', { owner: olga! })
   const idp = await startOidcProvider([`${PUBLIC}/api/v1/user/oauth2/org-${org.id}`])
   const res = await t.as(olga!).send('POST', `/api/v1/orgs/${org.name}/auth-source`, {
-    name: 'Acme Login', provider: 'openidConnect', clientID: idp.clientId, clientSecret: idp.clientSecret,
-    discoveryURL: `${idp.issuer}/.well-known/openid-configuration`, enforceForMembers: options.enforce ?? false,
+    name: 'Acme Login',
+    provider: 'openidConnect',
+    clientID: idp.clientId,
+    clientSecret: idp.clientSecret,
+    discoveryURL: `${idp.issuer}/.well-known/openid-configuration`,
+    enforceForMembers: options.enforce ?? false,
   })
   if (res.status !== 201) throw new Error(`creating the source: ${res.status} ${await res.text()}`)
   return { t, olga: olga!, orgId: org.id, idp }
 }
 
 /** A browser signing in through the org's source: start, the provider's login as `account`, the callback. */
-async function ssoSignIn(lab: Lab, account: OidcAccount, jar = new CookieJar(), start = ''): Promise<{ callback: Response; jar: CookieJar; callbackUrl: string }> {
+async function ssoSignIn(
+  lab: Lab,
+  account: OidcAccount,
+  jar = new CookieJar(),
+  start = '',
+): Promise<{ callback: Response; jar: CookieJar; callbackUrl: string }> {
   lab.idp.signInAs(account)
   const first = await lab.t.request('GET', `/api/v1/user/oauth2/org-${lab.orgId}${start}`, { headers: { cookie: jar.header() } })
   expect(first.status).toBe(302)
@@ -44,21 +53,44 @@ async function ssoSignIn(lab: Lab, account: OidcAccount, jar = new CookieJar(), 
 }
 
 const me = async (t: TestApp, jar: CookieJar) => (await t.request('GET', '/api/v1/user', { headers: { cookie: jar.header() } })).json()
-const alice: OidcAccount = { sub: 'alice-sub', email: 'alice@corp.example', email_verified: true, preferred_username: 'alice', name: 'Alice A' }
+const alice: OidcAccount = {
+  sub: 'alice-sub',
+  email: 'alice@corp.example',
+  email_verified: true,
+  preferred_username: 'alice',
+  name: 'Alice A',
+}
 
 describe('auth source CRUD', () => {
   test('create → 201 with isActive true and no secret; a second one → 409', async () => {
     const { t, olga, idp } = await lab()
     const read = await (await t.as(olga).get('/api/v1/orgs/acme/auth-source')).json()
-    expect(read).toMatchObject({ name: 'Acme Login', provider: 'openidConnect', clientID: idp.clientId, isActive: true, enforceForMembers: false })
+    expect(read).toMatchObject({
+      name: 'Acme Login',
+      provider: 'openidConnect',
+      clientID: idp.clientId,
+      isActive: true,
+      enforceForMembers: false,
+    })
     expect(JSON.stringify(read)).not.toContain(idp.clientSecret)
-    const again = await t.as(olga).send('POST', '/api/v1/orgs/acme/auth-source', { name: 'x', provider: 'openidConnect', clientID: 'c', clientSecret: 's', discoveryURL: idp.issuer })
+    const again = await t.as(olga).send('POST', '/api/v1/orgs/acme/auth-source', {
+      name: 'x',
+      provider: 'openidConnect',
+      clientID: 'c',
+      clientSecret: 's',
+      discoveryURL: idp.issuer,
+    })
     expect(again.status).toBe(409)
   })
 
   test('the client secret is sealed at rest and kept by an update that omits it', async () => {
     const { t, olga, idp } = await lab()
-    const put = await t.as(olga).send('PUT', '/api/v1/orgs/acme/auth-source', { name: 'Renamed', provider: 'openidConnect', clientID: idp.clientId, clientSecret: '' })
+    const put = await t.as(olga).send('PUT', '/api/v1/orgs/acme/auth-source', {
+      name: 'Renamed',
+      provider: 'openidConnect',
+      clientID: idp.clientId,
+      clientSecret: '',
+    })
     expect(put.status).toBe(200)
     expect((await put.json()).name).toBe('Renamed')
     const row = await t.deps.db.read.query.orgAuthSources.findFirst()
@@ -71,7 +103,13 @@ describe('auth source CRUD', () => {
     const [olga] = await t.users('olga')
     await makeOrg(t, 'acme', { owner: olga! })
     const notOidc = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ hello: 'world' }) })
-    const res = await t.as(olga!).send('POST', '/api/v1/orgs/acme/auth-source', { name: 'x', provider: 'openidConnect', clientID: 'c', clientSecret: 's', discoveryURL: `http://127.0.0.1:${notOidc.port}` })
+    const res = await t.as(olga!).send('POST', '/api/v1/orgs/acme/auth-source', {
+      name: 'x',
+      provider: 'openidConnect',
+      clientID: 'c',
+      clientSecret: 's',
+      discoveryURL: `http://127.0.0.1:${notOidc.port}`,
+    })
     notOidc.stop(true)
     expect(res.status).toBe(422)
     expect((await t.as(olga!).get('/api/v1/orgs/acme/auth-source')).status).toBe(404)
@@ -81,17 +119,31 @@ describe('auth source CRUD', () => {
     const t = await makeTestApp()
     const [olga] = await t.users('olga')
     await makeOrg(t, 'acme', { owner: olga! })
-    const res = await t.as(olga!).send('POST', '/api/v1/orgs/acme/auth-source', { name: 'x', provider: 'openidConnect', clientID: 'c', clientSecret: 's', discoveryURL: 'https://127.0.0.1:9/' })
+    const res = await t.as(olga!).send('POST', '/api/v1/orgs/acme/auth-source', {
+      name: 'x',
+      provider: 'openidConnect',
+      clientID: 'c',
+      clientSecret: 's',
+      discoveryURL: 'https://127.0.0.1:9/',
+    })
     expect(res.status).toBe(422)
   })
 
   test('openidConnect without a discovery URL and an unknown provider → 422', async () => {
     const { t, olga } = await lab({ org: 'other' })
     await makeOrg(t, 'acme', { owner: olga })
-    const missing = await t.as(olga).send('POST', '/api/v1/orgs/acme/auth-source', { name: 'x', provider: 'openidConnect', clientID: 'c', clientSecret: 's' })
+    const missing = await t
+      .as(olga)
+      .send('POST', '/api/v1/orgs/acme/auth-source', { name: 'x', provider: 'openidConnect', clientID: 'c', clientSecret: 's' })
     expect(missing.status).toBe(422)
     expect((await missing.json()).message).toBe(SourceMessages.discoveryNeeded('openidConnect'))
-    const unknown = await t.as(olga).send('POST', '/api/v1/orgs/acme/auth-source', { name: 'x', provider: 'myspace', clientID: 'c', clientSecret: 's', discoveryURL: 'https://8.8.8.8' })
+    const unknown = await t.as(olga).send('POST', '/api/v1/orgs/acme/auth-source', {
+      name: 'x',
+      provider: 'myspace',
+      clientID: 'c',
+      clientSecret: 's',
+      discoveryURL: 'https://8.8.8.8',
+    })
     expect(unknown.status).toBe(422)
   })
 
@@ -125,10 +177,10 @@ describe('signing in through the org source (real OpenID provider, PKCE)', () =>
     expect(callback.headers.get('location')).toBe(`${PUBLIC}/`)
     const user = await me(l.t, jar)
     expect(user).toMatchObject({ login: 'alice', full_name: 'Alice A' })
-    const teams = await (await l.t.as(l.olga).get('/api/v1/orgs/acme/teams')).json() as { name: string; permission: string; id: number }[]
+    const teams = (await (await l.t.as(l.olga).get('/api/v1/orgs/acme/teams')).json()) as { name: string; permission: string; id: number }[]
     const members = teams.find((team) => team.name === 'Members')!
     expect(members.permission).toBe('read')
-    const list = await (await l.t.as(l.olga).get(`/api/v1/teams/${members.id}/members`)).json() as { login: string }[]
+    const list = (await (await l.t.as(l.olga).get(`/api/v1/teams/${members.id}/members`)).json()) as { login: string }[]
     expect(list.map((m) => m.login)).toEqual(['alice'])
   })
 
@@ -142,7 +194,12 @@ describe('signing in through the org source (real OpenID provider, PKCE)', () =>
 
   test('an existing account with the same email is not joined by email: a new user is made', async () => {
     const l = await lab()
-    const res = await l.t.as(await l.t.admin()).send('POST', '/api/v1/admin/users', { username: 'alice', email: 'alice@corp.example', password: 'a long enough password 1', must_change_password: false })
+    const res = await l.t.as(await l.t.admin()).send('POST', '/api/v1/admin/users', {
+      username: 'alice',
+      email: 'alice@corp.example',
+      password: 'a long enough password 1',
+      must_change_password: false,
+    })
     expect(res.status).toBe(201)
     const signedIn = await me(l.t, (await ssoSignIn(l, alice)).jar)
     expect(signedIn.login).toBe('alice-2')
@@ -156,7 +213,13 @@ describe('signing in through the org source (real OpenID provider, PKCE)', () =>
     // Another org, another provider (another issuer), the same claims: its own, new user.
     const { org } = await makeOrg(l.t, 'evil', { owner: l.olga })
     const evil = await startOidcProvider([`${PUBLIC}/api/v1/user/oauth2/org-${org.id}`])
-    await l.t.as(l.olga).send('POST', '/api/v1/orgs/evil/auth-source', { name: 'Evil', provider: 'openidConnect', clientID: evil.clientId, clientSecret: evil.clientSecret, discoveryURL: evil.issuer })
+    await l.t.as(l.olga).send('POST', '/api/v1/orgs/evil/auth-source', {
+      name: 'Evil',
+      provider: 'openidConnect',
+      clientID: evil.clientId,
+      clientSecret: evil.clientSecret,
+      discoveryURL: evil.issuer,
+    })
     const second = await me(l.t, (await ssoSignIn({ ...l, orgId: org.id, idp: evil }, alice)).jar)
     expect(second.id).not.toBe(first.id)
   })
@@ -165,7 +228,13 @@ describe('signing in through the org source (real OpenID provider, PKCE)', () =>
     const l = await lab()
     const first = await me(l.t, (await ssoSignIn(l, alice)).jar)
     const other = await startOidcProvider([`${PUBLIC}/api/v1/user/oauth2/org-${l.orgId}`])
-    await l.t.as(l.olga).send('PUT', '/api/v1/orgs/acme/auth-source', { name: 'Acme Login', provider: 'openidConnect', clientID: other.clientId, clientSecret: other.clientSecret, discoveryURL: other.issuer })
+    await l.t.as(l.olga).send('PUT', '/api/v1/orgs/acme/auth-source', {
+      name: 'Acme Login',
+      provider: 'openidConnect',
+      clientID: other.clientId,
+      clientSecret: other.clientSecret,
+      discoveryURL: other.issuer,
+    })
     const second = await me(l.t, (await ssoSignIn({ ...l, idp: other }, alice)).jar)
     expect(second.id).not.toBe(first.id)
   })
@@ -183,8 +252,12 @@ describe('signing in through the org source (real OpenID provider, PKCE)', () =>
 
   test('redirect_to lands on a path of this site; another origin is ignored', async () => {
     const l = await lab()
-    expect((await ssoSignIn(l, alice, new CookieJar(), '?redirect_to=/console/clusters')).callback.headers.get('location')).toBe(`${PUBLIC}/console/clusters`)
-    expect((await ssoSignIn(l, alice, new CookieJar(), '?redirect_to=//evil.example/x')).callback.headers.get('location')).toBe(`${PUBLIC}/`)
+    expect((await ssoSignIn(l, alice, new CookieJar(), '?redirect_to=/console/clusters')).callback.headers.get('location')).toBe(
+      `${PUBLIC}/console/clusters`,
+    )
+    expect((await ssoSignIn(l, alice, new CookieJar(), '?redirect_to=//evil.example/x')).callback.headers.get('location')).toBe(
+      `${PUBLIC}/`,
+    )
   })
 
   test('a callback without the state cookie (another browser) → 400, no session', async () => {
@@ -237,7 +310,7 @@ describe('signing in through the org source (real OpenID provider, PKCE)', () =>
     expect((await l.t.request('GET', callbackUrl.slice(PUBLIC.length), { headers: { cookie: jar.header() } })).status).toBe(400)
   })
 
-  test('a replayed code (same callback, same state cookie) → 400 from the provider\'s refusal', async () => {
+  test("a replayed code (same callback, same state cookie) → 400 from the provider's refusal", async () => {
     const l = await lab()
     l.idp.signInAs(alice)
     const first = await l.t.request('GET', `/api/v1/user/oauth2/org-${l.orgId}`)
@@ -250,20 +323,29 @@ describe('signing in through the org source (real OpenID provider, PKCE)', () =>
     expect((await replay.json()).message).toContain('invalid_grant')
   })
 
-  test('the provider\'s error answer → 400 naming it', async () => {
+  test("the provider's error answer → 400 naming it", async () => {
     const l = await lab()
     const first = await l.t.request('GET', `/api/v1/user/oauth2/org-${l.orgId}`)
     const jar = new CookieJar()
     jar.store(first)
     const state = new URL(first.headers.get('location')!).searchParams.get('state')!
-    const res = await l.t.request('GET', `/api/v1/user/oauth2/org-${l.orgId}?error=access_denied&state=${state}&iss=${encodeURIComponent(l.idp.issuer)}`, { headers: { cookie: jar.header() } })
+    const res = await l.t.request(
+      'GET',
+      `/api/v1/user/oauth2/org-${l.orgId}?error=access_denied&state=${state}&iss=${encodeURIComponent(l.idp.issuer)}`,
+      { headers: { cookie: jar.header() } },
+    )
     expect(res.status).toBe(400)
     expect((await res.json()).message).toContain('access_denied')
   })
 
   test('a paused (inactive) source and an org without one → 404 at the start', async () => {
     const l = await lab()
-    await l.t.as(l.olga).send('PUT', '/api/v1/orgs/acme/auth-source', { name: 'Acme Login', provider: 'openidConnect', clientID: l.idp.clientId, isActive: false })
+    await l.t.as(l.olga).send('PUT', '/api/v1/orgs/acme/auth-source', {
+      name: 'Acme Login',
+      provider: 'openidConnect',
+      clientID: l.idp.clientId,
+      isActive: false,
+    })
     expect((await l.t.request('GET', `/api/v1/user/oauth2/org-${l.orgId}`)).status).toBe(404)
     expect((await l.t.request('GET', '/api/v1/user/oauth2/org-999999')).status).toBe(404)
     expect((await l.t.request('GET', '/api/v1/user/oauth2/github')).status).toBe(404)
@@ -282,11 +364,11 @@ describe('signing in through the org source (real OpenID provider, PKCE)', () =>
 })
 
 describe('enforcement and linked accounts', () => {
-  test('enforceForMembers: a member\'s password sign-in and Basic password → 403; tokens still work; site admins exempt', async () => {
+  test("enforceForMembers: a member's password sign-in and Basic password → 403; tokens still work; site admins exempt", async () => {
     const l = await lab({ enforce: true })
     const [mia] = await l.t.users('mia')
     await l.t.as(l.olga).send('POST', '/api/v1/orgs/acme/teams', { name: 'Members', permission: 'read' })
-    const teams = await (await l.t.as(l.olga).get('/api/v1/orgs/acme/teams')).json() as { id: number; name: string }[]
+    const teams = (await (await l.t.as(l.olga).get('/api/v1/orgs/acme/teams')).json()) as { id: number; name: string }[]
     await l.t.as(l.olga).send('PUT', `/api/v1/teams/${teams.find((t) => t.name === 'Members')!.id}/members/mia`)
     const signIn = await l.t.request('POST', '/api/v1/user/signin', { body: { username: 'mia', password: PASSWORD } })
     expect(signIn.status).toBe(403)
@@ -310,7 +392,10 @@ describe('enforcement and linked accounts', () => {
     const l = await lab()
     const { jar } = await ssoSignIn(l, alice)
     const csrf = jar.get('_csrf')!
-    const res = await l.t.request('POST', '/api/v1/user/settings/security/account_link', { body: { id: l.orgId }, headers: { cookie: jar.header(), 'x-csrf-token': csrf } })
+    const res = await l.t.request('POST', '/api/v1/user/settings/security/account_link', {
+      body: { id: l.orgId },
+      headers: { cookie: jar.header(), 'x-csrf-token': csrf },
+    })
     expect(res.status).toBe(422)
     expect((await res.json()).message).toBe(LinkMessages.onlySignIn)
   })
@@ -322,13 +407,24 @@ describe('GET /user/login-method', () => {
     const t = await makeTestApp()
     expect((await t.request('GET', '/api/v1/user/login-method')).status).toBe(400)
   })
-  test('orgname of an org with an active source → sso with the source\'s fields', async () => {
+  test("orgname of an org with an active source → sso with the source's fields", async () => {
     const l = await lab()
-    expect(await ask(l.t, '?orgname=acme')).toEqual({ method: 'sso', orgAuthSourceID: l.orgId, providerName: 'openidConnect', oauthCallbackPath: `/user/oauth2/org-${l.orgId}`, displayName: 'Acme Login' })
+    expect(await ask(l.t, '?orgname=acme')).toEqual({
+      method: 'sso',
+      orgAuthSourceID: l.orgId,
+      providerName: 'openidConnect',
+      oauthCallbackPath: `/user/oauth2/org-${l.orgId}`,
+      displayName: 'Acme Login',
+    })
   })
   test('orgname of an org whose source is inactive → password', async () => {
     const l = await lab()
-    await l.t.as(l.olga).send('PUT', '/api/v1/orgs/acme/auth-source', { name: 'Acme Login', provider: 'openidConnect', clientID: l.idp.clientId, isActive: false })
+    await l.t.as(l.olga).send('PUT', '/api/v1/orgs/acme/auth-source', {
+      name: 'Acme Login',
+      provider: 'openidConnect',
+      clientID: l.idp.clientId,
+      isActive: false,
+    })
     expect(await ask(l.t, '?orgname=acme')).toEqual({ method: 'password' })
   })
   test('orgname of an org without a source, or unknown → password', async () => {
@@ -349,7 +445,7 @@ describe('GET /user/login-method', () => {
   test('username of a site admin in an enforcing org → password', async () => {
     const l = await lab({ enforce: true })
     const root = await l.t.admin()
-    const teams = await (await l.t.as(l.olga).get('/api/v1/orgs/acme/teams')).json() as { id: number }[]
+    const teams = (await (await l.t.as(l.olga).get('/api/v1/orgs/acme/teams')).json()) as { id: number }[]
     await l.t.as(l.olga).send('PUT', `/api/v1/teams/${teams[0]!.id}/members/${root.name}`)
     expect(await ask(l.t, `?username=${root.name}`)).toEqual({ method: 'password' })
   })

@@ -36,12 +36,18 @@ export async function makeOrg(t: TestApp, name: string, setup: OrgSetup): Promis
       return row
     })
   }
-  await db.write(async (tx) => { for (const p of setup.owners ?? []) await store.addTeamMember(tx, ownersTeam, p.user.id) })
+  await db.write(async (tx) => {
+    for (const p of setup.owners ?? []) await store.addTeamMember(tx, ownersTeam, p.user.id)
+  })
   const adminsTeam = await team('Admins', 'admin', setup.admins)
   const membersTeam = await team('Members', 'read', setup.members)
-  await db.write(async (tx) => { for (const p of setup.publicMembers ?? []) await store.setMembershipPublic(tx, org.id, p.user.id, true) })
+  await db.write(async (tx) => {
+    for (const p of setup.publicMembers ?? []) await store.setMembershipPublic(tx, org.id, p.user.id, true)
+  })
   return { org, ownersTeam, adminsTeam, membersTeam }
 }
 
 /** A 1×1 PNG. */
-export const PNG: Uint8Array<ArrayBuffer> = Uint8Array.from(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'))
+export const PNG: Uint8Array<ArrayBuffer> = Uint8Array.from(
+  Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'),
+)

@@ -1,10 +1,10 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { Messages } from '../../src/orgs/system-admin/service'
-import { PASSWORD, makeTestApp, type TestApp, type TestUser } from '../support/app'
+import { type Credentials, connected, lab, userJwtOf } from '../msgbus/support'
+import { makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 import { closesWithin, connectRefusal, delivers } from '../support/nats'
-import { connected, lab, userJwtOf, type Credentials } from '../msgbus/support'
-import { makeOrg } from './support'
 import { eventually } from '../support/wait'
+import { makeOrg } from './support'
 
 // Some scenarios run a real nats-server.
 setDefaultTimeout(20000)
@@ -50,7 +50,9 @@ describe('POST /api/v1/orgs/{org}/system-admin', () => {
   test('an org created with a fleet-manager endpoint has its system admin at once', async () => {
     const t = await makeTestApp()
     const [olga] = await t.users('olga')
-    const res = await t.as(olga).send('POST', `${API}/orgs`, { username: 'fleet', fleetmgrManagementClusterEndPoint: 'https://mgmt.example' })
+    const res = await t
+      .as(olga)
+      .send('POST', `${API}/orgs`, { username: 'fleet', fleetmgrManagementClusterEndPoint: 'https://mgmt.example' })
     expect(res.status).toBe(201)
     expect((await t.as(olga).get(`${API}/orgs/fleet/tokens/access-tokens/`)).status).toBe(200)
     expect((await t.as(await t.admin()).send('POST', `${API}/orgs/fleet/system-admin`)).status).toBe(409)
@@ -60,7 +62,9 @@ describe('POST /api/v1/orgs/{org}/system-admin', () => {
     const t = await makeTestApp()
     const [olga] = await t.users('olga')
     await withSystemAdmin(t, olga)
-    const created = (await (await t.as(olga).send('POST', `${API}/orgs/acme/tokens/access-tokens/`, { name: 'sync' })).json()) as { token: string }
+    const created = (await (await t.as(olga).send('POST', `${API}/orgs/acme/tokens/access-tokens/`, { name: 'sync' })).json()) as {
+      token: string
+    }
     expect((await t.as(olga).delete(`${API}/orgs/acme`)).status).toBeLessThan(300)
     expect((await t.request('GET', `${API}/user`, { token: created.token })).status).toBe(401)
   })
@@ -72,10 +76,16 @@ describe('organization access tokens', () => {
     const [olga] = await t.users('olga')
     await makeOrg(t, 'acme', { owner: olga })
     for (const [method, path] of [
-      ['GET', '/tokens/access-tokens/'], ['POST', '/tokens/access-tokens/'], ['DELETE', '/tokens/access-tokens/1'],
-      ['GET', '/tokens/msgbus-tokens/'], ['POST', '/tokens/msgbus-tokens/'], ['POST', '/tokens/msgbus-tokens/1/revoke'],
+      ['GET', '/tokens/access-tokens/'],
+      ['POST', '/tokens/access-tokens/'],
+      ['DELETE', '/tokens/access-tokens/1'],
+      ['GET', '/tokens/msgbus-tokens/'],
+      ['POST', '/tokens/msgbus-tokens/'],
+      ['POST', '/tokens/msgbus-tokens/1/revoke'],
     ] as const) {
-      const res = await t.as(olga).send(method, `${API}/orgs/acme${path}`, method === 'POST' && path === '/tokens/access-tokens/' ? { name: 'x' } : undefined)
+      const res = await t
+        .as(olga)
+        .send(method, `${API}/orgs/acme${path}`, method === 'POST' && path === '/tokens/access-tokens/' ? { name: 'x' } : undefined)
       expect(res.status).toBe(400)
       expect(((await res.json()) as { message: string }).message).toBe(Messages.missing)
     }
@@ -91,7 +101,7 @@ describe('organization access tokens', () => {
     return { t, olga, bot, res, created }
   }
 
-  test('the owner creates a token → 201, not cached, its plaintext shown once, the bot\'s', async () => {
+  test("the owner creates a token → 201, not cached, its plaintext shown once, the bot's", async () => {
     const { bot, res, created } = await withBotToken()
     expect(res.status).toBe(201)
     expect(res.headers.get('cache-control')).toBe('no-store')
@@ -102,7 +112,9 @@ describe('organization access tokens', () => {
 
   test('the token acts as the bot', async () => {
     const { t, created } = await withBotToken()
-    expect(((await (await t.request('GET', `${API}/user`, { token: created.token })).json()) as { login: string }).login).toBe('acme-sysadmin')
+    expect(((await (await t.request('GET', `${API}/user`, { token: created.token })).json()) as { login: string }).login).toBe(
+      'acme-sysadmin',
+    )
   })
 
   test('the list shows the used token with the settings fields and token empty', async () => {
@@ -115,7 +127,18 @@ describe('organization access tokens', () => {
     })
     expect(list).toHaveLength(1)
     expect(list[0]).toMatchObject({ id: created.id, name: 'sync', token: '', hasUsed: true })
-    expect(Object.keys(list[0]!).sort()).toEqual(['createdAt', 'expDate', 'hasRecentActivity', 'hasUsed', 'id', 'name', 'token', 'tokenLastEight', 'uid', 'updatedAt'])
+    expect(Object.keys(list[0]!).sort()).toEqual([
+      'createdAt',
+      'expDate',
+      'hasRecentActivity',
+      'hasUsed',
+      'id',
+      'name',
+      'token',
+      'tokenLastEight',
+      'uid',
+      'updatedAt',
+    ])
   })
 
   test('delete → 200 and the token stops working; deleting it again → 404', async () => {
@@ -139,8 +162,13 @@ describe('organization access tokens', () => {
     const t = await makeTestApp()
     const [olga] = await t.users('olga')
     await withSystemAdmin(t, olga)
-    const narrow = (await (await t.as(olga).send('POST', `${API}/user/settings/tokens/access-tokens/`, { name: 'narrow', scopes: ['write:organization'] })).json()) as { token: string }
-    expect((await t.request('POST', `${API}/orgs/acme/tokens/access-tokens/`, { token: narrow.token, body: { name: 'wide', scopes: ['all'] } })).status).toBe(403)
+    const narrow = (await (
+      await t.as(olga).send('POST', `${API}/user/settings/tokens/access-tokens/`, { name: 'narrow', scopes: ['write:organization'] })
+    ).json()) as { token: string }
+    expect(
+      (await t.request('POST', `${API}/orgs/acme/tokens/access-tokens/`, { token: narrow.token, body: { name: 'wide', scopes: ['all'] } }))
+        .status,
+    ).toBe(403)
     expect((await t.as(olga).send('POST', `${API}/orgs/acme/tokens/access-tokens/`, { scopes: 'all' })).status).toBe(422)
   })
 })
@@ -157,7 +185,15 @@ describe('organization message-bus tokens', () => {
     expect(await delivers(agent, agent, `org.${org.id}.status`)).toBe(true)
     expect(await delivers(agent, agent, `user.${bob.user.id}.x`)).toBe(false)
     const rows = (await (await t.as(olga).get(`${API}/orgs/acme/tokens/msgbus-tokens/`)).json()) as Record<string, unknown>[]
-    expect(rows).toEqual([expect.objectContaining({ msgbusPubKey: userJwtOf(creds).sub, accountType: 'cluster', clusterID: 'c-1', productName: 'agent', revoked: false })])
+    expect(rows).toEqual([
+      expect.objectContaining({
+        msgbusPubKey: userJwtOf(creds).sub,
+        accountType: 'cluster',
+        clusterID: 'c-1',
+        productName: 'agent',
+        revoked: false,
+      }),
+    ])
     // Another org's account is another world: bob's personal credentials do not see org traffic.
     const bobConn = await connected((await (await t.as(bob).get(`${API}/user/msgbus/credentials`)).json()) as Credentials)
     expect(await delivers(agent, bobConn, `org.${org.id}.status`)).toBe(false)
@@ -170,7 +206,11 @@ describe('organization message-bus tokens', () => {
     const creds = (await (await t.as(olga).send('POST', `${API}/orgs/acme/tokens/msgbus-tokens/`)).json()) as Credentials
     const kept = (await (await t.as(olga).send('POST', `${API}/orgs/acme/tokens/msgbus-tokens/`)).json()) as Credentials
     const agent = await connected(creds)
-    const rows = (await (await t.as(olga).get(`${API}/orgs/acme/tokens/msgbus-tokens/`)).json()) as { id: number; msgbusPubKey: string; accountType: string }[]
+    const rows = (await (await t.as(olga).get(`${API}/orgs/acme/tokens/msgbus-tokens/`)).json()) as {
+      id: number
+      msgbusPubKey: string
+      accountType: string
+    }[]
     const row = rows.find((r) => r.msgbusPubKey === userJwtOf(creds).sub)!
     expect(row.accountType).toBe('org')
     const since = performance.now()

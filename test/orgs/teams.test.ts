@@ -16,7 +16,9 @@ describe('GET /user/teams', () => {
     const res = await t.as(alice).get(`${API}/user/teams`)
     expect(res.status).toBe(200)
     expect(res.headers.get('x-total-count')).toBe('1')
-    expect(await res.json()).toMatchObject([{ name: 'Owners', permission: 'owner', type: 'owners', units: [], role_ids: [], organization: { username: 'acme', name: 'acme' } }])
+    expect(await res.json()).toMatchObject([
+      { name: 'Owners', permission: 'owner', type: 'owners', units: [], role_ids: [], organization: { username: 'acme', name: 'acme' } },
+    ])
   })
 
   test('anonymous → 401', async () => {
@@ -33,7 +35,11 @@ describe('GET /orgs/{org}/teams', () => {
     const [dave] = await t.users('dave')
     const res = await t.as(bob).get(`${API}/orgs/acme/teams`)
     expect(res.status).toBe(200)
-    expect((await res.json()).map((team: { name: string; organization: unknown }) => [team.name, team.organization])).toEqual([['Owners', null], ['Admins', null], ['Members', null]])
+    expect((await res.json()).map((team: { name: string; organization: unknown }) => [team.name, team.organization])).toEqual([
+      ['Owners', null],
+      ['Admins', null],
+      ['Members', null],
+    ])
     const refused = await t.as(dave).get(`${API}/orgs/acme/teams`)
     expect(refused.status).toBe(403)
     expect((await refused.json()).message).toBe(AuthzMessages.memberRequired)
@@ -47,9 +53,19 @@ describe('POST /orgs/{org}/teams', () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
     await makeOrg(t, 'acme', { owner: alice })
-    const res = await t.as(alice).send('POST', `${API}/orgs/acme/teams`, { name: 'devs', description: 'd', permission: 'write', units: ['repo.code'] })
+    const res = await t
+      .as(alice)
+      .send('POST', `${API}/orgs/acme/teams`, { name: 'devs', description: 'd', permission: 'write', units: ['repo.code'] })
     expect(res.status).toBe(201)
-    expect(await res.json()).toMatchObject({ name: 'devs', description: 'd', permission: 'write', units: ['repo.code'], type: 'custom', role_ids: [], organization: { username: 'acme' } })
+    expect(await res.json()).toMatchObject({
+      name: 'devs',
+      description: 'd',
+      permission: 'write',
+      units: ['repo.code'],
+      type: 'custom',
+      role_ids: [],
+      organization: { username: 'acme' },
+    })
     const again = await t.as(alice).send('POST', `${API}/orgs/acme/teams`, { name: 'DEVS' })
     expect(again.status).toBe(422)
     expect((await again.json()).message).toBe(StoreMessages.teamExists)
@@ -115,7 +131,9 @@ describe('PATCH /teams/{id}', () => {
     const t = await makeTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     const { membersTeam } = await makeOrg(t, 'acme', { owner: alice, members: [bob] })
-    const res = await t.as(alice).send('PATCH', `${API}/teams/${membersTeam!.id}`, { name: 'crew', permission: 'admin', description: 'x', units: ['repo.wiki'] })
+    const res = await t
+      .as(alice)
+      .send('PATCH', `${API}/teams/${membersTeam!.id}`, { name: 'crew', permission: 'admin', description: 'x', units: ['repo.wiki'] })
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ name: 'crew', permission: 'admin', description: 'x', units: ['repo.wiki'] })
     // bob's team is now an admin team: bob is an org admin and may edit the org.
@@ -126,12 +144,14 @@ describe('PATCH /teams/{id}', () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
     const { ownersTeam } = await makeOrg(t, 'acme', { owner: alice })
-    const res = await t.as(alice).send('PATCH', `${API}/teams/${ownersTeam.id}`, { name: 'Bosses', permission: 'read', description: 'the owners' })
+    const res = await t
+      .as(alice)
+      .send('PATCH', `${API}/teams/${ownersTeam.id}`, { name: 'Bosses', permission: 'read', description: 'the owners' })
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ name: 'Owners', permission: 'owner', description: 'the owners' })
   })
 
-  test('renaming onto another team\'s name → 422; a member → 403', async () => {
+  test("renaming onto another team's name → 422; a member → 403", async () => {
     const t = await makeTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     const { membersTeam } = await makeOrg(t, 'acme', { owner: alice, members: [bob] })
@@ -178,7 +198,7 @@ describe('team members', () => {
     expect((await t.request('GET', `${API}/orgs/acme/public_members/carol`)).status).toBe(404)
   })
 
-  test('the team\'s member list shows her, with X-Total-Count', async () => {
+  test("the team's member list shows her, with X-Total-Count", async () => {
     const { t, bob, team } = await carolAdded()
     const list = await t.as(bob).get(`${API}/teams/${team.id}/members`)
     expect((await list.json()).map((u: { login: string }) => u.login)).toEqual(['bob', 'carol'])

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { updateUser } from '../../src/identity/store'
-import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 
 /**
  * The public member routes must not tell an outsider whether a user exists: `/users/{priv}` hides

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { updateUser } from '../../src/identity/store'
 import { Messages } from '../../src/orgs/service'
-import { makeTestApp } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp } from '../support/app'
 
 /**
  * `GET /orgs/{org}/user/{username}` must not be a way around the visibility of private users:

@@ -13,7 +13,8 @@ describe('credential before body', () => {
     test(`an invalid token sends ${name} → 401, not a body error`, async () => {
       const t = await makeTestApp()
       const res = await t.request('POST', '/api/v1/user/emails', {
-        headers: { authorization: `token ${'0'.repeat(40)}`, 'content-type': contentType }, body,
+        headers: { authorization: `token ${'0'.repeat(40)}`, 'content-type': contentType },
+        body,
       })
       expect(res.status).toBe(401)
     })
@@ -35,10 +36,18 @@ describe('credential before body', () => {
   test('a signed-in user sends malformed JSON → 422 with the JSON message; text/plain → 415', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
-    const bad = await t.request('POST', '/api/v1/user/emails', { token: alice.token, headers: { 'content-type': 'application/json' }, body: '{"emails": ' })
+    const bad = await t.request('POST', '/api/v1/user/emails', {
+      token: alice.token,
+      headers: { 'content-type': 'application/json' },
+      body: '{"emails": ',
+    })
     expect(bad.status).toBe(422)
     expect((await bad.json()).message).toBe('The request body is not valid JSON')
-    const plain = await t.request('POST', '/api/v1/user/settings/profile', { token: alice.token, headers: { 'content-type': 'text/plain' }, body: '{"full_name":"X"}' })
+    const plain = await t.request('POST', '/api/v1/user/settings/profile', {
+      token: alice.token,
+      headers: { 'content-type': 'text/plain' },
+      body: '{"full_name":"X"}',
+    })
     expect(plain.status).toBe(415)
     expect(await plain.json()).toMatchObject({ message: 'text/plain bodies are not accepted; send application/json' })
   })
@@ -52,7 +61,10 @@ describe('login CSRF', () => {
       ['application/x-www-form-urlencoded', `username=alice&password=${encodeURIComponent(PASSWORD)}`],
       ['text/plain', JSON.stringify({ username: 'alice', password: PASSWORD })],
     ]) {
-      const form = await t.request('POST', '/api/v1/user/signin', { headers: { 'content-type': contentType, origin: 'https://evil.example' }, body })
+      const form = await t.request('POST', '/api/v1/user/signin', {
+        headers: { 'content-type': contentType, origin: 'https://evil.example' },
+        body,
+      })
       expect({ contentType, status: form.status, cookies: form.headers.getSetCookie() }).toEqual({ contentType, status: 415, cookies: [] })
     }
     const multipart = new FormData()

@@ -18,9 +18,9 @@ describe('invalid credentials on every route', () => {
    * knows nobody and must open even in a browser holding a dead session cookie.
    */
   const exempt = (path: string, carrier: string) =>
-    (path === '/login/oauth/access_token' && /^(Authorization|Basic)/.test(carrier))
-    || (SESSION_STARTING_PATHS.has(path) && carrier === 'an unknown session cookie')
-    || path.startsWith('/api/v1/swagger')
+    (path === '/login/oauth/access_token' && /^(Authorization|Basic)/.test(carrier)) ||
+    (SESSION_STARTING_PATHS.has(path) && carrier === 'an unknown session cookie') ||
+    path.startsWith('/api/v1/swagger')
 
   for (const [carrier, place] of carriers) {
     test(`a caller presents an invalid credential via ${carrier} on every route → 401`, async () => {
@@ -29,9 +29,13 @@ describe('invalid credentials on every route', () => {
       const outcomes: string[] = []
       for (const route of t.app.routes.filter((r) => !exempt(r.path, carrier))) {
         const [path, headers] = place(route.path.replace(/:(\w+)/g, (_, n: string) => (n === 'username' ? 'alice' : '1')))
-        const res = await t.request(route.method, path, { headers: { ...headers, 'content-type': 'application/json' }, body: route.method === 'GET' ? undefined : '{}' })
+        const res = await t.request(route.method, path, {
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: route.method === 'GET' ? undefined : '{}',
+        })
         // Wrong passwords also count towards the per-address lock: 429 is as much a refusal.
-        if (res.status !== 401 && !(carrier.startsWith('Basic') && res.status === 429)) outcomes.push(`${route.method} ${route.path} → ${res.status}`)
+        if (res.status !== 401 && !(carrier.startsWith('Basic') && res.status === 429))
+          outcomes.push(`${route.method} ${route.path} → ${res.status}`)
       }
       expect(outcomes).toEqual([])
     })

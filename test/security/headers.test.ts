@@ -16,11 +16,16 @@ describe('security headers and file modes', () => {
   test('JSON answers, errors and unknown routes included, carry X-Content-Type-Options: nosniff', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
-    for (const res of [await t.as(alice!).get('/api/v1/user'), await t.request('GET', '/api/v1/user'), await t.request('GET', '/api/v1/no-such-route'), await t.request('GET', '/api/v1/swagger.json')])
+    for (const res of [
+      await t.as(alice!).get('/api/v1/user'),
+      await t.request('GET', '/api/v1/user'),
+      await t.request('GET', '/api/v1/no-such-route'),
+      await t.request('GET', '/api/v1/swagger.json'),
+    ])
       expect(res.headers.get('x-content-type-options')).toBe('nosniff')
   })
 
-  test('the database file and its WAL are readable by the service\'s user only (0600)', async () => {
+  test("the database file and its WAL are readable by the service's user only (0600)", async () => {
     const t = await makeTestApp()
     await t.users('alice')
     const db = join(t.config.dataDir, 'platform.db')

@@ -8,9 +8,12 @@ function rawGet(base: string, path: string, host: string, headers = ''): Promise
   return new Promise((resolve, reject) => {
     let reply = ''
     const socket = net.connect(Number(port), hostname, () =>
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${headers}Connection: close\r\n\r\n`))
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${headers}Connection: close\r\n\r\n`),
+    )
     socket.setEncoding('utf8')
-    socket.on('data', (chunk: string) => { reply += chunk })
+    socket.on('data', (chunk: string) => {
+      reply += chunk
+    })
     socket.on('error', reject)
     socket.on('close', () => resolve({ status: Number(reply.split(' ')[1]), body: reply.slice(reply.indexOf('\r\n\r\n') + 4) }))
   })

@@ -12,13 +12,23 @@ describe('secret-bearing answers', () => {
     const { secret } = await enroll.clone().json()
     const answers: [string, Response][] = [
       ['settings token', await t.as(alice).send('POST', '/api/v1/user/settings/tokens/access-tokens/', { name: 'a' })],
-      ['basic token', await t.request('POST', '/api/v1/users/alice/tokens', { headers: { authorization: basic('alice', PASSWORD) }, body: { name: 'b' } })],
-      ['oauth2 app', await t.as(alice).send('POST', '/api/v1/user/settings/applications/oauth2', { name: 'c', redirect_uris: ['https://a.example/cb'] })],
+      [
+        'basic token',
+        await t.request('POST', '/api/v1/users/alice/tokens', {
+          headers: { authorization: basic('alice', PASSWORD) },
+          body: { name: 'b' },
+        }),
+      ],
+      [
+        'oauth2 app',
+        await t.as(alice).send('POST', '/api/v1/user/settings/applications/oauth2', { name: 'c', redirect_uris: ['https://a.example/cb'] }),
+      ],
       ['totp secret', enroll],
       ['scratch token', await t.as(alice).send('POST', `${security}/enroll`, { passcode: await generate({ secret }) })],
       ['new scratch token', await t.as(alice).send('POST', `${security}/regenerate_scratch`)],
     ]
-    expect(answers.map(([what, res]) => [what, res.status < 300, res.headers.get('cache-control')]))
-      .toEqual(answers.map(([what]) => [what, true, 'no-store']))
+    expect(answers.map(([what, res]) => [what, res.status < 300, res.headers.get('cache-control')])).toEqual(
+      answers.map(([what]) => [what, true, 'no-store']),
+    )
   })
 })

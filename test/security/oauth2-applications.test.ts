@@ -67,7 +67,7 @@ describe('OAuth2 applications', () => {
     expect(await (await t.as(alice).get(BASE)).json()).toEqual([])
   })
 
-  test('another user\'s application or an unknown id → 404 on get and update', async () => {
+  test("another user's application or an unknown id → 404 on get and update", async () => {
     const t = await makeTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     const app = await create(t, bob)
@@ -75,7 +75,9 @@ describe('OAuth2 applications', () => {
     expect(res.status).toBe(404)
     expect((await res.json()).message).toBe(Messages.applicationNotFound)
     expect((await t.as(alice).get(`${BASE}/999`)).status).toBe(404)
-    expect((await t.as(alice).send('PUT', `${BASE}/${app.id}`, form({ name: 'stolen', redirect_uris: 'https://evil.example/cb' }))).status).toBe(404)
+    expect(
+      (await t.as(alice).send('PUT', `${BASE}/${app.id}`, form({ name: 'stolen', redirect_uris: 'https://evil.example/cb' }))).status,
+    ).toBe(404)
     expect((await (await t.as(bob).get(`${BASE}/${app.id}`)).json()).name).toBe('ci dashboard')
   })
 
@@ -83,12 +85,24 @@ describe('OAuth2 applications', () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
     const app = await create(t, alice)
-    const res = await t.as(alice).send('PUT', `${BASE}/${app.id}`, form({
-      name: 'renamed', redirect_uris: ['https://a.example/cb', 'https://b.example/cb'], confidential_client: 'false',
-    }))
+    const res = await t.as(alice).send(
+      'PUT',
+      `${BASE}/${app.id}`,
+      form({
+        name: 'renamed',
+        redirect_uris: ['https://a.example/cb', 'https://b.example/cb'],
+        confidential_client: 'false',
+      }),
+    )
     expect(res.status).toBe(200)
     const updated = await res.json()
-    expect(updated).toMatchObject({ id: app.id, client_id: app.client_id, name: 'renamed', redirect_uris: ['https://a.example/cb', 'https://b.example/cb'], confidential_client: false })
+    expect(updated).toMatchObject({
+      id: app.id,
+      client_id: app.client_id,
+      name: 'renamed',
+      redirect_uris: ['https://a.example/cb', 'https://b.example/cb'],
+      confidential_client: false,
+    })
     expect(updated.client_secret).toBeUndefined()
   })
 
@@ -96,7 +110,9 @@ describe('OAuth2 applications', () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
     const app = await create(t, alice)
-    const res = await t.as(alice).send('PUT', `${BASE}/${app.id}`, form({ name: 'n', redirect_uris: 'https://a.example/cb\r\nhttps://b.example/cb\n' }))
+    const res = await t
+      .as(alice)
+      .send('PUT', `${BASE}/${app.id}`, form({ name: 'n', redirect_uris: 'https://a.example/cb\r\nhttps://b.example/cb\n' }))
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ redirect_uris: ['https://a.example/cb', 'https://b.example/cb'], confidential_client: true })
   })
@@ -113,13 +129,22 @@ describe('OAuth2 applications', () => {
     expect((await (await t.as(alice).get(`${BASE}/${app.id}`)).json()).redirect_uris).toEqual(params.redirect_uris)
   })
 
-  test.each([['GET', BASE], ['POST', BASE], ['GET', `${BASE}/1`], ['PUT', `${BASE}/1`]])('anonymous %s %s → 401', async (method, path) => {
+  test.each([
+    ['GET', BASE],
+    ['POST', BASE],
+    ['GET', `${BASE}/1`],
+    ['PUT', `${BASE}/1`],
+  ])('anonymous %s %s → 401', async (method, path) => {
     const t = await makeTestApp()
     const body = method === 'POST' ? params : method === 'PUT' ? form({ name: 'n', redirect_uris: 'https://a.example/cb' }) : undefined
     expect((await t.request(method, path, { body })).status).toBe(401)
   })
 
-  test.each([['GET', BASE], ['POST', BASE], ['GET', `${BASE}/1`]])('a token without user scope on %s %s → 403', async (method, path) => {
+  test.each([
+    ['GET', BASE],
+    ['POST', BASE],
+    ['GET', `${BASE}/1`],
+  ])('a token without user scope on %s %s → 403', async (method, path) => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
     const { plaintext } = await mintToken(t.deps.db, alice.user.id, { name: 'org', scopes: ['write:organization'] })

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import * as oauth from 'oauth4webapi'
 import { oauth2AuthorizationCodes, oauth2Grants } from '../../db/schema'
-import { CODE_TTL_SECONDS, Messages as AuthzMessages } from '../../src/identity/oauth2/authorization'
+import { Messages as AuthzMessages, CODE_TTL_SECONDS } from '../../src/identity/oauth2/authorization'
 import { startSession } from '../../src/identity/sessions/service'
 import { basic, makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 
@@ -15,7 +15,11 @@ async function browserOf(t: TestApp, who: TestUser) {
 }
 
 async function registerClient(t: TestApp, who: TestUser, confidential: boolean) {
-  const res = await t.as(who).send('POST', '/api/v1/user/settings/applications/oauth2', { name: 'client', redirect_uris: [REDIRECT], confidential_client: confidential })
+  const res = await t.as(who).send('POST', '/api/v1/user/settings/applications/oauth2', {
+    name: 'client',
+    redirect_uris: [REDIRECT],
+    confidential_client: confidential,
+  })
   return (await res.json()) as { id: number; client_id: string; client_secret: string }
 }
 
@@ -38,7 +42,12 @@ function authorizationUrl(clientId: string, extra: Record<string, string>) {
 /** Runs the code flow with PKCE up to the token endpoint answer. */
 async function codeFor(t: TestApp, who: TestUser, clientId: string, scope = 'read:user') {
   const verifier = oauth.generateRandomCodeVerifier()
-  const url = authorizationUrl(clientId, { scope, state: 'st-1', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })
+  const url = authorizationUrl(clientId, {
+    scope,
+    state: 'st-1',
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  })
   const callback = await approve(t, await browserOf(t, who), url)
   return { verifier, callback, code: callback.searchParams.get('code')! }
 }
@@ -56,22 +65,41 @@ describe('OAuth2 authorization-code flow with oauth4webapi', () => {
     const [alice] = await t.users('alice')
     const base = await t.listen()
     const registered = await registerClient(t, alice!, true)
-    const as: oauth.AuthorizationServer = { issuer: base, authorization_endpoint: `${base}/login/oauth/authorize`, token_endpoint: `${base}/login/oauth/access_token` }
+    const as: oauth.AuthorizationServer = {
+      issuer: base,
+      authorization_endpoint: `${base}/login/oauth/authorize`,
+      token_endpoint: `${base}/login/oauth/access_token`,
+    }
     const client: oauth.Client = { client_id: registered.client_id }
     const clientAuth = oauth.ClientSecretBasic(registered.client_secret)
     const verifier = oauth.generateRandomCodeVerifier()
     const state = oauth.generateRandomState()
     const url = new URL(as.authorization_endpoint!)
     url.search = new URLSearchParams({
-      response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope: 'read:user', state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      scope: 'read:user',
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
     }).toString()
     const headers = await browserOf(t, alice!)
     const consent = await (await t.request('GET', url.pathname + url.search, { headers })).json()
     const callback = await approve(t, headers, url)
     /** The code exchange (client_secret_basic) as oauth4webapi sends it. */
-    const exchange = () => oauth.authorizationCodeGrantRequest(as, client, clientAuth, oauth.validateAuthResponse(as, client, callback, state), REDIRECT, verifier, insecure)
-    const callApi = (accessToken: string) => oauth.protectedResourceRequest(accessToken, 'GET', new URL(`${base}/api/v1/user`), undefined, undefined, insecure)
+    const exchange = () =>
+      oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        clientAuth,
+        oauth.validateAuthResponse(as, client, callback, state),
+        REDIRECT,
+        verifier,
+        insecure,
+      )
+    const callApi = (accessToken: string) =>
+      oauth.protectedResourceRequest(accessToken, 'GET', new URL(`${base}/api/v1/user`), undefined, undefined, insecure)
     const refresh = (refreshToken: string) => oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshToken, insecure)
     return { t, as, client, state, consent, callback, exchange, callApi, refresh }
   }
@@ -131,12 +159,19 @@ describe('OAuth2 authorization-code flow with oauth4webapi', () => {
     const [alice] = await t.users('alice')
     const base = await t.listen()
     const registered = await registerClient(t, alice, false)
-    const as: oauth.AuthorizationServer = { issuer: base, authorization_endpoint: `${base}/login/oauth/authorize`, token_endpoint: `${base}/login/oauth/access_token` }
+    const as: oauth.AuthorizationServer = {
+      issuer: base,
+      authorization_endpoint: `${base}/login/oauth/authorize`,
+      token_endpoint: `${base}/login/oauth/access_token`,
+    }
     const client: oauth.Client = { client_id: registered.client_id }
     const { verifier, callback } = await codeFor(t, alice, client.client_id)
     const params = oauth.validateAuthResponse(as, client, callback, 'st-1')
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client,
-      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure))
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure),
+    )
     expect(tokens.access_token).toStartWith('poa_')
   })
 
@@ -145,10 +180,16 @@ describe('OAuth2 authorization-code flow with oauth4webapi', () => {
     const [alice] = await t.users('alice')
     const registered = await registerClient(t, alice, true)
     const { verifier, code } = await codeFor(t, alice, registered.client_id)
-    const res = await tokenForm(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
-      basic(registered.client_id, registered.client_secret))
+    const res = await tokenForm(
+      t,
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+      basic(registered.client_id, registered.client_secret),
+    )
     const tokens = await res.json()
-    const stored = JSON.stringify([await t.deps.db.read.select().from(oauth2Grants), await t.deps.db.read.select().from(oauth2AuthorizationCodes)])
+    const stored = JSON.stringify([
+      await t.deps.db.read.select().from(oauth2Grants),
+      await t.deps.db.read.select().from(oauth2AuthorizationCodes),
+    ])
     for (const secret of [code, tokens.access_token, tokens.refresh_token]) {
       expect(stored).not.toContain(secret)
       expect(t.logs.join('\n')).not.toContain(secret)
@@ -162,10 +203,22 @@ describe('OAuth2 scopes of issued tokens', () => {
     const [alice] = await t.users('alice')
     const registered = await registerClient(t, alice, true)
     const { verifier, code } = await codeFor(t, alice, registered.client_id, 'read:user')
-    const tokens = await (await tokenForm(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, client_id: registered.client_id, client_secret: registered.client_secret })).json()
+    const tokens = await (
+      await tokenForm(t, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+        client_id: registered.client_id,
+        client_secret: registered.client_secret,
+      })
+    ).json()
     const bearer = { authorization: `Bearer ${tokens.access_token}` }
     expect((await t.request('GET', '/api/v1/user', { headers: bearer })).status).toBe(200)
-    const write = await t.request('POST', '/api/v1/user/settings/applications/oauth2', { headers: bearer, body: { name: 'x', redirect_uris: [REDIRECT] } })
+    const write = await t.request('POST', '/api/v1/user/settings/applications/oauth2', {
+      headers: bearer,
+      body: { name: 'x', redirect_uris: [REDIRECT] },
+    })
     expect(write.status).toBe(403)
   })
 
@@ -174,7 +227,13 @@ describe('OAuth2 scopes of issued tokens', () => {
     const [alice] = await t.users('alice')
     const registered = await registerClient(t, alice, true)
     const { verifier, code } = await codeFor(t, alice, registered.client_id, 'read:organization')
-    const tokens = await (await tokenForm(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, basic(registered.client_id, registered.client_secret))).json()
+    const tokens = await (
+      await tokenForm(
+        t,
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+        basic(registered.client_id, registered.client_secret),
+      )
+    ).json()
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: `token ${tokens.access_token}` } })).status).toBe(403)
   })
 
@@ -183,7 +242,13 @@ describe('OAuth2 scopes of issued tokens', () => {
     const [alice] = await t.users('alice')
     const registered = await registerClient(t, alice, true)
     const { verifier, code } = await codeFor(t, alice, registered.client_id)
-    const tokens = await (await tokenForm(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, basic(registered.client_id, registered.client_secret))).json()
+    const tokens = await (
+      await tokenForm(
+        t,
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+        basic(registered.client_id, registered.client_secret),
+      )
+    ).json()
     t.clock.advance((tokens.expires_in + 1) * 1000)
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401)
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: 'Bearer poa_madeup' } })).status).toBe(401)
@@ -195,7 +260,9 @@ describe('OAuth2 scopes of issued tokens', () => {
     const registered = await registerClient(t, alice, true)
     const { verifier, code } = await codeFor(t, alice, registered.client_id, 'read:user read:organization')
     const auth = basic(registered.client_id, registered.client_secret)
-    const tokens = await (await tokenForm(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth)).json()
+    const tokens = await (
+      await tokenForm(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth)
+    ).json()
     const wider = await tokenForm(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'write:user' }, auth)
     expect(wider.status).toBe(400)
     expect((await wider.json()).error).toBe('invalid_scope')
@@ -224,7 +291,10 @@ describe('OAuth2 authorization endpoint refusals', () => {
   })
 
   test.each([
-    'https://client.example/callback/', 'https://client.example/callback?x=1', 'https://CLIENT.example/callback', 'https://evil.example/callback',
+    'https://client.example/callback/',
+    'https://client.example/callback?x=1',
+    'https://CLIENT.example/callback',
+    'https://evil.example/callback',
   ])('a redirect_uri not registered exactly (%s) → 400, no redirect, no code', async (redirectUri) => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
@@ -234,7 +304,10 @@ describe('OAuth2 authorization endpoint refusals', () => {
     const res = await t.request('GET', url.pathname + url.search, { headers })
     expect(res.status).toBe(400)
     expect((await res.json()).message).toBe(AuthzMessages.redirectMismatch)
-    const grant = await t.request('POST', '/login/oauth/grant', { headers, body: { ...Object.fromEntries(url.searchParams), granted: true } })
+    const grant = await t.request('POST', '/login/oauth/grant', {
+      headers,
+      body: { ...Object.fromEntries(url.searchParams), granted: true },
+    })
     expect(grant.status).toBe(400)
     expect(await t.deps.db.read.select().from(oauth2AuthorizationCodes)).toEqual([])
   })
@@ -283,7 +356,10 @@ describe('OAuth2 authorization endpoint refusals', () => {
     const registered = await registerClient(t, alice, true)
     const { cookie } = await browserOf(t, alice)
     const url = authorizationUrl(registered.client_id, {})
-    const res = await t.request('POST', '/login/oauth/grant', { headers: { cookie }, body: { ...Object.fromEntries(url.searchParams), granted: true } })
+    const res = await t.request('POST', '/login/oauth/grant', {
+      headers: { cookie },
+      body: { ...Object.fromEntries(url.searchParams), granted: true },
+    })
     expect(res.status).toBe(403)
     expect(await t.deps.db.read.select().from(oauth2AuthorizationCodes)).toEqual([])
   })
@@ -296,14 +372,19 @@ describe('OAuth2 authorization endpoint refusals', () => {
     const res = await t.as(alice).send('POST', '/login/oauth/grant', { ...Object.fromEntries(url.searchParams), granted: true })
     expect(res.status).toBe(403)
     expect((await res.json()).message).toBe(AuthzMessages.interactiveOnly)
-    const byPassword = await t.request('POST', '/login/oauth/grant', { headers: { authorization: basic('alice', PASSWORD) }, body: { ...Object.fromEntries(url.searchParams), granted: true } })
+    const byPassword = await t.request('POST', '/login/oauth/grant', {
+      headers: { authorization: basic('alice', PASSWORD) },
+      body: { ...Object.fromEntries(url.searchParams), granted: true },
+    })
     expect(byPassword.status).toBe(302)
   })
 
   test('a grant body missing fields → 422', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
-    expect((await t.request('POST', '/login/oauth/grant', { headers: await browserOf(t, alice), body: { granted: true } })).status).toBe(422)
+    expect((await t.request('POST', '/login/oauth/grant', { headers: await browserOf(t, alice), body: { granted: true } })).status).toBe(
+      422,
+    )
   })
 })
 
@@ -351,7 +432,9 @@ describe('OAuth2 token endpoint refusals', () => {
   ])('%s → 400 invalid_grant, no tokens', async (_what, change) => {
     const { t, code, verifier, auth } = await setup()
     const fields: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }
-    for (const [k, v] of Object.entries(change)) if (v === undefined) delete fields[k]; else fields[k] = v
+    for (const [k, v] of Object.entries(change))
+      if (v === undefined) delete fields[k]
+      else fields[k] = v
     const res = await tokenForm(t, fields, auth)
     expect(res.status).toBe(400)
     expect((await res.json()).error).toBe('invalid_grant')
@@ -371,7 +454,11 @@ describe('OAuth2 token endpoint refusals', () => {
   test('a code issued to another client → 400 invalid_grant', async () => {
     const { t, alice, code, verifier } = await setup()
     const other = await registerClient(t, alice, true)
-    const res = await tokenForm(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, basic(other.client_id, other.client_secret))
+    const res = await tokenForm(
+      t,
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+      basic(other.client_id, other.client_secret),
+    )
     expect(res.status).toBe(400)
     expect((await res.json()).error).toBe('invalid_grant')
   })
@@ -401,7 +488,12 @@ describe('OAuth2 token endpoint refusals', () => {
     update.append('redirect_uris', REDIRECT)
     update.append('confidential_client', 'false')
     expect((await t.as(alice).send('PUT', `/api/v1/user/settings/applications/oauth2/${registered.id}`, update)).status).toBe(200)
-    const res = await tokenForm(t, { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: registered.client_id })
+    const res = await tokenForm(t, {
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      client_id: registered.client_id,
+    })
     expect(res.status).toBe(400)
     expect((await res.json()).error).toBe('invalid_grant')
   })
@@ -421,7 +513,14 @@ describe('OAuth2 token endpoint refusals', () => {
   test('the token endpoint accepts JSON bodies too', async () => {
     const { t, code, verifier, registered } = await setup()
     const res = await t.request('POST', '/login/oauth/access_token', {
-      body: { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, client_id: registered.client_id, client_secret: registered.client_secret },
+      body: {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+        client_id: registered.client_id,
+        client_secret: registered.client_secret,
+      },
     })
     expect(res.status).toBe(200)
   })

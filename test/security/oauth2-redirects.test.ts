@@ -5,7 +5,14 @@ import { makeTestApp } from '../support/app'
 const BASE = '/api/v1/user/settings/applications/oauth2'
 
 describe('OAuth2 redirect URI schemes', () => {
-  for (const uri of ['javascript:alert(document.cookie)', 'JavaScript://x/%0aalert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)', 'file:///etc/passwd', 'blob:https://a.example/x']) {
+  for (const uri of [
+    'javascript:alert(document.cookie)',
+    'JavaScript://x/%0aalert(1)',
+    'data:text/html,<script>alert(1)</script>',
+    'vbscript:msgbox(1)',
+    'file:///etc/passwd',
+    'blob:https://a.example/x',
+  ]) {
     test(`a user registers an application redirecting to ${uri.slice(0, 20)}… → 422, nothing stored`, async () => {
       const t = await makeTestApp()
       const [alice] = await t.users('alice')
@@ -16,7 +23,7 @@ describe('OAuth2 redirect URI schemes', () => {
     })
   }
 
-  test('a user changes an application\'s redirect URI to javascript: → 422, the old one kept', async () => {
+  test("a user changes an application's redirect URI to javascript: → 422, the old one kept", async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
     const app = await (await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: ['https://a.example/cb'] })).json()

@@ -3,7 +3,11 @@ import net from 'node:net'
 import { ANONYMOUS_BODY_BYTES, Messages } from '../../src/http/body'
 import { makeTestApp, PASSWORD } from '../support/app'
 
-interface RawReply { status: number; body: string; afterMs: number }
+interface RawReply {
+  status: number
+  body: string
+  afterMs: number
+}
 
 /**
  * Sends a request head and `sent` bytes of body over a raw socket, then waits: a server that
@@ -14,12 +18,16 @@ function sendPartial(base: string, head: string, sent: string, timeoutMs = 5_000
   const started = performance.now()
   return new Promise((resolve, reject) => {
     let reply = ''
-    const socket = net.connect(Number(port), hostname, () => socket.write(head + '\r\n' + sent))
+    const socket = net.connect(Number(port), hostname, () => socket.write(`${head}\r\n${sent}`))
     const give = () => {
       clearTimeout(timer)
       socket.destroy()
       const bodyAt = reply.indexOf('\r\n\r\n')
-      resolve({ status: Number(reply.split(' ')[1]), body: bodyAt < 0 ? '' : reply.slice(bodyAt + 4), afterMs: performance.now() - started })
+      resolve({
+        status: Number(reply.split(' ')[1]),
+        body: bodyAt < 0 ? '' : reply.slice(bodyAt + 4),
+        afterMs: performance.now() - started,
+      })
     }
     const timer = setTimeout(give, timeoutMs)
     socket.setEncoding('utf8')
@@ -35,7 +43,9 @@ function sendPartial(base: string, head: string, sent: string, timeoutMs = 5_000
 
 const postHead = (path: string, headers: Record<string, string>) =>
   `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
-  Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')
+  Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')
 
 describe('request bodies before authentication', () => {
   test('an anonymous sign-in declaring a 9 MiB body → 413 at once, before the body is sent', async () => {
@@ -58,7 +68,11 @@ describe('request bodies before authentication', () => {
   test('a made-up token with a 9 MiB body → 401 before the body is sent', async () => {
     const t = await makeTestApp()
     const base = await t.listen()
-    const reply = await sendPartial(base, postHead('/api/v1/user/emails', { Authorization: 'token ' + 'f'.repeat(40), 'Content-Length': String(9 * 1024 * 1024) }), '')
+    const reply = await sendPartial(
+      base,
+      postHead('/api/v1/user/emails', { Authorization: `token ${'f'.repeat(40)}`, 'Content-Length': String(9 * 1024 * 1024) }),
+      '',
+    )
     expect(reply.status).toBe(401)
   })
 
@@ -83,15 +97,22 @@ describe('request bodies before authentication', () => {
     expect(reply.status).toBe(408)
     expect(JSON.parse(reply.body).message).toBe(Messages.stalled(1))
     expect(reply.afterMs).toBeLessThan(4_000)
-    const ok = await fetch(`${base}/api/v1/user/signin`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', password: PASSWORD }) })
+    const ok = await fetch(`${base}/api/v1/user/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'alice', password: PASSWORD }),
+    })
     expect(ok.status).toBe(200)
   })
 
   test('150 anonymous connections stalled inside 9 MiB bodies are all refused at once; the server answers others', async () => {
     const t = await makeTestApp()
     const base = await t.listen()
-    const replies = await Promise.all(Array.from({ length: 150 }, () =>
-      sendPartial(base, postHead('/api/v1/user/signin', { 'Content-Length': String(9 * 1024 * 1024) }), '{"username":"')))
+    const replies = await Promise.all(
+      Array.from({ length: 150 }, () =>
+        sendPartial(base, postHead('/api/v1/user/signin', { 'Content-Length': String(9 * 1024 * 1024) }), '{"username":"'),
+      ),
+    )
     expect(replies.every((r) => r.status === 413)).toBe(true)
     expect((await fetch(`${base}/healthz`)).status).toBe(200)
   })

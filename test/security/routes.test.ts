@@ -14,7 +14,10 @@ describe('routes of the security area', () => {
     for (const route of routes) {
       const path = route.path.replace(/:(\w+)/g, '{$1}')
       const operation = doc.paths[path]?.[route.method.toLowerCase()]
-      expect({ route: `${route.method} ${route.path}`, summary: typeof operation?.summary }).toEqual({ route: `${route.method} ${route.path}`, summary: 'string' })
+      expect({ route: `${route.method} ${route.path}`, summary: typeof operation?.summary }).toEqual({
+        route: `${route.method} ${route.path}`,
+        summary: 'string',
+      })
       expect(permissionOf(route)).toBeDefined()
     }
   })
@@ -22,11 +25,20 @@ describe('routes of the security area', () => {
   test('every settings route refuses a token without a user scope → 403', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
-    const { plaintext } = await mintToken(t.deps.db, alice.user.id, { name: 'org only', scopes: ['read:organization', 'write:organization'] })
+    const { plaintext } = await mintToken(t.deps.db, alice.user.id, {
+      name: 'org only',
+      scopes: ['read:organization', 'write:organization'],
+    })
     const settings = t.app.routes.filter((r) => r.path.startsWith('/api/v1/user/settings/') && MINE.test(r.path))
     for (const route of settings) {
-      const res = await t.request(route.method, route.path.replace(/:(\w+)/g, '1'), { token: plaintext, body: route.method === 'GET' ? undefined : {} })
-      expect({ route: `${route.method} ${route.path}`, status: res.status }).toEqual({ route: `${route.method} ${route.path}`, status: 403 })
+      const res = await t.request(route.method, route.path.replace(/:(\w+)/g, '1'), {
+        token: plaintext,
+        body: route.method === 'GET' ? undefined : {},
+      })
+      expect({ route: `${route.method} ${route.path}`, status: res.status }).toEqual({
+        route: `${route.method} ${route.path}`,
+        status: 403,
+      })
     }
   })
 

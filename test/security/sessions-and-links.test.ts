@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { insertLink } from '../../src/identity/security/account-links/store'
+import { eq } from 'drizzle-orm'
+import { sessions } from '../../db/schema'
 import { Messages as LinkMessages } from '../../src/identity/security/account-links/service'
+import { insertLink } from '../../src/identity/security/account-links/store'
 import { Messages as SessionMessages } from '../../src/identity/security/sessions/service'
 import { SESSION_IDLE_SECONDS, startSession } from '../../src/identity/sessions/service'
 import { updateUser } from '../../src/identity/store'
-import { sessions } from '../../db/schema'
-import { eq } from 'drizzle-orm'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 
 const BASE = '/api/v1/user/settings/security'
@@ -35,7 +35,7 @@ describe('sessions', () => {
     expect(JSON.stringify(list)).not.toContain(laptop.headers['x-csrf-token'])
   })
 
-  test('a token caller lists sessions → none is current; other users\' sessions are not listed', async () => {
+  test("a token caller lists sessions → none is current; other users' sessions are not listed", async () => {
     const t = await makeTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     await browser(t, alice, 'A')
@@ -65,7 +65,7 @@ describe('sessions', () => {
     expect((await t.request('GET', `${BASE}/sessions/`, { headers: laptop.headers })).status).toBe(401)
   })
 
-  test('revoking another user\'s or an unknown sid → 404, nothing ended', async () => {
+  test("revoking another user's or an unknown sid → 404, nothing ended", async () => {
     const t = await makeTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     const bobs = await browser(t, bob, 'B')
@@ -93,8 +93,14 @@ describe('sessions', () => {
     await browser(t, alice, 'Live')
     const now = t.clock.seconds()
     await t.deps.db.write(async (tx) => {
-      await tx.update(sessions).set({ expiresAt: now - 1 }).where(eq(sessions.id, expired.id))
-      await tx.update(sessions).set({ lastSeenAt: now - SESSION_IDLE_SECONDS - 1 }).where(eq(sessions.id, idle.id))
+      await tx
+        .update(sessions)
+        .set({ expiresAt: now - 1 })
+        .where(eq(sessions.id, expired.id))
+      await tx
+        .update(sessions)
+        .set({ lastSeenAt: now - SESSION_IDLE_SECONDS - 1 })
+        .where(eq(sessions.id, idle.id))
     })
     const list = await (await t.as(alice).get(`${BASE}/sessions/`)).json()
     expect(list.map((s: { userAgent: string }) => s.userAgent)).toEqual(['Live'])
@@ -102,7 +108,10 @@ describe('sessions', () => {
     expect((await t.request('GET', '/api/v1/user', { headers: idle.headers })).status).toBe(401)
   })
 
-  test.each([['GET', `${BASE}/sessions/`], ['DELETE', `${BASE}/sessions/abc/revoke`]])('anonymous %s %s → 401', async (method, path) => {
+  test.each([
+    ['GET', `${BASE}/sessions/`],
+    ['DELETE', `${BASE}/sessions/abc/revoke`],
+  ])('anonymous %s %s → 401', async (method, path) => {
     const t = await makeTestApp()
     expect((await t.request(method, path)).status).toBe(401)
   })
@@ -110,7 +119,9 @@ describe('sessions', () => {
 
 describe('linked accounts', () => {
   const link = (t: TestApp, who: TestUser, sourceId: number, provider = 'github') =>
-    t.deps.db.write((tx) => insertLink(tx, { uid: who.user.id, sourceId, provider, sourceName: `sso-${sourceId}`, externalId: `ext-${who.name}-${sourceId}` }))
+    t.deps.db.write((tx) =>
+      insertLink(tx, { uid: who.user.id, sourceId, provider, sourceName: `sso-${sourceId}`, externalId: `ext-${who.name}-${sourceId}` }),
+    )
 
   test('a user lists links → AccountLink per login source', async () => {
     const t = await makeTestApp()
@@ -162,7 +173,7 @@ describe('linked accounts', () => {
     expect((await (await t.as(alice).get(`${BASE}/account_link`)).json()).map((l: { id: number }) => l.id)).toEqual([9])
   })
 
-  test('unlinking a source the user is not linked to (or another user\'s link) → 404', async () => {
+  test("unlinking a source the user is not linked to (or another user's link) → 404", async () => {
     const t = await makeTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
     await link(t, bob, 7)
@@ -178,7 +189,10 @@ describe('linked accounts', () => {
     expect((await t.as(alice).send('POST', `${BASE}/account_link`, body)).status).toBe(422)
   })
 
-  test.each([['GET', `${BASE}/account_link`], ['POST', `${BASE}/account_link`]])('anonymous %s %s → 401', async (method, path) => {
+  test.each([
+    ['GET', `${BASE}/account_link`],
+    ['POST', `${BASE}/account_link`],
+  ])('anonymous %s %s → 401', async (method, path) => {
     const t = await makeTestApp()
     expect((await t.request(method, path, { body: method === 'POST' ? { id: 1 } : undefined })).status).toBe(401)
   })

@@ -20,11 +20,17 @@ const nextCode = (secret: string) => generate({ secret, epoch: Math.floor(Date.n
 
 async function registerSoftKey(t: TestApp, who: TestUser): Promise<void> {
   const { publicKey } = await (await t.as(who).send('POST', `${SECURITY}/webauthn/request_register`, { name: 'key' })).json()
-  expect((await t.as(who).send('POST', `${SECURITY}/webauthn/register`, await softRegistration(publicKey, { origin: ORIGIN }))).status).toBe(201)
+  expect(
+    (await t.as(who).send('POST', `${SECURITY}/webauthn/register`, await softRegistration(publicKey, { origin: ORIGIN }))).status,
+  ).toBe(201)
 }
 
 const cookieValue = (res: Response, name: string) =>
-  res.headers.getSetCookie().map((c) => c.split(';')[0]).find((pair) => pair.startsWith(`${name}=`))?.slice(name.length + 1)
+  res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .find((pair) => pair.startsWith(`${name}=`))
+    ?.slice(name.length + 1)
 
 /** Password step: expects 405 and returns the ticket cookie's value. */
 async function passwordStep(t: TestApp, name: string): Promise<string> {
@@ -38,7 +44,10 @@ async function passwordStep(t: TestApp, name: string): Promise<string> {
 }
 
 const codeStep = (t: TestApp, ticket: string | undefined, passcode: string) =>
-  t.request('POST', '/api/v1/user/signin/two-factor', { body: { passcode }, headers: ticket ? { cookie: `platform_signin_ticket=${ticket}` } : {} })
+  t.request('POST', '/api/v1/user/signin/two-factor', {
+    body: { passcode },
+    headers: ticket ? { cookie: `platform_signin_ticket=${ticket}` } : {},
+  })
 
 describe('second sign-in step with TOTP', () => {
   test('password → 405 with a ticket; a current code with the ticket → 200, a working session, the ticket cleared', async () => {
@@ -133,11 +142,21 @@ describe('a security key counts as a second factor', () => {
     const [alice, bob] = await t.users('alice', 'bob')
     await registerSoftKey(t, alice)
     await enrollTotp(t, bob)
-    const assertion = { id: 'x', rawId: 'x', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } }
-    const early = await t.request('POST', '/api/v1/user/signin/webauthn', { body: assertion, headers: { cookie: `platform_signin_ticket=${await passwordStep(t, 'alice')}` } })
+    const assertion = {
+      id: 'x',
+      rawId: 'x',
+      type: 'public-key',
+      response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' },
+    }
+    const early = await t.request('POST', '/api/v1/user/signin/webauthn', {
+      body: assertion,
+      headers: { cookie: `platform_signin_ticket=${await passwordStep(t, 'alice')}` },
+    })
     expect(early.status).toBe(400)
     expect((await early.json()).message).toBe(Messages.noChallenge)
-    const options = await t.request('POST', '/api/v1/user/signin/webauthn/options', { headers: { cookie: `platform_signin_ticket=${await passwordStep(t, 'bob')}` } })
+    const options = await t.request('POST', '/api/v1/user/signin/webauthn/options', {
+      headers: { cookie: `platform_signin_ticket=${await passwordStep(t, 'bob')}` },
+    })
     expect(options.status).toBe(400)
     expect((await options.json()).message).toBe(Messages.noSecurityKey)
   })
@@ -150,8 +169,19 @@ describe('a security key counts as a second factor', () => {
     const options = await t.request('POST', '/api/v1/user/signin/webauthn/options', { headers: { cookie } })
     const { publicKey } = await options.json()
     const id = publicKey.allowCredentials[0].id
-    const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: publicKey.challenge, origin: ORIGIN })).toString('base64url')
-    const forged = { id, rawId: id, type: 'public-key', response: { clientDataJSON: clientData, authenticatorData: Buffer.alloc(37).toString('base64url'), signature: Buffer.alloc(64).toString('base64url') } }
+    const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: publicKey.challenge, origin: ORIGIN })).toString(
+      'base64url',
+    )
+    const forged = {
+      id,
+      rawId: id,
+      type: 'public-key',
+      response: {
+        clientDataJSON: clientData,
+        authenticatorData: Buffer.alloc(37).toString('base64url'),
+        signature: Buffer.alloc(64).toString('base64url'),
+      },
+    }
     const res = await t.request('POST', '/api/v1/user/signin/webauthn', { body: forged, headers: { cookie } })
     expect(res.status).toBe(401)
     expect(cookieValue(res, 'platform_session')).toBeUndefined()

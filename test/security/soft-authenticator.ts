@@ -9,7 +9,9 @@ export async function softRegistration(publicKey: Record<string, unknown>, opts:
   const keys = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])
   const jwk = await crypto.subtle.exportKey('jwk', keys.publicKey)
   const cose = new Map<number, number | Uint8Array>([
-    [1, 2], [3, -7], [-1, 1],
+    [1, 2],
+    [3, -7],
+    [-1, 1],
     [-2, Uint8Array.from(Buffer.from(jwk.x!, 'base64url'))],
     [-3, Uint8Array.from(Buffer.from(jwk.y!, 'base64url'))],
   ])
@@ -25,8 +27,19 @@ export async function softRegistration(publicKey: Record<string, unknown>, opts:
     credentialId,
     Buffer.from(isoCBOR.encode(cose)),
   ])
-  const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', Uint8Array.from(authData)]]) as never)
-  const clientDataJSON = JSON.stringify({ type: 'webauthn.create', challenge: publicKey.challenge, origin: opts.origin, crossOrigin: false })
+  const attestationObject = isoCBOR.encode(
+    new Map<string, unknown>([
+      ['fmt', 'none'],
+      ['attStmt', new Map()],
+      ['authData', Uint8Array.from(authData)],
+    ]) as never,
+  )
+  const clientDataJSON = JSON.stringify({
+    type: 'webauthn.create',
+    challenge: publicKey.challenge,
+    origin: opts.origin,
+    crossOrigin: false,
+  })
   const id = Buffer.from(credentialId).toString('base64url')
   return {
     id,

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { mintToken } from '../../src/identity/tokens/service'
-import { makeTestApp } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp } from '../support/app'
 
 /** Routes where a token's scope does not apply, and why. */
 const SCOPE_EXEMPT: Record<string, string> = {
@@ -9,7 +9,7 @@ const SCOPE_EXEMPT: Record<string, string> = {
   'GET /api/v1/users/{username}/tokens': 'Basic with the real password only: tokens cannot call it',
   'POST /api/v1/users/{username}/tokens': 'Basic with the real password only: tokens cannot call it',
   'DELETE /api/v1/users/{username}/tokens/{token}': 'Basic with the real password only: tokens cannot call it',
-  'GET /api/v1/user/signout': 'ends the caller\'s own session; a token caller only gets cookies cleared',
+  'GET /api/v1/user/signout': "ends the caller's own session; a token caller only gets cookies cleared",
   'GET /login/oauth/authorize': 'the OAuth consent page of a signed-in person',
   'POST /login/oauth/grant': 'the OAuth consent page of a signed-in person',
 }
@@ -17,7 +17,9 @@ const SCOPE_EXEMPT: Record<string, string> = {
 describe('token scopes', () => {
   test('every route that needs a caller declares the token scope it touches (or is a listed exemption)', async () => {
     const t = await makeTestApp()
-    const doc = await (await t.request('GET', '/api/v1/swagger.json')).json() as { paths: Record<string, Record<string, Record<string, unknown>>> }
+    const doc = (await (await t.request('GET', '/api/v1/swagger.json')).json()) as {
+      paths: Record<string, Record<string, Record<string, unknown>>>
+    }
     const undeclared: string[] = []
     for (const [path, operations] of Object.entries(doc.paths))
       for (const [method, operation] of Object.entries(operations)) {
@@ -33,7 +35,12 @@ describe('token scopes', () => {
     await makeOrg(t, 'secret', { owner: olga!, members: [mia!], visibility: 'private' })
     const userOnly = (await mintToken(t.deps.db, mia!.user.id, { name: 'u', scopes: ['read:user'] })).plaintext
     const orgRead = (await mintToken(t.deps.db, mia!.user.id, { name: 'o', scopes: ['read:organization'] })).plaintext
-    for (const path of ['/api/v1/orgs/secret', '/api/v1/orgs/secret/members', '/api/v1/orgs/secret/members/olga', '/api/v1/orgs/secret/public_members']) {
+    for (const path of [
+      '/api/v1/orgs/secret',
+      '/api/v1/orgs/secret/members',
+      '/api/v1/orgs/secret/members/olga',
+      '/api/v1/orgs/secret/public_members',
+    ]) {
       expect(`${path} ${(await t.request('GET', path, { token: userOnly })).status}`).toBe(`${path} 403`)
       expect([200, 204]).toContain((await t.request('GET', path, { token: orgRead })).status)
     }

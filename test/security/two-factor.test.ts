@@ -102,7 +102,8 @@ describe('TOTP enrollment', () => {
     const { secret } = await (await t.as(alice).get(`${BASE}/twofa/enroll`)).json()
     const right = await generate({ secret })
     const wrong = right === '000000' ? '111111' : '000000'
-    for (let i = 0; i < MAX_FAILED_CODES; i++) expect((await t.as(alice).send('POST', `${BASE}/twofa/enroll`, { passcode: wrong })).status).toBe(422)
+    for (let i = 0; i < MAX_FAILED_CODES; i++)
+      expect((await t.as(alice).send('POST', `${BASE}/twofa/enroll`, { passcode: wrong })).status).toBe(422)
     expect((await t.as(alice).send('POST', `${BASE}/twofa/enroll`, { passcode: right })).status).toBe(429)
   })
 
@@ -226,7 +227,9 @@ describe('the OTP header on Basic password sign-in', () => {
     const [alice] = await t.users('alice')
     const { secret } = await enroll(t, alice)
     const code = await nextCode(secret)
-    const res = await t.request('GET', '/api/v1/user', { headers: { authorization: basic('alice', 'wrong password'), 'X-Platform-OTP': code } })
+    const res = await t.request('GET', '/api/v1/user', {
+      headers: { authorization: basic('alice', 'wrong password'), 'X-Platform-OTP': code },
+    })
     expect(res.status).toBe(401)
     expect((await res.json()).message).toBe(AuthMessages.invalidBasic)
     expect((await basicOtp(t, 'alice', code)).status).toBe(200)
@@ -245,20 +248,29 @@ describe('the OTP header on Basic password sign-in', () => {
 
 describe('access rules of the two-factor routes', () => {
   test.each([
-    ['GET', `${BASE}/`], ['GET', `${BASE}/twofa/enroll`], ['POST', `${BASE}/twofa/enroll`],
-    ['POST', `${BASE}/twofa/regenerate_scratch`], ['POST', `${BASE}/twofa/disable`],
+    ['GET', `${BASE}/`],
+    ['GET', `${BASE}/twofa/enroll`],
+    ['POST', `${BASE}/twofa/enroll`],
+    ['POST', `${BASE}/twofa/regenerate_scratch`],
+    ['POST', `${BASE}/twofa/disable`],
   ])('anonymous %s %s → 401', async (method, path) => {
     const t = await makeTestApp()
     expect((await t.request(method, path, { body: method === 'POST' ? { passcode: '123456' } : undefined })).status).toBe(401)
   })
 
   test.each([
-    ['GET', `${BASE}/`], ['GET', `${BASE}/twofa/enroll`], ['POST', `${BASE}/twofa/enroll`],
-    ['POST', `${BASE}/twofa/regenerate_scratch`], ['POST', `${BASE}/twofa/disable`],
+    ['GET', `${BASE}/`],
+    ['GET', `${BASE}/twofa/enroll`],
+    ['POST', `${BASE}/twofa/enroll`],
+    ['POST', `${BASE}/twofa/regenerate_scratch`],
+    ['POST', `${BASE}/twofa/disable`],
   ])('a token without user scope on %s %s → 403', async (method, path) => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
-    const { plaintext } = await (await import('../../src/identity/tokens/service')).mintToken(t.deps.db, alice.user.id, { name: 'org', scopes: ['write:organization'] })
+    const { plaintext } = await (await import('../../src/identity/tokens/service')).mintToken(t.deps.db, alice.user.id, {
+      name: 'org',
+      scopes: ['write:organization'],
+    })
     const res = await t.request(method, path, { token: plaintext, body: method === 'POST' ? { passcode: '123456' } : undefined })
     expect(res.status).toBe(403)
   })

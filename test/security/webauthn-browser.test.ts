@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import puppeteer, { type Page } from 'puppeteer-core'
-import { CHROMIUM_ARGS } from '../support/browser'
 import { makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
+import { CHROMIUM_ARGS } from '../support/browser'
 
 const BASE = '/api/v1/user/settings/security/webauthn'
 
@@ -31,7 +31,13 @@ async function withBrowserKey(run: (lab: { t: TestApp; alice: TestUser; origin: 
     const cdp = await page.createCDPSession()
     await cdp.send('WebAuthn.enable')
     await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'usb', hasResidentKey: false, hasUserVerification: false, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'usb',
+        hasResidentKey: false,
+        hasUserVerification: false,
+        automaticPresenceSimulation: true,
+      },
     })
     await run({ t, alice: alice!, origin, page })
   } finally {
@@ -41,17 +47,26 @@ async function withBrowserKey(run: (lab: { t: TestApp; alice: TestUser; origin: 
 }
 
 describe('WebAuthn with a real browser', () => {
-  test('Chromium\'s virtual authenticator registers a key → 201; it is listed, then deleted', async () => {
+  test("Chromium's virtual authenticator registers a key → 201; it is listed, then deleted", async () => {
     await withBrowserKey(async ({ t, alice, origin, page }) => {
-
-      const outcome = await page.evaluate(async (base: string, token: string) => {
-        const headers = { authorization: `token ${token}`, 'content-type': 'application/json' }
-        const optionsRes = await fetch(`${base}/request_register`, { method: 'POST', headers, body: JSON.stringify({ name: 'browser key' }) })
-        const { publicKey } = await optionsRes.json()
-        const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(publicKey) }) as PublicKeyCredential
-        const registerRes = await fetch(`${base}/register`, { method: 'POST', headers, body: JSON.stringify(credential.toJSON()) })
-        return { options: optionsRes.status, status: registerRes.status, body: await registerRes.json(), id: credential.id }
-      }, `${origin}${BASE}`, alice.token)
+      const outcome = await page.evaluate(
+        async (base: string, token: string) => {
+          const headers = { authorization: `token ${token}`, 'content-type': 'application/json' }
+          const optionsRes = await fetch(`${base}/request_register`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ name: 'browser key' }),
+          })
+          const { publicKey } = await optionsRes.json()
+          const credential = (await navigator.credentials.create({
+            publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(publicKey),
+          })) as PublicKeyCredential
+          const registerRes = await fetch(`${base}/register`, { method: 'POST', headers, body: JSON.stringify(credential.toJSON()) })
+          return { options: optionsRes.status, status: registerRes.status, body: await registerRes.json(), id: credential.id }
+        },
+        `${origin}${BASE}`,
+        alice.token,
+      )
 
       expect(outcome.options).toBe(200)
       expect(outcome.status).toBe(201)
@@ -68,24 +83,57 @@ describe('WebAuthn with a real browser', () => {
 })
 
 describe('signing in with a security key in a real browser', () => {
-  test('password → 405 with a ticket; Chromium\'s virtual authenticator answers the options → 200; the session cookie signs the page in', async () => {
+  test("password → 405 with a ticket; Chromium's virtual authenticator answers the options → 200; the session cookie signs the page in", async () => {
     await withBrowserKey(async ({ t, alice, origin, page }) => {
-      const outcome = await page.evaluate(async (base: string, token: string, password: string) => {
-        const json = { 'content-type': 'application/json' }
-        // Registration with a token, as a script would do it once.
-        const registration = { authorization: `token ${token}`, ...json }
-        const { publicKey: creation } = await (await fetch(`${base}/api/v1/user/settings/security/webauthn/request_register`, { method: 'POST', headers: registration, body: JSON.stringify({ name: 'browser key' }) })).json()
-        const created = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(creation) }) as PublicKeyCredential
-        await fetch(`${base}/api/v1/user/settings/security/webauthn/register`, { method: 'POST', headers: registration, body: JSON.stringify(created.toJSON()) })
-        // Sign-in as a person would: password, then the key.
-        const passwordStep = await fetch(`${base}/api/v1/user/signin`, { method: 'POST', headers: json, body: JSON.stringify({ username: 'alice', password }) })
-        const options = await fetch(`${base}/api/v1/user/signin/webauthn/options`, { method: 'POST' })
-        const { publicKey } = await options.json()
-        const assertion = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(publicKey) }) as PublicKeyCredential
-        const keyStep = await fetch(`${base}/api/v1/user/signin/webauthn`, { method: 'POST', headers: json, body: JSON.stringify(assertion.toJSON()) })
-        const me = await fetch(`${base}/api/v1/user`)
-        return { password: passwordStep.status, options: options.status, key: keyStep.status, me: me.status, login: me.ok ? (await me.json()).login : undefined }
-      }, origin, alice.token, PASSWORD)
+      const outcome = await page.evaluate(
+        async (base: string, token: string, password: string) => {
+          const json = { 'content-type': 'application/json' }
+          // Registration with a token, as a script would do it once.
+          const registration = { authorization: `token ${token}`, ...json }
+          const { publicKey: creation } = await (
+            await fetch(`${base}/api/v1/user/settings/security/webauthn/request_register`, {
+              method: 'POST',
+              headers: registration,
+              body: JSON.stringify({ name: 'browser key' }),
+            })
+          ).json()
+          const created = (await navigator.credentials.create({
+            publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(creation),
+          })) as PublicKeyCredential
+          await fetch(`${base}/api/v1/user/settings/security/webauthn/register`, {
+            method: 'POST',
+            headers: registration,
+            body: JSON.stringify(created.toJSON()),
+          })
+          // Sign-in as a person would: password, then the key.
+          const passwordStep = await fetch(`${base}/api/v1/user/signin`, {
+            method: 'POST',
+            headers: json,
+            body: JSON.stringify({ username: 'alice', password }),
+          })
+          const options = await fetch(`${base}/api/v1/user/signin/webauthn/options`, { method: 'POST' })
+          const { publicKey } = await options.json()
+          const assertion = (await navigator.credentials.get({
+            publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(publicKey),
+          })) as PublicKeyCredential
+          const keyStep = await fetch(`${base}/api/v1/user/signin/webauthn`, {
+            method: 'POST',
+            headers: json,
+            body: JSON.stringify(assertion.toJSON()),
+          })
+          const me = await fetch(`${base}/api/v1/user`)
+          return {
+            password: passwordStep.status,
+            options: options.status,
+            key: keyStep.status,
+            me: me.status,
+            login: me.ok ? (await me.json()).login : undefined,
+          }
+        },
+        origin,
+        alice.token,
+        PASSWORD,
+      )
       expect(outcome).toEqual({ password: 405, options: 200, key: 200, me: 200, login: 'alice' })
       const stored = await t.deps.db.read.query.webauthnCredentials.findFirst()
       expect(stored?.signCount).toBeGreaterThan(0)

@@ -15,7 +15,7 @@ async function requestOptions(t: TestApp, who: TestUser, name = 'yubikey') {
 const keysOf = async (t: TestApp, who: TestUser) => (await t.as(who).get(`${BASE}/keys`)).json()
 
 describe('WebAuthn registration (software key)', () => {
-  test('request_register → creation options for the public URL\'s RP id with a fresh challenge', async () => {
+  test("request_register → creation options for the public URL's RP id with a fresh challenge", async () => {
     const t = await makeTestApp({ PLATFORM_PUBLIC_URL: ORIGIN })
     const [alice] = await t.users('alice')
     const options = await requestOptions(t, alice)
@@ -159,7 +159,7 @@ describe('WebAuthn registration (software key)', () => {
     expect((options.excludeCredentials as { id: string }[]).map((c) => c.id)).toEqual([response.id])
   })
 
-  test('deleting another user\'s key or an unknown id → 404, key kept', async () => {
+  test("deleting another user's key or an unknown id → 404, key kept", async () => {
     const t = await makeTestApp({ PLATFORM_PUBLIC_URL: ORIGIN })
     const [alice, bob] = await t.users('alice', 'bob')
     const response = await softRegistration(await requestOptions(t, bob), { origin: ORIGIN })
@@ -172,7 +172,10 @@ describe('WebAuthn registration (software key)', () => {
   })
 
   test.each([
-    ['GET', `${BASE}/keys`], ['POST', `${BASE}/request_register`], ['POST', `${BASE}/register`], ['DELETE', `${BASE}/keys/1`],
+    ['GET', `${BASE}/keys`],
+    ['POST', `${BASE}/request_register`],
+    ['POST', `${BASE}/register`],
+    ['DELETE', `${BASE}/keys/1`],
   ])('anonymous %s %s → 401', async (method, path) => {
     const t = await makeTestApp()
     expect((await t.request(method, path, { body: method === 'POST' ? { name: 'x' } : undefined })).status).toBe(401)

@@ -2,13 +2,13 @@ import { afterAll } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createApp, openDeps, type App } from '../../src/app'
-import { loadConfig, type Config } from '../../src/config'
+import { type App, createApp, openDeps } from '../../src/app'
+import { type Config, loadConfig } from '../../src/config'
 import type { Deps } from '../../src/deps'
-import { memoryLogger } from '../../src/logger'
 import { hashPassword } from '../../src/identity/passwords'
 import { insertUser, type UserRow } from '../../src/identity/store'
 import { mintToken } from '../../src/identity/tokens/service'
+import { memoryLogger } from '../../src/logger'
 import { TestClock } from './clock'
 import { eventually } from './wait'
 
@@ -17,7 +17,9 @@ export const PASSWORD = 'correct horse battery'
 let passwordHash: Promise<string> | undefined
 
 const dirs: string[] = []
-afterAll(() => { for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true }) })
+afterAll(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
 
 /** A fresh temporary data dir, removed when the test file ends. */
 export function tempDir(prefix = 'platform-test-'): string {
@@ -79,11 +81,13 @@ export function testRequest(base: string, method: string, path: string, opts: Re
 }
 
 /** Requests carrying `who`'s token, over whatever `request` sends them with. */
-export const actingAs = (request: TestApp['request']): TestApp['as'] => (who) => ({
-  get: (path, headers) => request('GET', path, { token: who.token, headers }),
-  delete: (path, body) => request('DELETE', path, { token: who.token, body }),
-  send: (method, path, body, headers) => request(method, path, { token: who.token, body, headers }),
-})
+export const actingAs =
+  (request: TestApp['request']): TestApp['as'] =>
+  (who) => ({
+    get: (path, headers) => request('GET', path, { token: who.token, headers }),
+    delete: (path, body) => request('DELETE', path, { token: who.token, body }),
+    send: (method, path, body, headers) => request(method, path, { token: who.token, body, headers }),
+  })
 
 /** Builds an app on a fresh data dir with its own database, as `serve` would. */
 export async function makeTestApp(env: Record<string, string> = {}): Promise<TestApp> {
@@ -98,18 +102,30 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
   passwordHash ??= hashPassword(PASSWORD)
   let adminUser: TestUser | undefined
 
-  const request = (method: string, path: string, opts: RequestOptions = {}) => app.handle(testRequest('http://localhost', method, path, opts))
+  const request = (method: string, path: string, opts: RequestOptions = {}) =>
+    app.handle(testRequest('http://localhost', method, path, opts))
 
   const makeUser = async (name: string, isAdmin: boolean): Promise<TestUser> => {
-    const user = await deps.db.write(async (tx) => insertUser(tx, {
-      name, lowerName: name.toLowerCase(), email: `${name.toLowerCase()}@example.com`, passwordHash: await passwordHash!, isAdmin,
-    }))
+    const user = await deps.db.write(async (tx) =>
+      insertUser(tx, {
+        name,
+        lowerName: name.toLowerCase(),
+        email: `${name.toLowerCase()}@example.com`,
+        passwordHash: await passwordHash!,
+        isAdmin,
+      }),
+    )
     const { plaintext } = await mintToken(deps.db, user.id, { name: 'test', scopes: ['all'] })
     return { user, token: plaintext, name }
   }
 
   const t: TestApp = {
-    app, deps, config, clock, logs: log.lines, request,
+    app,
+    deps,
+    config,
+    clock,
+    logs: log.lines,
+    request,
     users: (...names) => Promise.all(names.map((name) => makeUser(name, false))),
     admin: async () => (adminUser ??= await makeUser('root', true)),
     as: actingAs(request),

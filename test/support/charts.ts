@@ -14,7 +14,16 @@ import { tempDir } from './app'
 export const HELM = join(import.meta.dir, '../../.tools/bin/helm')
 
 export function helm(args: string[], cwd?: string): string {
-  const run = Bun.spawnSync([HELM, ...args], { cwd, env: { PATH: '/usr/bin:/bin', HOME: cwd ?? '/tmp', HELM_CACHE_HOME: join(cwd ?? '/tmp', '.hc'), HELM_CONFIG_HOME: join(cwd ?? '/tmp', '.hcfg'), HELM_DATA_HOME: join(cwd ?? '/tmp', '.hd') } })
+  const run = Bun.spawnSync([HELM, ...args], {
+    cwd,
+    env: {
+      PATH: '/usr/bin:/bin',
+      HOME: cwd ?? '/tmp',
+      HELM_CACHE_HOME: join(cwd ?? '/tmp', '.hc'),
+      HELM_CONFIG_HOME: join(cwd ?? '/tmp', '.hcfg'),
+      HELM_DATA_HOME: join(cwd ?? '/tmp', '.hd'),
+    },
+  })
   if (run.exitCode !== 0) throw new Error(`helm ${args.join(' ')}: ${run.stderr.toString()}`)
   return run.stdout.toString()
 }
@@ -133,14 +142,30 @@ export interface HelmRepo {
 }
 
 /** A Helm HTTP repository on loopback serving `charts` under /charts/, index.yaml with an ETag; HTTPS with `tls`, Basic auth with credentials, archives listed under `archiveBase` (another server) when given, digests that match nothing with `wrongDigests`. */
-export function serveHelmRepo(charts: BuiltChart[], opts: { username?: string; password?: string; tls?: { certPem: string; keyPem: string }; archiveBase?: string; wrongDigests?: boolean } = {}): HelmRepo {
+export function serveHelmRepo(
+  charts: BuiltChart[],
+  opts: {
+    username?: string
+    password?: string
+    tls?: { certPem: string; keyPem: string }
+    archiveBase?: string
+    wrongDigests?: boolean
+  } = {},
+): HelmRepo {
   const files = new Map(charts.map((c) => [`${c.name}-${c.version}.tgz`, c.bytes]))
   const requests: string[] = []
   const indexOf = () => {
     const entries: Record<string, unknown[]> = {}
     for (const c of charts) {
       const bytes = files.get(`${c.name}-${c.version}.tgz`)!
-      ;(entries[c.name] ??= []).push({ apiVersion: 'v2', name: c.name, version: c.version, urls: [opts.archiveBase ? `${opts.archiveBase}/${c.name}-${c.version}.tgz` : `${c.name}-${c.version}.tgz`], digest: opts.wrongDigests ? sha256(new TextEncoder().encode('something else')) : sha256(bytes), created: '2026-01-01T00:00:00Z' })
+      ;(entries[c.name] ??= []).push({
+        apiVersion: 'v2',
+        name: c.name,
+        version: c.version,
+        urls: [opts.archiveBase ? `${opts.archiveBase}/${c.name}-${c.version}.tgz` : `${c.name}-${c.version}.tgz`],
+        digest: opts.wrongDigests ? sha256(new TextEncoder().encode('something else')) : sha256(bytes),
+        created: '2026-01-01T00:00:00Z',
+      })
     }
     return `apiVersion: v1\nentries: ${JSON.stringify(entries)}\ngenerated: "2026-01-01T00:00:00Z"\n`
   }
@@ -150,27 +175,37 @@ export function serveHelmRepo(charts: BuiltChart[], opts: { username?: string; p
     tls: opts.tls ? { cert: opts.tls.certPem, key: opts.tls.keyPem } : undefined,
     fetch(request) {
       const path = new URL(request.url).pathname
-      if (opts.username !== undefined && request.headers.get('authorization') !== `Basic ${Buffer.from(`${opts.username}:${opts.password}`).toString('base64')}`) {
+      if (
+        opts.username !== undefined &&
+        request.headers.get('authorization') !== `Basic ${Buffer.from(`${opts.username}:${opts.password}`).toString('base64')}`
+      ) {
         requests.push(`${request.method} ${path} 401`)
         return new Response('unauthorized', { status: 401 })
       }
       if (path === '/charts/index.yaml') {
         const body = indexOf()
         const etag = `"${sha256(new TextEncoder().encode(body))}"`
-        if (request.headers.get('if-none-match') === etag) { requests.push(`GET ${path} 304`); return new Response(null, { status: 304, headers: { etag } }) }
+        if (request.headers.get('if-none-match') === etag) {
+          requests.push(`GET ${path} 304`)
+          return new Response(null, { status: 304, headers: { etag } })
+        }
         requests.push(`GET ${path}`)
         return new Response(body, { headers: { etag, 'content-type': 'application/x-yaml' } })
       }
       requests.push(`${request.method} ${path}`)
       const file = files.get(path.replace(/^\/charts\//, ''))
-      return file ? new Response(file as BodyInit, { headers: { 'content-type': 'application/gzip' } }) : new Response('not found', { status: 404 })
+      return file
+        ? new Response(file as BodyInit, { headers: { 'content-type': 'application/gzip' } })
+        : new Response('not found', { status: 404 })
     },
   })
   afterAll(() => server.stop(true))
   return {
     url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${server.port}/charts`,
     requests,
-    override: (file, bytes) => { files.set(file, bytes) },
+    override: (file, bytes) => {
+      files.set(file, bytes)
+    },
     stop: () => server.stop(true),
   }
 }
@@ -191,7 +226,7 @@ export function serveOciRegistry(charts: BuiltChart[], opts: { username?: string
   const manifests = new Map<string, { digest: string; body: string }>()
   const tags = new Map<string, string[]>()
   const requests: string[] = []
-  const token = 'tok-' + Math.random().toString(36).slice(2)
+  const token = `tok-${Math.random().toString(36).slice(2)}`
   for (const c of charts) {
     const config = new TextEncoder().encode(JSON.stringify({ name: c.name, version: c.version, apiVersion: 'v2' }))
     const layerDigest = `sha256:${sha256(c.bytes)}`
@@ -226,7 +261,9 @@ export function serveOciRegistry(charts: BuiltChart[], opts: { username?: string
         const repo = /^\/v2\/(.+)\/(manifests|blobs|tags)\//.exec(url.pathname)?.[1] ?? ''
         return new Response('{"errors":[{"code":"UNAUTHORIZED"}]}', {
           status: 401,
-          headers: { 'www-authenticate': `Bearer realm="http://127.0.0.1:${port}/token",service="loopback",scope="repository:${repo}:pull"` },
+          headers: {
+            'www-authenticate': `Bearer realm="http://127.0.0.1:${port}/token",service="loopback",scope="repository:${repo}:pull"`,
+          },
         })
       }
       let m = /^\/v2\/(.+)\/manifests\/([^/]+)$/.exec(url.pathname)
@@ -239,7 +276,9 @@ export function serveOciRegistry(charts: BuiltChart[], opts: { username?: string
       m = /^\/v2\/(.+)\/blobs\/(sha256:[0-9a-f]{64})$/.exec(url.pathname)
       if (m) {
         const blob = blobs.get(m[2]!)
-        return blob ? new Response(blob as BodyInit, { headers: { 'content-type': 'application/octet-stream' } }) : Response.json({ errors: [{ code: 'BLOB_UNKNOWN' }] }, { status: 404 })
+        return blob
+          ? new Response(blob as BodyInit, { headers: { 'content-type': 'application/octet-stream' } })
+          : Response.json({ errors: [{ code: 'BLOB_UNKNOWN' }] }, { status: 404 })
       }
       m = /^\/v2\/(.+)\/tags\/list$/.exec(url.pathname)
       if (m) {
@@ -263,7 +302,7 @@ export interface TarEntry {
 }
 
 function octal(value: number, length: number): string {
-  return value.toString(8).padStart(length - 1, '0') + '\0'
+  return `${value.toString(8).padStart(length - 1, '0')}\0`
 }
 
 /** A ustar header block, written by hand so tests can make archives no tar tool would (`../`, links). */
@@ -281,7 +320,7 @@ export function tarHeader(entry: TarEntry, size: number): Buffer {
   header.write('ustar\x0000', 257, 'ascii')
   let sum = 0
   for (const byte of header) sum += byte
-  header.write(octal(sum, 7) + ' ', 148, 'ascii')
+  header.write(`${octal(sum, 7)} `, 148, 'ascii')
   return header
 }
 

@@ -1,8 +1,8 @@
-import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node'
 import { afterAll } from 'bun:test'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { connect as tcpConnect } from 'node:net'
 import { join } from 'node:path'
+import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node'
 import { MAIN } from './process'
 
 export const NATS_SERVER = '/usr/sbin/nats-server'
@@ -17,7 +17,9 @@ export function freePort(): number {
 
 /** Runs `msgbus nats-config` over `dataDir` as an operator would, returning the printed configuration. */
 export function printNatsConfig(dataDir: string, args: string[]): string {
-  const run = Bun.spawnSync([process.execPath, MAIN, 'msgbus', 'nats-config', ...args], { env: { ...process.env, PLATFORM_DATA_DIR: dataDir } })
+  const run = Bun.spawnSync([process.execPath, MAIN, 'msgbus', 'nats-config', ...args], {
+    env: { ...process.env, PLATFORM_DATA_DIR: dataDir },
+  })
   if (run.exitCode !== 0) throw new Error(`nats-config failed: ${run.stderr.toString()}`)
   return run.stdout.toString()
 }
@@ -50,9 +52,19 @@ export function natsServer(dataDir: string, dir: string, ports: { port: number; 
   mkdirSync(resolverDir, { recursive: true })
   const websocketPort = ports.websocketPort ?? freePort()
   const configFile = join(dir, 'nats.conf')
-  writeFileSync(configFile, printNatsConfig(dataDir, [
-    '--resolver-dir', resolverDir, '--port', String(ports.port), '--host', '127.0.0.1', '--websocket-port', String(websocketPort),
-  ]))
+  writeFileSync(
+    configFile,
+    printNatsConfig(dataDir, [
+      '--resolver-dir',
+      resolverDir,
+      '--port',
+      String(ports.port),
+      '--host',
+      '127.0.0.1',
+      '--websocket-port',
+      String(websocketPort),
+    ]),
+  )
   let child: Bun.Subprocess | undefined
   return {
     url: `nats://127.0.0.1:${ports.port}`,
@@ -84,7 +96,10 @@ export function wipeResolverDir(server: NatsServer): void {
 async function waitForPort(port: number): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const open = await new Promise<boolean>((resolve) => {
-      const socket = tcpConnect({ host: '127.0.0.1', port }, () => { socket.destroy(); resolve(true) })
+      const socket = tcpConnect({ host: '127.0.0.1', port }, () => {
+        socket.destroy()
+        resolve(true)
+      })
       socket.on('error', () => resolve(false))
     })
     if (open) return
@@ -137,7 +152,10 @@ export async function closesWithin(nc: NatsConnection, withinMs: number, since =
 export async function delivers(from: NatsConnection, to: NatsConnection, subject: string): Promise<boolean> {
   const received = new Promise<boolean>((resolve) => {
     const sub = to.subscribe(subject, { max: 1, callback: (err) => resolve(!err) })
-    setTimeout(() => { sub.unsubscribe(); resolve(false) }, 500)
+    setTimeout(() => {
+      sub.unsubscribe()
+      resolve(false)
+    }, 500)
   })
   await to.flush()
   from.publish(subject, 'hello')

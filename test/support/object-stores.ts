@@ -1,7 +1,7 @@
 import { afterAll } from 'bun:test'
-import { AwsClient } from 'aws4fetch'
-import { exportSPKI, generateKeyPair, exportPKCS8, importSPKI, jwtVerify } from 'jose'
 import { resolve } from 'node:path'
+import { AwsClient } from 'aws4fetch'
+import { exportPKCS8, exportSPKI, generateKeyPair, importSPKI, jwtVerify } from 'jose'
 import S3rver from 's3rver'
 import { sharedKeyAuthorization } from '../../src/cloud/providers/azure'
 import { generateServerTls } from '../../src/kube-emulator/tls'
@@ -16,7 +16,12 @@ export async function startS3(buckets: string[]): Promise<{ endpoint: string }> 
   const { port } = (await server.run()) as { port: number }
   afterAll(() => server.close())
   const endpoint = `http://127.0.0.1:${port}`
-  const client = new AwsClient({ accessKeyId: S3RVER_KEYS.accessKeyID, secretAccessKey: S3RVER_KEYS.secretAccessKey, region: 'us-east-1', service: 's3' })
+  const client = new AwsClient({
+    accessKeyId: S3RVER_KEYS.accessKeyID,
+    secretAccessKey: S3RVER_KEYS.secretAccessKey,
+    region: 'us-east-1',
+    service: 's3',
+  })
   for (const bucket of buckets) {
     const res = await client.fetch(`${endpoint}/${bucket}`, { method: 'PUT' })
     if (!res.ok) throw new Error(`creating bucket ${bucket}: ${res.status} ${await res.text()}`)
@@ -33,10 +38,28 @@ export const AZURITE_ACCOUNT = {
 /** Azurite's Blob service on loopback (a child process), with `containers` created through its API. */
 export async function startAzurite(containers: string[]): Promise<{ endpoint: string }> {
   const main = resolve(import.meta.dir, '../../node_modules/azurite/dist/src/blob/main.js')
-  const child = Bun.spawn([process.execPath, main, '--blobHost', '127.0.0.1', '--blobPort', '0', '--inMemoryPersistence', '--extentMemoryLimit', '64', '--silent'], {
-    stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      main,
+      '--blobHost',
+      '127.0.0.1',
+      '--blobPort',
+      '0',
+      '--inMemoryPersistence',
+      '--extentMemoryLimit',
+      '64',
+      '--silent',
+    ],
+    {
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  )
+  afterAll(() => {
+    child.kill('SIGKILL')
   })
-  afterAll(() => { child.kill('SIGKILL') })
   const reader = child.stdout.getReader()
   let seen = ''
   let port: string | undefined
@@ -84,13 +107,17 @@ export async function startGcsStub(project: string, buckets: string[]): Promise<
   const exchanges: GcsStub['exchanges'] = []
   let origin = ''
   const server = Bun.serve({
-    port: 0, hostname: '127.0.0.1', tls: { cert: tls.certPem, key: tls.keyPem },
+    port: 0,
+    hostname: '127.0.0.1',
+    tls: { cert: tls.certPem, key: tls.keyPem },
     async fetch(request) {
       const url = new URL(request.url)
       if (url.pathname === '/token' && request.method === 'POST') {
         const form = new URLSearchParams(await request.text())
         try {
-          const { payload } = await jwtVerify(form.get('assertion') ?? '', await importSPKI(publicPem, 'RS256'), { audience: `${origin}/token` })
+          const { payload } = await jwtVerify(form.get('assertion') ?? '', await importSPKI(publicPem, 'RS256'), {
+            audience: `${origin}/token`,
+          })
           const token = crypto.randomUUID()
           issued.add(token)
           exchanges.push({ iss: String(payload.iss), aud: String(payload.aud), scope: String(payload.scope) })
@@ -100,12 +127,17 @@ export async function startGcsStub(project: string, buckets: string[]): Promise<
         }
       }
       if (url.pathname === '/storage/v1/b') {
-        if (!issued.has((request.headers.get('authorization') ?? '').replace(/^Bearer /, ''))) return Response.json({ error: { code: 401, message: 'Invalid Credentials' } }, { status: 401 })
+        if (!issued.has((request.headers.get('authorization') ?? '').replace(/^Bearer /, '')))
+          return Response.json({ error: { code: 401, message: 'Invalid Credentials' } }, { status: 401 })
         if (url.searchParams.get('project') !== project) return Response.json({ items: [] })
         const start = Number(url.searchParams.get('pageToken') ?? 0)
         const size = Math.min(2, Number(url.searchParams.get('maxResults') ?? 1000))
         const page = buckets.slice(start, start + size).map((name) => ({ name }))
-        return Response.json({ kind: 'storage#buckets', items: page, ...(start + size < buckets.length ? { nextPageToken: String(start + size) } : {}) })
+        return Response.json({
+          kind: 'storage#buckets',
+          items: page,
+          ...(start + size < buckets.length ? { nextPageToken: String(start + size) } : {}),
+        })
       }
       return new Response('not found', { status: 404 })
     },
@@ -113,8 +145,12 @@ export async function startGcsStub(project: string, buckets: string[]): Promise<
   afterAll(() => server.stop(true))
   origin = `https://127.0.0.1:${server.port}`
   const serviceAccount = {
-    type: 'service_account', project_id: project, private_key_id: 'k1', client_email: `lister@${project}.iam.gserviceaccount.com`,
-    private_key: await exportPKCS8(privateKey), token_uri: `${origin}/token`,
+    type: 'service_account',
+    project_id: project,
+    private_key_id: 'k1',
+    client_email: `lister@${project}.iam.gserviceaccount.com`,
+    private_key: await exportPKCS8(privateKey),
+    token_uri: `${origin}/token`,
   }
   return { origin, caFile, serviceAccount, exchanges }
 }

@@ -32,7 +32,9 @@ export async function startOidcProvider(redirectUris: string[]): Promise<OidcPro
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, token_endpoint_auth_method: 'client_secret_post' }],
+    clients: [
+      { client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, token_endpoint_auth_method: 'client_secret_post' },
+    ],
     pkce: { required: () => true },
     conformIdTokenClaims: false,
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username', 'name'] },
@@ -58,10 +60,23 @@ export async function startOidcProvider(redirectUris: string[]): Promise<OidcPro
       if (!account) throw new Error('the test chose no account to sign in')
       accounts.set(account.sub, account)
       await provider.interactionFinished(req, res, { login: { accountId: account.sub } }, { mergeWithLastSubmission: false })
-    })().catch((error: unknown) => { res.statusCode = 500; res.end(String(error)) })
+    })().catch((error: unknown) => {
+      res.statusCode = 500
+      res.end(String(error))
+    })
   })
-  afterAll(() => { server.closeAllConnections(); server.close() })
-  return { issuer, clientId, clientSecret, signInAs: (account) => { next = account } }
+  afterAll(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    signInAs: (account) => {
+      next = account
+    },
+  }
 }
 
 /** A browser's cookie jar for one origin: what Set-Cookie gave, sent back as Cookie. */
@@ -78,9 +93,15 @@ export class CookieJar {
       else this.values.set(name, value)
     }
   }
-  get(name: string): string | undefined { return this.values.get(name) }
-  set(name: string, value: string): void { this.values.set(name, value) }
-  header(): string { return [...this.values].map(([name, value]) => `${name}=${value}`).join('; ') }
+  get(name: string): string | undefined {
+    return this.values.get(name)
+  }
+  set(name: string, value: string): void {
+    this.values.set(name, value)
+  }
+  header(): string {
+    return [...this.values].map(([name, value]) => `${name}=${value}`).join('; ')
+  }
 }
 
 /** Follows the provider's redirects (login, resume) with its own cookies until they lead back to `redirectPrefix`. */

@@ -13,7 +13,9 @@ export interface RunningServer {
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<RunningServer> {
   const child = Bun.spawn([process.execPath, MAIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
     env: { ...process.env, PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', ...env },
-    stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
   })
   const reader = child.stdout.getReader()
   let seen = ''

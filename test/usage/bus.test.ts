@@ -1,10 +1,10 @@
-import { connect, credsAuthenticator, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { connect, credsAuthenticator, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { accountKeys, orgAccount } from '../../src/msgbus/accounts'
 import { credsFile, newKeyPair, userJwt } from '../../src/msgbus/claims'
 import { ensureOrgSubscribers } from '../../src/msgbus/org-subscribers'
 import { SubscriberMessages } from '../../src/usage/subscriber'
-import { connected, credentialsOf, lab, type Credentials } from '../msgbus/support'
+import { type Credentials, connected, credentialsOf, lab } from '../msgbus/support'
 import { makeOrg } from '../orgs/support'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { firstServerError, wipeResolverDir } from '../support/nats'
@@ -19,7 +19,11 @@ const spec = { uid: 'o1', cluster: { uid: 'c1', name: 'one' } }
 const day = hourly(spec, Date.UTC(2025, 9, 1), Date.UTC(2025, 9, 2), requests('2', '4Gi'))
 const good = (hour: number) => day[hour]!
 
-interface Answer { accepted: number; duplicates: number; rejected: { index: number; message: string }[] }
+interface Answer {
+  accepted: number
+  duplicates: number
+  rejected: { index: number; message: string }[]
+}
 
 /** An org with its system admin, owned by `owner`, and fresh message-bus credentials of it. */
 async function orgAgent(t: TestApp, owner: TestUser, name: string): Promise<{ id: number; creds: Credentials }> {
@@ -77,7 +81,11 @@ describe('usage.events.<org> on the message bus', () => {
   test('the same events again → counted as duplicates; one event object and NDJSON are taken too', async () => {
     const { agent } = await busWorld()
     expect(json(await request(agent, 'usage.events.acme', JSON.stringify(day.slice(0, 3))))).toMatchObject({ accepted: 3, duplicates: 0 })
-    expect(json(await request(agent, 'usage.events.acme', JSON.stringify(day.slice(0, 3))))).toEqual({ accepted: 0, duplicates: 3, rejected: [] })
+    expect(json(await request(agent, 'usage.events.acme', JSON.stringify(day.slice(0, 3))))).toEqual({
+      accepted: 0,
+      duplicates: 3,
+      rejected: [],
+    })
     expect(json(await request(agent, 'usage.events.acme', JSON.stringify(good(3))))).toEqual({ accepted: 1, duplicates: 0, rejected: [] })
     const ndjson = [good(3), good(4), good(5)].map((e) => JSON.stringify(e)).join('\n')
     expect(json(await request(agent, 'usage.events.acme', ndjson))).toEqual({ accepted: 2, duplicates: 1, rejected: [] })
@@ -89,7 +97,11 @@ describe('usage.events.<org> on the message bus', () => {
     expect(answer.accepted).toBe(2)
     expect(answer.rejected).toEqual([{ index: 1, message: expect.stringContaining('product') }])
     const ndjson = `${JSON.stringify(good(3))}\n{"time": nope\n${JSON.stringify(good(4))}\n`
-    expect(json(await request(agent, 'usage.events.acme', ndjson))).toEqual({ accepted: 2, duplicates: 0, rejected: [{ index: 1, message: 'the line is not valid JSON' }] })
+    expect(json(await request(agent, 'usage.events.acme', ndjson))).toEqual({
+      accepted: 2,
+      duplicates: 0,
+      rejected: [{ index: 1, message: 'the line is not valid JSON' }],
+    })
     expect(await october(t, admin, 'acme')).toMatchObject({ instances: 1 })
   })
 
@@ -105,7 +117,7 @@ describe('usage.events.<org> on the message bus', () => {
     expect(t.logs.join('\n')).not.toContain('this is not json')
   })
 
-  test('a message over the route\'s body limit → {error} 413 naming the limit; nothing is stored', async () => {
+  test("a message over the route's body limit → {error} 413 naming the limit; nothing is stored", async () => {
     const { t, admin, agent } = await busWorld({ PLATFORM_MAX_BODY_BYTES: '2000' })
     const reply = await request(agent, 'usage.events.acme', JSON.stringify(day))
     expect(json(reply)).toEqual({ error: SubscriberMessages.tooLarge(2000) })
@@ -118,7 +130,8 @@ describe('usage.events.<org> on the message bus', () => {
     agent.publish('usage.events.acme', JSON.stringify(day))
     await agent.flush()
     let months: unknown
-    for (let i = 0; i < 50 && JSON.stringify(months = await generatedMonths(t, admin, 'acme')) === '{"yearMonthList":{}}'; i++) await Bun.sleep(100)
+    for (let i = 0; i < 50 && JSON.stringify((months = await generatedMonths(t, admin, 'acme'))) === '{"yearMonthList":{}}'; i++)
+      await Bun.sleep(100)
     expect(months).toEqual({ yearMonthList: { 2025: ['October'] } })
     const lines = t.logs.filter((l) => l.includes('usage events from the message bus'))
     expect(lines.length).toBe(1)
@@ -129,7 +142,7 @@ describe('usage.events.<org> on the message bus', () => {
 })
 
 describe('isolation', () => {
-  test('org beta\'s agent cannot publish on usage.events.acme: the server refuses it, acme gets nothing', async () => {
+  test("org beta's agent cannot publish on usage.events.acme: the server refuses it, acme gets nothing", async () => {
     const { t, admin, olga } = await busWorld()
     const beta = await orgAgent(t, olga, 'beta')
     const betaAgent = await connected(beta.creds)
@@ -142,14 +155,18 @@ describe('isolation', () => {
     expect(json(await request(betaAgent, 'usage.events.beta', JSON.stringify([good(0)])))).toMatchObject({ accepted: 1 })
   })
 
-  test('a credential of beta\'s account allowed every subject, naming acme → refused by beta\'s subscriber; acme and beta get nothing', async () => {
+  test("a credential of beta's account allowed every subject, naming acme → refused by beta's subscriber; acme and beta get nothing", async () => {
     const { t, admin, olga } = await busWorld()
     const beta = await orgAgent(t, olga, 'beta')
     // As if beta's account held an over-broad credential: signed with its key, publish `>`.
     const keys = await accountKeys(t.deps, orgAccount(beta.id))
     const user = newKeyPair('user')
     const jwt = await userJwt(user, keys.signer, { name: 'wide', accountPublicKey: keys.publicKey, permissions: {} })
-    const wide = await connect({ servers: beta.creds.msgbusEndpoints, authenticator: credsAuthenticator(credsFile(jwt, user)), reconnect: false })
+    const wide = await connect({
+      servers: beta.creds.msgbusEndpoints,
+      authenticator: credsAuthenticator(credsFile(jwt, user)),
+      reconnect: false,
+    })
     try {
       const reply = await request(wide, 'usage.events.acme', JSON.stringify(day))
       expect(json(reply)).toEqual({ error: SubscriberMessages.otherOrg('acme', 'beta') })
@@ -190,12 +207,18 @@ describe('subscriber lifecycle', () => {
     expect(failure).toMatch(/no responders|503/i)
   })
 
-  for (const [name, wipe] of [['', false], [' that lost every pushed account', true]] as const) {
+  for (const [name, wipe] of [
+    ['', false],
+    [' that lost every pushed account', true],
+  ] as const) {
     test(`after a nats-server restart${name} the subscriber reconnects and ingestion resumes`, async () => {
       const { nats, acme } = await busWorld()
       const agent = await connect({
-        servers: acme.creds.msgbusEndpoints, authenticator: credsAuthenticator(Buffer.from(acme.creds.credentials, 'base64')),
-        maxReconnectAttempts: -1, reconnectTimeWait: 100, ignoreAuthErrorAbort: true,
+        servers: acme.creds.msgbusEndpoints,
+        authenticator: credsAuthenticator(Buffer.from(acme.creds.credentials, 'base64')),
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 100,
+        ignoreAuthErrorAbort: true,
       })
       try {
         expect(json(await request(agent, 'usage.events.acme', JSON.stringify([good(0)])))).toMatchObject({ accepted: 1 })
@@ -218,7 +241,7 @@ describe('subscriber lifecycle', () => {
     })
   }
 
-  test('two platform processes share an org\'s messages (queue group): each is ingested by one of them', async () => {
+  test("two platform processes share an org's messages (queue group): each is ingested by one of them", async () => {
     const { t, nats, admin, agent } = await busWorld()
     const handledHere = () => t.logs.filter((l) => l.includes('"usage events from the message bus"')).length
     const other = await startServer(t.config.dataDir, { MSGBUS_URLS: nats.url, PLATFORM_MODES: 'billing' })
@@ -231,7 +254,10 @@ describe('subscriber lifecycle', () => {
       }
       // Until the other process's subscriber has answered one (it subscribes once it has started and connected).
       const until = performance.now() + 30_000
-      while (sent === handledHere() && performance.now() < until) { await send(); if (sent === handledHere()) await Bun.sleep(50) }
+      while (sent === handledHere() && performance.now() < until) {
+        await send()
+        if (sent === handledHere()) await Bun.sleep(50)
+      }
       const before = { sent, here: handledHere() }
       for (let i = 0; i < 40; i++) await send()
       const here = handledHere() - before.here

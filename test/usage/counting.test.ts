@@ -2,7 +2,15 @@ import { describe, expect, test } from 'bun:test'
 import { batches, shuffled, syntheticEvents } from './dataset'
 import { billingWorld, coreMonths, expectedUsage, send, type UsageWorld, type WireEvent } from './support'
 
-interface SummaryRow { year: number; month: number; cpuCoreMonth: number; memoryGiBMonth: number; instances: number; cpuChangeFromPrev?: number; memoryChangeFromPrev?: number }
+interface SummaryRow {
+  year: number
+  month: number
+  cpuCoreMonth: number
+  memoryGiBMonth: number
+  instances: number
+  cpuChangeFromPrev?: number
+  memoryChangeFromPrev?: number
+}
 
 async function summary(w: UsageWorld, product: string, query = 'period_start=2025-08&period_end=2025-12') {
   const res = await w.t.as(w.admin).get(`/api/v1/dashboard/monthly-summary/${product}?org=acme&${query}`)
@@ -14,29 +22,38 @@ async function summary(w: UsageWorld, product: string, query = 'period_start=202
 function predicted(events: WireEvent[], product: string): Omit<SummaryRow, 'cpuChangeFromPrev' | 'memoryChangeFromPrev'>[] {
   const months = new Set(events.map((e) => e.time.slice(0, 7)))
   const usage = expectedUsage(events, product)
-  return [...months].sort().reverse().map((m) => {
-    const u = usage.get(m) ?? { cpuMinutes: 0, memMinutes: 0, instances: 0 }
-    return { year: Number(m.slice(0, 4)), month: Number(m.slice(5)), cpuCoreMonth: coreMonths(u.cpuMinutes), memoryGiBMonth: coreMonths(u.memMinutes), instances: u.instances }
-  })
+  return [...months]
+    .sort()
+    .reverse()
+    .map((m) => {
+      const u = usage.get(m) ?? { cpuMinutes: 0, memMinutes: 0, instances: 0 }
+      return {
+        year: Number(m.slice(0, 4)),
+        month: Number(m.slice(5)),
+        cpuCoreMonth: coreMonths(u.cpuMinutes),
+        memoryGiBMonth: coreMonths(u.memMinutes),
+        instances: u.instances,
+      }
+    })
 }
 
 const withoutChange = (rows: SummaryRow[]) => rows.map(({ cpuChangeFromPrev: _c, memoryChangeFromPrev: _m, ...rest }) => rest)
 
 describe('counting rule (decisions §5a) on a synthetic data set', () => {
-  test('events sent in order, in one body → every product\'s months equal the minute-by-minute oracle', async () => {
+  test("events sent in order, in one body → every product's months equal the minute-by-minute oracle", async () => {
     const w = await billingWorld()
     const events = syntheticEvents()
     const { status, body } = await send(w, events)
     expect(status).toBe(200)
     expect(body).toEqual({ accepted: events.length, duplicates: 0, rejected: [] })
-    for (const product of ['dbprod', 'backupprod'])
-      expect(withoutChange(await summary(w, product))).toEqual(predicted(events, product))
+    for (const product of ['dbprod', 'backupprod']) expect(withoutChange(await summary(w, product))).toEqual(predicted(events, product))
   })
 
   test('the same events shuffled in small batches, half as NDJSON (late events everywhere) → the same numbers', async () => {
     const w = await billingWorld()
     const events = syntheticEvents()
-    for (const [i, batch] of batches(shuffled(events), 97).entries()) expect((await send(w, batch, { ndjson: i % 2 === 1 })).body.rejected).toEqual([])
+    for (const [i, batch] of batches(shuffled(events), 97).entries())
+      expect((await send(w, batch, { ndjson: i % 2 === 1 })).body.rejected).toEqual([])
     expect(withoutChange(await summary(w, 'dbprod'))).toEqual(predicted(events, 'dbprod'))
   })
 
@@ -76,7 +93,15 @@ describe('counting rule (decisions §5a) on a synthetic data set', () => {
     const { hourly, requests } = await import('./support')
     await send(w, hourly(spec, Date.UTC(2025, 8, 1), Date.UTC(2025, 10, 1), requests('2', '4Gi')))
     const [oct, sep] = await summary(w, 'dbprod', 'period_start=2025-09&period_end=2025-10')
-    expect(oct).toEqual({ year: 2025, month: 10, cpuCoreMonth: 2.04, memoryGiBMonth: 4.08, instances: 1, cpuChangeFromPrev: 3.33, memoryChangeFromPrev: 3.33 })
+    expect(oct).toEqual({
+      year: 2025,
+      month: 10,
+      cpuCoreMonth: 2.04,
+      memoryGiBMonth: 4.08,
+      instances: 1,
+      cpuChangeFromPrev: 3.33,
+      memoryChangeFromPrev: 3.33,
+    })
     expect(sep).toEqual({ year: 2025, month: 9, cpuCoreMonth: 1.97, memoryGiBMonth: 3.95, instances: 1 })
   })
 

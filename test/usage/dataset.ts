@@ -1,4 +1,4 @@
-import { event, hourly, HOUR, requests, type ObjectSpec, type WireEvent } from './support'
+import { event, HOUR, hourly, type ObjectSpec, requests, type WireEvent } from './support'
 
 const PROD = { uid: 'cluster-prod', name: 'prod-eu', mode: 'prod' }
 const STAGING = { uid: 'cluster-staging', name: 'staging', mode: 'staging' }
@@ -21,10 +21,16 @@ export function syntheticEvents(): WireEvent[] {
     // Across two month boundaries, resized from 2 to 4 cores on Oct 10 12:00.
     ...hourly(pg, at('2025-09-15T00:00:00Z'), at('2025-10-10T12:00:00Z'), requests('2', '4Gi')),
     event(pg, at('2025-10-10T12:00:00Z'), 'updated', requests('4', '8Gi')),
-    ...hourly(pg, at('2025-10-10T13:00:00Z'), at('2025-11-10T00:00:00Z'), requests('4', '8Gi')).map((e) => ({ ...e, type: 'heartbeat' as const })),
+    ...hourly(pg, at('2025-10-10T13:00:00Z'), at('2025-11-10T00:00:00Z'), requests('4', '8Gi')).map((e) => ({
+      ...e,
+      type: 'heartbeat' as const,
+    })),
     // A 5 h silence on Oct 5 (counts 1 h after the last event), then deleted at 12:30 on Oct 20.
     ...hourly(mysql, at('2025-10-01T00:00:00Z'), at('2025-10-05T03:00:00Z'), requests('1500m', '3Gi')),
-    ...hourly(mysql, at('2025-10-05T08:00:00Z'), at('2025-10-20T12:00:00Z'), requests('1500m', '3Gi')).map((e) => ({ ...e, type: 'heartbeat' as const })),
+    ...hourly(mysql, at('2025-10-05T08:00:00Z'), at('2025-10-20T12:00:00Z'), requests('1500m', '3Gi')).map((e) => ({
+      ...e,
+      type: 'heartbeat' as const,
+    })),
     event(mysql, at('2025-10-20T12:30:00Z'), 'deleted'),
     // Every 90 minutes (bridged), limits only.
     ...hourly(redis, at('2025-10-01T00:00:00Z'), at('2025-11-01T00:00:00Z'), { limits: { cpu: '500m', memory: '512Mi' } }, 1.5 * HOUR),

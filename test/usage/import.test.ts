@@ -21,7 +21,11 @@ describe('bun src/main.ts usage import', () => {
     expect(first.stdout.toString()).toContain('line 5: the line is not valid JSON')
     const res = await w.t.as(w.admin).get('/api/v1/dashboard/monthly-summary/dbprod?org=acme&period_start=2025-10&period_end=2025-10')
     const oct = expectedUsage(events, 'dbprod').get('2025-10')!
-    expect((await res.json()).months[0]).toMatchObject({ cpuCoreMonth: coreMonths(oct.cpuMinutes), memoryGiBMonth: coreMonths(oct.memMinutes), instances: oct.instances })
+    expect((await res.json()).months[0]).toMatchObject({
+      cpuCoreMonth: coreMonths(oct.cpuMinutes),
+      memoryGiBMonth: coreMonths(oct.memMinutes),
+      instances: oct.instances,
+    })
     const again = Bun.spawnSync([process.execPath, MAIN, 'usage', 'import', '--org', 'acme', file], { env })
     expect(again.stdout.toString()).toContain(`0 accepted, ${events.length} duplicates, 1 rejected`)
   })

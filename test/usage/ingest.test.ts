@@ -70,7 +70,7 @@ describe('POST /api/v1/usage/events', () => {
   test('a body over 10 MiB → 413', async () => {
     const w = await billingWorld()
     const line = `${JSON.stringify(good(0))}\n`
-    const big = line.repeat(Math.ceil(10.5 * 1024 * 1024 / line.length))
+    const big = line.repeat(Math.ceil((10.5 * 1024 * 1024) / line.length))
     const res = await w.t.as(w.owner).send('POST', '/api/v1/usage/events?org=acme', big, { 'content-type': 'application/x-ndjson' })
     expect(res.status).toBe(413)
   })
@@ -103,20 +103,29 @@ describe('POST /api/v1/usage/events', () => {
     await makeOrg(t, 'acme', { owner: olga! })
     const admin = await t.admin()
     expect((await t.as(olga!).send('POST', '/api/v1/usage/events?org=acme', [good(0)])).status).toBe(404)
-    for (const path of ['/api/v1/dashboard/monthly-summary/dbprod?org=acme', '/api/v1/dashboard/summary/generated-months?org=acme', '/api/v1/dbaas/billing/reports/namespaces'])
+    for (const path of [
+      '/api/v1/dashboard/monthly-summary/dbprod?org=acme',
+      '/api/v1/dashboard/summary/generated-months?org=acme',
+      '/api/v1/dbaas/billing/reports/namespaces',
+    ])
       expect((await t.as(admin).get(path)).status).toBe(404)
     expect((await t.as(admin).get('/api/v1/version')).status).toBe(200)
   })
 })
 
 describe('isolation between orgs', () => {
-  test('the same object uid sent to two orgs → two objects; each org\'s summary shows only its own usage', async () => {
+  test("the same object uid sent to two orgs → two objects; each org's summary shows only its own usage", async () => {
     const w = await billingWorld()
     const [bob] = await w.t.users('bob')
     await makeOrg(w.t, 'globex', { owner: bob! })
     await send(w, hourly(spec, Date.UTC(2025, 9, 1), Date.UTC(2025, 9, 11), requests('2', '2Gi')))
     await send(w, hourly(spec, Date.UTC(2025, 9, 1), Date.UTC(2025, 9, 2), requests('100', '100Gi')), { org: 'globex', as: bob })
-    const read = async (org: string) => (await (await w.t.as(w.admin).get(`/api/v1/dashboard/monthly-summary/dbprod?org=${org}&period_start=2025-10&period_end=2025-10`)).json()).months[0]
+    const read = async (org: string) =>
+      (
+        await (
+          await w.t.as(w.admin).get(`/api/v1/dashboard/monthly-summary/dbprod?org=${org}&period_start=2025-10&period_end=2025-10`)
+        ).json()
+      ).months[0]
     // acme: 10 days × 2 cores = 28,800 core-minutes; globex: 1 day × 100 cores = 144,000.
     expect((await read('acme')).cpuCoreMonth).toBe(0.66)
     expect((await read('globex')).cpuCoreMonth).toBe(3.29)

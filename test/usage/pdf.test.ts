@@ -2,7 +2,7 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { statusOf } from '../../src/http/errors'
-import { closeAllPrinters, pdfPrinter, PrinterMessages } from '../../src/usage/pdf/printer'
+import { closeAllPrinters, PrinterMessages, pdfPrinter } from '../../src/usage/pdf/printer'
 import { makeTestApp } from '../support/app'
 import { syntheticEvents } from './dataset'
 import { billingWorld, send, type UsageWorld } from './support'
@@ -47,7 +47,9 @@ describe('GET /dashboard/summary/{year}/{month}/download', () => {
     expect(pages).toBeGreaterThanOrEqual(2)
     expect(text).toContain('acme')
     expect(text).toContain('October 2025')
-    const summary = await (await w.t.as(w.admin).get('/api/v1/dashboard/monthly-summary/dbprod?org=acme&period_start=2025-10&period_end=2025-10')).json()
+    const summary = await (
+      await w.t.as(w.admin).get('/api/v1/dashboard/monthly-summary/dbprod?org=acme&period_start=2025-10&period_end=2025-10')
+    ).json()
     expect(text).toContain(summary.months[0].cpuCoreMonth.toFixed(2))
     expect(text).toContain('prod-eu')
     expect(text).toMatch(/Page 1 of \d/)
@@ -63,14 +65,17 @@ describe('GET /dashboard/summary/{year}/{month}/download', () => {
   })
 })
 
-describe('the download route\'s rules', () => {
+describe("the download route's rules", () => {
   test('month 13, month Foo, year 25 → 400; a plain user → 403; 10, October and oct give the same report', async () => {
     const w = await billingWorld()
     for (const path of ['2025/13/download?org=acme', '2025/Foo/download?org=acme', '25/10/download?org=acme'])
       expect((await download(w, path)).res.status).toBe(400)
     expect((await w.t.as(w.owner).get('/api/v1/dashboard/summary/2025/10/download?org=acme')).status).toBe(403)
     const texts = []
-    for (const month of ['10', 'October', 'oct']) texts.push(pdfFacts((await download(w, `2025/${month}/download?org=acme`)).bytes, `month-${month}`).text.replace(/generated [^U]*UTC/, ''))
+    for (const month of ['10', 'October', 'oct'])
+      texts.push(
+        pdfFacts((await download(w, `2025/${month}/download?org=acme`)).bytes, `month-${month}`).text.replace(/generated [^U]*UTC/, ''),
+      )
     expect(new Set(texts).size).toBe(1)
   })
 
@@ -113,11 +118,19 @@ describe('the printer (one warm Chromium)', () => {
   test('a page asking for a network image and running a script → no request leaves, the script never runs', async () => {
     const t = await makeTestApp()
     let hits = 0
-    const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => { hits++; return new Response('x') } })
+    const server = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () => {
+        hits++
+        return new Response('x')
+      },
+    })
     try {
       const printer = pdfPrinter({ chromiumPath: t.config.chromiumPath, concurrency: 1, queue: 0 })
-      const html = `<p>static text</p><img src="http://127.0.0.1:${server.port}/pixel.png"><link rel="stylesheet" href="http://127.0.0.1:${server.port}/s.css">`
-        + '<script>document.body.append("SCRIPT RAN")</script>'
+      const html =
+        `<p>static text</p><img src="http://127.0.0.1:${server.port}/pixel.png"><link rel="stylesheet" href="http://127.0.0.1:${server.port}/s.css">` +
+        '<script>document.body.append("SCRIPT RAN")</script>'
       const pdf = await printer.print(html, footer)
       mkdirSync(ARTIFACTS, { recursive: true })
       writeFileSync(join(ARTIFACTS, 'isolation.pdf'), pdf)

@@ -2,13 +2,17 @@ import { describe, expect, test } from 'bun:test'
 import { billingWorld, hourly, requests, send, type UsageWorld } from './support'
 
 const get = (w: UsageWorld, path: string) => w.t.as(w.admin).get(path)
-const summaryPath = (query: string, product = 'dbprod') => `/api/v1/dashboard/monthly-summary/${product}?org=acme${query ? `&${query}` : ''}`
+const summaryPath = (query: string, product = 'dbprod') =>
+  `/api/v1/dashboard/monthly-summary/${product}?org=acme${query ? `&${query}` : ''}`
 
 /** One object per month given (YYYY-MM), with `cores` for the first 10 days of it. */
 async function seedMonths(w: UsageWorld, months: [string, number][]) {
   for (const [month, cores] of months) {
     const start = Date.parse(`${month}-01T00:00:00Z`)
-    await send(w, hourly({ uid: `o-${month}`, cluster: { uid: 'c1', name: 'c1' } }, start, start + 10 * 86_400_000, requests(String(cores), '1Gi')))
+    await send(
+      w,
+      hourly({ uid: `o-${month}`, cluster: { uid: 'c1', name: 'c1' } }, start, start + 10 * 86_400_000, requests(String(cores), '1Gi')),
+    )
   }
 }
 
@@ -22,8 +26,17 @@ describe('GET /dashboard/monthly-summary/{resourceType}', () => {
     }
   })
 
-  for (const query of ['period_start=2025-13', 'period_start=2025-00', 'period_start=2025-1', 'period_start=25-01', 'period_start=2025/01',
-    'period_start=2025-01-01', 'period_start=', 'period_start=abcd-ef', 'period_start=2025-01&period_end=2025-1x'])
+  for (const query of [
+    'period_start=2025-13',
+    'period_start=2025-00',
+    'period_start=2025-1',
+    'period_start=25-01',
+    'period_start=2025/01',
+    'period_start=2025-01-01',
+    'period_start=',
+    'period_start=abcd-ef',
+    'period_start=2025-01&period_end=2025-1x',
+  ])
     test(`${query} → 400 naming YYYY-MM`, async () => {
       const w = await billingWorld()
       const res = await get(w, summaryPath(query))
@@ -47,7 +60,13 @@ describe('GET /dashboard/monthly-summary/{resourceType}', () => {
 
   test('a period is clamped to generated months, newest first, no padding; outside them → []', async () => {
     const w = await billingWorld()
-    await seedMonths(w, [['2025-01', 1], ['2025-02', 1], ['2025-03', 2], ['2025-04', 2], ['2025-05', 1]])
+    await seedMonths(w, [
+      ['2025-01', 1],
+      ['2025-02', 1],
+      ['2025-03', 2],
+      ['2025-04', 2],
+      ['2025-05', 1],
+    ])
     const rows = (await (await get(w, summaryPath('period_start=2024-11&period_end=2025-03'))).json()).months
     expect(rows.map((r: { year: number; month: number }) => `${r.year}-${r.month}`)).toEqual(['2025-3', '2025-2', '2025-1'])
     expect((await (await get(w, summaryPath('period_start=2019-01&period_end=2019-06'))).json()).months).toEqual([])
@@ -55,7 +74,12 @@ describe('GET /dashboard/monthly-summary/{resourceType}', () => {
 
   test('change from previous: 1 → 2 cores is +100, 2 → 1 is −50, equal is 0; the oldest row has neither field', async () => {
     const w = await billingWorld()
-    await seedMonths(w, [['2025-02', 1], ['2025-03', 2], ['2025-04', 2], ['2025-05', 1]])
+    await seedMonths(w, [
+      ['2025-02', 1],
+      ['2025-03', 2],
+      ['2025-04', 2],
+      ['2025-05', 1],
+    ])
     const rows = (await (await get(w, summaryPath('period_start=2025-02&period_end=2025-05'))).json()).months
     expect(rows.map((r: { cpuChangeFromPrev?: number }) => r.cpuChangeFromPrev)).toEqual([-50, 0, 100, undefined])
     expect(rows[3]).not.toHaveProperty('memoryChangeFromPrev')
@@ -66,7 +90,15 @@ describe('GET /dashboard/monthly-summary/{resourceType}', () => {
     // Backup usage makes June and July generated months; dbprod has usage in August only.
     for (const month of ['2025-06', '2025-07']) {
       const start = Date.parse(`${month}-01T00:00:00Z`)
-      await send(w, hourly({ uid: `b-${month}`, product: 'backupprod', cluster: { uid: 'c1', name: 'c1' } }, start, start + 86_400_000, requests('1', '1Gi')))
+      await send(
+        w,
+        hourly(
+          { uid: `b-${month}`, product: 'backupprod', cluster: { uid: 'c1', name: 'c1' } },
+          start,
+          start + 86_400_000,
+          requests('1', '1Gi'),
+        ),
+      )
     }
     await seedMonths(w, [['2025-08', 1]])
     const rows = (await (await get(w, summaryPath('period_start=2025-06&period_end=2025-08'))).json()).months
@@ -104,9 +136,14 @@ describe('GET /dashboard/summary/generated-months', () => {
   test('empty → {yearMonthList: {}}; Nov 2024, Dec 2024, Jan 2025 → full names in calendar order by year', async () => {
     const w = await billingWorld()
     expect(await (await get(w, '/api/v1/dashboard/summary/generated-months?org=acme')).json()).toEqual({ yearMonthList: {} })
-    await seedMonths(w, [['2025-01', 1], ['2024-12', 1], ['2024-11', 1]])
-    expect(await (await get(w, '/api/v1/dashboard/summary/generated-months?org=acme')).json())
-      .toEqual({ yearMonthList: { 2024: ['November', 'December'], 2025: ['January'] } })
+    await seedMonths(w, [
+      ['2025-01', 1],
+      ['2024-12', 1],
+      ['2024-11', 1],
+    ])
+    expect(await (await get(w, '/api/v1/dashboard/summary/generated-months?org=acme')).json()).toEqual({
+      yearMonthList: { 2024: ['November', 'December'], 2025: ['January'] },
+    })
   })
 
   test('a plain user → 403; anonymous → 401', async () => {

@@ -1,5 +1,5 @@
-import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { makeOrg } from '../orgs/support'
+import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 
 export const HOUR = 3_600_000
 const MINUTE = 60_000
@@ -67,7 +67,10 @@ export async function send(w: UsageWorld, events: unknown[], opts: { org?: strin
   const res = opts.ndjson
     ? await w.t.as(who).send('POST', path, events.map((e) => JSON.stringify(e)).join('\n'), { 'content-type': 'application/x-ndjson' })
     : await w.t.as(who).send('POST', path, events)
-  return { status: res.status, body: await res.json() as { accepted: number; duplicates: number; rejected: { index: number; message: string }[] } }
+  return {
+    status: res.status,
+    body: (await res.json()) as { accepted: number; duplicates: number; rejected: { index: number; message: string }[] },
+  }
 }
 
 const cpuCores = (q: string) => (q.endsWith('m') ? Number(q.slice(0, -1)) / 1000 : Number(q))
@@ -77,7 +80,11 @@ const memGiB = (q: string) => {
   return units[unit] !== undefined ? Number(q.slice(0, -2)) * units[unit]! : Number(q) / 1024 ** 3
 }
 
-export interface ExpectedMonth { cpuMinutes: number; memMinutes: number; instances: number }
+export interface ExpectedMonth {
+  cpuMinutes: number
+  memMinutes: number
+  instances: number
+}
 
 /**
  * The oracle: usage per UTC month computed minute by minute, independently of the service. For
@@ -126,4 +133,4 @@ export function expectedUsage(events: WireEvent[], product: string, now = Infini
 }
 
 /** Two-decimal core-months as the spec rounds them. */
-export const coreMonths = (minutes: number) => Math.round(minutes / 43_800 * 100) / 100
+export const coreMonths = (minutes: number) => Math.round((minutes / 43_800) * 100) / 100

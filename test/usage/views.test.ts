@@ -11,8 +11,15 @@ const get = async (w: UsageWorld, path: string) => {
 }
 type Item = Record<string, any>
 
-const DB_VIEWS = ['objects-usage-view', 'clusters-usage-view', 'namespaces-usage-view', 'gks-usage-view', 'contracts-usage-view',
-  'object-quota-history-summaries-view', 'objects-cluster-mode-usage-view']
+const DB_VIEWS = [
+  'objects-usage-view',
+  'clusters-usage-view',
+  'namespaces-usage-view',
+  'gks-usage-view',
+  'contracts-usage-view',
+  'object-quota-history-summaries-view',
+  'objects-cluster-mode-usage-view',
+]
 
 describe('product views', () => {
   test('empty database: every view of every product → 200 with the envelope and no items', async () => {
@@ -20,7 +27,15 @@ describe('product views', () => {
     for (const name of DB_VIEWS) {
       const { status, body } = await get(w, view(`dbprod/views/${name}`))
       expect({ name, status }).toEqual({ name, status: 200 })
-      expect(body).toMatchObject({ org: 'acme', year: 2025, month: 10, monthName: 'October', product: 'dbprod', viewType: 'total', items: [] })
+      expect(body).toMatchObject({
+        org: 'acme',
+        year: 2025,
+        month: 10,
+        monthName: 'October',
+        product: 'dbprod',
+        viewType: 'total',
+        items: [],
+      })
     }
     for (const product of ['backupprod', 'secretsprod', 'ingressprod'])
       for (const name of ['clusters-usage-view', 'contracts-usage-view'])
@@ -29,9 +44,14 @@ describe('product views', () => {
 
   test('bad parameters → 400 (month 13, month Foo, year 25, view_type bogus, contractID abc); a dbprod-only view of backupprod → 404', async () => {
     const w = await billingWorld()
-    for (const path of [`${V}/2025/13/usage-report/products/dbprod/views/objects-usage-view?org=acme`, `${V}/2025/Foo/usage-report/products/dbprod/views/objects-usage-view?org=acme`,
-      `${V}/25/10/usage-report/products/dbprod/views/objects-usage-view?org=acme`, view('dbprod/views/objects-usage-view', 'view_type=bogus'),
-      view('dbprod/views/clusters-usage-view', 'contractID=abc'), view('foo/views/clusters-usage-view')])
+    for (const path of [
+      `${V}/2025/13/usage-report/products/dbprod/views/objects-usage-view?org=acme`,
+      `${V}/2025/Foo/usage-report/products/dbprod/views/objects-usage-view?org=acme`,
+      `${V}/25/10/usage-report/products/dbprod/views/objects-usage-view?org=acme`,
+      view('dbprod/views/objects-usage-view', 'view_type=bogus'),
+      view('dbprod/views/clusters-usage-view', 'contractID=abc'),
+      view('foo/views/clusters-usage-view'),
+    ])
       expect({ path, status: (await get(w, path)).status }).toEqual({ path, status: 400 })
     expect((await get(w, view('backupprod/views/objects-usage-view'))).status).toBe(404)
     expect((await get(w, view('dbprod/views/clusters-usage-view', 'contractID=7'))).status).toBe(200)
@@ -41,7 +61,11 @@ describe('product views', () => {
   test('10, October, october and Oct name the same month → the same body', async () => {
     const w = await billingWorld()
     await send(w, syntheticEvents())
-    const bodies = await Promise.all(['10', 'October', 'october', 'Oct'].map(async (m) => (await get(w, `${V}/2025/${m}/usage-report/products/dbprod/views/objects-usage-view?org=acme`)).body))
+    const bodies = await Promise.all(
+      ['10', 'October', 'october', 'Oct'].map(
+        async (m) => (await get(w, `${V}/2025/${m}/usage-report/products/dbprod/views/objects-usage-view?org=acme`)).body,
+      ),
+    )
     for (const body of bodies) expect(body).toEqual(bodies[0])
   })
 
@@ -72,7 +96,11 @@ describe('product views', () => {
     expect(body.daily.days[0]).toBe('2025-10-01')
     const daily = body.daily.series.flatMap((s: Item) => s.cpuCoreMinutes).reduce((a: number, b: number) => a + b, 0)
     expect(daily).toBeCloseTo(body.totals.cpuCoreMinutes, 0)
-    expect(body.items.map((i: Item) => `${i.group}/${i.kind}`).sort()).toEqual(['kubedb.com/MySQL', 'kubedb.com/Postgres', 'kubedb.com/Redis'])
+    expect(body.items.map((i: Item) => `${i.group}/${i.kind}`).sort()).toEqual([
+      'kubedb.com/MySQL',
+      'kubedb.com/Postgres',
+      'kubedb.com/Redis',
+    ])
   })
 
   test('namespaces-usage-view and clusters-usage-view group the same minutes differently', async () => {
@@ -95,25 +123,35 @@ describe('product views', () => {
     ])
     const month = (await get(w, view('dbprod/views/object-quota-history-summaries-view/clusters/cluster-prod/objects/pg-a'))).body
     expect(month.items[0].segments.map((s: Item) => [s.start, s.end])).toEqual([
-      ['2025-10-01T00:00:00.000Z', '2025-10-10T12:00:00.000Z'], ['2025-10-10T12:00:00.000Z', '2025-11-01T00:00:00.000Z']])
+      ['2025-10-01T00:00:00.000Z', '2025-10-10T12:00:00.000Z'],
+      ['2025-10-10T12:00:00.000Z', '2025-11-01T00:00:00.000Z'],
+    ])
     const silence = (await get(w, `${V}/object-quota-history/clusters/cluster-staging/objects/my-b?org=acme`)).body
     // The 5 h silence on Oct 5 splits the history: 1 h after the last event, then again from the next.
     expect(silence.segments.map((s: Item) => s.end)).toEqual(['2025-10-05T03:00:00.000Z', '2025-10-20T12:30:00.000Z'])
     expect((await get(w, `${V}/object-quota-history/clusters/cluster-prod/objects/nope?org=acme`)).body.segments).toEqual([])
   })
 
-  test('another org\'s objects never show in a view, even with the same uids', async () => {
+  test("another org's objects never show in a view, even with the same uids", async () => {
     const w = await billingWorld()
     const [bob] = await w.t.users('bob')
     await makeOrg(w.t, 'globex', { owner: bob! })
     await send(w, syntheticEvents(), { org: 'globex', as: bob })
-    for (const name of DB_VIEWS) expect({ name, items: (await get(w, view(`dbprod/views/${name}`))).body.items }).toEqual({ name, items: [] })
+    for (const name of DB_VIEWS)
+      expect({ name, items: (await get(w, view(`dbprod/views/${name}`))).body.items }).toEqual({ name, items: [] })
     expect((await get(w, `${V}/object-quota-history/clusters/cluster-prod/objects/pg-a?org=acme`)).body.segments).toEqual([])
   })
 })
 
 describe('contracts and view_type=billable', () => {
-  const paid = { org: 'acme', product: 'dbprod', kind: 'paid', start: '2025-10-01T00:00:00Z', end: '2025-10-16T00:00:00Z', clusterUIDs: ['cluster-prod'] }
+  const paid = {
+    org: 'acme',
+    product: 'dbprod',
+    kind: 'paid',
+    start: '2025-10-01T00:00:00Z',
+    end: '2025-10-16T00:00:00Z',
+    clusterUIDs: ['cluster-prod'],
+  }
 
   /** Minutes of `events` inside [from, to) by the oracle, for one product. */
   const oracleBetween = (events: WireEvent[], product: string, from: string, to: string) => {
@@ -124,7 +162,7 @@ describe('contracts and view_type=billable', () => {
     return (a.get(month)?.cpuMinutes ?? 0) - (b.get(month)?.cpuMinutes ?? 0)
   }
 
-  test('a paid contract on the prod cluster for Oct 1–16 → billable = the prod object\'s minutes in that span; total unchanged; removing it → 0', async () => {
+  test("a paid contract on the prod cluster for Oct 1–16 → billable = the prod object's minutes in that span; total unchanged; removing it → 0", async () => {
     const w = await billingWorld()
     const all = syntheticEvents()
     await send(w, all)
@@ -163,9 +201,16 @@ describe('contracts and view_type=billable', () => {
     const w = await billingWorld()
     const spec = { uid: 'switch', cluster: { uid: 'c-sw', name: 'sw', mode: 'prod' } }
     const mid = Date.UTC(2025, 9, 16)
-    await send(w, [...hourly(spec, Date.UTC(2025, 9, 1), mid, requests('2', '2Gi')),
-      ...hourly({ ...spec, cluster: { ...spec.cluster, mode: 'staging' } }, mid, Date.UTC(2025, 10, 1), requests('2', '2Gi')).map((e) => ({ ...e, type: 'heartbeat' as const }))])
-    await w.t.as(w.admin).send('POST', '/api/v1/admin/usage/contracts', { org: 'acme', product: 'dbprod', kind: 'paid', start: '2025-01-01T00:00:00Z' })
+    await send(w, [
+      ...hourly(spec, Date.UTC(2025, 9, 1), mid, requests('2', '2Gi')),
+      ...hourly({ ...spec, cluster: { ...spec.cluster, mode: 'staging' } }, mid, Date.UTC(2025, 10, 1), requests('2', '2Gi')).map((e) => ({
+        ...e,
+        type: 'heartbeat' as const,
+      })),
+    ])
+    await w.t
+      .as(w.admin)
+      .send('POST', '/api/v1/admin/usage/contracts', { org: 'acme', product: 'dbprod', kind: 'paid', start: '2025-01-01T00:00:00Z' })
     const { body } = await get(w, view('dbprod/views/objects-cluster-mode-usage-view/clusters/c-sw/objects/switch'))
     const item = body.items[0]
     expect(item.billable.prod.cpuCoreMonth).toBeGreaterThan(0)
@@ -184,7 +229,9 @@ describe('contracts and view_type=billable', () => {
     expect((await w.t.as(w.admin).send('POST', '/api/v1/admin/usage/contracts', { ...paid, kind: 'gift' })).status).toBe(422)
     expect((await w.t.as(w.admin).delete('/api/v1/admin/usage/contracts/999')).status).toBe(404)
     await w.t.as(w.admin).send('POST', '/api/v1/admin/usage/contracts', paid)
-    expect(await (await w.t.as(w.admin).get('/api/v1/admin/usage/contracts?org=acme')).json()).toEqual([{ id: expect.any(Number), ...paid, start: '2025-10-01T00:00:00.000Z', end: '2025-10-16T00:00:00.000Z' }])
+    expect(await (await w.t.as(w.admin).get('/api/v1/admin/usage/contracts?org=acme')).json()).toEqual([
+      { id: expect.any(Number), ...paid, start: '2025-10-01T00:00:00.000Z', end: '2025-10-16T00:00:00.000Z' },
+    ])
     expect(await (await w.t.as(w.admin).get('/api/v1/admin/usage/contracts?org=other')).json()).toEqual([])
   })
 })
@@ -195,7 +242,10 @@ describe('DBaaS billing reports', () => {
     const [mia] = await w.t.users('mia')
     const now = Date.now()
     const spec = { uid: 'live-db', cluster: { uid: 'c1', name: 'one' }, namespace: 'client-a' }
-    await send(w, [event(spec, now - 3 * 3_600_000, 'created', requests('1', '1Gi')), event(spec, now - 2 * 3_600_000, 'heartbeat', requests('1', '1Gi'))])
+    await send(w, [
+      event(spec, now - 3 * 3_600_000, 'created', requests('1', '1Gi')),
+      event(spec, now - 2 * 3_600_000, 'heartbeat', requests('1', '1Gi')),
+    ])
     const list = await w.t.as(w.owner).get('/api/v1/dbaas/billing/reports/namespaces?org=acme')
     expect(list.status).toBe(200)
     const body = await list.json()
@@ -210,7 +260,7 @@ describe('DBaaS billing reports', () => {
     expect((await w.t.request('GET', '/api/v1/dbaas/billing/reports/namespaces?org=acme')).status).toBe(401)
   })
 
-  test('without org, a user with no clusters of their own → an empty list, never another org\'s namespaces', async () => {
+  test("without org, a user with no clusters of their own → an empty list, never another org's namespaces", async () => {
     const w = await billingWorld()
     await send(w, syntheticEvents())
     const [eve] = await w.t.users('eve')

@@ -41,10 +41,19 @@ export async function listAzureContainers(keys: AzureStorageKeys, policy: Egress
  * empty, then the x-ms-* headers and the canonical resource (`/<account><path>` and the sorted
  * query parameters), signed with HMAC-SHA256 under the account key.
  */
-export async function sharedKeyAuthorization(keys: AzureStorageKeys, method: string, url: URL, headers: Record<string, string>): Promise<string> {
-  const canonicalHeaders = Object.keys(headers).filter((name) => name.startsWith('x-ms-')).sort()
-    .map((name) => `${name}:${headers[name]}\n`).join('')
-  const params = [...url.searchParams.entries()].map(([name, value]) => [name.toLowerCase(), value] as const)
+export async function sharedKeyAuthorization(
+  keys: AzureStorageKeys,
+  method: string,
+  url: URL,
+  headers: Record<string, string>,
+): Promise<string> {
+  const canonicalHeaders = Object.keys(headers)
+    .filter((name) => name.startsWith('x-ms-'))
+    .sort()
+    .map((name) => `${name}:${headers[name]}\n`)
+    .join('')
+  const params = [...url.searchParams.entries()]
+    .map(([name, value]) => [name.toLowerCase(), value] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   const canonicalResource = `/${keys.account}${decodeURIComponent(url.pathname)}${params.map(([name, value]) => `\n${name}:${value}`).join('')}`
   const stringToSign = `${method}\n\n\n\n\n\n\n\n\n\n\n\n${canonicalHeaders}${canonicalResource}`

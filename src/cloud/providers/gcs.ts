@@ -27,7 +27,9 @@ export async function listGcsBuckets(keys: GcsKeys, apiBase: string, policy: Egr
     url.searchParams.set('maxResults', String(pageSize))
     url.searchParams.set('fields', 'items/name,nextPageToken')
     if (pageToken) url.searchParams.set('pageToken', pageToken)
-    const page = parseJson(await providerRequest('Google Cloud Storage', url.toString(), { headers: { authorization: `Bearer ${accessToken}` } }, policy)) as {
+    const page = parseJson(
+      await providerRequest('Google Cloud Storage', url.toString(), { headers: { authorization: `Bearer ${accessToken}` } }, policy),
+    ) as {
       items?: { name?: string }[]
       nextPageToken?: string
     }
@@ -43,19 +45,32 @@ async function oauthToken(keys: GcsKeys, policy: EgressPolicy): Promise<string> 
   try {
     privateKey = await importPKCS8(keys.serviceAccount.private_key, 'RS256')
   } catch {
-    throw new AppError('invalid', 'the service account\'s private_key is not a PKCS#8 PEM key')
+    throw new AppError('invalid', "the service account's private_key is not a PKCS#8 PEM key")
   }
   const assertion = await new SignJWT({ scope: READ_ONLY_SCOPE })
-    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(keys.serviceAccount.private_key_id ? { kid: keys.serviceAccount.private_key_id } : {}) })
+    .setProtectedHeader({
+      alg: 'RS256',
+      typ: 'JWT',
+      ...(keys.serviceAccount.private_key_id ? { kid: keys.serviceAccount.private_key_id } : {}),
+    })
     .setIssuer(keys.serviceAccount.client_email)
     .setAudience(tokenUri)
     .setIssuedAt()
     .setExpirationTime('10m')
     .sign(privateKey)
   const body = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion })
-  const answer = parseJson(await providerRequest('Google OAuth', tokenUri, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body,
-  }, policy)) as { access_token?: string }
+  const answer = parseJson(
+    await providerRequest(
+      'Google OAuth',
+      tokenUri,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      },
+      policy,
+    ),
+  ) as { access_token?: string }
   if (!answer.access_token) throw new AppError('upstream', 'Google OAuth answered without an access token')
   return answer.access_token
 }

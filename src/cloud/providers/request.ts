@@ -1,6 +1,6 @@
 import { XMLParser } from 'fast-xml-parser'
 import { AppError } from '../../errors'
-import { EgressRefused, egressFetch, type EgressInit, type EgressPolicy } from '../../net/egress'
+import { type EgressInit, type EgressPolicy, EgressRefused, egressFetch } from '../../net/egress'
 
 /** Requests to a provider give up after this long. */
 const PROVIDER_TIMEOUT_MS = 15_000

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors'
 import { PLATFORM_QUERY_PARAMETERS } from '../../http/auth'
 import { pathSegmentErrors } from '../../kube'
-import { memberFetch, MEMBER_TIMEOUT_MS } from '../client'
+import { MEMBER_TIMEOUT_MS, memberFetch } from '../client'
 import type { ClusterConnection } from '../connection'
 import { finiteRequest } from '../keepalive'
 
@@ -11,20 +11,37 @@ import { finiteRequest } from '../keepalive'
  * the cluster sees), hop-by-hop and Connection-named headers, Host and X-Forwarded-*.
  */
 const FORWARDED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
-  'accept', 'accept-encoding', 'content-type', 'content-encoding', 'user-agent', 'if-none-match', 'if-match',
-  'kubectl-command', 'kubectl-session', 'x-stream-protocol-version',
+  'accept',
+  'accept-encoding',
+  'content-type',
+  'content-encoding',
+  'user-agent',
+  'if-none-match',
+  'if-match',
+  'kubectl-command',
+  'kubectl-session',
+  'x-stream-protocol-version',
 ])
 
 /** Response headers passed back; the cluster's cookies, auth challenges and hop-by-hop headers are not. */
 const RELAYED_RESPONSE_HEADERS = [
-  'content-type', 'content-encoding', 'content-length', 'cache-control', 'etag', 'warning', 'audit-id',
-  'x-kubernetes-pf-flowschema-uid', 'x-kubernetes-pf-prioritylevel-uid', 'x-content-type-options',
+  'content-type',
+  'content-encoding',
+  'content-length',
+  'cache-control',
+  'etag',
+  'warning',
+  'audit-id',
+  'x-kubernetes-pf-flowschema-uid',
+  'x-kubernetes-pf-prioritylevel-uid',
+  'x-content-type-options',
 ] as const
 
 export const RelayMessages = {
   badSegment: (segment: string, why: string) => `invalid path segment ${JSON.stringify(segment)}: ${why}`,
-  redirect: (cluster: string, status: number) => `cluster "${cluster}" answered with a redirect (${status}), which the platform does not follow`,
-  outsideRoot: 'the request path leaves the cluster\'s API root',
+  redirect: (cluster: string, status: number) =>
+    `cluster "${cluster}" answered with a redirect (${status}), which the platform does not follow`,
+  outsideRoot: "the request path leaves the cluster's API root",
 } as const
 
 const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/
@@ -35,20 +52,23 @@ const PLAIN_SEGMENT = /^[A-Za-z0-9._~-]+$/
  * encoded again. Throws invalid.
  */
 export function safeSegments(rawPath: string): string[] {
-  return rawPath.split('/').filter((s) => s !== '').map((raw) => {
-    // Unreserved characters only: decoding and encoding again give the same text.
-    if (PLAIN_SEGMENT.test(raw) && raw !== '.' && raw !== '..') return raw
-    let segment: string
-    try {
-      segment = decodeURIComponent(raw)
-    } catch {
-      throw new AppError('invalid', RelayMessages.badSegment(raw, 'malformed percent-encoding'))
-    }
-    const problems = pathSegmentErrors(segment)
-    if (/[\u0000-\u001f\u007f]/.test(segment)) problems.push('may not contain control characters')
-    if (problems.length > 0) throw new AppError('invalid', RelayMessages.badSegment(segment, problems.join(', ')))
-    return encodeURIComponent(segment)
-  })
+  return rawPath
+    .split('/')
+    .filter((s) => s !== '')
+    .map((raw) => {
+      // Unreserved characters only: decoding and encoding again give the same text.
+      if (PLAIN_SEGMENT.test(raw) && raw !== '.' && raw !== '..') return raw
+      let segment: string
+      try {
+        segment = decodeURIComponent(raw)
+      } catch {
+        throw new AppError('invalid', RelayMessages.badSegment(raw, 'malformed percent-encoding'))
+      }
+      const problems = pathSegmentErrors(segment)
+      if (/[\u0000-\u001f\u007f]/.test(segment)) problems.push('may not contain control characters')
+      if (problems.length > 0) throw new AppError('invalid', RelayMessages.badSegment(segment, problems.join(', ')))
+      return encodeURIComponent(segment)
+    })
 }
 
 /** The name of a `name=value` query pair, decoded as URLSearchParams decodes it (which is how the platform reads it). */
@@ -78,7 +98,8 @@ export function upstreamPath(connection: ClusterConnection, segments: string[], 
   const path = `/${segments.join('/')}${memberSearch(search)}`
   const root = apiRootOf(connection)
   const target = new URL(`${connection.server}${path}`)
-  if (target.origin !== root.origin || !target.pathname.startsWith(root.pathPrefix)) throw new AppError('invalid', RelayMessages.outsideRoot)
+  if (target.origin !== root.origin || !target.pathname.startsWith(root.pathPrefix))
+    throw new AppError('invalid', RelayMessages.outsideRoot)
   return path
 }
 
@@ -139,11 +160,25 @@ const isRedirect = (status: number) => status >= 300 && status < 400 && status !
 export async function relay(clusterName: string, connection: ClusterConnection, request: RelayRequest): Promise<Response> {
   if (!request.streaming) {
     const body = request.body === null ? null : await new Response(request.body).bytes()
-    const answer = await finiteRequest(clusterName, connection, { method: request.method, path: request.path, headers: request.headers, body, timeoutMs: RELAY_TIMEOUT_MS, signal: request.clientSignal })
+    const answer = await finiteRequest(clusterName, connection, {
+      method: request.method,
+      path: request.path,
+      headers: request.headers,
+      body,
+      timeoutMs: RELAY_TIMEOUT_MS,
+      signal: request.clientSignal,
+    })
     if (isRedirect(answer.status)) throw new AppError('upstream', RelayMessages.redirect(clusterName, answer.status))
     return new Response(answer.body, { status: answer.status, headers: relayedHeaders(answer.headers) })
   }
-  const res = await memberFetch(clusterName, connection, { method: request.method, path: request.path, headers: request.headers, body: request.body, signal: request.clientSignal ?? UNENDING, raw: true })
+  const res = await memberFetch(clusterName, connection, {
+    method: request.method,
+    path: request.path,
+    headers: request.headers,
+    body: request.body,
+    signal: request.clientSignal ?? UNENDING,
+    raw: true,
+  })
   if (isRedirect(res.status)) {
     await res.body?.cancel()
     throw new AppError('upstream', RelayMessages.redirect(clusterName, res.status))
@@ -188,5 +223,7 @@ function relayedHeaders(from: Headers | Record<string, string>): Record<string, 
 export function isStreaming(method: string, segments: string[], query: URLSearchParams): boolean {
   const flag = (name: string) => ['true', '1'].includes(query.get(name) ?? '')
   const last = segments.at(-1) ?? ''
-  return method === 'GET' && (flag('watch') || flag('follow') || segments.includes('watch') || ['exec', 'attach', 'portforward'].includes(last))
+  return (
+    method === 'GET' && (flag('watch') || flag('follow') || segments.includes('watch') || ['exec', 'attach', 'portforward'].includes(last))
+  )
 }

@@ -1,5 +1,5 @@
-import { Elysia, t } from 'elysia'
 import type { Server } from 'bun'
+import { Elysia, t } from 'elysia'
 import type { Actor } from '../../authz/actor'
 import type { Deps } from '../../deps'
 import { finalResponse } from '../../http/final-response'
@@ -46,13 +46,23 @@ function clusterPath(path: string): ClusterPath | undefined {
 type Target = Pick<ClusterPath, 'owner' | 'cluster' | 'rest'>
 
 /** The request's Target with the names as the app's router decoded them. */
-const routedPath = (request: Request, { owner, cluster }: { owner: string; cluster: string }): Target =>
-  ({ owner, cluster, rest: clusterPath(pathOf(request.url))?.rest ?? '' })
+const routedPath = (request: Request, { owner, cluster }: { owner: string; cluster: string }): Target => ({
+  owner,
+  cluster,
+  rest: clusterPath(pathOf(request.url))?.rest ?? '',
+})
 
 const isUpgrade = (request: Request) => request.headers.get('upgrade')?.toLowerCase() === 'websocket'
 
 /** The native passthrough's answer to anything but an exec upgrade: the member's, unchanged. */
-async function passThroughAnswer(deps: Deps, me: Actor, { owner, cluster, rest }: Target, request: Request, body: unknown, server: Server<unknown> | null): Promise<Response> {
+async function passThroughAnswer(
+  deps: Deps,
+  me: Actor,
+  { owner, cluster, rest }: Target,
+  request: Request,
+  body: unknown,
+  server: Server<unknown> | null,
+): Promise<Response> {
   const url = new URL(request.url)
   const segments = safeSegments(rest)
   const streaming = isStreaming(request.method, segments, url.searchParams)
@@ -62,7 +72,14 @@ async function passThroughAnswer(deps: Deps, me: Actor, { owner, cluster, rest }
 }
 
 /** The spec's proxy routes' answer; undefined once an exec upgrade took the connection. */
-async function specAnswer(deps: Deps, me: Actor, { owner, cluster, rest }: Target, request: Request, body: unknown, server: Server<unknown> | null): Promise<Response | undefined> {
+async function specAnswer(
+  deps: Deps,
+  me: Actor,
+  { owner, cluster, rest }: Target,
+  request: Request,
+  body: unknown,
+  server: Server<unknown> | null,
+): Promise<Response | undefined> {
   const url = new URL(request.url)
   if (isStreaming(request.method, safeSegments(rest), url.searchParams)) server?.timeout(request, 0)
   return proxyRequest(deps, me, owner, cluster, rest, request, body, server)
@@ -73,45 +90,64 @@ async function specAnswer(deps: Deps, me: Actor, { owner, cluster, rest }: Targe
  * answered outside Elysia's lifecycle, through the same checks (http/lean-route.ts). The app's
  * routes below answer the rest (writes, exec upgrades) with the same handlers.
  */
-const proxyReads = (deps: Deps) => leanRoute(deps, {
-  name: 'clusters.proxy.reads',
-  match: (request, path) => {
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.body !== null || isUpgrade(request)) return undefined
-    const target = clusterPath(path)
-    return (target?.kind === 'k8s' || target?.kind === 'proxy') && target.rest.startsWith('/') ? target : undefined
-  },
-  signedIn: 'signed-in',
-  scope: 'cluster',
-  handle: (me, target, request, server) => (target.kind === 'k8s' ? passThroughAnswer : specAnswer)(deps, me, target, request, undefined, server),
-})
+const proxyReads = (deps: Deps) =>
+  leanRoute(deps, {
+    name: 'clusters.proxy.reads',
+    match: (request, path) => {
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || request.body !== null || isUpgrade(request)) return undefined
+      const target = clusterPath(path)
+      return (target?.kind === 'k8s' || target?.kind === 'proxy') && target.rest.startsWith('/') ? target : undefined
+    },
+    signedIn: 'signed-in',
+    scope: 'cluster',
+    handle: (me, target, request, server) =>
+      (target.kind === 'k8s' ? passThroughAnswer : specAnswer)(deps, me, target, request, undefined, server),
+  })
 
 /** The member-cluster proxy: the native passthrough for kubectl and the spec's proxy routes. */
 export const proxyRoutes = (deps: Deps) =>
   new Elysia({ name: 'clusters.proxy', prefix: '/api/v1' })
     .use(guard(deps))
     .use(proxyReads(deps))
-    .all('/clusters/:owner/:cluster/k8s/*', async ({ me, params, request, body, server, set }) => {
-      const target = routedPath(request, params)
-      if (server && isUpgrade(request)) return proxy.relayExec(deps, me, target.owner, target.cluster, target.rest, request, server)
-      return finalResponse(set, await passThroughAnswer(deps, me, target, request, body, server))
-    }, {
-      signedIn: 'signed-in',
-      scope: 'cluster',
-      response: { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
-      detail: {
-        summary: 'Native Kubernetes passthrough: point kubectl, Helm or client-node at …/k8s (the registry\'s kubeconfig route does); the member\'s answers come back unchanged',
-        tags: TAGS,
+    .all(
+      '/clusters/:owner/:cluster/k8s/*',
+      async ({ me, params, request, body, server, set }) => {
+        const target = routedPath(request, params)
+        if (server && isUpgrade(request)) return proxy.relayExec(deps, me, target.owner, target.cluster, target.rest, request, server)
+        return finalResponse(set, await passThroughAnswer(deps, me, target, request, body, server))
       },
-    })
-    .all('/clusters/:owner/:cluster/proxy/*', async ({ me, params, request, body, server, set }) => {
-      const answer = await specAnswer(deps, me, routedPath(request, params), request, body, server)
-      return answer && finalResponse(set, answer)
-    }, {
-      signedIn: 'signed-in',
-      scope: 'cluster',
-      response: { 304: t.Void({ description: 'If-None-Match matched the ETag' }), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
-      detail: {
-        summary: 'The spec\'s proxy routes: {group}/{version}/[namespaces/{namespace}/]{resource}[/{name}[/status|scale|events|controller|horizontalpodautoscalers|log|exec|metrics]], authorization.k8s.io/v1/selfsubjectaccessreviews, batch-delete; GETs carry an ETag',
-        tags: TAGS,
+      {
+        signedIn: 'signed-in',
+        scope: 'cluster',
+        response: { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
+        detail: {
+          summary:
+            "Native Kubernetes passthrough: point kubectl, Helm or client-node at …/k8s (the registry's kubeconfig route does); the member's answers come back unchanged",
+          tags: TAGS,
+        },
       },
-    })
+    )
+    .all(
+      '/clusters/:owner/:cluster/proxy/*',
+      async ({ me, params, request, body, server, set }) => {
+        const answer = await specAnswer(deps, me, routedPath(request, params), request, body, server)
+        return answer && finalResponse(set, answer)
+      },
+      {
+        signedIn: 'signed-in',
+        scope: 'cluster',
+        response: {
+          304: t.Void({ description: 'If-None-Match matched the ETag' }),
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+          422: ErrorBody,
+          502: ErrorBody,
+        },
+        detail: {
+          summary:
+            "The spec's proxy routes: {group}/{version}/[namespaces/{namespace}/]{resource}[/{name}[/status|scale|events|controller|horizontalpodautoscalers|log|exec|metrics]], authorization.k8s.io/v1/selfsubjectaccessreviews, batch-delete; GETs carry an ETag",
+          tags: TAGS,
+        },
+      },
+    )

@@ -1,13 +1,13 @@
+import type { Server } from 'bun'
+import { USER_TYPE } from '../../../db/schema/identity'
 import type { Actor } from '../../authz/actor'
 import { accessForRequest } from '../../authz/clusters'
 import type { Deps } from '../../deps'
-import { USER_TYPE } from '../../../db/schema/identity'
-import { resolveCluster, type ResolvedCluster } from '../access'
+import { AppError } from '../../errors'
+import { type ResolvedCluster, resolveCluster } from '../access'
+import { memberWebSocket } from '../client'
 import type { ClusterConnection } from '../connection'
 import { connectionOf } from '../service'
-import type { Server } from 'bun'
-import { AppError } from '../../errors'
-import { memberWebSocket } from '../client'
 import { forwardedHeaders, relay, safeSegments, upstreamBody, upstreamPath } from './relay'
 
 /** Reviews a caller may create with read access: asking what one may do changes nothing. */
@@ -31,10 +31,20 @@ function neededAccess(method: string, segments: string[]) {
  * The cluster `owner/cluster` as `actor` may use it for this request, its connection, and the
  * impersonation headers of registrations that ask for them. Throws notFound, forbidden.
  */
-export async function targetFor(deps: Deps, actor: Actor, owner: string, cluster: string, method: string, segments: string[]): Promise<Target> {
+export async function targetFor(
+  deps: Deps,
+  actor: Actor,
+  owner: string,
+  cluster: string,
+  method: string,
+  segments: string[],
+): Promise<Target> {
   const resolved = await resolveCluster(deps, actor, owner, cluster, neededAccess(method, segments))
   const identity: Record<string, string> = resolved.cluster.impersonate
-    ? { 'impersonate-user': actor.user.name, ...(resolved.owner.type === USER_TYPE.organization ? { 'impersonate-group': `platform:org:${resolved.owner.name}` } : {}) }
+    ? {
+        'impersonate-user': actor.user.name,
+        ...(resolved.owner.type === USER_TYPE.organization ? { 'impersonate-group': `platform:org:${resolved.owner.name}` } : {}),
+      }
     : {}
   return { resolved, connection: await connectionOf(deps, resolved.cluster), identity }
 }
@@ -51,7 +61,15 @@ export interface PassThroughPath {
  * re-encoded by safeSegments), so kubectl, client-node and Helm work through the platform. The
  * member's answer, errors included, comes back unchanged. Throws notFound, forbidden, invalid, upstream.
  */
-export async function passThrough(deps: Deps, actor: Actor, owner: string, cluster: string, { segments, url, streaming }: PassThroughPath, request: Request, parsedBody: unknown): Promise<Response> {
+export async function passThrough(
+  deps: Deps,
+  actor: Actor,
+  owner: string,
+  cluster: string,
+  { segments, url, streaming }: PassThroughPath,
+  request: Request,
+  parsedBody: unknown,
+): Promise<Response> {
   const target = await targetFor(deps, actor, owner, cluster, request.method, segments)
   return relay(target.resolved.cluster.name, target.connection, {
     method: request.method,
@@ -77,20 +95,36 @@ const MAX_PENDING_FRAMES = 1024
  * switch, its answer to the same path (a Status) goes back as plain HTTP. A cookie-authenticated
  * upgrade must come from this site's origin (CSWSH). Throws notFound, forbidden, invalid, upstream.
  */
-export async function relayExec(deps: Deps, actor: Actor, owner: string, cluster: string, rawPath: string, request: Request, server: Server<unknown>): Promise<Response | undefined> {
+export async function relayExec(
+  deps: Deps,
+  actor: Actor,
+  owner: string,
+  cluster: string,
+  rawPath: string,
+  request: Request,
+  server: Server<unknown>,
+): Promise<Response | undefined> {
   const origin = request.headers.get('origin')
-  if (actor.credential === 'session' && origin !== null && origin !== new URL(deps.config.publicUrl).origin) throw new AppError('forbidden', ExecMessages.crossOrigin)
+  if (actor.credential === 'session' && origin !== null && origin !== new URL(deps.config.publicUrl).origin)
+    throw new AppError('forbidden', ExecMessages.crossOrigin)
   const segments = safeSegments(rawPath)
   const url = new URL(request.url)
   const target = await targetFor(deps, actor, owner, cluster, 'POST', segments)
   const path = upstreamPath(target.connection, segments, url.search)
-  const offered = (request.headers.get('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim()).filter(Boolean)
+  const offered = (request.headers.get('sec-websocket-protocol') ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
   let upstream: WebSocket
   try {
     upstream = await memberWebSocket(target.connection, path, offered, target.identity)
   } catch {
     return relay(target.resolved.cluster.name, target.connection, {
-      method: 'GET', path, headers: { accept: 'application/json', ...target.identity }, body: null, streaming: false,
+      method: 'GET',
+      path,
+      headers: { accept: 'application/json', ...target.identity },
+      body: null,
+      streaming: false,
     })
   }
   return switchProtocols(upstream, request, server)

@@ -5,7 +5,7 @@ import { AppError } from '../../errors'
 import { statusOf } from '../../http/errors'
 import { jsonPatchDiff, type KubeObject } from '../../kube'
 import { forwardedHeaders, isStreaming, memberSearch, relay, safeSegments, upstreamBody, upstreamPath } from './relay'
-import { relayExec, targetFor, type Target } from './service'
+import { relayExec, type Target, targetFor } from './service'
 
 /**
  * The spec's proxy routes (`/proxy/{group}/{version}/…`, decisions §3b), one code path for every
@@ -36,9 +36,12 @@ const UI_DB = 'ui.kubedb.com'
  * `q`. A missing `q` is 400, except where the spec names 500 (images, policy reports).
  */
 const RENDERS: Record<string, { missingQ: 'badRequest' | 'internal' }> = {
-  [`${META}/renders`]: { missingQ: 'badRequest' }, [`${META}/renderdashboards`]: { missingQ: 'badRequest' },
-  [`${META}/rendermenus`]: { missingQ: 'badRequest' }, [`${META}/resourcegraphs`]: { missingQ: 'badRequest' },
-  [`${SCANNER}/images`]: { missingQ: 'internal' }, [`${SCANNER}/cvereports`]: { missingQ: 'badRequest' },
+  [`${META}/renders`]: { missingQ: 'badRequest' },
+  [`${META}/renderdashboards`]: { missingQ: 'badRequest' },
+  [`${META}/rendermenus`]: { missingQ: 'badRequest' },
+  [`${META}/resourcegraphs`]: { missingQ: 'badRequest' },
+  [`${SCANNER}/images`]: { missingQ: 'internal' },
+  [`${SCANNER}/cvereports`]: { missingQ: 'badRequest' },
   [`${POLICY}/policyreports`]: { missingQ: 'internal' },
 }
 
@@ -73,13 +76,26 @@ function memberPath(p: Omit<Parsed, 'subresource'> & { subresource?: string }): 
   return `/${[...prefix, ...(p.namespace ? ['namespaces', p.namespace] : []), p.resource, p.name, p.subresource ?? ''].filter(Boolean).map(encodeURIComponent).join('/')}`
 }
 
-interface MemberCall { method?: string; body?: string; headers?: Record<string, string> }
+interface MemberCall {
+  method?: string
+  body?: string
+  headers?: Record<string, string>
+}
 
 /** The member's whole answer to one call of a composite route, over the kept-alive client as every finite relay. */
-const memberAnswer = (target: Target, path: string, call: MemberCall = {}) => relay(target.resolved.cluster.name, target.connection, {
-  method: call.method ?? 'GET', path, body: call.body ?? null, streaming: false,
-  headers: { accept: 'application/json', ...(call.body ? { 'content-type': 'application/json' } : {}), ...target.identity, ...call.headers },
-})
+const memberAnswer = (target: Target, path: string, call: MemberCall = {}) =>
+  relay(target.resolved.cluster.name, target.connection, {
+    method: call.method ?? 'GET',
+    path,
+    body: call.body ?? null,
+    streaming: false,
+    headers: {
+      accept: 'application/json',
+      ...(call.body ? { 'content-type': 'application/json' } : {}),
+      ...target.identity,
+      ...call.headers,
+    },
+  })
 
 /** A JSON document from the member, or its own error passed through as it is (AnswerError). */
 async function memberJson(target: Target, path: string, call: MemberCall = {}): Promise<KubeObject> {
@@ -95,7 +111,8 @@ class AnswerError extends Error {
   }
 }
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
 
 /** Buffers a GET answer and gives it a strong ETag of its exact bytes; a matching If-None-Match is 304 with no body. */
 async function withETag(request: Request, res: Response): Promise<Response> {
@@ -105,7 +122,13 @@ async function withETag(request: Request, res: Response): Promise<Response> {
   const headers = new Headers(res.headers)
   headers.set('etag', etag)
   const wanted = request.headers.get('if-none-match')
-  if (wanted && wanted.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(etag)) return new Response(null, { status: 304, headers: { etag } })
+  if (
+    wanted
+      ?.split(',')
+      .map((t) => t.trim().replace(/^W\//, ''))
+      .includes(etag)
+  )
+    return new Response(null, { status: 304, headers: { etag } })
   return new Response(bytes, { status: 200, headers })
 }
 
@@ -116,7 +139,16 @@ const createdAs200 = (res: Response) => (res.status === 201 ? new Response(res.b
  * Serves one request under `/proxy/`. `rest` is the raw (still encoded) path after `/proxy/`.
  * Throws notFound, forbidden, invalid, upstream; the member's own refusals come back unchanged.
  */
-export async function proxyRequest(deps: Deps, actor: Actor, owner: string, cluster: string, rest: string, request: Request, parsedBody: unknown, server: Server<unknown> | null): Promise<Response | undefined> {
+export async function proxyRequest(
+  deps: Deps,
+  actor: Actor,
+  owner: string,
+  cluster: string,
+  rest: string,
+  request: Request,
+  parsedBody: unknown,
+  server: Server<unknown> | null,
+): Promise<Response | undefined> {
   const segments = safeSegments(rest)
   if (segments.length === 1 && segments[0] === 'batch-delete') return batchDelete(deps, actor, owner, cluster, parsedBody)
   const p = parse(segments)
@@ -138,17 +170,23 @@ async function serve(target: Target, p: Parsed, request: Request, parsedBody: un
   const filter = query.get('filter')
   query.delete('filter')
   const search = query.size > 0 ? `?${query}` : ''
-  if (filter !== null && request.method === 'GET') return withETag(request, json(applyFilter(await memberJson(target, `${memberPath(p)}${search}`), filter)))
+  if (filter !== null && request.method === 'GET')
+    return withETag(request, json(applyFilter(await memberJson(target, `${memberPath(p)}${search}`), filter)))
   const render = RENDERS[`${p.group}/${p.resource}`]
-  if (render && request.method === 'GET' && !p.name) return withETag(request, json(await renderFromQuery(target, p, query.get('q'), render.missingQ)))
-  if (p.group === UI_DB && p.resource === 'databaseconfigurations' && request.method === 'GET' && p.name) return databaseConfiguration(target, p, search, request)
+  if (render && request.method === 'GET' && !p.name)
+    return withETag(request, json(await renderFromQuery(target, p, query.get('q'), render.missingQ)))
+  if (p.group === UI_DB && p.resource === 'databaseconfigurations' && request.method === 'GET' && p.name)
+    return databaseConfiguration(target, p, search, request)
   if (request.method === 'GET' && p.resource === 'all-available' && !p.name) return withETag(request, json(await allAvailable(target, p)))
   if (request.method === 'GET' && p.name && p.subresource === 'events') return withETag(request, json(await eventsOf(target, p)))
   if (request.method === 'GET' && p.name && p.subresource === 'controller') return withETag(request, json(await controllerOf(target, p)))
-  if (request.method === 'GET' && p.name && p.subresource === 'horizontalpodautoscalers') return withETag(request, json(await autoscalersOf(target, p)))
-  if (request.method === 'GET' && p.name && p.subresource === 'metrics') return withETag(request, json(await memberJson(target, metricsPath(p))))
+  if (request.method === 'GET' && p.name && p.subresource === 'horizontalpodautoscalers')
+    return withETag(request, json(await autoscalersOf(target, p)))
+  if (request.method === 'GET' && p.name && p.subresource === 'metrics')
+    return withETag(request, json(await memberJson(target, metricsPath(p))))
   if (request.method === 'PUT' && p.subresource === 'scale') return json(await scaleTo(target, p, parsedBody))
-  if (request.method === 'PATCH' && /^application\/json\b/i.test(request.headers.get('content-type') ?? '')) return json(await patchToDesired(target, p, parsedBody))
+  if (request.method === 'PATCH' && /^application\/json\b/i.test(request.headers.get('content-type') ?? ''))
+    return json(await patchToDesired(target, p, parsedBody))
   const path = upstreamPath(target.connection, memberPath(p).split('/').filter(Boolean), search)
   const streaming = isStreaming(request.method, [p.subresource], url.searchParams)
   const headers = forwardedHeaders(request, target.identity)
@@ -156,7 +194,12 @@ async function serve(target: Target, p: Parsed, request: Request, parsedBody: un
   // The ETag covers the bytes the client gets: no compression for buffered GETs.
   if (request.method === 'GET' && !streaming) delete headers['accept-encoding']
   const res = await relay(target.resolved.cluster.name, target.connection, {
-    method: request.method, path, headers, body: upstreamBody(request, parsedBody), streaming, clientSignal: request.signal,
+    method: request.method,
+    path,
+    headers,
+    body: upstreamBody(request, parsedBody),
+    streaming,
+    clientSignal: request.signal,
   })
   if (request.method === 'GET' && !streaming) return withETag(request, res)
   return request.method === 'POST' ? createdAs200(res) : res
@@ -176,14 +219,16 @@ async function controllerOf(target: Target, p: Parsed): Promise<KubeObject> {
   const refs = (object.metadata?.ownerReferences ?? []) as { apiVersion: string; kind: string; name: string; controller?: boolean }[]
   const ref = refs.find((r) => r.controller === true)
   if (!ref) throw new AppError('notFound', SpecMessages.noController)
-  const [group, version] = ref.apiVersion.includes('/') ? ref.apiVersion.split('/') as [string, string] : ['core', ref.apiVersion]
+  const [group, version] = ref.apiVersion.includes('/') ? (ref.apiVersion.split('/') as [string, string]) : ['core', ref.apiVersion]
   const resource = await resourceOfKind(target, group, version, ref.kind)
   return memberJson(target, memberPath({ group, version, namespace: p.namespace, resource, name: ref.name }))
 }
 
 /** The plural resource name of `kind` in a group/version, from the member's discovery. */
 async function resourceOfKind(target: Target, group: string, version: string, kind: string): Promise<string> {
-  const list = await memberJson(target, group === 'core' ? `/api/${version}` : `/apis/${group}/${version}`) as { resources?: { name: string; kind: string }[] }
+  const list = (await memberJson(target, group === 'core' ? `/api/${version}` : `/apis/${group}/${version}`)) as {
+    resources?: { name: string; kind: string }[]
+  }
   const found = list.resources?.find((r) => r.kind === kind && !r.name.includes('/'))
   if (!found) throw new AppError('notFound', SpecMessages.noController)
   return found.name
@@ -193,15 +238,18 @@ async function resourceOfKind(target: Target, group: string, version: string, ki
 async function autoscalersOf(target: Target, p: Parsed): Promise<KubeObject> {
   const object = await memberJson(target, memberPath({ ...p, subresource: '' }))
   const list = await memberJson(target, `/apis/autoscaling/v2/namespaces/${encodeURIComponent(p.namespace)}/horizontalpodautoscalers`)
-  const items = ((list.items ?? []) as { spec?: { scaleTargetRef?: { kind?: string; name?: string } } }[])
-    .filter((hpa) => hpa.spec?.scaleTargetRef?.kind === object.kind && hpa.spec?.scaleTargetRef?.name === p.name)
+  const items = ((list.items ?? []) as { spec?: { scaleTargetRef?: { kind?: string; name?: string } } }[]).filter(
+    (hpa) => hpa.spec?.scaleTargetRef?.kind === object.kind && hpa.spec?.scaleTargetRef?.name === p.name,
+  )
   return { ...list, items } as KubeObject
 }
 
 /** metrics.k8s.io's path for a node's or a pod's metrics. */
 function metricsPath(p: Parsed): string {
   const base = '/apis/metrics.k8s.io/v1beta1'
-  return p.resource === 'nodes' ? `${base}/nodes/${encodeURIComponent(p.name)}` : `${base}/namespaces/${encodeURIComponent(p.namespace)}/pods/${encodeURIComponent(p.name)}`
+  return p.resource === 'nodes'
+    ? `${base}/nodes/${encodeURIComponent(p.name)}`
+    : `${base}/namespaces/${encodeURIComponent(p.namespace)}/pods/${encodeURIComponent(p.name)}`
 }
 
 /** PUT …/scale with `{replicas}`: the current Scale with spec.replicas changed, written back. */
@@ -220,16 +268,25 @@ async function scaleTo(target: Target, p: Parsed, body: unknown): Promise<KubeOb
  * resourceVersion it was computed from, so a concurrent change is a 409 instead of being undone.
  */
 async function patchToDesired(target: Target, p: Parsed, body: unknown): Promise<KubeObject> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('invalid', 'a plain JSON PATCH body must be the desired object')
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new AppError('invalid', 'a plain JSON PATCH body must be the desired object')
   const path = memberPath(p)
   const current = await memberJson(target, path)
   const desired = body as KubeObject
   const serverOwned = ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'managedFields', 'selfLink']
   const metadata = { ...(desired.metadata ?? {}) } as Record<string, unknown>
-  for (const key of serverOwned) if (current.metadata && key in current.metadata) metadata[key] = (current.metadata as Record<string, unknown>)[key]
+  for (const key of serverOwned)
+    if (current.metadata && key in current.metadata) metadata[key] = (current.metadata as Record<string, unknown>)[key]
   const target_ = { ...desired, metadata, ...(current.status !== undefined ? { status: current.status } : {}) }
-  const operations = [{ op: 'test', path: '/metadata/resourceVersion', value: current.metadata?.resourceVersion }, ...jsonPatchDiff(current, target_)]
-  return memberJson(target, path, { method: 'PATCH', body: JSON.stringify(operations), headers: { 'content-type': 'application/json-patch+json' } })
+  const operations = [
+    { op: 'test', path: '/metadata/resourceVersion', value: current.metadata?.resourceVersion },
+    ...jsonPatchDiff(current, target_),
+  ]
+  return memberJson(target, path, {
+    method: 'PATCH',
+    body: JSON.stringify(operations),
+    headers: { 'content-type': 'application/json-patch+json' },
+  })
 }
 
 /** Rule 1: `q` decoded and created upstream; the answer is the filled object, 200. */
@@ -261,11 +318,16 @@ async function databaseConfiguration(target: Target, p: Parsed, search: string, 
 
 /** `{Kind: [names]}` over the group/version's listable resources (all namespaces). */
 async function allAvailable(target: Target, p: Parsed): Promise<Record<string, string[]>> {
-  const discovery = await memberJson(target, p.group === 'core' ? `/api/${p.version}` : `/apis/${p.group}/${p.version}`) as { resources?: { name: string; kind: string; verbs?: string[] }[] }
+  const discovery = (await memberJson(target, p.group === 'core' ? `/api/${p.version}` : `/apis/${p.group}/${p.version}`)) as {
+    resources?: { name: string; kind: string; verbs?: string[] }[]
+  }
   const listable = (discovery.resources ?? []).filter((r) => !r.name.includes('/') && r.verbs?.includes('list'))
   const result: Record<string, string[]> = {}
   for (const r of listable) {
-    const list = await memberJson(target, memberPath({ group: p.group, version: p.version, namespace: '', resource: r.name, name: '' })).catch((): KubeObject => ({ metadata: {}, items: [] }))
+    const list = await memberJson(
+      target,
+      memberPath({ group: p.group, version: p.version, namespace: '', resource: r.name, name: '' }),
+    ).catch((): KubeObject => ({ metadata: {}, items: [] }))
     result[r.kind] = ((list.items ?? []) as KubeObject[]).map((item) => item.metadata?.name ?? '').filter(Boolean)
   }
   return result
@@ -299,7 +361,8 @@ export function applyFilter(doc: unknown, filter: string): unknown {
     throw new AppError('badRequest', SpecMessages.filterInvalid)
   }
   if (!Array.isArray(operations)) throw new AppError('badRequest', SpecMessages.filterInvalid)
-  const refOf = (op: unknown) => (typeof op === 'object' && op !== null && typeof (op as { $ref?: unknown }).$ref === 'string' ? (op as { $ref: string }).$ref : undefined)
+  const refOf = (op: unknown) =>
+    typeof op === 'object' && op !== null && typeof (op as { $ref?: unknown }).$ref === 'string' ? (op as { $ref: string }).$ref : undefined
   const one = (op: unknown, value: Json): Json | undefined => {
     const ref = refOf(op)
     if (ref !== undefined) return pointer(value, ref)
@@ -314,27 +377,53 @@ export function applyFilter(doc: unknown, filter: string): unknown {
     return out
   }
   let value = doc as Json
-  for (const op of operations) value = (Array.isArray(value) ? value.map((item) => one(op, item) ?? null) : one(op, value) ?? null) as Json
+  for (const op of operations)
+    value = (Array.isArray(value) ? value.map((item) => one(op, item) ?? null) : (one(op, value) ?? null)) as Json
   return value
 }
 
-interface BatchEntry { namespace?: string; name?: string; group?: string; version?: string; resource?: string }
+interface BatchEntry {
+  namespace?: string
+  name?: string
+  group?: string
+  version?: string
+  resource?: string
+}
 
 /** Rule 3: each entry deleted on its own; only the failures are listed, with the member's Status. Throws invalid. */
 async function batchDelete(deps: Deps, actor: Actor, owner: string, cluster: string, body: unknown): Promise<Response> {
   const resources = (body as { resources?: unknown } | undefined)?.resources
-  if (!Array.isArray(resources) || resources.length > 500) throw new AppError('invalid', SpecMessages.batchResources, [{ field: 'resources', message: 'must be an array of at most 500 entries' }])
+  if (!Array.isArray(resources) || resources.length > 500)
+    throw new AppError('invalid', SpecMessages.batchResources, [{ field: 'resources', message: 'must be an array of at most 500 entries' }])
   const target = await targetFor(deps, actor, owner, cluster, 'DELETE', ['batch-delete'])
   const failed: (BatchEntry & { status: unknown })[] = []
   for (const entry of resources as BatchEntry[]) {
-    const id = { namespace: entry.namespace ?? '', name: entry.name ?? '', group: entry.group ?? '', version: entry.version ?? '', resource: entry.resource ?? '' }
+    const id = {
+      namespace: entry.namespace ?? '',
+      name: entry.name ?? '',
+      group: entry.group ?? '',
+      version: entry.version ?? '',
+      resource: entry.resource ?? '',
+    }
     try {
       if (!id.name || !id.version || !id.resource) throw new AppError('invalid', 'name, version and resource are required')
       safeSegments([id.namespace, id.name, id.group, id.version, id.resource].filter(Boolean).map(encodeURIComponent).join('/'))
-      await memberJson(target, memberPath({ group: id.group || 'core', version: id.version, namespace: id.namespace, resource: id.resource, name: id.name }), { method: 'DELETE' })
+      await memberJson(
+        target,
+        memberPath({ group: id.group || 'core', version: id.version, namespace: id.namespace, resource: id.resource, name: id.name }),
+        { method: 'DELETE' },
+      )
     } catch (error) {
-      const status = error instanceof AnswerError ? await error.response.json().catch(() => ({ kind: 'Status', status: 'Failure', code: error.response.status }))
-        : { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: error instanceof AppError ? error.message : 'the delete failed', code: error instanceof AppError ? statusOf(error.kind) : 500 }
+      const status =
+        error instanceof AnswerError
+          ? await error.response.json().catch(() => ({ kind: 'Status', status: 'Failure', code: error.response.status }))
+          : {
+              kind: 'Status',
+              apiVersion: 'v1',
+              status: 'Failure',
+              message: error instanceof AppError ? error.message : 'the delete failed',
+              code: error instanceof AppError ? statusOf(error.kind) : 500,
+            }
       failed.push({ ...id, status })
     }
   }

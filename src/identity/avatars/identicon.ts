@@ -13,6 +13,8 @@ export function identiconSvg(seed: string): string {
       for (const x of new Set([col, 4 - col])) cells.push(`<rect x="${x * 40 + 20}" y="${row * 40 + 20}" width="40" height="40"/>`)
     }
   }
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="240" viewBox="0 0 240 240">`
-    + `<rect width="240" height="240" fill="#f0f0f0"/><g fill="${colour}">${cells.join('')}</g></svg>`
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="240" viewBox="0 0 240 240">` +
+    `<rect width="240" height="240" fill="#f0f0f0"/><g fill="${colour}">${cells.join('')}</g></svg>`
+  )
 }

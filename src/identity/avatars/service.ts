@@ -4,7 +4,7 @@ import { EgressRefused, egressFetch } from '../../net/egress'
 import { isEmailAddress } from '../service'
 import * as store from '../store'
 import { identiconSvg } from './identicon'
-import { MAX_AVATAR_BYTES, Messages as StoreMessages, readAvatar, removeAvatar, saveAvatar } from './store'
+import { MAX_AVATAR_BYTES, readAvatar, removeAvatar, Messages as StoreMessages, saveAvatar } from './store'
 
 export const Messages = {
   ...StoreMessages,
@@ -52,7 +52,9 @@ async function fetchAvatar(deps: Deps, link: string): Promise<Uint8Array> {
   }
   if (res.status !== 200) {
     await res.body?.cancel()
-    return refuse(res.status >= 300 && res.status < 400 ? 'it answered with a redirect; give the image\'s own URL' : `it answered ${res.status}`)
+    return refuse(
+      res.status >= 300 && res.status < 400 ? "it answered with a redirect; give the image's own URL" : `it answered ${res.status}`,
+    )
   }
   const chunks: Uint8Array[] = []
   let size = 0
@@ -79,13 +81,15 @@ export async function updateAvatar(deps: Deps, user: store.UserRow, input: { ava
     if (user.avatar !== fileName) await removeAvatar(deps.config.dataDir, user.avatar)
   }
   if (input.avatar && input.avatar.size > 0) {
-    if (input.avatar.size > MAX_AVATAR_BYTES) throw new AppError('invalid', Messages.avatarTooLarge, [{ field: 'avatar', message: Messages.avatarTooLarge }])
+    if (input.avatar.size > MAX_AVATAR_BYTES)
+      throw new AppError('invalid', Messages.avatarTooLarge, [{ field: 'avatar', message: Messages.avatarTooLarge }])
     return keep(new Uint8Array(await input.avatar.arrayBuffer()), '')
   }
   const link = input.avatar_link?.trim() ?? ''
   if (link === '') throw new AppError('invalid', Messages.nothingToChange, [{ field: 'avatar', message: Messages.nothingToChange }])
   if (isHttpUrl(link)) return keep(await fetchAvatar(deps, link), link)
-  if (!isEmailAddress(link)) throw new AppError('invalid', Messages.avatarLinkInvalid, [{ field: 'avatar_link', message: Messages.avatarLinkInvalid }])
+  if (!isEmailAddress(link))
+    throw new AppError('invalid', Messages.avatarLinkInvalid, [{ field: 'avatar_link', message: Messages.avatarLinkInvalid }])
   await deps.db.write((tx) => store.updateUser(tx, user.id, { avatar: '', avatarLink: link }))
   await removeAvatar(deps.config.dataDir, user.avatar)
 }
@@ -96,9 +100,7 @@ export async function deleteAvatar(deps: Deps, user: store.UserRow): Promise<voi
   await removeAvatar(deps.config.dataDir, user.avatar)
 }
 
-export type AvatarImage =
-  | { kind: 'image'; bytes: Uint8Array | string; type: string; etag: string }
-  | { kind: 'redirect'; location: string }
+export type AvatarImage = { kind: 'image'; bytes: Uint8Array | string; type: string; etag: string } | { kind: 'redirect'; location: string }
 
 const etagOf = (data: Uint8Array | string) => `"${new Bun.CryptoHasher('sha256').update(data).digest('hex').slice(0, 32)}"`
 

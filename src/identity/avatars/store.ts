@@ -35,7 +35,8 @@ const directory = (dataDir: string) => join(dataDir, 'avatars')
  * (which changes with the content, so URLs and ETags follow). Throws invalid (too large, not an image).
  */
 export async function saveAvatar(dataDir: string, key: string, bytes: Uint8Array): Promise<string> {
-  if (bytes.byteLength > MAX_AVATAR_BYTES) throw new AppError('invalid', Messages.avatarTooLarge, [{ field: 'avatar', message: Messages.avatarTooLarge }])
+  if (bytes.byteLength > MAX_AVATAR_BYTES)
+    throw new AppError('invalid', Messages.avatarTooLarge, [{ field: 'avatar', message: Messages.avatarTooLarge }])
   const type = sniffImageType(bytes)
   if (!type) throw new AppError('invalid', Messages.avatarNotImage, [{ field: 'avatar', message: Messages.avatarNotImage }])
   if (!/^[a-z0-9-]{1,64}$/.test(key)) throw new Error(`avatar key "${key}" is not a plain name`)

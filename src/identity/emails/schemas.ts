@@ -1,27 +1,39 @@
 import { t } from 'elysia'
 
-export const Email = t.Object({
-  email: t.String({ description: 'The address' }),
-  verified: t.Boolean({ description: 'Whether the address is activated' }),
-  primary: t.Boolean({ description: 'Whether this is the account\'s primary address' }),
-}, { description: 'Email' })
+export const Email = t.Object(
+  {
+    email: t.String({ description: 'The address' }),
+    verified: t.Boolean({ description: 'Whether the address is activated' }),
+    primary: t.Boolean({ description: "Whether this is the account's primary address" }),
+  },
+  { description: 'Email' },
+)
 
-export const EmailList = t.Object({
-  emails: t.Array(t.String({ maxLength: 254 }), { maxItems: 50, description: 'Email addresses' }),
-}, { description: 'CreateEmailOption / DeleteEmailOption' })
+export const EmailList = t.Object(
+  {
+    emails: t.Array(t.String({ maxLength: 254 }), { maxItems: 50, description: 'Email addresses' }),
+  },
+  { description: 'CreateEmailOption / DeleteEmailOption' },
+)
 
 /** The raw record of the settings page (opaque in the spec). */
-export const EmailRecord = t.Object({
-  id: t.Integer({ description: 'Address id, for _method=PRIMARY and delete' }),
-  uid: t.Integer({ description: 'Owner user id' }),
-  email: t.String({ description: 'The address' }),
-  is_activated: t.Boolean({ description: 'Whether the address is activated' }),
-  is_primary: t.Boolean({ description: 'Whether this is the primary address' }),
-}, { description: 'EmailAddress' })
+export const EmailRecord = t.Object(
+  {
+    id: t.Integer({ description: 'Address id, for _method=PRIMARY and delete' }),
+    uid: t.Integer({ description: 'Owner user id' }),
+    email: t.String({ description: 'The address' }),
+    is_activated: t.Boolean({ description: 'Whether the address is activated' }),
+    is_primary: t.Boolean({ description: 'Whether this is the primary address' }),
+  },
+  { description: 'EmailAddress' },
+)
 
-export const AddEmailParams = t.Object({
-  email: t.Optional(t.String({ maxLength: 254, description: 'Address to add (required unless _method=PRIMARY)' })),
-}, { description: 'AddEmailParams' })
+export const AddEmailParams = t.Object(
+  {
+    email: t.Optional(t.String({ maxLength: 254, description: 'Address to add (required unless _method=PRIMARY)' })),
+  },
+  { description: 'AddEmailParams' },
+)
 
 export const EmailSettingsQuery = t.Object({
   _method: t.Optional(t.String({ description: 'PRIMARY: make address `id` primary instead of adding one' })),

@@ -1,7 +1,7 @@
-import type { Database } from '../../storage/database'
 import { AppError } from '../../errors'
-import type { UserRow } from '../store'
+import type { Database } from '../../storage/database'
 import { isEmailAddress } from '../service'
+import type { UserRow } from '../store'
 import * as store from './store'
 
 export const Messages = {
@@ -37,9 +37,13 @@ export async function addEmails(db: Database, user: UserRow, emails: string[]): 
   const wanted = normalised(emails)
   if (wanted.length === 0) throw new AppError('invalid', Messages.emailListEmpty, [{ field: 'emails', message: Messages.emailListEmpty }])
   const bad = wanted.find((email) => !isEmailAddress(email))
-  if (bad !== undefined) throw new AppError('invalid', `${Messages.emailInvalid}: ${bad}`, [{ field: 'emails', message: Messages.emailInvalid }])
+  if (bad !== undefined)
+    throw new AppError('invalid', `${Messages.emailInvalid}: ${bad}`, [{ field: 'emails', message: Messages.emailInvalid }])
   return db.write(async (tx) => {
-    const taken = await store.findEmails(tx, wanted.map((e) => e.toLowerCase()))
+    const taken = await store.findEmails(
+      tx,
+      wanted.map((e) => e.toLowerCase()),
+    )
     if (taken.length > 0)
       throw new AppError('invalid', `${Messages.emailUsed}: ${taken[0].email}`, [{ field: 'emails', message: Messages.emailUsed }])
     await store.insertEmails(tx, user.id, wanted)
@@ -59,10 +63,14 @@ export async function deleteEmails(db: Database, user: UserRow, emails: string[]
     const rows = wanted.map((email) => {
       const row = owned.get(email.toLowerCase())
       if (!row) throw new AppError('notFound', `${Messages.emailNotFound}: ${email}`)
-      if (row.isPrimary) throw new AppError('invalid', Messages.primaryNotDeletable, [{ field: 'emails', message: Messages.primaryNotDeletable }])
+      if (row.isPrimary)
+        throw new AppError('invalid', Messages.primaryNotDeletable, [{ field: 'emails', message: Messages.primaryNotDeletable }])
       return row
     })
-    await store.deleteEmailsById(tx, rows.map((row) => row.id))
+    await store.deleteEmailsById(
+      tx,
+      rows.map((row) => row.id),
+    )
   })
 }
 
@@ -90,7 +98,8 @@ export async function makePrimary(db: Database, user: UserRow, id: number): Prom
   await db.write(async (tx) => {
     const row = await store.findEmailOfUser(tx, user.id, id)
     if (!row) throw new AppError('notFound', Messages.emailNotFound)
-    if (!row.isActivated) throw new AppError('invalid', Messages.primaryNotActivated, [{ field: 'id', message: Messages.primaryNotActivated }])
+    if (!row.isActivated)
+      throw new AppError('invalid', Messages.primaryNotActivated, [{ field: 'id', message: Messages.primaryNotActivated }])
     await store.setPrimaryEmail(tx, user.id, row)
   })
 }

@@ -16,7 +16,11 @@ export async function findEmails(db: Executor, lowerEmails: string[]): Promise<E
 }
 
 export async function findEmailOfUser(db: Executor, uid: number, id: number): Promise<EmailRow | undefined> {
-  return db.select().from(emailAddresses).where(and(eq(emailAddresses.uid, uid), eq(emailAddresses.id, id))).get()
+  return db
+    .select()
+    .from(emailAddresses)
+    .where(and(eq(emailAddresses.uid, uid), eq(emailAddresses.id, id)))
+    .get()
 }
 
 export async function insertEmails(db: Executor, uid: number, emails: string[]): Promise<void> {

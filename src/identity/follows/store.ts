@@ -27,14 +27,25 @@ export async function listFollowRelations(
 ): Promise<{ rows: UserRow[]; total: number }> {
   const [mine, theirs] = direction === 'followers' ? [follows.followId, follows.userId] : [follows.userId, follows.followId]
   const where = and(eq(mine, uid), visibleCondition(visible))
-  const rows = await db.select({ user: users }).from(follows).innerJoin(users, eq(users.id, theirs))
-    .where(where).orderBy(asc(users.lowerName)).limit(limit).offset(offset).all()
+  const rows = await db
+    .select({ user: users })
+    .from(follows)
+    .innerJoin(users, eq(users.id, theirs))
+    .where(where)
+    .orderBy(asc(users.lowerName))
+    .limit(limit)
+    .offset(offset)
+    .all()
   const count = await db.select({ n: sql<number>`count(*)` }).from(follows).innerJoin(users, eq(users.id, theirs)).where(where).get()
   return { rows: rows.map((r) => r.user), total: count?.n ?? 0 }
 }
 
 export async function isFollowing(db: Executor, userId: number, followId: number): Promise<boolean> {
-  const row = await db.select({ id: follows.id }).from(follows).where(and(eq(follows.userId, userId), eq(follows.followId, followId))).get()
+  const row = await db
+    .select({ id: follows.id })
+    .from(follows)
+    .where(and(eq(follows.userId, userId), eq(follows.followId, followId)))
+    .get()
   return row !== undefined
 }
 
@@ -48,10 +59,14 @@ export async function deleteFollow(db: Executor, userId: number, followId: numbe
 }
 
 /** Follower and following counts of each of `ids`. */
-const countsOfOne = (db: Executor) => db.select({
-  followers: sql<number>`(select count(*) from ${follows} where ${follows.followId} = ${sql.placeholder('id')})`,
-  following: sql<number>`(select count(*) from ${follows} where ${follows.userId} = ${sql.placeholder('id')})`,
-}).from(sql`(select 1)`).prepare()
+const countsOfOne = (db: Executor) =>
+  db
+    .select({
+      followers: sql<number>`(select count(*) from ${follows} where ${follows.followId} = ${sql.placeholder('id')})`,
+      following: sql<number>`(select count(*) from ${follows} where ${follows.userId} = ${sql.placeholder('id')})`,
+    })
+    .from(sql`(select 1)`)
+    .prepare()
 
 export async function followCounts(db: Executor, ids: number[]): Promise<Map<number, { followers: number; following: number }>> {
   const counts = new Map(ids.map((id) => [id, { followers: 0, following: 0 }]))
@@ -62,10 +77,18 @@ export async function followCounts(db: Executor, ids: number[]): Promise<Map<num
     counts.set(ids[0], { followers: row?.followers ?? 0, following: row?.following ?? 0 })
     return counts
   }
-  const followers = await db.select({ id: follows.followId, n: sql<number>`count(*)` }).from(follows)
-    .where(inArray(follows.followId, ids)).groupBy(follows.followId).all()
-  const following = await db.select({ id: follows.userId, n: sql<number>`count(*)` }).from(follows)
-    .where(inArray(follows.userId, ids)).groupBy(follows.userId).all()
+  const followers = await db
+    .select({ id: follows.followId, n: sql<number>`count(*)` })
+    .from(follows)
+    .where(inArray(follows.followId, ids))
+    .groupBy(follows.followId)
+    .all()
+  const following = await db
+    .select({ id: follows.userId, n: sql<number>`count(*)` })
+    .from(follows)
+    .where(inArray(follows.userId, ids))
+    .groupBy(follows.userId)
+    .all()
   for (const row of followers) counts.get(row.id)!.followers = row.n
   for (const row of following) counts.get(row.id)!.following = row.n
   return counts

@@ -1,4 +1,5 @@
-import { TOKEN_SCOPES, type Actor } from '../../authz/actor'
+import { type Actor, TOKEN_SCOPES } from '../../authz/actor'
+import { nowSeconds } from '../../clock'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import type { Database } from '../../storage/database'
@@ -6,11 +7,10 @@ import { findUserById, type UserRow } from '../store'
 import { sameDigest, sha256Hex } from '../tokens/secrets'
 import { randomSecret, redirectUrisOf } from './service'
 import * as store from './store'
-import { nowSeconds } from '../../clock'
 
 export const Messages = {
   unknownClient: 'unknown OAuth2 client_id',
-  redirectMismatch: 'redirect_uri is not one of the application\'s registered redirect URIs',
+  redirectMismatch: "redirect_uri is not one of the application's registered redirect URIs",
   interactiveOnly: 'granting access to an application needs a browser session or your password, not a token',
 } as const
 
@@ -24,7 +24,11 @@ export const REFRESH_TTL_SECONDS = 30 * 24 * 3600
 
 /** An RFC 6749 §5.2 error of the token endpoint, rendered as `{error, error_description}`. */
 export class OAuthError extends Error {
-  constructor(readonly error: string, readonly description: string, readonly status = 400) {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+    readonly status = 400,
+  ) {
     super(description)
   }
 }
@@ -40,9 +44,7 @@ export interface AuthorizationRequest {
   code_challenge_method?: string
 }
 
-type Checked =
-  | { ok: true; app: store.ApplicationRow; scopes: string[]; challenge: string }
-  | { ok: false; redirect: string }
+type Checked = { ok: true; app: store.ApplicationRow; scopes: string[]; challenge: string } | { ok: false; redirect: string }
 
 /** `uri` with `params` added to its query (RFC 6749 §4.1.2: existing query kept). */
 function redirectWith(uri: string, params: Record<string, string | undefined>): string {
@@ -68,13 +70,16 @@ async function checkRequest(deps: Deps, actor: Actor, req: AuthorizationRequest)
   if (!app) throw new AppError('badRequest', Messages.unknownClient)
   if (!redirectUrisOf(app).includes(req.redirect_uri)) throw new AppError('badRequest', Messages.redirectMismatch)
   if (actor.credential !== 'session' && actor.credential !== 'basic-password') throw new AppError('forbidden', Messages.interactiveOnly)
-  const fail = (error: string, description: string): Checked =>
-    ({ ok: false, redirect: redirectWith(req.redirect_uri, { error, error_description: description, state: req.state }) })
+  const fail = (error: string, description: string): Checked => ({
+    ok: false,
+    redirect: redirectWith(req.redirect_uri, { error, error_description: description, state: req.state }),
+  })
   if (req.response_type !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported')
   const challenge = req.code_challenge ?? ''
   if (challenge === '' && !app.confidentialClient) return fail('invalid_request', 'public clients must use PKCE (code_challenge with S256)')
   if (challenge !== '' && req.code_challenge_method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256')
-  if (challenge !== '' && !/^[A-Za-z0-9_-]{43}$/.test(challenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 digest')
+  if (challenge !== '' && !/^[A-Za-z0-9_-]{43}$/.test(challenge))
+    return fail('invalid_request', 'code_challenge must be a base64url SHA-256 digest')
   const scopes = parseScopes(req.scope)
   if (!scopes) return fail('invalid_scope', `scopes must be among: ${TOKEN_SCOPES.join(' ')}`)
   return { ok: true, app, scopes, challenge }
@@ -105,26 +110,42 @@ export async function grantAuthorization(deps: Deps, actor: Actor, req: Authoriz
   if (!granted) return redirectWith(req.redirect_uri, { error: 'access_denied', error_description: 'the user refused', state: req.state })
   const code = randomSecret(CODE_PREFIX)
   const now = nowSeconds(deps.clock)
-  await deps.db.write((tx) => store.insertCode(tx, {
-    applicationId: checked.app.id,
-    uid: actor.user.id,
-    codeHash: sha256Hex(code),
-    redirectUri: req.redirect_uri,
-    scopes: checked.scopes.join(','),
-    codeChallenge: checked.challenge,
-    expiresAt: now + CODE_TTL_SECONDS,
-  }, now))
+  await deps.db.write((tx) =>
+    store.insertCode(
+      tx,
+      {
+        applicationId: checked.app.id,
+        uid: actor.user.id,
+        codeHash: sha256Hex(code),
+        redirectUri: req.redirect_uri,
+        scopes: checked.scopes.join(','),
+        codeChallenge: checked.challenge,
+        expiresAt: now + CODE_TTL_SECONDS,
+      },
+      now,
+    ),
+  )
   return redirectWith(req.redirect_uri, { code, state: req.state })
 }
 
 /** The client behind a token request: HTTP Basic (RFC 6749 §2.3.1, form-encoded parts) or body parameters. */
-async function authenticateClient(deps: Deps, form: Record<string, string | undefined>, authorization: string | null): Promise<store.ApplicationRow> {
+async function authenticateClient(
+  deps: Deps,
+  form: Record<string, string | undefined>,
+  authorization: string | null,
+): Promise<store.ApplicationRow> {
   let clientId = form.client_id
   let secret = form.client_secret
   if (authorization && /^basic /i.test(authorization)) {
     const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
-    const formDecode = (s: string) => { try { return decodeURIComponent(s.replace(/\+/g, ' ')) } catch { return s } }
+    const formDecode = (s: string) => {
+      try {
+        return decodeURIComponent(s.replace(/\+/g, ' '))
+      } catch {
+        return s
+      }
+    }
     const basicId = formDecode(colon < 0 ? decoded : decoded.slice(0, colon))
     if (clientId !== undefined && clientId !== basicId) throw new OAuthError('invalid_request', 'client_id in the body and in Basic differ')
     clientId = basicId
@@ -151,11 +172,19 @@ function newTokens(scopes: string[], now: number) {
   const access = randomSecret(OAUTH_ACCESS_PREFIX)
   const refresh = randomSecret(REFRESH_PREFIX)
   return {
-    response: { access_token: access, token_type: 'bearer' as const, expires_in: ACCESS_TTL_SECONDS, refresh_token: refresh, scope: scopes.join(' ') },
+    response: {
+      access_token: access,
+      token_type: 'bearer' as const,
+      expires_in: ACCESS_TTL_SECONDS,
+      refresh_token: refresh,
+      scope: scopes.join(' '),
+    },
     row: {
       scopes: scopes.join(','),
-      accessHash: sha256Hex(access), accessExpiresAt: now + ACCESS_TTL_SECONDS,
-      refreshHash: sha256Hex(refresh), refreshExpiresAt: now + REFRESH_TTL_SECONDS,
+      accessHash: sha256Hex(access),
+      accessExpiresAt: now + ACCESS_TTL_SECONDS,
+      refreshHash: sha256Hex(refresh),
+      refreshExpiresAt: now + REFRESH_TTL_SECONDS,
     },
   }
 }
@@ -167,7 +196,11 @@ const pkceDigest = (verifier: string) => new Bun.CryptoHasher('sha256').update(v
  * challenge was sent; a replayed code also revokes what it issued) and `refresh_token` (rotated on
  * use; the replaced token presented again revokes the grant). Throws OAuthError.
  */
-export async function exchangeToken(deps: Deps, form: Record<string, string | undefined>, authorization: string | null): Promise<TokenResponse> {
+export async function exchangeToken(
+  deps: Deps,
+  form: Record<string, string | undefined>,
+  authorization: string | null,
+): Promise<TokenResponse> {
   const app = await authenticateClient(deps, form, authorization)
   if (form.grant_type === 'authorization_code') return redeemCode(deps, app, form)
   if (form.grant_type === 'refresh_token') return refresh(deps, app, form)
@@ -212,7 +245,8 @@ async function refresh(deps: Deps, app: store.ApplicationRow, form: Record<strin
       await store.deleteGrant(tx, replaced.id)
       return { error: 'the refresh token was already used; the grant is revoked' }
     }
-    if (!grant || grant.applicationId !== app.id || grant.refreshExpiresAt <= now) return { error: 'the refresh token is unknown, expired or already used' }
+    if (!grant || grant.applicationId !== app.id || grant.refreshExpiresAt <= now)
+      return { error: 'the refresh token is unknown, expired or already used' }
     const granted = grant.scopes.split(',')
     const asked = form.scope === undefined ? granted : parseScopes(form.scope)
     if (!asked || asked.some((s) => !granted.includes(s))) return { scopeError: true }
@@ -226,11 +260,15 @@ async function refresh(deps: Deps, app: store.ApplicationRow, form: Record<strin
 }
 
 /** The user and scopes behind a live access token from the flow at `now` (epoch seconds); undefined when unknown, expired or the user may not sign in. */
-export async function authenticateOAuthAccessToken(db: Database, token: string, now: number): Promise<{ user: UserRow; scopes: string[] } | undefined> {
+export async function authenticateOAuthAccessToken(
+  db: Database,
+  token: string,
+  now: number,
+): Promise<{ user: UserRow; scopes: string[] } | undefined> {
   if (!token.startsWith(OAUTH_ACCESS_PREFIX) || token.length > 256) return undefined
   const grant = await store.findGrantByAccessHash(db.read, sha256Hex(token))
   if (!grant || grant.accessExpiresAt <= now) return undefined
   const user = await findUserById(db.read, grant.uid)
-  if (!user || !user.isActive || user.prohibitLogin) return undefined
+  if (!user?.isActive || user.prohibitLogin) return undefined
   return { user, scopes: grant.scopes.split(',') }
 }

@@ -4,8 +4,16 @@ import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
 import { describeAuthorization, exchangeToken, grantAuthorization, OAuthError, type TokenResponse as Tokens } from './authorization'
 import {
-  ApplicationIdParams, AuthorizeQuery, ConsentRequest, GrantParams, OAuth2Application, OAuth2ApplicationForm, OAuth2ApplicationParams,
-  OAuthErrorBody, TokenRequest, TokenResponse,
+  ApplicationIdParams,
+  AuthorizeQuery,
+  ConsentRequest,
+  GrantParams,
+  OAuth2Application,
+  OAuth2ApplicationForm,
+  OAuth2ApplicationParams,
+  OAuthErrorBody,
+  TokenRequest,
+  TokenResponse,
 } from './schemas'
 import { createApplication, getApplication, listApplications, updateApplication } from './service'
 
@@ -16,14 +24,20 @@ const formUris = (value: string | string[]) => (Array.isArray(value) ? value : v
 
 /** Token endpoint answers are never cached (RFC 6749 §5.1); its errors use the RFC's body, not ours. */
 async function tokenAnswer(issue: () => Promise<Tokens>): Promise<Response> {
-  const json = (status: number, body: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), {
-    status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache', ...headers },
-  })
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache', ...headers },
+    })
   try {
     return json(200, await issue())
   } catch (e) {
     if (!(e instanceof OAuthError)) throw e
-    return json(e.status, { error: e.error, error_description: e.description }, e.status === 401 ? { 'www-authenticate': 'Basic realm="oauth2"' } : {})
+    return json(
+      e.status,
+      { error: e.error, error_description: e.description },
+      e.status === 401 ? { 'www-authenticate': 'Basic realm="oauth2"' } : {},
+    )
   }
 }
 
@@ -32,57 +46,99 @@ export const oauth2ApplicationRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.oauth2.applications', prefix: '/api/v1/user/settings/applications/oauth2' })
     .use(guard(deps))
     .get('', ({ me }) => listApplications(deps, me.user.id), {
-      signedIn: 'signed-in', scope: 'user',
+      signedIn: 'signed-in',
+      scope: 'user',
       response: { 200: t.Array(OAuth2Application), 401: ErrorBody, 403: ErrorBody },
-      detail: { summary: 'List the caller\'s OAuth2 applications', tags },
+      detail: { summary: "List the caller's OAuth2 applications", tags },
     })
-    .post('', ({ me, body }) => createApplication(deps, me.user.id, { name: body.name, redirectUris: body.redirect_uris, confidentialClient: body.confidential_client }), {
-      signedIn: 'signed-in', scope: 'user', secret: true,
-      body: OAuth2ApplicationParams,
-      response: { 200: OAuth2Application, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
-      detail: { summary: 'Register an OAuth2 application; the client secret is in this answer only', tags },
-    })
+    .post(
+      '',
+      ({ me, body }) =>
+        createApplication(deps, me.user.id, {
+          name: body.name,
+          redirectUris: body.redirect_uris,
+          confidentialClient: body.confidential_client,
+        }),
+      {
+        signedIn: 'signed-in',
+        scope: 'user',
+        secret: true,
+        body: OAuth2ApplicationParams,
+        response: { 200: OAuth2Application, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
+        detail: { summary: 'Register an OAuth2 application; the client secret is in this answer only', tags },
+      },
+    )
     .get('/:id', ({ me, params }) => getApplication(deps, me.user.id, params.id), {
-      signedIn: 'signed-in', scope: 'user',
+      signedIn: 'signed-in',
+      scope: 'user',
       params: ApplicationIdParams,
       response: { 200: OAuth2Application, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
-      detail: { summary: 'Get one of the caller\'s OAuth2 applications', tags },
+      detail: { summary: "Get one of the caller's OAuth2 applications", tags },
     })
-    .put('/:id', ({ me, params, body }) => updateApplication(deps, me.user.id, params.id, {
-      name: body.name, redirectUris: formUris(body.redirect_uris), confidentialClient: body.confidential_client,
-    }), {
-      signedIn: 'signed-in', scope: 'user',
-      params: ApplicationIdParams,
-      body: OAuth2ApplicationForm,
-      type: 'multipart/form-data',
-      response: { 200: OAuth2Application, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
-      detail: { summary: 'Update an OAuth2 application (multipart); the secret is kept', tags },
-    })
+    .put(
+      '/:id',
+      ({ me, params, body }) =>
+        updateApplication(deps, me.user.id, params.id, {
+          name: body.name,
+          redirectUris: formUris(body.redirect_uris),
+          confidentialClient: body.confidential_client,
+        }),
+      {
+        signedIn: 'signed-in',
+        scope: 'user',
+        params: ApplicationIdParams,
+        body: OAuth2ApplicationForm,
+        type: 'multipart/form-data',
+        response: { 200: OAuth2Application, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
+        detail: { summary: 'Update an OAuth2 application (multipart); the secret is kept', tags },
+      },
+    )
 
 /** The authorization-code flow with PKCE (RFC 6749 §4.1, RFC 7636) at Gitea's paths. */
 export const oauth2FlowRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.oauth2.flow', prefix: '/login/oauth' })
     .use(guard(deps))
-    .get('/authorize', async ({ me, query, set }) => {
-      const answer = await describeAuthorization(deps, me, query)
-      if (answer.consent) return answer.consent
-      set.status = 302
-      set.headers.location = answer.redirect
-    }, {
-      signedIn: 'signed-in',
-      query: AuthorizeQuery,
-      response: { 200: ConsentRequest, 302: t.Void({ description: 'Error redirect to the client' }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
-      detail: { summary: 'Check an authorization request and describe what the user would grant', tags: flowTags },
-    })
-    .post('/grant', async ({ me, body }) => {
-      const { granted, ...request } = body
-      return redirect(await grantAuthorization(deps, me, request, granted === true || granted === 'true'))
-    }, {
-      signedIn: 'signed-in',
-      body: GrantParams,
-      response: { 302: t.Void({ description: 'Redirect to the client with code and state, or an error' }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
-      detail: { summary: 'Approve or refuse an authorization request; redirects to the client', tags: flowTags },
-    })
+    .get(
+      '/authorize',
+      async ({ me, query, set }) => {
+        const answer = await describeAuthorization(deps, me, query)
+        if (answer.consent) return answer.consent
+        set.status = 302
+        set.headers.location = answer.redirect
+      },
+      {
+        signedIn: 'signed-in',
+        query: AuthorizeQuery,
+        response: {
+          200: ConsentRequest,
+          302: t.Void({ description: 'Error redirect to the client' }),
+          400: ErrorBody,
+          401: ErrorBody,
+          403: ErrorBody,
+          422: ErrorBody,
+        },
+        detail: { summary: 'Check an authorization request and describe what the user would grant', tags: flowTags },
+      },
+    )
+    .post(
+      '/grant',
+      async ({ me, body }) => {
+        const { granted, ...request } = body
+        return redirect(await grantAuthorization(deps, me, request, granted === true || granted === 'true'))
+      },
+      {
+        signedIn: 'signed-in',
+        body: GrantParams,
+        response: {
+          302: t.Void({ description: 'Redirect to the client with code and state, or an error' }),
+          400: ErrorBody,
+          401: ErrorBody,
+          403: ErrorBody,
+          422: ErrorBody,
+        },
+        detail: { summary: 'Approve or refuse an authorization request; redirects to the client', tags: flowTags },
+      },
+    )
     .post('/access_token', ({ body, request }) => tokenAnswer(() => exchangeToken(deps, body, request.headers.get('authorization'))), {
       public: true,
       body: TokenRequest,

@@ -41,7 +41,8 @@ export const redirectUrisOf = (row: store.ApplicationRow): string[] => JSON.pars
  * form (it has a dot). That shuts out javascript:, data:, file: and the like, which would run in or
  * read from whatever page follows the redirect.
  */
-const isRedirectScheme = (protocol: string) => protocol === 'https:' || protocol === 'http:' || /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(protocol)
+const isRedirectScheme = (protocol: string) =>
+  protocol === 'https:' || protocol === 'http:' || /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(protocol)
 
 /**
  * Trims, drops blanks and duplicates; every URI must parse as absolute, carry no fragment
@@ -52,9 +53,17 @@ function checkRedirectUris(uris: string[]): string[] {
   if (clean.length === 0) throw new AppError('invalid', Messages.redirectUrisEmpty, [{ field: 'redirect_uris', message: 'is empty' }])
   for (const uri of clean) {
     let url: URL
-    try { url = new URL(uri) } catch { throw new AppError('invalid', Messages.redirectUriInvalid, [{ field: 'redirect_uris', message: `"${uri}" is not an absolute URL` }]) }
-    if (url.hash !== '' || uri.includes('#')) throw new AppError('invalid', Messages.redirectUriInvalid, [{ field: 'redirect_uris', message: `"${uri}" has a fragment` }])
-    if (!isRedirectScheme(url.protocol)) throw new AppError('invalid', Messages.redirectUriScheme, [{ field: 'redirect_uris', message: `"${url.protocol}" is not a redirect scheme` }])
+    try {
+      url = new URL(uri)
+    } catch {
+      throw new AppError('invalid', Messages.redirectUriInvalid, [{ field: 'redirect_uris', message: `"${uri}" is not an absolute URL` }])
+    }
+    if (url.hash !== '' || uri.includes('#'))
+      throw new AppError('invalid', Messages.redirectUriInvalid, [{ field: 'redirect_uris', message: `"${uri}" has a fragment` }])
+    if (!isRedirectScheme(url.protocol))
+      throw new AppError('invalid', Messages.redirectUriScheme, [
+        { field: 'redirect_uris', message: `"${url.protocol}" is not a redirect scheme` },
+      ])
   }
   return clean
 }
@@ -73,14 +82,16 @@ export async function getApplication(deps: Deps, uid: number, id: number) {
 export async function createApplication(deps: Deps, uid: number, params: ApplicationParams) {
   const redirectUris = checkRedirectUris(params.redirectUris)
   const secret = randomSecret(CLIENT_SECRET_PREFIX)
-  const row = await deps.db.write((tx) => store.insertApplication(tx, {
-    uid,
-    name: params.name.trim(),
-    clientId: crypto.randomUUID(),
-    clientSecretHash: sha256Hex(secret),
-    redirectUris: JSON.stringify(redirectUris),
-    confidentialClient: params.confidentialClient ?? true,
-  }))
+  const row = await deps.db.write((tx) =>
+    store.insertApplication(tx, {
+      uid,
+      name: params.name.trim(),
+      clientId: crypto.randomUUID(),
+      clientSecretHash: sha256Hex(secret),
+      redirectUris: JSON.stringify(redirectUris),
+      confidentialClient: params.confidentialClient ?? true,
+    }),
+  )
   return presentApplication(row, secret)
 }
 

@@ -15,7 +15,11 @@ export async function listApplicationsOfUser(db: Executor, uid: number): Promise
 }
 
 export async function findApplicationOfUser(db: Executor, uid: number, id: number): Promise<ApplicationRow | undefined> {
-  return db.select().from(oauth2Applications).where(and(eq(oauth2Applications.uid, uid), eq(oauth2Applications.id, id))).get()
+  return db
+    .select()
+    .from(oauth2Applications)
+    .where(and(eq(oauth2Applications.uid, uid), eq(oauth2Applications.id, id)))
+    .get()
 }
 
 export async function findApplicationByClientId(db: Executor, clientId: string): Promise<ApplicationRow | undefined> {
@@ -27,9 +31,17 @@ export async function insertApplication(db: Executor, row: NewApplication): Prom
   return created
 }
 
-export async function updateApplication(db: Executor, uid: number, id: number, changes: Pick<NewApplication, 'name' | 'redirectUris' | 'confidentialClient'>): Promise<ApplicationRow | undefined> {
-  const [row] = await db.update(oauth2Applications).set({ ...changes, updatedAt: new Date() })
-    .where(and(eq(oauth2Applications.uid, uid), eq(oauth2Applications.id, id))).returning()
+export async function updateApplication(
+  db: Executor,
+  uid: number,
+  id: number,
+  changes: Pick<NewApplication, 'name' | 'redirectUris' | 'confidentialClient'>,
+): Promise<ApplicationRow | undefined> {
+  const [row] = await db
+    .update(oauth2Applications)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(and(eq(oauth2Applications.uid, uid), eq(oauth2Applications.id, id)))
+    .returning()
   return row
 }
 
@@ -76,8 +88,15 @@ export async function deleteGrant(db: Executor, id: number): Promise<void> {
 }
 
 /** Replaces a grant's tokens (refresh rotation), remembering the refresh token replaced; false when another request rotated it first. */
-export async function rotateGrant(db: Executor, grant: GrantRow, changes: Pick<NewGrant, 'accessHash' | 'accessExpiresAt' | 'refreshHash' | 'refreshExpiresAt' | 'scopes'>): Promise<boolean> {
-  const rows = await db.update(oauth2Grants).set({ ...changes, previousRefreshHash: grant.refreshHash })
-    .where(and(eq(oauth2Grants.id, grant.id), eq(oauth2Grants.refreshHash, grant.refreshHash))).returning({ id: oauth2Grants.id })
+export async function rotateGrant(
+  db: Executor,
+  grant: GrantRow,
+  changes: Pick<NewGrant, 'accessHash' | 'accessExpiresAt' | 'refreshHash' | 'refreshExpiresAt' | 'scopes'>,
+): Promise<boolean> {
+  const rows = await db
+    .update(oauth2Grants)
+    .set({ ...changes, previousRefreshHash: grant.refreshHash })
+    .where(and(eq(oauth2Grants.id, grant.id), eq(oauth2Grants.refreshHash, grant.refreshHash)))
+    .returning({ id: oauth2Grants.id })
   return rows.length > 0
 }

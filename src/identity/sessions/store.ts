@@ -6,7 +6,12 @@ import { prepared } from '../../storage/prepared'
 export type SessionRow = typeof sessions.$inferSelect
 export type NewSession = typeof sessions.$inferInsert
 
-const sessionBySecretHash = (db: Executor) => db.select().from(sessions).where(eq(sessions.secretHash, sql.placeholder('hash'))).prepare()
+const sessionBySecretHash = (db: Executor) =>
+  db
+    .select()
+    .from(sessions)
+    .where(eq(sessions.secretHash, sql.placeholder('hash')))
+    .prepare()
 
 /** Every cookie-authenticated request asks this: a prepared query. */
 export async function findSessionBySecretHash(db: Executor, secretHash: string): Promise<SessionRow | undefined> {
@@ -29,7 +34,10 @@ export async function deleteSession(db: Executor, id: number): Promise<void> {
 
 /** Deletes the user's session with public id `sid`; returns whether one went. */
 export async function deleteSessionBySid(db: Executor, uid: number, sid: string): Promise<boolean> {
-  const gone = await db.delete(sessions).where(and(eq(sessions.uid, uid), eq(sessions.sid, sid))).returning({ id: sessions.id })
+  const gone = await db
+    .delete(sessions)
+    .where(and(eq(sessions.uid, uid), eq(sessions.sid, sid)))
+    .returning({ id: sessions.id })
   return gone.length > 0
 }
 

@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
+import { clientAddress } from '../../http/client-address'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
 import { clearMsgbusCookie, clearSessionCookies } from '../signin/routes'
-import { clientAddress } from '../../http/client-address'
 import { DeleteAccountQuery, Pagination, Profile, ProfileUpdate, UpdatePasswordParams } from './schemas'
 import * as settings from './service'
 
@@ -24,27 +24,38 @@ export const settingsRoutes = (deps: Deps) =>
       response: { 200: Profile, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Update my profile (only the Profile fields are read)', tags: ['settings'] },
     })
-    .post('/user/settings/account/password', async ({ me, body, request, server, cookie }) => {
-      await settings.changePassword(deps, me.user, body, { address: clientAddress(server, request, deps.config.trustedProxies), sessionId: me.sessionId })
-      clearMsgbusCookie(deps, cookie)
-    }, {
-      signedIn: 'signed-in',
-      allowedWhilePasswordMustChange: true,
-      scope: 'user',
-      body: UpdatePasswordParams,
-      response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody, 422: ErrorBody, 429: ErrorBody },
-      detail: { summary: 'Change my password; every other session ends', tags: ['settings'] },
-    })
-    .post('/user/settings/account/delete', async ({ me, query, request, server, cookie }) => {
-      await settings.deleteAccount(deps, me.user, query.password ?? '', clientAddress(server, request, deps.config.trustedProxies))
-      clearSessionCookies(deps, cookie)
-    }, {
-      signedIn: 'signed-in',
-      scope: 'user',
-      query: DeleteAccountQuery,
-      response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody },
-      detail: { summary: 'Delete my account (password required) and sign out; 409 while the only owner of an org', tags: ['settings'] },
-    })
+    .post(
+      '/user/settings/account/password',
+      async ({ me, body, request, server, cookie }) => {
+        await settings.changePassword(deps, me.user, body, {
+          address: clientAddress(server, request, deps.config.trustedProxies),
+          sessionId: me.sessionId,
+        })
+        clearMsgbusCookie(deps, cookie)
+      },
+      {
+        signedIn: 'signed-in',
+        allowedWhilePasswordMustChange: true,
+        scope: 'user',
+        body: UpdatePasswordParams,
+        response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody, 422: ErrorBody, 429: ErrorBody },
+        detail: { summary: 'Change my password; every other session ends', tags: ['settings'] },
+      },
+    )
+    .post(
+      '/user/settings/account/delete',
+      async ({ me, query, request, server, cookie }) => {
+        await settings.deleteAccount(deps, me.user, query.password ?? '', clientAddress(server, request, deps.config.trustedProxies))
+        clearSessionCookies(deps, cookie)
+      },
+      {
+        signedIn: 'signed-in',
+        scope: 'user',
+        query: DeleteAccountQuery,
+        response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody },
+        detail: { summary: 'Delete my account (password required) and sign out; 409 while the only owner of an org', tags: ['settings'] },
+      },
+    )
     .get('/user/settings/pagination', ({ me }) => settings.pageSizeOf(me.user), {
       signedIn: 'signed-in',
       scope: 'user',

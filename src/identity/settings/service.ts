@@ -1,15 +1,15 @@
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { DEFAULT_PAGE_SIZE } from '../../http/pagination'
+import { type Executor, isUniqueViolation } from '../../storage/database'
 import { removeAvatar } from '../avatars/store'
 import { findOwnEmail } from '../emails/service'
-import { setPrimaryEmail, type EmailRow } from '../emails/store'
+import { type EmailRow, setPrimaryEmail } from '../emails/store'
 import { hashPassword } from '../passwords'
-import { deleteOtherSessions } from '../sessions/store'
 import { assertUsableName, MIN_PASSWORD_LENGTH } from '../service'
+import { deleteOtherSessions } from '../sessions/store'
 import { checkPasswordAttempt } from '../sign-in-limiter'
 import * as store from '../store'
-import { isUniqueViolation, type Executor } from '../../storage/database'
 
 export const Messages = {
   soleOwner: 'you are the only owner of an organization; add another owner or delete the organization first',
@@ -53,7 +53,9 @@ function checkWebsite(website: string): void {
   try {
     const url = new URL(website)
     if (url.protocol === 'http:' || url.protocol === 'https:') return
-  } catch { /* fall through to the error */ }
+  } catch {
+    /* fall through to the error */
+  }
   throw invalid('website', Messages.websiteInvalid)
 }
 
@@ -89,7 +91,9 @@ export async function updateProfile(deps: Deps, user: store.UserRow, input: Part
     try {
       return await store.updateUser(tx, user.id, changes)
     } catch (e) {
-      throw isUniqueViolation(e) ? new AppError('duplicate', store.StoreMessages.nameTaken, [{ field: 'name', message: 'is already taken' }]) : e
+      throw isUniqueViolation(e)
+        ? new AppError('duplicate', store.StoreMessages.nameTaken, [{ field: 'name', message: 'is already taken' }])
+        : e
     }
   })
   return profileOf(updated ?? user)
@@ -105,7 +109,8 @@ export async function changePassword(
   input: { old_password: string; password: string; retype: string },
   client: { address: string; sessionId: number | undefined },
 ): Promise<void> {
-  if (!(await checkPasswordAttempt(deps, user, user.name, input.old_password, client.address))) throw invalid('old_password', Messages.oldPasswordWrong)
+  if (!(await checkPasswordAttempt(deps, user, user.name, input.old_password, client.address)))
+    throw invalid('old_password', Messages.oldPasswordWrong)
   if (input.password.length < MIN_PASSWORD_LENGTH) throw invalid('password', Messages.passwordTooShort)
   if (input.retype !== input.password) throw invalid('retype', Messages.retypeMismatch)
   const passwordHash = await hashPassword(input.password)
@@ -122,7 +127,8 @@ export async function changePassword(
  * (`ownsNoOrgAlone`). Throws forbidden, conflict, tooManyRequests.
  */
 export async function deleteAccount(deps: Deps, user: store.UserRow, password: string, address: string): Promise<void> {
-  if (!(await checkPasswordAttempt(deps, user, user.name, password, address))) throw new AppError('forbidden', Messages.accountPasswordWrong)
+  if (!(await checkPasswordAttempt(deps, user, user.name, password, address)))
+    throw new AppError('forbidden', Messages.accountPasswordWrong)
   await deps.db.write(async (tx) => {
     if (user.isAdmin && (await store.countAdmins(tx)) <= 1) throw new AppError('forbidden', Messages.lastAdmin)
     await ownsNoOrgAlone(tx, user.id)

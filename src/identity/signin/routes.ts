@@ -1,11 +1,19 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
-import { Elysia, t, type Cookie } from 'elysia'
+import { type Cookie, Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { CSRF_COOKIE, SESSION_COOKIE } from '../../http/auth'
+import { clientAddress } from '../../http/client-address'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
-import { clientAddress } from '../../http/client-address'
-import { AssertionOptions, AssertionResponse, LoginMethodQuery, LoginMethodResponse, SignInCodeParams, SignInParams, SignInTicketCookie } from './schemas'
+import {
+  AssertionOptions,
+  AssertionResponse,
+  LoginMethodQuery,
+  LoginMethodResponse,
+  SignInCodeParams,
+  SignInParams,
+  SignInTicketCookie,
+} from './schemas'
 import * as signin from './service'
 import { TICKET_TTL_SECONDS } from './tickets'
 
@@ -59,8 +67,10 @@ async function signedIn(deps: Deps, cookie: Jar, session: Awaited<ReturnType<typ
   if (secondStep) cookie[TICKET_COOKIE].set({ value: '', path: SIGNIN_PATH, maxAge: 0, httpOnly: true, sameSite: 'strict' })
 }
 
-const clientOf = (deps: Deps, server: Parameters<typeof clientAddress>[0], request: Request) =>
-  ({ address: clientAddress(server, request, deps.config.trustedProxies), userAgent: request.headers.get('user-agent') ?? '' })
+const clientOf = (deps: Deps, server: Parameters<typeof clientAddress>[0], request: Request) => ({
+  address: clientAddress(server, request, deps.config.trustedProxies),
+  userAgent: request.headers.get('user-agent') ?? '',
+})
 
 const secondStepErrors = { 400: ErrorBody, 401: ErrorBody, 409: ErrorBody, 415: ErrorBody, 422: ErrorBody, 429: ErrorBody }
 
@@ -68,62 +78,97 @@ const secondStepErrors = { 400: ErrorBody, 401: ErrorBody, 409: ErrorBody, 415: 
 export const signInRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.signin', prefix: '/api/v1' })
     .use(guard(deps))
-    .post('/user/signin', async ({ body, request, server, cookie }) => {
-      try {
-        await signedIn(deps, cookie, await signin.signIn(deps, body, clientOf(deps, server, request)), false)
-      } catch (e) {
-        // The 405 of a two-factor account carries the ticket its second step is made with.
-        if (e instanceof signin.TwoFactorRequired) Object.assign(e.headers, { 'set-cookie': ticketCookie(deps, e.ticket) })
-        throw e
-      }
-    }, {
-      // Before the permission: a form is 415 ahead of any body refusal the guard would raise.
-      jsonOnly: true,
-      public: true,
-      // The answer sets the session cookie: no shared or browser cache may keep it.
-      secret: true,
-      body: SignInParams,
-      response: { 200: t.Void(), 404: ErrorBody, 405: ErrorBody, 409: ErrorBody, 415: ErrorBody, 422: ErrorBody, 429: ErrorBody },
-      detail: { summary: 'Sign in with a password; sets the session, _csrf and (with a message bus) msgbus_jwt cookies. With a second factor: 405 and a sign-in ticket cookie for the second step', tags: ['user'] },
-    })
-    .post('/user/signin/two-factor', async ({ body, request, server, cookie }) =>
-      signedIn(deps, cookie, await signin.finishWithCode(deps, cookie[TICKET_COOKIE].value, body.passcode, clientOf(deps, server, request)), true), {
-      jsonOnly: true,
-      public: true,
-      secret: true,
-      cookie: SignInTicketCookie,
-      body: SignInCodeParams,
-      response: { 200: t.Void(), ...secondStepErrors },
-      detail: { summary: 'Second sign-in step with a TOTP code or the scratch token; sets the session cookies', tags: ['user'] },
-    })
+    .post(
+      '/user/signin',
+      async ({ body, request, server, cookie }) => {
+        try {
+          await signedIn(deps, cookie, await signin.signIn(deps, body, clientOf(deps, server, request)), false)
+        } catch (e) {
+          // The 405 of a two-factor account carries the ticket its second step is made with.
+          if (e instanceof signin.TwoFactorRequired) Object.assign(e.headers, { 'set-cookie': ticketCookie(deps, e.ticket) })
+          throw e
+        }
+      },
+      {
+        // Before the permission: a form is 415 ahead of any body refusal the guard would raise.
+        jsonOnly: true,
+        public: true,
+        // The answer sets the session cookie: no shared or browser cache may keep it.
+        secret: true,
+        body: SignInParams,
+        response: { 200: t.Void(), 404: ErrorBody, 405: ErrorBody, 409: ErrorBody, 415: ErrorBody, 422: ErrorBody, 429: ErrorBody },
+        detail: {
+          summary:
+            'Sign in with a password; sets the session, _csrf and (with a message bus) msgbus_jwt cookies. With a second factor: 405 and a sign-in ticket cookie for the second step',
+          tags: ['user'],
+        },
+      },
+    )
+    .post(
+      '/user/signin/two-factor',
+      async ({ body, request, server, cookie }) =>
+        signedIn(
+          deps,
+          cookie,
+          await signin.finishWithCode(deps, cookie[TICKET_COOKIE].value, body.passcode, clientOf(deps, server, request)),
+          true,
+        ),
+      {
+        jsonOnly: true,
+        public: true,
+        secret: true,
+        cookie: SignInTicketCookie,
+        body: SignInCodeParams,
+        response: { 200: t.Void(), ...secondStepErrors },
+        detail: { summary: 'Second sign-in step with a TOTP code or the scratch token; sets the session cookies', tags: ['user'] },
+      },
+    )
     .post('/user/signin/webauthn/options', async ({ cookie }) => signin.securityKeyOptions(deps, cookie[TICKET_COOKIE].value), {
       public: true,
       cookie: SignInTicketCookie,
       response: { 200: AssertionOptions, 400: ErrorBody, 401: ErrorBody },
       detail: { summary: 'Credential-request options for the security-key sign-in step', tags: ['user'] },
     })
-    .post('/user/signin/webauthn', async ({ body, request, server, cookie }) =>
-      signedIn(deps, cookie, await signin.finishWithSecurityKey(deps, cookie[TICKET_COOKIE].value, body as unknown as AuthenticationResponseJSON, clientOf(deps, server, request)), true), {
-      jsonOnly: true,
-      public: true,
-      secret: true,
-      cookie: SignInTicketCookie,
-      body: AssertionResponse,
-      response: { 200: t.Void(), ...secondStepErrors },
-      detail: { summary: 'Second sign-in step with a security key assertion; sets the session cookies', tags: ['user'] },
-    })
-    .get('/user/signout', async ({ me, cookie }) => {
-      await signin.signOut(deps, me.sessionId)
-      clearSessionCookies(deps, cookie)
-    }, {
-      signedIn: 'signed-in',
-      allowedWhilePasswordMustChange: true,
-      response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody },
-      detail: { summary: 'Sign out: end the session and clear its cookies', tags: ['user'] },
-    })
+    .post(
+      '/user/signin/webauthn',
+      async ({ body, request, server, cookie }) =>
+        signedIn(
+          deps,
+          cookie,
+          await signin.finishWithSecurityKey(
+            deps,
+            cookie[TICKET_COOKIE].value,
+            body as unknown as AuthenticationResponseJSON,
+            clientOf(deps, server, request),
+          ),
+          true,
+        ),
+      {
+        jsonOnly: true,
+        public: true,
+        secret: true,
+        cookie: SignInTicketCookie,
+        body: AssertionResponse,
+        response: { 200: t.Void(), ...secondStepErrors },
+        detail: { summary: 'Second sign-in step with a security key assertion; sets the session cookies', tags: ['user'] },
+      },
+    )
+    .get(
+      '/user/signout',
+      async ({ me, cookie }) => {
+        await signin.signOut(deps, me.sessionId)
+        clearSessionCookies(deps, cookie)
+      },
+      {
+        signedIn: 'signed-in',
+        allowedWhilePasswordMustChange: true,
+        response: { 200: t.Void(), 401: ErrorBody, 403: ErrorBody },
+        detail: { summary: 'Sign out: end the session and clear its cookies', tags: ['user'] },
+      },
+    )
     .get('/user/login-method', ({ query }) => signin.loginMethod(deps, query), {
       public: true,
       query: LoginMethodQuery,
       response: { 200: LoginMethodResponse, 400: ErrorBody },
-      detail: { summary: 'How a user or an organization\'s members sign in', tags: ['user'] },
+      detail: { summary: "How a user or an organization's members sign in", tags: ['user'] },
     })

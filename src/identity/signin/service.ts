@@ -1,20 +1,21 @@
+import { nowSeconds } from '../../clock'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { bindPrimaryEmail } from '../emails/service'
 import { checkSecondFactor } from '../security/two-factor/service'
 import { hasSecurityKey, requestAssertion, verifyAssertion } from '../security/webauthn/service'
-import { endSession, startSession, type NewSessionCookies } from '../sessions/service'
+import { endSession, type NewSessionCookies, startSession } from '../sessions/service'
 import { checkPasswordAttempt } from '../sign-in-limiter'
 import * as store from '../store'
 import { signInTickets } from './tickets'
-import { nowSeconds } from '../../clock'
 
 export const Messages = {
   userNotFound: 'user does not exist',
   wrongPassword: 'username or password is incorrect',
   prohibited: 'This account is prohibited from signing in, please contact your site administrator.',
   inactive: 'This account is not activated.',
-  twoFactor: 'This account uses two-factor authentication: finish signing in with POST /api/v1/user/signin/two-factor (TOTP code or scratch token) or POST /api/v1/user/signin/webauthn (security key) within 5 minutes',
+  twoFactor:
+    'This account uses two-factor authentication: finish signing in with POST /api/v1/user/signin/two-factor (TOTP code or scratch token) or POST /api/v1/user/signin/webauthn (security key) within 5 minutes',
   noTicket: 'no sign-in is waiting for a second factor, or it expired: sign in with the password again',
   noTotp: 'this account has no TOTP enrolled: finish signing in with its security key',
   noSecurityKey: 'this account has no security key: finish signing in with a TOTP code',
@@ -52,7 +53,7 @@ export async function signIn(deps: Deps, input: SignInInput, client: SignInClien
   await assertPasswordSignInAllowed(deps, user)
   if (user.prohibitLogin) throw new AppError('methodNotAllowed', Messages.prohibited)
   if (!user.isActive) throw new AppError('methodNotAllowed', Messages.inactive)
-  if (await store.hasTwoFactor(deps.db.read, user.id) || await hasSecurityKey(deps, user.id))
+  if ((await store.hasTwoFactor(deps.db.read, user.id)) || (await hasSecurityKey(deps, user.id)))
     throw new TwoFactorRequired(signInTickets(deps).issue(user.id, input.remember ?? false))
   return startSignedInSession(deps, user, input.remember ?? false, client)
 }
@@ -78,7 +79,12 @@ async function waitingSignIn(deps: Deps, ticketId: string | undefined) {
 }
 
 /** Runs a second-factor check for the ticket: a failure counts against it, success ends it and starts the session. */
-async function finishSignIn(deps: Deps, waiting: Awaited<ReturnType<typeof waitingSignIn>>, client: SignInClient, check: () => Promise<void>): Promise<NewSessionCookies> {
+async function finishSignIn(
+  deps: Deps,
+  waiting: Awaited<ReturnType<typeof waitingSignIn>>,
+  client: SignInClient,
+  check: () => Promise<void>,
+): Promise<NewSessionCookies> {
   const tickets = signInTickets(deps)
   try {
     await check()
@@ -94,7 +100,12 @@ async function finishSignIn(deps: Deps, waiting: Awaited<ReturnType<typeof waiti
  * Second step with a TOTP code (or the scratch token, which then stops working). Throws
  * unauthenticated (no ticket, wrong code), badRequest (no TOTP enrolled), tooManyRequests.
  */
-export async function finishWithCode(deps: Deps, ticketId: string | undefined, passcode: string, client: SignInClient): Promise<NewSessionCookies> {
+export async function finishWithCode(
+  deps: Deps,
+  ticketId: string | undefined,
+  passcode: string,
+  client: SignInClient,
+): Promise<NewSessionCookies> {
   const waiting = await waitingSignIn(deps, ticketId)
   if (!(await store.hasTwoFactor(deps.db.read, waiting.user.id))) throw new AppError('badRequest', Messages.noTotp)
   return finishSignIn(deps, waiting, client, () => checkSecondFactor(deps, waiting.user.id, passcode))
@@ -110,7 +121,12 @@ export async function securityKeyOptions(deps: Deps, ticketId: string | undefine
 }
 
 /** Second step with a security key's assertion over the ticket's challenge. Throws unauthenticated, badRequest. */
-export async function finishWithSecurityKey(deps: Deps, ticketId: string | undefined, assertion: Parameters<typeof verifyAssertion>[2], client: SignInClient): Promise<NewSessionCookies> {
+export async function finishWithSecurityKey(
+  deps: Deps,
+  ticketId: string | undefined,
+  assertion: Parameters<typeof verifyAssertion>[2],
+  client: SignInClient,
+): Promise<NewSessionCookies> {
   const waiting = await waitingSignIn(deps, ticketId)
   const challenge = waiting.ticket.challenge
   if (!challenge) throw new AppError('badRequest', Messages.noChallenge)
@@ -143,8 +159,11 @@ export interface LoginMethod {
 }
 
 const ssoMethod = (source: store.SsoSourceSummary): LoginMethod => ({
-  method: 'sso', orgAuthSourceID: source.orgId, providerName: source.provider,
-  oauthCallbackPath: `/user/oauth2/org-${source.orgId}`, displayName: source.name,
+  method: 'sso',
+  orgAuthSourceID: source.orgId,
+  providerName: source.provider,
+  oauthCallbackPath: `/user/oauth2/org-${source.orgId}`,
+  displayName: source.name,
 })
 
 /**
@@ -159,7 +178,9 @@ export async function loginMethod(deps: Deps, query: { orgname?: string; usernam
   if (!orgname && !login) throw new AppError('badRequest', Messages.loginMethodInput)
   const ofOrg = orgname ? await store.findActiveSsoSourceOfOrg(deps.db.read, orgname) : undefined
   if (ofOrg) return ssoMethod(ofOrg)
-  const user = login ? await (login.includes('@') ? store.findUserByAnyEmail(deps.db.read, login) : store.findUserByName(deps.db.read, login)) : undefined
+  const user = login
+    ? await (login.includes('@') ? store.findUserByAnyEmail(deps.db.read, login) : store.findUserByName(deps.db.read, login))
+    : undefined
   const enforced = user && !user.isAdmin ? await store.findSsoSourceEnforcedOn(deps.db.read, user.id) : undefined
   return enforced ? ssoMethod(enforced) : { method: 'password' }
 }

@@ -1,8 +1,8 @@
-import { scopesAllow, TOKEN_SCOPES, type ScopeCategory } from '../../authz/actor'
+import { type ScopeCategory, scopesAllow, TOKEN_SCOPES } from '../../authz/actor'
 import { AppError } from '../../errors'
 import type { Paged } from '../../http/pagination'
-import type { Database } from '../../storage/database'
 import { commitCache } from '../../storage/commit-cache'
+import type { Database } from '../../storage/database'
 import { findUserById, type UserRow } from '../store'
 import { newAccessToken, sameDigest, sha256Hex } from './secrets'
 import * as store from './store'
@@ -19,14 +19,16 @@ export async function mintToken(
   fields: { name: string; scopes: readonly string[]; expiresAt?: number | null },
 ): Promise<{ row: store.AccessTokenRow; plaintext: string }> {
   const plaintext = newAccessToken()
-  const row = await db.write((tx) => store.insertToken(tx, {
-    uid,
-    name: fields.name,
-    tokenHash: sha256Hex(plaintext),
-    tokenLastEight: plaintext.slice(-8),
-    scopes: fields.scopes.join(','),
-    expiresAt: fields.expiresAt ?? null,
-  }))
+  const row = await db.write((tx) =>
+    store.insertToken(tx, {
+      uid,
+      name: fields.name,
+      tokenHash: sha256Hex(plaintext),
+      tokenLastEight: plaintext.slice(-8),
+      scopes: fields.scopes.join(','),
+      expiresAt: fields.expiresAt ?? null,
+    }),
+  )
   return { row, plaintext }
 }
 
@@ -59,7 +61,7 @@ async function lookUpToken(db: Database, plaintext: string, digest: string): Pro
   const token = candidates.find((row) => sameDigest(row.tokenHash, digest))
   if (!token) return undefined
   const user = await findUserById(db.read, token.uid)
-  if (!user || !user.isActive || user.prohibitLogin) return undefined
+  if (!user?.isActive || user.prohibitLogin) return undefined
   return { user, token }
 }
 

@@ -14,16 +14,22 @@ export const UserSearchQuery = t.Object({
   limit: t.Optional(t.String({ description: 'Page size; default 30 (or the saved Pagination setting), at most 50' })),
 })
 
-export const UserSearchResult = t.Object({
-  ok: t.Boolean({ description: 'Always true on success' }),
-  data: t.Array(User, { description: 'Matching individual users, by name' }),
-}, { description: 'UserSearchResult' })
+export const UserSearchResult = t.Object(
+  {
+    ok: t.Boolean({ description: 'Always true on success' }),
+    data: t.Array(User, { description: 'Matching individual users, by name' }),
+  },
+  { description: 'UserSearchResult' },
+)
 
-export const Validation = t.Object({
-  Status: t.Union([t.Literal('VALID'), t.Literal('USER_EXISTS'), t.Literal('RESERVED'), t.Literal('INVALID'), t.Literal('NOT_ALLOWED')], {
-    description: 'VALID, USER_EXISTS (taken by a user or an organization), RESERVED, INVALID (form), NOT_ALLOWED (reserved pattern)',
-  }),
-}, { description: 'Validation' })
+export const Validation = t.Object(
+  {
+    Status: t.Union([t.Literal('VALID'), t.Literal('USER_EXISTS'), t.Literal('RESERVED'), t.Literal('INVALID'), t.Literal('NOT_ALLOWED')], {
+      description: 'VALID, USER_EXISTS (taken by a user or an organization), RESERVED, INVALID (form), NOT_ALLOWED (reserved pattern)',
+    }),
+  },
+  { description: 'Validation' },
+)
 
 export const ValidateUsernameQuery = t.Object({
   user_name: t.Optional(t.String({ description: 'Proposed user name' })),

@@ -1,20 +1,19 @@
 import { VISIBILITY } from '../../../db/schema/identity'
-import type { Database } from '../../storage/database'
-import { commitCache } from '../../storage/commit-cache'
+import { userVisibleTo } from '../../authz/authorize'
 import { AppError } from '../../errors'
 import type { Page, Paged } from '../../http/pagination'
-import type { User } from '../schemas'
+import { commitCache } from '../../storage/commit-cache'
+import type { Database } from '../../storage/database'
+import * as followStore from '../follows/store'
 import { checkName } from '../names'
+import type { User } from '../schemas'
 import { isEmailAddress, presentUser } from '../service'
 import * as store from '../store'
-import * as followStore from '../follows/store'
-import { userVisibleTo } from '../../authz/authorize'
 
 export const Messages = {
   userNotFound: 'user does not exist',
   notFollowing: 'the user is not followed',
 } as const
-
 
 /** Who is reading: the signed-in user (or undefined) and the base for absolute links. */
 export interface Reader {
@@ -37,7 +36,10 @@ export const canSee = (reader: Reader, user: store.UserRow): boolean => userVisi
 
 /** Users as `reader` may see them, with their follow counters. */
 export async function presentUsers(db: Database, rows: store.UserRow[], reader: Reader): Promise<User[]> {
-  const counts = await followStore.followCounts(db.read, rows.map((row) => row.id))
+  const counts = await followStore.followCounts(
+    db.read,
+    rows.map((row) => row.id),
+  )
   return rows.map((row) => presentUser(row, reader, counts.get(row.id)))
 }
 
@@ -72,7 +74,13 @@ export async function searchUsers(db: Database, reader: Reader, query: { q?: str
 }
 
 /** A page of `user`'s followers or followed users that `reader` may see. */
-export async function listFollowRelations(db: Database, reader: Reader, user: store.UserRow, direction: 'followers' | 'following', page: Page): Promise<Paged<User>> {
+export async function listFollowRelations(
+  db: Database,
+  reader: Reader,
+  user: store.UserRow,
+  direction: 'followers' | 'following',
+  page: Page,
+): Promise<Paged<User>> {
   const { rows, total } = await followStore.listFollowRelations(db.read, direction, user.id, visibleTo(reader), page.limit, page.offset)
   return { items: await presentUsers(db, rows, reader), total }
 }

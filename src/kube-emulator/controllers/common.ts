@@ -13,8 +13,12 @@ export function resource(reg: Registry, group: string, plural: string): Resource
 }
 
 export const ownerRef = (r: Resource, obj: KubeObject): OwnerReference => ({
-  apiVersion: groupVersion(r.group, r.versions[0]), kind: r.strategy.kind,
-  name: obj.metadata.name!, uid: obj.metadata.uid!, controller: true, blockOwnerDeletion: true,
+  apiVersion: groupVersion(r.group, r.versions[0]),
+  kind: r.strategy.kind,
+  name: obj.metadata.name!,
+  uid: obj.metadata.uid!,
+  controller: true,
+  blockOwnerDeletion: true,
 })
 export const controllerOf = (obj: KubeObject) => obj.metadata.ownerReferences?.find((o) => o.controller === true)
 
@@ -31,7 +35,15 @@ let eventSequence = 0n
 const eventSuffix = () => (BigInt(Date.now()) * 1_000_000n + (eventSequence++ % 1_000_000n)).toString(16)
 
 /** Records a core/v1 Event about `obj` (cluster-scoped objects get theirs in `default`). */
-export function recordEvent(reg: Registry, r: Resource, obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, component: string): void {
+export function recordEvent(
+  reg: Registry,
+  r: Resource,
+  obj: KubeObject,
+  type: 'Normal' | 'Warning',
+  reason: string,
+  message: string,
+  component: string,
+): void {
   const events = reg.lookup('', 'v1', 'events')
   if (!events) return
   const ns = obj.metadata.namespace || 'default'
@@ -39,12 +51,28 @@ export function recordEvent(reg: Registry, r: Resource, obj: KubeObject, type: '
   try {
     reg.create(events, ns, {
       metadata: { name: `${obj.metadata.name}.${eventSuffix()}`, namespace: ns },
-      involvedObject: { apiVersion: groupVersion(r.group, r.versions[0]), kind: r.strategy.kind, name: obj.metadata.name,
-        ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}), uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion },
-      reason, message, type, count: 1, firstTimestamp: time, lastTimestamp: time, eventTime: null,
-      source: { component }, reportingComponent: component, reportingInstance: '',
+      involvedObject: {
+        apiVersion: groupVersion(r.group, r.versions[0]),
+        kind: r.strategy.kind,
+        name: obj.metadata.name,
+        ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
+        uid: obj.metadata.uid,
+        resourceVersion: obj.metadata.resourceVersion,
+      },
+      reason,
+      message,
+      type,
+      count: 1,
+      firstTimestamp: time,
+      lastTimestamp: time,
+      eventTime: null,
+      source: { component },
+      reportingComponent: component,
+      reportingInstance: '',
     })
-  } catch { /* the namespace may be going away; losing an event is harmless */ }
+  } catch {
+    /* the namespace may be going away; losing an event is harmless */
+  }
 }
 
 /**
@@ -75,18 +103,32 @@ export function templateHash(template: unknown): string {
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789'
   let n = BigInt(Bun.hash(JSON.stringify(normalForm(template ?? {}))))
   let out = ''
-  for (let i = 0; i < 10; i++) { out += alphabet[Number(n % 27n)]; n /= 27n }
+  for (let i = 0; i < 10; i++) {
+    out += alphabet[Number(n % 27n)]
+    n /= 27n
+  }
   return out
 }
 
 /** Creates a pod from `owner`'s template (`spec.template`), owned by it, with extra labels and spec fields. */
-export function newPod(reg: Registry, owner: KubeObject, ownerResource: Resource, name: { name?: string; generateName?: string },
-  extraLabels: Record<string, string> = {}, extraSpec: JsonObject = {}): KubeObject {
+export function newPod(
+  reg: Registry,
+  owner: KubeObject,
+  ownerResource: Resource,
+  name: { name?: string; generateName?: string },
+  extraLabels: Record<string, string> = {},
+  extraSpec: JsonObject = {},
+): KubeObject {
   const template = clone(fieldAt(owner, ['spec', 'template']) as JsonObject)
   const meta = isObject(template.metadata) ? template.metadata : {}
   return reg.create(resource(reg, '', 'pods'), owner.metadata.namespace!, {
-    metadata: { ...name, namespace: owner.metadata.namespace, labels: { ...(meta.labels as Record<string, string> | undefined), ...extraLabels },
-      ...(isObject(meta.annotations) ? { annotations: meta.annotations as Record<string, string> } : {}), ownerReferences: [ownerRef(ownerResource, owner)] },
+    metadata: {
+      ...name,
+      namespace: owner.metadata.namespace,
+      labels: { ...(meta.labels as Record<string, string> | undefined), ...extraLabels },
+      ...(isObject(meta.annotations) ? { annotations: meta.annotations as Record<string, string> } : {}),
+      ownerReferences: [ownerRef(ownerResource, owner)],
+    },
     spec: { ...(isObject(template.spec) ? template.spec : {}), ...extraSpec },
   })
 }

@@ -6,7 +6,7 @@
  */
 import type { JsonObject, KubeObject } from '../../kube'
 import type { ContainerOutputs } from '../container-output'
-import { groupResource, withoutOwner, type Registry, type StoreEvent } from '../registry'
+import { groupResource, type Registry, type StoreEvent, withoutOwner } from '../registry'
 import { fieldAt, strategyFromCrd } from '../strategies'
 import { controllerOf, nowIso, resource } from './common'
 import { reconcileCronJob, reconcileJob } from './jobs'
@@ -42,17 +42,28 @@ export class Controllers {
   private readonly kubelet: Kubelet
   private readonly cronTimer: ReturnType<typeof setInterval>
 
-  constructor(private readonly reg: Registry, private readonly outputs: ContainerOutputs, private readonly opts: ControllerOptions) {
+  constructor(
+    private readonly reg: Registry,
+    private readonly outputs: ContainerOutputs,
+    private readonly opts: ControllerOptions,
+  ) {
     this.kubelet = new Kubelet(reg, outputs)
     this.unsubscribe = reg.subscribe((e) => this.observe(e))
     this.cronTimer = setInterval(() => this.checkCronJobs(), opts.cronIntervalMs)
   }
 
-  stop(): void { clearInterval(this.cronTimer); this.unsubscribe(); this.queue.clear(); this.kubelet.stop(); this.wakeIdleWaiters() }
+  stop(): void {
+    clearInterval(this.cronTimer)
+    this.unsubscribe()
+    this.queue.clear()
+    this.kubelet.stop()
+    this.wakeIdleWaiters()
+  }
 
   /** Queues every CronJob's schedule check, as the periodic timer does. */
   checkCronJobs(): void {
-    for (const cj of this.reg.list(resource(this.reg, 'batch', 'cronjobs'), '').items) this.reconcileCronJob(cj.metadata.namespace ?? '', cj.metadata.name!)
+    for (const cj of this.reg.list(resource(this.reg, 'batch', 'cronjobs'), '').items)
+      this.reconcileCronJob(cj.metadata.namespace ?? '', cj.metadata.name!)
   }
 
   private reconcileCronJob(ns: string, name: string): void {
@@ -85,7 +96,11 @@ export class Controllers {
     const batch = [...this.queue.values()]
     this.queue.clear()
     for (const fn of batch) {
-      try { fn() } catch { /* the object changed or went away meanwhile; its next event reconciles again */ }
+      try {
+        fn()
+      } catch {
+        /* the object changed or went away meanwhile; its next event reconciles again */
+      }
     }
     if (!this.scheduled && this.queue.size === 0) this.wakeIdleWaiters()
   }
@@ -119,7 +134,8 @@ export class Controllers {
     if (key === '/namespaces' && e.type === 'ADDED') this.enqueue(`sa/${name}`, () => this.createDefaultServiceAccount(name))
     if (key === 'policy/poddisruptionbudgets') this.enqueue(`pdb/${ns}/${name}`, () => reconcileDisruptionBudget(this.reg, ns, name))
     if (key === '/persistentvolumeclaims') this.enqueue(`pvc/${ns}/${name}`, () => bindClaim(this.reg, ns, name))
-    if (key === '/pods' && fieldAt(obj, ['status', 'phase']) === 'Pending') this.enqueue(`kubelet/${ns}/${name}`, () => this.kubelet.startPod(ns, name))
+    if (key === '/pods' && fieldAt(obj, ['status', 'phase']) === 'Pending')
+      this.enqueue(`kubelet/${ns}/${name}`, () => this.kubelet.startPod(ns, name))
     if (key === '/nodes') this.observeNode()
   }
 
@@ -143,7 +159,8 @@ export class Controllers {
         const [podNs, podName] = [pod.metadata.namespace ?? '', pod.metadata.name!]
         this.enqueue(`kubelet/${podNs}/${podName}`, () => this.kubelet.startPod(podNs, podName))
       }
-    for (const ds of this.reg.list(resource(this.reg, 'apps', 'daemonsets'), '').items) this.reconcileOwner('DaemonSet', ds.metadata.namespace ?? '', ds.metadata.name!)
+    for (const ds of this.reg.list(resource(this.reg, 'apps', 'daemonsets'), '').items)
+      this.reconcileOwner('DaemonSet', ds.metadata.namespace ?? '', ds.metadata.name!)
   }
 
   /** CRDs are served from the moment they are stored, so a create followed by a use works at once. */
@@ -166,12 +183,31 @@ export class Controllers {
     const crd = this.reg.get(r, '', name)
     const spec = crd.spec as JsonObject
     const time = nowIso()
-    const condition = (type: string, reason: string, message: string) => ({ type, status: 'True', lastTransitionTime: time, reason, message })
+    const condition = (type: string, reason: string, message: string) => ({
+      type,
+      status: 'True',
+      lastTransitionTime: time,
+      reason,
+      message,
+    })
     if (fieldAt(crd, ['status', 'acceptedNames', 'plural']) === fieldAt(spec, ['names', 'plural'])) return
-    this.reg.update(r, '', name, { ...crd, status: {
-      conditions: [condition('NamesAccepted', 'NoConflicts', 'no conflicts found'), condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted')],
-      acceptedNames: spec.names, storedVersions: (spec.versions as JsonObject[]).filter((v) => v.storage === true).map((v) => v.name),
-    } }, { subresource: 'status' })
+    this.reg.update(
+      r,
+      '',
+      name,
+      {
+        ...crd,
+        status: {
+          conditions: [
+            condition('NamesAccepted', 'NoConflicts', 'no conflicts found'),
+            condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted'),
+          ],
+          acceptedNames: spec.names,
+          storedVersions: (spec.versions as JsonObject[]).filter((v) => v.storage === true).map((v) => v.name),
+        },
+      },
+      { subresource: 'status' },
+    )
   }
 
   /** Background propagation: dependents of a deleted owner are deleted in turn (or just lose the reference when they have other owners). */

@@ -14,13 +14,20 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []
 function requirementHolds(req: Record<string, unknown>, value: string | undefined): boolean {
   const values = strings(req.values)
   switch (req.operator) {
-    case 'In': return value !== undefined && values.includes(value)
-    case 'NotIn': return value === undefined || !values.includes(value)
-    case 'Exists': return value !== undefined
-    case 'DoesNotExist': return value === undefined
-    case 'Gt': return value !== undefined && Number(value) > Number(values[0])
-    case 'Lt': return value !== undefined && Number(value) < Number(values[0])
-    default: return false
+    case 'In':
+      return value !== undefined && values.includes(value)
+    case 'NotIn':
+      return value === undefined || !values.includes(value)
+    case 'Exists':
+      return value !== undefined
+    case 'DoesNotExist':
+      return value === undefined
+    case 'Gt':
+      return value !== undefined && Number(value) > Number(values[0])
+    case 'Lt':
+      return value !== undefined && Number(value) < Number(values[0])
+    default:
+      return false
   }
 }
 
@@ -28,12 +35,17 @@ function matchesAffinity(pod: KubeObject, node: KubeObject): boolean {
   const labels = node.metadata.labels ?? {}
   const selector = fieldAt(pod, ['spec', 'nodeSelector'])
   if (isObject(selector) && Object.entries(selector).some(([k, v]) => labels[k] !== v)) return false
-  const terms = list(fieldAt(pod, ['spec', 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms']))
+  const terms = list(
+    fieldAt(pod, ['spec', 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms']),
+  )
   if (!terms.length) return true
   // Terms are ORed; the requirements inside one term are ANDed.
-  return terms.some((t) =>
-    list(t.matchExpressions).every((e) => requirementHolds(e, Object.hasOwn(labels, String(e.key)) ? labels[String(e.key)] : undefined)) &&
-    list(t.matchFields).every((f) => requirementHolds(f, f.key === 'metadata.name' ? node.metadata.name : undefined)))
+  return terms.some(
+    (t) =>
+      list(t.matchExpressions).every((e) =>
+        requirementHolds(e, Object.hasOwn(labels, String(e.key)) ? labels[String(e.key)] : undefined),
+      ) && list(t.matchFields).every((f) => requirementHolds(f, f.key === 'metadata.name' ? node.metadata.name : undefined)),
+  )
 }
 
 /** Whether a toleration covers a taint (empty key with Exists tolerates everything). */
@@ -47,10 +59,15 @@ function tolerates(t: Record<string, unknown>, taint: Record<string, unknown>): 
 export function misfit(pod: KubeObject, node: KubeObject): string | undefined {
   const tolerations = list(fieldAt(pod, ['spec', 'tolerations']))
   const taints = list(fieldAt(node, ['spec', 'taints']))
-  if (fieldAt(node, ['spec', 'unschedulable']) === true && !tolerations.some((t) => tolerates(t, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' })))
+  if (
+    fieldAt(node, ['spec', 'unschedulable']) === true &&
+    !tolerations.some((t) => tolerates(t, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }))
+  )
     return 'node(s) were unschedulable'
   if (!matchesAffinity(pod, node)) return "node(s) didn't match Pod's node affinity/selector"
-  const untolerated = taints.find((taint) => (taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') && !tolerations.some((t) => tolerates(t, taint)))
+  const untolerated = taints.find(
+    (taint) => (taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') && !tolerations.some((t) => tolerates(t, taint)),
+  )
   if (untolerated) return `node(s) had untolerated taint {${String(untolerated.key)}: ${String(untolerated.value ?? '')}}`
   return undefined
 }

@@ -38,7 +38,10 @@ export function reconcileDeployment(reg: Registry, ns: string, name: string): vo
     if (spec.paused === true) return
     current = createReplicaSet(reg, d, hash, newest + 1)
   } else if (revisionOf(current) < newest && spec.paused !== true) {
-    current = reg.update(rsr, ns, current.metadata.name!, { ...current, metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, [REVISION]: String(newest + 1) } } })
+    current = reg.update(rsr, ns, current.metadata.name!, {
+      ...current,
+      metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, [REVISION]: String(newest + 1) } },
+    })
   }
   scaleReplicaSet(reg, d, current, desired)
   for (const old of sets) if (old.metadata.uid !== current.metadata.uid) scaleReplicaSet(reg, d, old, 0)
@@ -56,8 +59,12 @@ function createReplicaSet(reg: Registry, d: KubeObject, hash: string, revision: 
   const selector = isObject(spec.selector) ? spec.selector : {}
   const matchLabels = { ...(isObject(selector.matchLabels) ? selector.matchLabels : {}), [POD_TEMPLATE_HASH]: hash }
   return reg.create(resource(reg, 'apps', 'replicasets'), d.metadata.namespace!, {
-    metadata: { name: `${d.metadata.name}-${hash}`, labels: meta.labels as Record<string, string>,
-      annotations: { [REVISION]: String(revision) }, ownerReferences: [ownerRef(resource(reg, 'apps', 'deployments'), d)] },
+    metadata: {
+      name: `${d.metadata.name}-${hash}`,
+      labels: meta.labels as Record<string, string>,
+      annotations: { [REVISION]: String(revision) },
+      ownerReferences: [ownerRef(resource(reg, 'apps', 'deployments'), d)],
+    },
     spec: { replicas: 0, selector: { ...selector, matchLabels }, template },
   })
 }
@@ -65,9 +72,19 @@ function createReplicaSet(reg: Registry, d: KubeObject, hash: string, revision: 
 function scaleReplicaSet(reg: Registry, d: KubeObject, rs: KubeObject, to: number): void {
   const from = replicasOf(rs, 0)
   if (from === to) return
-  reg.update(resource(reg, 'apps', 'replicasets'), rs.metadata.namespace!, rs.metadata.name!, { ...rs, spec: { ...(rs.spec as JsonObject), replicas: to } })
-  recordEvent(reg, resource(reg, 'apps', 'deployments'), d, 'Normal', 'ScalingReplicaSet',
-    `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`, 'deployment-controller')
+  reg.update(resource(reg, 'apps', 'replicasets'), rs.metadata.namespace!, rs.metadata.name!, {
+    ...rs,
+    spec: { ...(rs.spec as JsonObject), replicas: to },
+  })
+  recordEvent(
+    reg,
+    resource(reg, 'apps', 'deployments'),
+    d,
+    'Normal',
+    'ScalingReplicaSet',
+    `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name} from ${from} to ${to}`,
+    'deployment-controller',
+  )
 }
 
 /** A condition that keeps its transition time while its status and reason stay the same. */
@@ -75,11 +92,18 @@ function condition(previous: Record<string, unknown>[], type: string, ok: boolea
   const before = previous.find((c) => c.type === type)
   const same = before?.status === (ok ? 'True' : 'False') && before.reason === reason
   const time = nowIso()
-  return { type, status: ok ? 'True' : 'False', lastUpdateTime: same ? String(before.lastUpdateTime) : time,
-    lastTransitionTime: same ? String(before.lastTransitionTime) : time, reason, message }
+  return {
+    type,
+    status: ok ? 'True' : 'False',
+    lastUpdateTime: same ? String(before.lastUpdateTime) : time,
+    lastTransitionTime: same ? String(before.lastTransitionTime) : time,
+    reason,
+    message,
+  }
 }
 
-const conditionsOf = (obj: KubeObject) => (isObject(obj.status) && Array.isArray(obj.status.conditions) ? obj.status.conditions.filter(isObject) : [])
+const conditionsOf = (obj: KubeObject) =>
+  isObject(obj.status) && Array.isArray(obj.status.conditions) ? obj.status.conditions.filter(isObject) : []
 
 /** Sums the replica sets' counts. */
 function deploymentStatus(reg: Registry, d: KubeObject, currentUid: string, desired: number): JsonObject {
@@ -90,12 +114,27 @@ function deploymentStatus(reg: Registry, d: KubeObject, currentUid: string, desi
   const previous = conditionsOf(d)
   const ready = available >= desired
   return {
-    observedGeneration: d.metadata.generation ?? 1, replicas, updatedReplicas: Number(fieldAt(current, ['status', 'replicas']) ?? 0),
-    readyReplicas: sum('readyReplicas'), availableReplicas: available, ...(replicas > available ? { unavailableReplicas: replicas - available } : {}),
+    observedGeneration: d.metadata.generation ?? 1,
+    replicas,
+    updatedReplicas: Number(fieldAt(current, ['status', 'replicas']) ?? 0),
+    readyReplicas: sum('readyReplicas'),
+    availableReplicas: available,
+    ...(replicas > available ? { unavailableReplicas: replicas - available } : {}),
     conditions: [
-      condition(previous, 'Available', ready, ready ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
-        ready ? 'Deployment has minimum availability.' : 'Deployment does not have minimum availability.'),
-      condition(previous, 'Progressing', true, 'NewReplicaSetAvailable', `ReplicaSet "${current?.metadata.name ?? ''}" has successfully progressed.`),
+      condition(
+        previous,
+        'Available',
+        ready,
+        ready ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
+        ready ? 'Deployment has minimum availability.' : 'Deployment does not have minimum availability.',
+      ),
+      condition(
+        previous,
+        'Progressing',
+        true,
+        'NewReplicaSetAvailable',
+        `ReplicaSet "${current?.metadata.name ?? ''}" has successfully progressed.`,
+      ),
     ],
   }
 }
@@ -112,14 +151,22 @@ export function reconcileReplicaSet(reg: Registry, ns: string, name: string): vo
     pods.push(pod)
     recordEvent(reg, rsr, rs, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`, 'replicaset-controller')
   }
-  const excess = pods.sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp))).slice(0, Math.max(0, pods.length - desired))
+  const excess = pods
+    .sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)))
+    .slice(0, Math.max(0, pods.length - desired))
   for (const pod of excess) {
     reg.delete(pr, ns, pod.metadata.name!)
     recordEvent(reg, rsr, rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`, 'replicaset-controller')
   }
   const live = pods.filter((p) => !excess.includes(p))
   const readyCount = live.filter((p) => isRunning(reg.get(pr, ns, p.metadata.name!))).length
-  setStatus(reg, rsr, rs, { replicas: live.length, fullyLabeledReplicas: live.length, readyReplicas: readyCount, availableReplicas: readyCount, observedGeneration: rs.metadata.generation ?? 1 })
+  setStatus(reg, rsr, rs, {
+    replicas: live.length,
+    fullyLabeledReplicas: live.length,
+    readyReplicas: readyCount,
+    availableReplicas: readyCount,
+    observedGeneration: rs.metadata.generation ?? 1,
+  })
 }
 
 /**
@@ -141,15 +188,39 @@ export function reconcileStatefulSet(reg: Registry, ns: string, name: string): v
     const outdated = rolling && p.metadata.labels?.[REVISION_HASH] !== updateRevision
     if (index < desired && !outdated) continue
     reg.delete(pr, ns, p.metadata.name!)
-    recordEvent(reg, sr, sts, 'Normal', 'SuccessfulDelete', `delete Pod ${p.metadata.name} in StatefulSet ${name} successful`, 'statefulset-controller')
+    recordEvent(
+      reg,
+      sr,
+      sts,
+      'Normal',
+      'SuccessfulDelete',
+      `delete Pod ${p.metadata.name} in StatefulSet ${name} successful`,
+      'statefulset-controller',
+    )
   }
   const live = owned(reg, pr, ns, sts).filter((p) => !p.metadata.deletionTimestamp)
   for (let i = 0; i < desired; i++) {
     const podName = `${name}-${i}`
     if (owned(reg, pr, ns, sts).some((p) => p.metadata.name === podName)) continue
-    live.push(newPod(reg, sts, sr, { name: podName },
-      { 'statefulset.kubernetes.io/pod-name': podName, 'apps.kubernetes.io/pod-index': String(i), [REVISION_HASH]: updateRevision }, { hostname: podName }))
-    recordEvent(reg, sr, sts, 'Normal', 'SuccessfulCreate', `create Pod ${podName} in StatefulSet ${name} successful`, 'statefulset-controller')
+    live.push(
+      newPod(
+        reg,
+        sts,
+        sr,
+        { name: podName },
+        { 'statefulset.kubernetes.io/pod-name': podName, 'apps.kubernetes.io/pod-index': String(i), [REVISION_HASH]: updateRevision },
+        { hostname: podName },
+      ),
+    )
+    recordEvent(
+      reg,
+      sr,
+      sts,
+      'Normal',
+      'SuccessfulCreate',
+      `create Pod ${podName} in StatefulSet ${name} successful`,
+      'statefulset-controller',
+    )
   }
   recordRevision(reg, sts, sr, updateRevision, live)
   const updated = live.filter((p) => p.metadata.labels?.[REVISION_HASH] === updateRevision)
@@ -157,9 +228,15 @@ export function reconcileStatefulSet(reg: Registry, ns: string, name: string): v
   const previousCurrent = fieldAt(sts, ['status', 'currentRevision'])
   const currentRevision = updated.length === live.length || typeof previousCurrent !== 'string' ? updateRevision : previousCurrent
   setStatus(reg, sr, sts, {
-    observedGeneration: sts.metadata.generation ?? 1, replicas: live.length, readyReplicas: readyCount,
+    observedGeneration: sts.metadata.generation ?? 1,
+    replicas: live.length,
+    readyReplicas: readyCount,
     currentReplicas: live.filter((p) => p.metadata.labels?.[REVISION_HASH] === currentRevision).length,
-    updatedReplicas: updated.length, availableReplicas: readyCount, currentRevision, updateRevision, collisionCount: 0,
+    updatedReplicas: updated.length,
+    availableReplicas: readyCount,
+    currentRevision,
+    updateRevision,
+    collisionCount: 0,
   })
 }
 
@@ -178,13 +255,23 @@ function recordRevision(reg: Registry, owner: KubeObject, ownerResource: Resourc
     const template = clone(fieldAt(owner, ['spec', 'template']) as JsonObject)
     const labels = fieldAt(template, ['metadata', 'labels'])
     reg.create(crr, ns, {
-      metadata: { name, labels: { ...(isObject(labels) ? (labels as Record<string, string>) : {}), [REVISION_HASH]: name.slice(name.lastIndexOf('-') + 1) },
-        ownerReferences: [ownerRef(ownerResource, owner)] },
-      data: { spec: { template: { ...template, $patch: 'replace' } } }, revision: newest + 1,
+      metadata: {
+        name,
+        labels: { ...(isObject(labels) ? (labels as Record<string, string>) : {}), [REVISION_HASH]: name.slice(name.lastIndexOf('-') + 1) },
+        ownerReferences: [ownerRef(ownerResource, owner)],
+      },
+      data: { spec: { template: { ...template, $patch: 'replace' } } },
+      revision: newest + 1,
     })
   } else if (Number(existing.revision) < newest) reg.update(crr, ns, name, { ...existing, revision: newest + 1 })
   const inUse = new Set(live.map((p) => p.metadata.labels?.[REVISION_HASH]))
-  const old = owned(reg, crr, ns, owner).filter((r) => r.metadata.name !== name && !inUse.has(r.metadata.name) && !inUse.has(r.metadata.name!.slice(r.metadata.name!.lastIndexOf('-') + 1)))
+  const old = owned(reg, crr, ns, owner)
+    .filter(
+      (r) =>
+        r.metadata.name !== name &&
+        !inUse.has(r.metadata.name) &&
+        !inUse.has(r.metadata.name!.slice(r.metadata.name!.lastIndexOf('-') + 1)),
+    )
     .sort((a, b) => Number(a.revision) - Number(b.revision))
   const limit = Number(fieldAt(owner, ['spec', 'revisionHistoryLimit']) ?? 10)
   for (const r of old.slice(0, Math.max(0, old.length - limit))) reg.delete(crr, ns, r.metadata.name!)
@@ -192,8 +279,12 @@ function recordRevision(reg: Registry, owner: KubeObject, ownerResource: Resourc
 
 /** What every DaemonSet pod tolerates, as the daemon set controller adds it. */
 const DAEMON_TOLERATIONS = [
-  ['node.kubernetes.io/not-ready', 'NoExecute'], ['node.kubernetes.io/unreachable', 'NoExecute'], ['node.kubernetes.io/disk-pressure', 'NoSchedule'],
-  ['node.kubernetes.io/memory-pressure', 'NoSchedule'], ['node.kubernetes.io/pid-pressure', 'NoSchedule'], ['node.kubernetes.io/unschedulable', 'NoSchedule'],
+  ['node.kubernetes.io/not-ready', 'NoExecute'],
+  ['node.kubernetes.io/unreachable', 'NoExecute'],
+  ['node.kubernetes.io/disk-pressure', 'NoSchedule'],
+  ['node.kubernetes.io/memory-pressure', 'NoSchedule'],
+  ['node.kubernetes.io/pid-pressure', 'NoSchedule'],
+  ['node.kubernetes.io/unschedulable', 'NoSchedule'],
 ].map(([key, effect]) => ({ key, operator: 'Exists', effect }))
 
 const pinnedNode = (pod: KubeObject) => {
@@ -210,9 +301,15 @@ export function reconcileDaemonSet(reg: Registry, ns: string, name: string): voi
   if (ds.metadata.deletionTimestamp) return
   const revision = templateHash(fieldAt(ds, ['spec', 'template']))
   const template = fieldAt(ds, ['spec', 'template', 'spec'])
-  const tolerations = [...(Array.isArray(fieldAt(template, ['tolerations'])) ? (fieldAt(template, ['tolerations']) as unknown[]) : []), ...DAEMON_TOLERATIONS]
+  const tolerations = [
+    ...(Array.isArray(fieldAt(template, ['tolerations'])) ? (fieldAt(template, ['tolerations']) as unknown[]) : []),
+    ...DAEMON_TOLERATIONS,
+  ]
   const probe = { metadata: {}, spec: { ...(isObject(template) ? template : {}), tolerations } } as KubeObject
-  const wanted = reg.list(resource(reg, '', 'nodes'), '').items.filter((n) => misfit(probe, n) === undefined).map((n) => n.metadata.name!)
+  const wanted = reg
+    .list(resource(reg, '', 'nodes'), '')
+    .items.filter((n) => misfit(probe, n) === undefined)
+    .map((n) => n.metadata.name!)
   const pods = owned(reg, pr, ns, ds).filter((p) => !p.metadata.deletionTimestamp)
   for (const p of pods) {
     if (wanted.includes(pinnedNode(p)) && p.metadata.labels?.[REVISION_HASH] === revision) continue
@@ -222,7 +319,13 @@ export function reconcileDaemonSet(reg: Registry, ns: string, name: string): voi
   const live = owned(reg, pr, ns, ds).filter((p) => !p.metadata.deletionTimestamp)
   for (const node of wanted) {
     if (live.some((p) => pinnedNode(p) === node)) continue
-    const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] } } }
+    const affinity = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }],
+        },
+      },
+    }
     const pod = newPod(reg, ds, dsr, { generateName: `${name}-` }, { [REVISION_HASH]: revision }, { affinity, tolerations } as JsonObject)
     live.push(pod)
     recordEvent(reg, dsr, ds, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`, 'daemonset-controller')
@@ -230,8 +333,13 @@ export function reconcileDaemonSet(reg: Registry, ns: string, name: string): voi
   recordRevision(reg, ds, dsr, `${name}-${revision}`, live)
   const readyCount = live.filter(isRunning).length
   setStatus(reg, dsr, ds, {
-    observedGeneration: ds.metadata.generation ?? 1, desiredNumberScheduled: wanted.length, currentNumberScheduled: live.length,
-    numberReady: readyCount, numberAvailable: readyCount, updatedNumberScheduled: live.length, numberMisscheduled: 0,
+    observedGeneration: ds.metadata.generation ?? 1,
+    desiredNumberScheduled: wanted.length,
+    currentNumberScheduled: live.length,
+    numberReady: readyCount,
+    numberAvailable: readyCount,
+    updatedNumberScheduled: live.length,
+    numberMisscheduled: 0,
     ...(wanted.length > readyCount ? { numberUnavailable: wanted.length - readyCount } : {}),
   })
 }

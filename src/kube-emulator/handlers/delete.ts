@@ -13,6 +13,10 @@ export async function remove({ ctx, req, url, info, r }: Call): Promise<Response
 export async function removeCollection({ ctx, req, url, info, r }: Call): Promise<Response> {
   const q = url.searchParams
   const deleted = ctx.registry.deleteCollection(r, info.namespace, listOptions(q, r), deleteOptions(q, await readBody(req)))
-  return json({ kind: `${r.strategy.kind}List`, apiVersion: apiVersionOf(r, info.version),
-    metadata: { resourceVersion: ctx.registry.currentResourceVersion() }, items: deleted.map((o) => present(r, info.version, o)) })
+  return json({
+    kind: `${r.strategy.kind}List`,
+    apiVersion: apiVersionOf(r, info.version),
+    metadata: { resourceVersion: ctx.registry.currentResourceVersion() },
+    items: deleted.map((o) => present(r, info.version, o)),
+  })
 }

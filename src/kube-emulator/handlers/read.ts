@@ -3,7 +3,7 @@ import type { KubeObject } from '../../kube'
 import type { Call } from '../context'
 import { toTable } from '../table'
 import { watchStream } from '../watch'
-import { apiVersionOf, checkListVersion, includeObject, json, JSON_HEADERS, listOptions, present, queryFlag, wantsTable } from './request'
+import { apiVersionOf, checkListVersion, includeObject, JSON_HEADERS, json, listOptions, present, queryFlag, wantsTable } from './request'
 
 export function get({ ctx, req, url, info, r }: Call): Response {
   const obj = present(r, info.version, ctx.registry.get(r, info.namespace, info.name))
@@ -15,11 +15,19 @@ export function list({ ctx, req, url, info, r }: Call): Response {
   checkListVersion(q)
   const res = ctx.registry.list(r, info.namespace, listOptions(q, r))
   const items = res.items.map((o) => present(r, info.version, o))
-  const metadata = { resourceVersion: res.resourceVersion, ...(res.continueToken ? { continue: res.continueToken } : {}),
-    ...(res.remainingItemCount !== undefined ? { remainingItemCount: res.remainingItemCount } : {}) }
+  const metadata = {
+    resourceVersion: res.resourceVersion,
+    ...(res.continueToken ? { continue: res.continueToken } : {}),
+    ...(res.remainingItemCount !== undefined ? { remainingItemCount: res.remainingItemCount } : {}),
+  }
   if (wantsTable(req)) return json(toTable(r, items, metadata, includeObject(q)))
   // Items of built-in lists carry no apiVersion and kind; custom resources' do, as unstructured objects.
-  return json({ kind: `${r.strategy.kind}List`, apiVersion: apiVersionOf(r, info.version), metadata, items: r.strategy.custom ? items : res.items })
+  return json({
+    kind: `${r.strategy.kind}List`,
+    apiVersion: apiVersionOf(r, info.version),
+    metadata,
+    items: r.strategy.custom ? items : res.items,
+  })
 }
 
 export function watch({ ctx, req, url, info, r, server }: Call): Response {
@@ -27,15 +35,23 @@ export function watch({ ctx, req, url, info, r, server }: Call): Response {
   const q = url.searchParams
   const out = (obj: KubeObject) => present(r, info.version, obj)
   const mode = includeObject(q)
-  const render = wantsTable(req) ? (obj: KubeObject) => toTable(r, [out(obj)], { resourceVersion: obj.metadata.resourceVersion }, mode) : out
+  const render = wantsTable(req)
+    ? (obj: KubeObject) => toTable(r, [out(obj)], { resourceVersion: obj.metadata.resourceVersion }, mode)
+    : out
   const timeout = q.get('timeoutSeconds')
   const body = watchStream(ctx.registry, r, {
-    ...listOptions(q, r), limit: undefined, continueToken: undefined, namespace: info.namespace,
+    ...listOptions(q, r),
+    limit: undefined,
+    continueToken: undefined,
+    namespace: info.namespace,
     resourceVersion: q.get('resourceVersion') ?? undefined,
-    allowBookmarks: queryFlag(q, 'allowWatchBookmarks'), sendInitialEvents: queryFlag(q, 'sendInitialEvents'),
-    timeoutSeconds: timeout ? Number(timeout) : undefined, bookmarkIntervalMs: ctx.bookmarkIntervalMs,
+    allowBookmarks: queryFlag(q, 'allowWatchBookmarks'),
+    sendInitialEvents: queryFlag(q, 'sendInitialEvents'),
+    timeoutSeconds: timeout ? Number(timeout) : undefined,
+    bookmarkIntervalMs: ctx.bookmarkIntervalMs,
     tooLargeResourceVersionWaitMs: ctx.tooLargeResourceVersionWaitMs,
-    present: render, apiVersion: apiVersionOf(r, info.version),
+    present: render,
+    apiVersion: apiVersionOf(r, info.version),
   })
   return new Response(body, { headers: { ...JSON_HEADERS, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' } })
 }

@@ -2,9 +2,9 @@
  * Reading a request the way the apiserver does: bodies (size and depth limits, JSON, the object of
  * the addressed kind), query options (list, delete, dryRun, Table), and the JSON responses.
  */
-import { groupVersion, isObject, kubeStatus, type KubeObject, type KubeStatus, type StatusCause } from '../../kube'
-import { checkFieldLabels, type DeleteOptions, type ListOptions, type Resource } from '../registry'
+import { groupVersion, isObject, type KubeObject, type KubeStatus, kubeStatus, type StatusCause } from '../../kube'
 import { decodeProtobuf, PROTOBUF } from '../protobuf'
+import { checkFieldLabels, type DeleteOptions, type ListOptions, type Resource } from '../registry'
 import { parseFieldSelector, parseLabelSelector } from '../selectors'
 import type { IncludeObject } from '../table'
 
@@ -30,7 +30,9 @@ export function present(r: Resource, version: string, obj: KubeObject): KubeObje
 
 /** Deepest bracket nesting outside strings, found in one pass before JSON.parse ever sees the text. */
 export function nestingDepth(text: string): number {
-  let depth = 0, max = 0, inString = false
+  let depth = 0,
+    max = 0,
+    inString = false
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (inString) {
@@ -57,7 +59,9 @@ export async function readBody(req: Request): Promise<unknown> {
   if (text.length > MAX_BODY_BYTES) throw kubeStatus.tooLarge()
   if (!text.trim()) return undefined
   if (nestingDepth(text) > MAX_JSON_DEPTH) throw kubeStatus.badRequest(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`)
-  try { return JSON.parse(text) } catch (e) {
+  try {
+    return JSON.parse(text)
+  } catch (e) {
     throw kubeStatus.badRequest(`the body of the request could not be decoded as JSON: ${e instanceof Error ? e.message : 'syntax error'}`)
   }
 }
@@ -68,7 +72,9 @@ export async function readObject(req: Request, r: Resource, version: string): Pr
   if (!isObject(body)) throw kubeStatus.badRequest('the body of the request must be a JSON object')
   const expected = apiVersionOf(r, version)
   if (body.apiVersion !== undefined && body.apiVersion !== expected)
-    throw kubeStatus.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${expected})`)
+    throw kubeStatus.badRequest(
+      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${expected})`,
+    )
   if (body.kind !== undefined && body.kind !== r.strategy.kind)
     throw kubeStatus.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.strategy.kind})`)
   if (body.metadata !== undefined && !isObject(body.metadata)) throw kubeStatus.badRequest('metadata must be an object')
@@ -98,10 +104,20 @@ export function checkListVersion(q: URLSearchParams): void {
   const match = q.get('resourceVersionMatch') ?? ''
   const causes: StatusCause[] = []
   const field = 'resourceVersionMatch'
-  if (match && !rv) causes.push({ reason: 'FieldValueForbidden', field, message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided' })
-  if (match && q.get('continue')) causes.push({ reason: 'FieldValueForbidden', field, message: 'Forbidden: resourceVersionMatch is forbidden when continue is provided' })
+  if (match && !rv)
+    causes.push({
+      reason: 'FieldValueForbidden',
+      field,
+      message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+    })
+  if (match && q.get('continue'))
+    causes.push({ reason: 'FieldValueForbidden', field, message: 'Forbidden: resourceVersionMatch is forbidden when continue is provided' })
   if (match && match !== 'Exact' && match !== 'NotOlderThan')
-    causes.push({ reason: 'FieldValueNotSupported', field, message: `Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""` })
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field,
+      message: `Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""`,
+    })
   if (causes.length) throw kubeStatus.invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', causes)
   if (q.get('continue') && rv && rv !== '0') throw kubeStatus.badRequest('specifying resource version is not allowed when using continue')
 }
@@ -127,6 +143,9 @@ export function deleteOptions(q: URLSearchParams, body: unknown): DeleteOptions 
   return {
     propagationPolicy: policy,
     dryRun,
-    preconditions: { uid: typeof pre.uid === 'string' ? pre.uid : undefined, resourceVersion: typeof pre.resourceVersion === 'string' ? pre.resourceVersion : undefined },
+    preconditions: {
+      uid: typeof pre.uid === 'string' ? pre.uid : undefined,
+      resourceVersion: typeof pre.resourceVersion === 'string' ? pre.resourceVersion : undefined,
+    },
   }
 }

@@ -2,7 +2,7 @@
  * Subresource handlers, one per name a strategy can declare in `subresources`: status, scale,
  * log and exec. Discovery lists them from the same table, so serving and advertising never differ.
  */
-import { isObject, kubeStatus, type KubeObject, type StatusCause } from '../../kube'
+import { isObject, type KubeObject, kubeStatus, type StatusCause } from '../../kube'
 import type { Call } from '../context'
 import { serviceResolver } from '../controllers/services'
 import { prepareExec } from '../exec'
@@ -24,7 +24,8 @@ export interface SubresourceHandler {
   serve(call: Call): Promise<Response | undefined> | Response | undefined
 }
 
-const notSupported = (r: Resource, sub: string, verb: string) => kubeStatus.methodNotSupported({ group: r.group, resource: `${r.resource}/${sub}` }, verb)
+const notSupported = (r: Resource, sub: string, verb: string) =>
+  kubeStatus.methodNotSupported({ group: r.group, resource: `${r.resource}/${sub}` }, verb)
 
 async function status(call: Call): Promise<Response> {
   const { ctx, req, url, info, r } = call
@@ -44,8 +45,15 @@ function scaleOf(spec: ScaleSpec, obj: KubeObject) {
   const selector = typeof sel === 'string' ? sel : matchLabels ? formatLabels(matchLabels) : ''
   const m = obj.metadata
   return {
-    kind: 'Scale', apiVersion: 'autoscaling/v1',
-    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      creationTimestamp: m.creationTimestamp,
+    },
     spec: { replicas: Number(fieldAt(obj, spec.specReplicasPath) ?? 0) },
     status: { replicas: Number(fieldAt(obj, spec.statusReplicasPath) ?? 0), ...(selector ? { selector } : {}) },
   }
@@ -66,11 +74,19 @@ async function scale({ ctx, req, url, info, r }: Call): Promise<Response> {
   const current = reg.get(r, info.namespace, info.name)
   const invalid = (causes: StatusCause[]) => kubeStatus.invalid({ group: 'autoscaling', kind: 'Scale' }, info.name, causes)
   const desired = patch
-    ? applyPatch(patch.type, scaleOf(spec, current), patch.patch, (m) => invalid([{ reason: 'FieldValueInvalid', message: m, field: 'patch' }]))
+    ? applyPatch(patch.type, scaleOf(spec, current), patch.patch, (m) =>
+        invalid([{ reason: 'FieldValueInvalid', message: m, field: 'patch' }]),
+      )
     : replacement
   const replicas = fieldAt(desired, ['spec', 'replicas'])
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
-    throw invalid([{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`, field: 'spec.replicas' }])
+    throw invalid([
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`,
+        field: 'spec.replicas',
+      },
+    ])
   const rv = fieldAt(desired, ['metadata', 'resourceVersion'])
   const next = structuredClone(current)
   let cursor: Record<string, unknown> = next
@@ -90,8 +106,17 @@ function exec({ ctx, req, url, info, r, server }: Call): Response | undefined {
   const upgrade = (req.headers.get('upgrade') ?? '').toLowerCase()
   if (upgrade !== 'websocket') throw kubeStatus.badRequest('Upgrade request required')
   const pod = ctx.registry.get(r, info.namespace, info.name)
-  const offered = (req.headers.get('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim()).filter(Boolean)
-  const { session, protocol } = prepareExec(pod, url.searchParams, offered, ctx.execStartDelayMs, serviceResolver(ctx.registry, info.namespace))
+  const offered = (req.headers.get('sec-websocket-protocol') ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+  const { session, protocol } = prepareExec(
+    pod,
+    url.searchParams,
+    offered,
+    ctx.execStartDelayMs,
+    serviceResolver(ctx.registry, info.namespace),
+  )
   // Bun echoes the client's first offer unless told otherwise, so the choice is always explicit.
   const headers = protocol ? { 'Sec-WebSocket-Protocol': protocol } : undefined
   if (server.upgrade(req, { data: session, headers })) return undefined

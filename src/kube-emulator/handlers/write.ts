@@ -13,5 +13,7 @@ export async function create({ ctx, req, url, info, r }: Call): Promise<Response
 
 export async function update({ ctx, req, url, info, r }: Call): Promise<Response> {
   const dryRun = dryRunQuery(url.searchParams)
-  return json(present(r, info.version, ctx.registry.update(r, info.namespace, info.name, await readObject(req, r, info.version), { dryRun })))
+  return json(
+    present(r, info.version, ctx.registry.update(r, info.namespace, info.name, await readObject(req, r, info.version), { dryRun })),
+  )
 }

@@ -28,14 +28,21 @@ export const systemAdminKeyRoutes = (deps: Deps) =>
       params: OrgParams,
       body: t.Optional(CreateOrgMsgbusTokenOption),
       response: { 200: MsgbusCredentialsResponse, ...errors, 422: ErrorBody, 503: ErrorBody },
-      detail: { summary: 'New message-bus credentials of the organization system admin (org.<orgID>.>, _INBOX.>, publishing usage.events.<org>)', tags: TAGS },
+      detail: {
+        summary: 'New message-bus credentials of the organization system admin (org.<orgID>.>, _INBOX.>, publishing usage.events.<org>)',
+        tags: TAGS,
+      },
     })
-    .post('/orgs/:org/tokens/msgbus-tokens/:id/revoke', async ({ scope, params }) => {
-      await systemAdminKeys.revokeMsgbusToken(deps, scope, params.id)
-    }, {
-      inOrg: 'revoke:msgbus-token',
-      scope: 'organization',
-      params: OrgTokenParams,
-      response: { 200: t.Void(), ...errors, 503: ErrorBody },
-      detail: { summary: 'Revoke a message-bus key of the organization system admin; its connections drop at once', tags: TAGS },
-    })
+    .post(
+      '/orgs/:org/tokens/msgbus-tokens/:id/revoke',
+      async ({ scope, params }) => {
+        await systemAdminKeys.revokeMsgbusToken(deps, scope, params.id)
+      },
+      {
+        inOrg: 'revoke:msgbus-token',
+        scope: 'organization',
+        params: OrgTokenParams,
+        response: { 200: t.Void(), ...errors, 503: ErrorBody },
+        detail: { summary: 'Revoke a message-bus key of the organization system admin; its connections drop at once', tags: TAGS },
+      },
+    )

@@ -12,7 +12,11 @@ export async function listMsgbusTokens(deps: Deps, scope: OrgScope): Promise<Msg
 }
 
 /** New credentials of the system admin in the org's account. Throws badRequest, unavailable. */
-export async function createMsgbusToken(deps: Deps, scope: OrgScope, input: CreateOrgMsgbusTokenOption): Promise<MsgbusCredentialsResponse> {
+export async function createMsgbusToken(
+  deps: Deps,
+  scope: OrgScope,
+  input: CreateOrgMsgbusTokenOption,
+): Promise<MsgbusCredentialsResponse> {
   const bot = await systemAdminOf(deps, scope)
   assertConfigured(deps)
   return msgbus.orgCredentials(deps, scope.org, bot, input)

@@ -53,7 +53,8 @@ const BLOCK = 512
 
 /** Gunzips with an output cap, so a small bomb cannot expand past `maxExpandedBytes`. */
 function gunzipCapped(archive: Uint8Array, limits: ArchiveLimits): Buffer {
-  if (archive.byteLength > limits.maxArchiveBytes) throw new UnsafeArchive(`the chart archive is larger than ${limits.maxArchiveBytes} bytes`)
+  if (archive.byteLength > limits.maxArchiveBytes)
+    throw new UnsafeArchive(`the chart archive is larger than ${limits.maxArchiveBytes} bytes`)
   try {
     return gunzipSync(archive, { maxOutputLength: limits.maxExpandedBytes })
   } catch (error) {
@@ -84,7 +85,8 @@ function paxPath(data: Buffer): string | undefined {
     const space = data.indexOf(0x20, at)
     if (space === -1) break
     const length = Number(data.subarray(at, space).toString('ascii'))
-    if (!Number.isInteger(length) || length <= 0 || at + length > data.length) throw new UnsafeArchive('the chart archive has a malformed PAX header')
+    if (!Number.isInteger(length) || length <= 0 || at + length > data.length)
+      throw new UnsafeArchive('the chart archive has a malformed PAX header')
     const record = data.subarray(space + 1, at + length - 1).toString('utf8')
     const eq = record.indexOf('=')
     if (record.slice(0, eq) === 'path') path = record.slice(eq + 1)
@@ -98,10 +100,12 @@ function paxPath(data: Buffer): string | undefined {
  * segments, backslashes and NUL, so no entry can name anything outside the chart.
  */
 function safePath(raw: string): { top: string; rest: string } {
-  if (raw.includes('\0') || raw.includes('\\')) throw new UnsafeArchive(`the chart archive has an entry with a forbidden character: ${JSON.stringify(raw.slice(0, 200))}`)
+  if (raw.includes('\0') || raw.includes('\\'))
+    throw new UnsafeArchive(`the chart archive has an entry with a forbidden character: ${JSON.stringify(raw.slice(0, 200))}`)
   if (raw.startsWith('/')) throw new UnsafeArchive(`the chart archive has an absolute path: ${JSON.stringify(raw.slice(0, 200))}`)
   const parts = raw.split('/').filter((p) => p !== '' && p !== '.')
-  if (parts.some((p) => p === '..')) throw new UnsafeArchive(`the chart archive has a path leaving the chart: ${JSON.stringify(raw.slice(0, 200))}`)
+  if (parts.some((p) => p === '..'))
+    throw new UnsafeArchive(`the chart archive has a path leaving the chart: ${JSON.stringify(raw.slice(0, 200))}`)
   const [top = '', ...rest] = parts
   return { top, rest: rest.join('/') }
 }
@@ -120,7 +124,7 @@ export function readChartArchive(archive: Uint8Array, limits: ArchiveLimits = DE
   let root: string | undefined
   let pendingPath: string | undefined
   let entries = 0
-  for (let at = 0; at + BLOCK <= tar.length;) {
+  for (let at = 0; at + BLOCK <= tar.length; ) {
     const header = tar.subarray(at, at + BLOCK)
     if (header.every((b) => b === 0)) break
     if (++entries > limits.maxEntries) throw new UnsafeArchive(`the chart archive has more than ${limits.maxEntries} entries`)
@@ -130,21 +134,30 @@ export function readChartArchive(archive: Uint8Array, limits: ArchiveLimits = DE
     if (dataStart + size > tar.length) throw new UnsafeArchive('the chart archive is truncated')
     const data = tar.subarray(dataStart, dataStart + size)
     at = dataStart + Math.ceil(size / BLOCK) * BLOCK
-    if (type === 'x') { pendingPath = paxPath(data); continue }
-    if (type === 'L') { pendingPath = readString(data, 0, data.length); continue }
+    if (type === 'x') {
+      pendingPath = paxPath(data)
+      continue
+    }
+    if (type === 'L') {
+      pendingPath = readString(data, 0, data.length)
+      continue
+    }
     if (type === 'g') continue
     const prefix = readString(header, 345, 155)
     const name = readString(header, 0, 100)
     const raw = pendingPath ?? (prefix ? `${prefix}/${name}` : name)
     pendingPath = undefined
-    if (TYPE_LINKS.has(type)) throw new UnsafeArchive(`the chart archive has a link, which charts may not contain: ${JSON.stringify(raw.slice(0, 200))}`)
-    if (!TYPE_FILE.has(type) && type !== TYPE_DIR) throw new UnsafeArchive(`the chart archive has an entry that is neither file nor directory: ${JSON.stringify(raw.slice(0, 200))}`)
+    if (TYPE_LINKS.has(type))
+      throw new UnsafeArchive(`the chart archive has a link, which charts may not contain: ${JSON.stringify(raw.slice(0, 200))}`)
+    if (!TYPE_FILE.has(type) && type !== TYPE_DIR)
+      throw new UnsafeArchive(`the chart archive has an entry that is neither file nor directory: ${JSON.stringify(raw.slice(0, 200))}`)
     const { top, rest } = safePath(raw)
     if (!top) continue
     if (root !== undefined && top !== root) throw new UnsafeArchive('the chart archive has more than one top directory')
     root = top
     if (type === TYPE_DIR || rest === '') continue
-    if (size > limits.maxFileBytes) throw new UnsafeArchive(`the chart archive has a file larger than ${limits.maxFileBytes} bytes: ${rest}`)
+    if (size > limits.maxFileBytes)
+      throw new UnsafeArchive(`the chart archive has a file larger than ${limits.maxFileBytes} bytes: ${rest}`)
     files.set(rest, data)
   }
   if (root === undefined || !files.has('Chart.yaml')) throw new UnsafeArchive('the chart archive has no Chart.yaml')

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { AppError } from '../../errors'
-import { chartMetadataOf, readChartArchive, UnsafeArchive, type ArchiveLimits, type ChartArchive } from './archive'
+import { type ArchiveLimits, type ChartArchive, chartMetadataOf, readChartArchive, UnsafeArchive } from './archive'
 import { HttpRepoClient } from './http-repo'
 import { OciClient, ociRepositoryOf } from './oci'
-import { expectOk, readCapped, registryFetch, type RegistryAccess } from './transport'
+import { expectOk, type RegistryAccess, readCapped, registryFetch } from './transport'
 
 /**
  * The chart client: finds a chart in an HTTP repository, an OCI registry or at a plain archive
@@ -50,7 +50,10 @@ export class ChartClient {
   private readonly oci = new OciClient()
   private readonly parsed = new Map<string, ChartArchive>()
 
-  constructor(private readonly cacheDir: string, private readonly limits: ArchiveLimits) {
+  constructor(
+    private readonly cacheDir: string,
+    private readonly limits: ArchiveLimits,
+  ) {
     mkdirSync(cacheDir, { recursive: true, mode: 0o700 })
   }
 
@@ -83,32 +86,53 @@ export class ChartClient {
     const last = ref.url.pathname.split('/').filter(Boolean).pop() ?? ''
     const repo = ociRepositoryOf(ref.url, !ref.name || last === ref.name ? undefined : ref.name)
     const located = await this.oci.locate(access, repo, ref.version)
-    const { digest, archive } = await this.fetchVerified(access, located.layerDigest,
-      () => this.oci.fetchLayer(access, repo, located.layerDigest, this.limits.maxArchiveBytes))
+    const { digest, archive } = await this.fetchVerified(access, located.layerDigest, () =>
+      this.oci.fetchLayer(access, repo, located.layerDigest, this.limits.maxArchiveBytes),
+    )
     const meta = metadataOf(archive)
     const url = `oci://${ref.url.host}/${repo.path}`
-    return { pin: { url, name: meta.name, version: meta.version, digest, archiveUrl: url, deprecated: meta.deprecated ?? false }, path: this.pathOf(digest), archive }
+    return {
+      pin: { url, name: meta.name, version: meta.version, digest, archiveUrl: url, deprecated: meta.deprecated ?? false },
+      path: this.pathOf(digest),
+      archive,
+    }
   }
 
   private async fromArchiveUrl(access: RegistryAccess, ref: ChartRef, archiveUrl: URL, expected: string | undefined): Promise<LoadedChart> {
     const { digest, archive } = await this.fetchVerified(access, expected, () => this.download(access, archiveUrl, ref.url.host))
     const meta = metadataOf(archive)
-    if (ref.name && meta.name !== ref.name) throw new AppError('invalid', `the archive at ${access.label} holds chart "${meta.name}", not "${ref.name}"`)
+    if (ref.name && meta.name !== ref.name)
+      throw new AppError('invalid', `the archive at ${access.label} holds chart "${meta.name}", not "${ref.name}"`)
     if (isArchiveUrl(ref.url) && ref.version && ref.version !== meta.version)
       throw new AppError('invalid', `the archive at ${access.label} holds version ${meta.version}, not "${ref.version}"`)
-    const pin = { url: ref.url.href, name: meta.name, version: meta.version, digest, archiveUrl: archiveUrl.href, deprecated: meta.deprecated ?? false }
+    const pin = {
+      url: ref.url.href,
+      name: meta.name,
+      version: meta.version,
+      digest,
+      archiveUrl: archiveUrl.href,
+      deprecated: meta.deprecated ?? false,
+    }
     return { pin, path: this.pathOf(digest), archive }
   }
 
   /** The archive with digest `expected` from the disk cache when it is there, else fetched, verified and kept. */
-  private async fetchVerified(access: RegistryAccess, expected: string | undefined, fetchBytes: () => Promise<Uint8Array>): Promise<{ digest: string; archive: ChartArchive }> {
+  private async fetchVerified(
+    access: RegistryAccess,
+    expected: string | undefined,
+    fetchBytes: () => Promise<Uint8Array>,
+  ): Promise<{ digest: string; archive: ChartArchive }> {
     if (expected && existsSync(this.pathOf(expected))) return { digest: expected, archive: await this.archiveOf(expected) }
     return this.store(access, await fetchBytes(), expected)
   }
 
   /** Downloads an archive; the source's credentials go only to `credentialHost` (the repository's host). */
   private async download(access: RegistryAccess, url: URL, credentialHost: string): Promise<Uint8Array> {
-    const response = await registryFetch(access, url, { headers: { accept: 'application/gzip, application/octet-stream, */*' }, basicAuth: true, credentialHost })
+    const response = await registryFetch(access, url, {
+      headers: { accept: 'application/gzip, application/octet-stream, */*' },
+      basicAuth: true,
+      credentialHost,
+    })
     await expectOk(access, response, 'chart archive')
     return readCapped(access, response, this.limits.maxArchiveBytes, 'chart archive')
   }
@@ -119,7 +143,8 @@ export class ChartClient {
    */
   private store(access: RegistryAccess, bytes: Uint8Array, expected: string | undefined): { digest: string; archive: ChartArchive } {
     const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`
-    if (expected && expected !== digest) throw new AppError('upstream', `chart registry ${access.label}: the chart archive does not match its digest ${expected}`)
+    if (expected && expected !== digest)
+      throw new AppError('upstream', `chart registry ${access.label}: the chart archive does not match its digest ${expected}`)
     const archive = safeRead(bytes, this.limits)
     const path = this.pathOf(digest)
     if (!existsSync(path)) {

@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml'
 import { AppError } from '../../errors'
-import { expectOk, readCapped, registryFailure, registryFetch, type RegistryAccess } from './transport'
+import { expectOk, type RegistryAccess, readCapped, registryFailure, registryFetch } from './transport'
 import { pickVersion } from './versions'
 
 /**
@@ -45,11 +45,21 @@ function entriesOf(index: unknown): Map<string, IndexEntry[]> {
   if (!raw || typeof raw !== 'object') return entries
   for (const [name, versions] of Object.entries(raw as Record<string, unknown>)) {
     if (!Array.isArray(versions)) continue
-    entries.set(name, versions.flatMap((v: Record<string, unknown> | null) => {
-      if (!v || typeof v !== 'object' || v.version === undefined) return []
-      const urls = Array.isArray(v.urls) ? v.urls.filter((u): u is string => typeof u === 'string') : []
-      return [{ version: String(v.version), urls, digest: typeof v.digest === 'string' && /^[0-9a-fA-F]{64}$/.test(v.digest) ? v.digest.toLowerCase() : undefined, deprecated: v.deprecated === true }]
-    }))
+    entries.set(
+      name,
+      versions.flatMap((v: Record<string, unknown> | null) => {
+        if (!v || typeof v !== 'object' || v.version === undefined) return []
+        const urls = Array.isArray(v.urls) ? v.urls.filter((u): u is string => typeof u === 'string') : []
+        return [
+          {
+            version: String(v.version),
+            urls,
+            digest: typeof v.digest === 'string' && /^[0-9a-fA-F]{64}$/.test(v.digest) ? v.digest.toLowerCase() : undefined,
+            deprecated: v.deprecated === true,
+          },
+        ]
+      }),
+    )
   }
   return entries
 }
@@ -85,7 +95,10 @@ export class HttpRepoClient {
   async locate(access: RegistryAccess, repoUrl: URL, name: string, wanted: string | undefined): Promise<ChartLocation> {
     const versions = (await this.index(access, repoUrl)).get(name)
     if (!versions || versions.length === 0) throw new AppError('invalid', `chart "${name}" is not in the repository ${access.label}`)
-    const version = pickVersion(versions.map((v) => v.version), wanted)
+    const version = pickVersion(
+      versions.map((v) => v.version),
+      wanted,
+    )
     const entry = version === undefined ? undefined : versions.find((v) => v.version === version)
     if (!entry) throw new AppError('invalid', `chart "${name}" has no version matching "${wanted ?? ''}" in the repository ${access.label}`)
     const first = entry.urls[0]

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors'
-import { expectOk, readCapped, registryFailure, registryFetch, type RegistryAccess } from './transport'
+import { expectOk, type RegistryAccess, readCapped, registryFailure, registryFetch } from './transport'
 import { isExactVersion, pickVersion } from './versions'
 
 /**
@@ -45,7 +45,8 @@ function parseChallenge(header: string): Challenge | undefined {
   const match = /^(\w+)\s+(.*)$/.exec(header.trim())
   if (!match) return undefined
   const params: Record<string, string> = {}
-  for (const [, key, quoted, bare] of match[2]!.matchAll(/(\w+)=(?:"([^"]*)"|([^,\s]*))/g)) params[key!.toLowerCase()] = quoted ?? bare ?? ''
+  for (const [, key, quoted, bare] of match[2]!.matchAll(/(\w+)=(?:"([^"]*)"|([^,\s]*))/g))
+    params[key!.toLowerCase()] = quoted ?? bare ?? ''
   return { scheme: match[1]!.toLowerCase(), params }
 }
 
@@ -67,7 +68,9 @@ export class OciClient {
       throw new AppError('invalid', `chart ${repo.path} has no version "${version}" in the registry ${access.label}`)
     }
     await expectOk(access, response, `manifest of ${repo.path}:${version}`)
-    const manifest = parseJson(access, await readCapped(access, response, MAX_MANIFEST_BYTES, 'manifest'), 'manifest') as { layers?: { mediaType?: string; digest?: string }[] }
+    const manifest = parseJson(access, await readCapped(access, response, MAX_MANIFEST_BYTES, 'manifest'), 'manifest') as {
+      layers?: { mediaType?: string; digest?: string }[]
+    }
     const layer = (manifest.layers ?? []).find((l) => CHART_LAYER_TYPES.includes(l.mediaType ?? ''))
     if (!layer || typeof layer.digest !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(layer.digest))
       throw new AppError('invalid', `${repo.path}:${version} in the registry ${access.label} is not a Helm chart (no chart layer)`)
@@ -96,7 +99,8 @@ export class OciClient {
       next = nextPage(response.headers.get('link'), repo)
     }
     const version = pickVersion(tags, asked)
-    if (version === undefined) throw new AppError('invalid', `chart ${repo.path} has no version matching "${asked}" in the registry ${access.label}`)
+    if (version === undefined)
+      throw new AppError('invalid', `chart ${repo.path} has no version matching "${asked}" in the registry ${access.label}`)
     return version
   }
 
@@ -135,13 +139,23 @@ export class OciClient {
     }
     if (params.service) realm.searchParams.set('service', params.service)
     realm.searchParams.set('scope', params.scope ?? `repository:${repo.path}:pull`)
-    const response = await registryFetch(access, realm, { headers: { accept: 'application/json' }, basicAuth: access.username !== undefined })
+    const response = await registryFetch(access, realm, {
+      headers: { accept: 'application/json' },
+      basicAuth: access.username !== undefined,
+    })
     if (response.status === 401 || response.status === 403) {
       await response.body?.cancel()
-      throw registryFailure(access, `refused the ${access.username === undefined ? 'anonymous token request' : 'credentials'} (${response.status})`)
+      throw registryFailure(
+        access,
+        `refused the ${access.username === undefined ? 'anonymous token request' : 'credentials'} (${response.status})`,
+      )
     }
     await expectOk(access, response, 'token')
-    const body = parseJson(access, await readCapped(access, response, 1024 * 1024, 'token'), 'token answer') as { token?: unknown; access_token?: unknown; expires_in?: unknown }
+    const body = parseJson(access, await readCapped(access, response, 1024 * 1024, 'token'), 'token answer') as {
+      token?: unknown
+      access_token?: unknown
+      expires_in?: unknown
+    }
     const value = typeof body.token === 'string' ? body.token : typeof body.access_token === 'string' ? body.access_token : undefined
     if (!value) throw registryFailure(access, 'answered the token request without a token')
     const seconds = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 60
@@ -162,6 +176,8 @@ function parseJson(access: RegistryAccess, bytes: Uint8Array, what: string): Rec
   try {
     const parsed: unknown = JSON.parse(Buffer.from(bytes).toString('utf8'))
     if (parsed && typeof parsed === 'object') return parsed as Record<string, unknown>
-  } catch { /* answered below */ }
+  } catch {
+    /* answered below */
+  }
   throw registryFailure(access, `sent a ${what} that is not JSON`)
 }

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors'
-import { EgressRefused, egressFetch, type EgressPolicy } from '../../net/egress'
+import { type EgressPolicy, EgressRefused, egressFetch } from '../../net/egress'
 
 /**
  * The one way the chart client talks to a registry: through the egress guard (private addresses
@@ -22,8 +22,10 @@ export interface RegistryAccess {
 export const PRIVATE_REGISTRIES_SETTING = 'PLATFORM_ALLOW_PRIVATE_REGISTRIES'
 const MAX_REDIRECTS = 5
 
-export const registryPolicy = (access: Pick<RegistryAccess, 'allowPrivate'>): EgressPolicy =>
-  ({ allowPrivate: access.allowPrivate, setting: PRIVATE_REGISTRIES_SETTING })
+export const registryPolicy = (access: Pick<RegistryAccess, 'allowPrivate'>): EgressPolicy => ({
+  allowPrivate: access.allowPrivate,
+  setting: PRIVATE_REGISTRIES_SETTING,
+})
 
 /** A registry failure a client sees as 502; the message names the registry and what went wrong. */
 export function registryFailure(access: RegistryAccess, what: string): AppError {
@@ -53,12 +55,16 @@ export async function registryFetch(access: RegistryAccess, url: URL, request: R
       headers.set('authorization', `Basic ${Buffer.from(`${access.username}:${access.password ?? ''}`).toString('base64')}`)
     let response: Response
     try {
-      response = await egressFetch(target, {
-        method: request.method ?? 'GET',
-        headers,
-        signal: AbortSignal.timeout(access.timeoutMs),
-        tls: { ca: access.caData || undefined, rejectUnauthorized: !access.insecureSkipTlsVerify },
-      }, registryPolicy(access))
+      response = await egressFetch(
+        target,
+        {
+          method: request.method ?? 'GET',
+          headers,
+          signal: AbortSignal.timeout(access.timeoutMs),
+          tls: { ca: access.caData || undefined, rejectUnauthorized: !access.insecureSkipTlsVerify },
+        },
+        registryPolicy(access),
+      )
     } catch (error) {
       if (error instanceof EgressRefused) throw new AppError('invalid', `chart registry ${access.label}: ${error.message}`)
       throw registryFailure(access, networkReason(error))

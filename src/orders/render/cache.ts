@@ -11,7 +11,9 @@ export interface RenderKey {
 }
 
 export function renderKeyOf(key: RenderKey): string {
-  const valuesHash = createHash('sha256').update(key.valuesJson ?? '').digest('hex')
+  const valuesHash = createHash('sha256')
+    .update(key.valuesJson ?? '')
+    .digest('hex')
   return JSON.stringify([key.digest, key.valuesJson === undefined ? '' : valuesHash, key.release, key.namespace, key.kubeVersion])
 }
 
@@ -31,7 +33,9 @@ export class RenderCache {
     const pending = render()
     this.entries.set(key, pending)
     // A failed render is not kept: the next request tries again (a registry may be back).
-    pending.catch(() => { if (this.entries.get(key) === pending) this.entries.delete(key) })
+    pending.catch(() => {
+      if (this.entries.get(key) === pending) this.entries.delete(key)
+    })
     while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!)
     return pending
   }

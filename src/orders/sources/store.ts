@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import { chartSources } from '../../../db/schema'
 import { AppError } from '../../errors'
-import { isUniqueViolation, type Executor } from '../../storage/database'
+import { type Executor, isUniqueViolation } from '../../storage/database'
 
 export type ChartSourceRow = typeof chartSources.$inferSelect
 export type NewChartSource = typeof chartSources.$inferInsert

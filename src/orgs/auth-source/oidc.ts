@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi'
 import { AppError } from '../../errors'
-import { EgressRefused, egressFetch, type EgressPolicy } from '../../net/egress'
+import { type EgressPolicy, EgressRefused, egressFetch } from '../../net/egress'
 
 /**
  * The one module that talks to OpenID providers, through oauth4webapi: discovery, the
@@ -34,9 +34,14 @@ export function issuerOf(discoveryUrl: string): URL {
 }
 
 function requestOptions(policy: EgressPolicy, url: URL) {
-  if (url.protocol === 'http:' && !policy.allowPrivate) throw new AppError('invalid', OidcMessages.httpsOnly, [{ field: 'discoveryURL', message: 'must be https' }])
+  if (url.protocol === 'http:' && !policy.allowPrivate)
+    throw new AppError('invalid', OidcMessages.httpsOnly, [{ field: 'discoveryURL', message: 'must be https' }])
   const fetchThroughGuard = ((input: string | URL | Request, init?: RequestInit) =>
-    egressFetch(input instanceof Request ? input.url : input, { ...init, signal: init?.signal ?? AbortSignal.timeout(10_000) } as RequestInit, policy)) as typeof fetch
+    egressFetch(
+      input instanceof Request ? input.url : input,
+      { ...init, signal: init?.signal ?? AbortSignal.timeout(10_000) } as RequestInit,
+      policy,
+    )) as typeof fetch
   return { [oauth.customFetch]: fetchThroughGuard, [oauth.allowInsecureRequests]: policy.allowPrivate }
 }
 
@@ -54,7 +59,9 @@ export async function discover(discoveryUrl: string, policy: EgressPolicy): Prom
     if (!server.authorization_endpoint || !server.token_endpoint || !server.jwks_uri) throw new Error('incomplete')
     return server
   } catch {
-    throw new AppError('invalid', OidcMessages.notOidc(discoveryUrl), [{ field: 'discoveryURL', message: 'is not an OpenID configuration' }])
+    throw new AppError('invalid', OidcMessages.notOidc(discoveryUrl), [
+      { field: 'discoveryURL', message: 'is not an OpenID configuration' },
+    ])
   }
 }
 
@@ -63,7 +70,8 @@ async function guarded<T>(target: URL, call: () => Promise<T>): Promise<T> {
     return await call()
   } catch (error) {
     if (error instanceof AppError) throw error
-    if (error instanceof EgressRefused) throw new AppError('invalid', `discoveryURL is not allowed: ${error.message}`, [{ field: 'discoveryURL', message: error.message }])
+    if (error instanceof EgressRefused)
+      throw new AppError('invalid', `discoveryURL is not allowed: ${error.message}`, [{ field: 'discoveryURL', message: error.message }])
     throw new AppError('upstream', OidcMessages.unreachable(target.host))
   }
 }
@@ -76,14 +84,24 @@ export interface AuthorizationRequest {
 }
 
 /** The provider's authorization URL with fresh state, nonce and PKCE verifier (kept by the caller). */
-export async function authorizationRequest(server: oauth.AuthorizationServer, client: OidcClient, redirectUri: string): Promise<AuthorizationRequest> {
+export async function authorizationRequest(
+  server: oauth.AuthorizationServer,
+  client: OidcClient,
+  redirectUri: string,
+): Promise<AuthorizationRequest> {
   const state = oauth.generateRandomState()
   const nonce = oauth.generateRandomNonce()
   const codeVerifier = oauth.generateRandomCodeVerifier()
   const url = new URL(server.authorization_endpoint!)
   url.search = new URLSearchParams({
-    client_id: client.clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid email profile',
-    state, nonce, code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier), code_challenge_method: 'S256',
+    client_id: client.clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid email profile',
+    state,
+    nonce,
+    code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
   }).toString()
   return { url: url.href, state, nonce, codeVerifier }
 }
@@ -102,8 +120,13 @@ export interface VerifiedIdentity {
  * verifier and verifies the ID token. Throws badRequest (the provider's error, a bad state or
  * token), upstream (unreachable).
  */
-export async function redeemCode(server: oauth.AuthorizationServer, client: OidcClient, callback: URLSearchParams,
-  expected: { state: string; nonce: string; codeVerifier: string; redirectUri: string }, policy: EgressPolicy): Promise<VerifiedIdentity> {
+export async function redeemCode(
+  server: oauth.AuthorizationServer,
+  client: OidcClient,
+  callback: URLSearchParams,
+  expected: { state: string; nonce: string; codeVerifier: string; redirectUri: string },
+  policy: EgressPolicy,
+): Promise<VerifiedIdentity> {
   const oauthClient: oauth.Client = { client_id: client.clientId }
   const auth = oauth.ClientSecretPost(client.clientSecret)
   const options = requestOptions(policy, new URL(server.issuer))
@@ -111,13 +134,20 @@ export async function redeemCode(server: oauth.AuthorizationServer, client: Oidc
   try {
     params = oauth.validateAuthResponse(server, oauthClient, callback, expected.state)
   } catch (error) {
-    throw new AppError('badRequest', OidcMessages.refused(error instanceof oauth.AuthorizationResponseError ? providerError(error) : reasonOf(error)))
+    throw new AppError(
+      'badRequest',
+      OidcMessages.refused(error instanceof oauth.AuthorizationResponseError ? providerError(error) : reasonOf(error)),
+    )
   }
   const response = await guarded(new URL(server.token_endpoint!), () =>
-    oauth.authorizationCodeGrantRequest(server, oauthClient, auth, params, expected.redirectUri, expected.codeVerifier, options))
+    oauth.authorizationCodeGrantRequest(server, oauthClient, auth, params, expected.redirectUri, expected.codeVerifier, options),
+  )
   let claims: oauth.IDToken
   try {
-    const result = await oauth.processAuthorizationCodeResponse(server, oauthClient, response, { expectedNonce: expected.nonce, requireIdToken: true })
+    const result = await oauth.processAuthorizationCodeResponse(server, oauthClient, response, {
+      expectedNonce: expected.nonce,
+      requireIdToken: true,
+    })
     claims = oauth.getValidatedIdTokenClaims(result)!
   } catch (error) {
     if (error instanceof oauth.ResponseBodyError) throw new AppError('badRequest', OidcMessages.refused(providerError(error)))

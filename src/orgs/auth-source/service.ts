@@ -1,17 +1,17 @@
 import type { Actor } from '../../authz/actor'
 import type { OrgScope } from '../../authz/authorize'
+import { nowSeconds } from '../../clock'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { checkName } from '../../identity/names'
 import * as links from '../../identity/security/account-links/store'
-import { startSession, type NewSessionCookies } from '../../identity/sessions/service'
+import { type NewSessionCookies, startSession } from '../../identity/sessions/service'
 import * as users from '../../identity/store'
 import type { Executor } from '../../storage/database'
 import * as orgStore from '../store'
-import { authorizationRequest, discover, redeemCode, type OidcClient, type VerifiedIdentity } from './oidc'
+import { authorizationRequest, discover, type OidcClient, redeemCode, type VerifiedIdentity } from './oidc'
 import type { OrgAuthSourceOption, OrgAuthSourceResponse, OrgAuthSourceUpdateOption } from './schemas'
 import * as store from './store'
-import { nowSeconds } from '../../clock'
 
 export const Messages = {
   noSource: 'this organization has no auth source',
@@ -26,8 +26,22 @@ export const Messages = {
 
 /** Gitea's OAuth2 provider names; openidConnect fits every OIDC provider (Keycloak, Dex, Entra ID, Google). */
 export const PROVIDERS = [
-  'openidConnect', 'gitea', 'gitlab', 'github', 'google', 'azuread', 'azureadv2', 'microsoftonline', 'nextcloud',
-  'mastodon', 'bitbucket', 'dropbox', 'facebook', 'discord', 'twitter', 'yandex',
+  'openidConnect',
+  'gitea',
+  'gitlab',
+  'github',
+  'google',
+  'azuread',
+  'azureadv2',
+  'microsoftonline',
+  'nextcloud',
+  'mastodon',
+  'bitbucket',
+  'dropbox',
+  'facebook',
+  'discord',
+  'twitter',
+  'yandex',
 ] as const
 
 /** The path (under /api/v1) that starts and finishes an org's sign-in: the spec's oauthCallbackPath. */
@@ -37,9 +51,14 @@ const policyOf = (deps: Deps) => ({ allowPrivate: deps.config.allowPrivateEndpoi
 
 export function present(row: store.AuthSourceRow): OrgAuthSourceResponse {
   return {
-    id: row.orgId, orgID: row.orgId, name: row.name, provider: row.provider, clientID: row.clientId,
+    id: row.orgId,
+    orgID: row.orgId,
+    name: row.name,
+    provider: row.provider,
+    clientID: row.clientId,
     ...(row.discoveryUrl ? { discoveryURL: row.discoveryUrl } : {}),
-    isActive: row.isActive, enforceForMembers: row.enforceForMembers,
+    isActive: row.isActive,
+    enforceForMembers: row.enforceForMembers,
   }
 }
 
@@ -66,8 +85,14 @@ export async function createSource(deps: Deps, scope: OrgScope, input: OrgAuthSo
   const row = await deps.db.write(async (tx) => {
     if (!(await orgStore.findOrgById(tx, scope.org.id))) throw new AppError('notFound', Messages.noSource)
     return store.insertAuthSource(tx, {
-      orgId: scope.org.id, name: input.name, provider: input.provider, clientId: input.clientID, sealedClientSecret,
-      discoveryUrl, isActive: true, enforceForMembers: input.enforceForMembers ?? false,
+      orgId: scope.org.id,
+      name: input.name,
+      provider: input.provider,
+      clientId: input.clientID,
+      sealedClientSecret,
+      discoveryUrl,
+      isActive: true,
+      enforceForMembers: input.enforceForMembers ?? false,
     })
   })
   return present(row)
@@ -79,12 +104,17 @@ export async function updateSource(deps: Deps, scope: OrgScope, input: OrgAuthSo
   if (!current) throw new AppError('notFound', Messages.noSource)
   const discoveryUrl = input.discoveryURL === undefined ? current.discoveryUrl : input.discoveryURL.trim()
   await checkProvider(deps, input.provider, discoveryUrl)
-  const row = await deps.db.write(async (tx) => store.updateAuthSource(tx, scope.org.id, {
-    name: input.name, provider: input.provider, clientId: input.clientID, discoveryUrl,
-    ...(input.clientSecret ? { sealedClientSecret: await deps.secrets.seal(input.clientSecret) } : {}),
-    ...(input.isActive !== undefined ? { isActive: input.isActive } : {}),
-    ...(input.enforceForMembers !== undefined ? { enforceForMembers: input.enforceForMembers } : {}),
-  }))
+  const row = await deps.db.write(async (tx) =>
+    store.updateAuthSource(tx, scope.org.id, {
+      name: input.name,
+      provider: input.provider,
+      clientId: input.clientID,
+      discoveryUrl,
+      ...(input.clientSecret ? { sealedClientSecret: await deps.secrets.seal(input.clientSecret) } : {}),
+      ...(input.isActive !== undefined ? { isActive: input.isActive } : {}),
+      ...(input.enforceForMembers !== undefined ? { enforceForMembers: input.enforceForMembers } : {}),
+    }),
+  )
   if (!row) throw new AppError('notFound', Messages.noSource)
   return present(row)
 }
@@ -103,8 +133,11 @@ export function orgIdOfSourcePath(segment: string): number {
 
 async function activeSource(deps: Deps, orgId: number): Promise<{ row: store.AuthSourceRow; client: OidcClient }> {
   const row = await store.findAuthSource(deps.db.read, orgId)
-  if (!row || !row.isActive) throw new AppError('notFound', Messages.noSource)
-  return { row, client: { discoveryUrl: row.discoveryUrl, clientId: row.clientId, clientSecret: await deps.secrets.open(row.sealedClientSecret) } }
+  if (!row?.isActive) throw new AppError('notFound', Messages.noSource)
+  return {
+    row,
+    client: { discoveryUrl: row.discoveryUrl, clientId: row.clientId, clientSecret: await deps.secrets.open(row.sealedClientSecret) },
+  }
 }
 
 /** What the browser keeps between the start and the callback, sealed in a short-lived cookie. */
@@ -131,13 +164,23 @@ export function sameSiteTarget(redirectTo: string | undefined): string {
  * Starts an org's sign-in: the provider's authorization URL, and the sealed state the browser must
  * bring back. A session caller links the identity to their account. Throws notFound (no active source).
  */
-export async function startSignIn(deps: Deps, orgId: number, actor: Actor | undefined, redirectTo: string | undefined): Promise<{ location: string; sealedState: string }> {
+export async function startSignIn(
+  deps: Deps,
+  orgId: number,
+  actor: Actor | undefined,
+  redirectTo: string | undefined,
+): Promise<{ location: string; sealedState: string }> {
   const { client } = await activeSource(deps, orgId)
   const server = await discover(client.discoveryUrl, policyOf(deps))
   const request = await authorizationRequest(server, client, redirectUri(deps, orgId))
   const state: SignInState = {
-    orgId, state: request.state, nonce: request.nonce, codeVerifier: request.codeVerifier, redirectTo: sameSiteTarget(redirectTo),
-    ...(actor?.credential === 'session' ? { linkUid: actor.user.id } : {}), expiresAt: deps.clock.now() + STATE_TTL_SECONDS * 1000,
+    orgId,
+    state: request.state,
+    nonce: request.nonce,
+    codeVerifier: request.codeVerifier,
+    redirectTo: sameSiteTarget(redirectTo),
+    ...(actor?.credential === 'session' ? { linkUid: actor.user.id } : {}),
+    expiresAt: deps.clock.now() + STATE_TTL_SECONDS * 1000,
   }
   return { location: request.url, sealedState: await deps.secrets.seal(JSON.stringify(state)) }
 }
@@ -161,8 +204,13 @@ async function openState(deps: Deps, orgId: number, sealed: string | undefined):
  * (state, provider refusal, ID token), notFound (no active source), methodNotAllowed (account may
  * not sign in), conflict (identity linked elsewhere), upstream.
  */
-export async function finishSignIn(deps: Deps, orgId: number, callback: URLSearchParams, sealedState: string | undefined,
-  client: { ip: string; userAgent: string }): Promise<{ session: NewSessionCookies; location: string }> {
+export async function finishSignIn(
+  deps: Deps,
+  orgId: number,
+  callback: URLSearchParams,
+  sealedState: string | undefined,
+  client: { ip: string; userAgent: string },
+): Promise<{ session: NewSessionCookies; location: string }> {
   const state = await openState(deps, orgId, sealedState)
   const source = await activeSource(deps, orgId)
   const server = await discover(source.client.discoveryUrl, policyOf(deps))
@@ -175,7 +223,12 @@ export async function finishSignIn(deps: Deps, orgId: number, callback: URLSearc
 }
 
 /** One transaction: the linked user, or a link for the starter, or a new user; then org membership. */
-async function userForIdentity(tx: Executor, source: store.AuthSourceRow, identity: VerifiedIdentity, linkUid: number | undefined): Promise<users.UserRow> {
+async function userForIdentity(
+  tx: Executor,
+  source: store.AuthSourceRow,
+  identity: VerifiedIdentity,
+  linkUid: number | undefined,
+): Promise<users.UserRow> {
   const link = await links.findLinkByIdentity(tx, source.orgId, identity.issuer, identity.subject)
   let user: users.UserRow | undefined
   if (link) {
@@ -185,7 +238,14 @@ async function userForIdentity(tx: Executor, source: store.AuthSourceRow, identi
     user = linkUid !== undefined ? await users.findUserById(tx, linkUid) : await createSsoUser(tx, identity)
     if (!user) throw new AppError('badRequest', Messages.stateMissing)
     if (await links.findLinkOfUser(tx, user.id, source.orgId)) throw new AppError('conflict', Messages.alreadyLinked)
-    await links.insertLink(tx, { uid: user.id, sourceId: source.orgId, provider: source.provider, sourceName: source.name, issuer: identity.issuer, externalId: identity.subject })
+    await links.insertLink(tx, {
+      uid: user.id,
+      sourceId: source.orgId,
+      provider: source.provider,
+      sourceName: source.name,
+      issuer: identity.issuer,
+      externalId: identity.subject,
+    })
   }
   if (!user) throw new AppError('badRequest', Messages.stateMissing)
   await joinMembersTeam(tx, source.orgId, user.id)
@@ -201,12 +261,23 @@ async function createSsoUser(tx: Executor, identity: VerifiedIdentity): Promise<
   let name = base
   for (let n = 2; (await users.findAccountByName(tx, name)) || checkName(name) !== 'VALID'; n++) name = `${base.slice(0, 34)}-${n}`
   const email = identity.email && identity.emailVerified && !(await users.findUserByAnyEmail(tx, identity.email)) ? identity.email : ''
-  return users.insertUser(tx, { name, lowerName: name.toLowerCase(), fullName: identity.name ?? '', email, keepEmailPrivate: true, passwordHash: '' })
+  return users.insertUser(tx, {
+    name,
+    lowerName: name.toLowerCase(),
+    fullName: identity.name ?? '',
+    email,
+    keepEmailPrivate: true,
+    passwordHash: '',
+  })
 }
 
 function loginBase(identity: VerifiedIdentity): string {
   const wanted = identity.preferredUsername ?? identity.email?.split('@')[0] ?? 'user'
-  const cleaned = wanted.replace(/[^-.\w]/g, '-').replace(/[-._]{2,}/g, '-').replace(/^[^0-9A-Za-z]+|[-._]+$/g, '').slice(0, 34)
+  const cleaned = wanted
+    .replace(/[^-.\w]/g, '-')
+    .replace(/[-._]{2,}/g, '-')
+    .replace(/^[^0-9A-Za-z]+|[-._]+$/g, '')
+    .slice(0, 34)
   return cleaned && checkName(cleaned) === 'VALID' ? cleaned : `user-${identity.subject.replace(/[^0-9A-Za-z]/g, '').slice(0, 20) || 'sso'}`
 }
 
@@ -214,7 +285,18 @@ const MEMBERS_TEAM = 'Members'
 
 /** Adds the user to the org's Members team, created with permission read when missing. */
 async function joinMembersTeam(tx: Executor, orgId: number, uid: number): Promise<void> {
-  const team = await orgStore.findTeamByName(tx, orgId, MEMBERS_TEAM)
-    ?? await orgStore.insertTeam(tx, { orgId, name: MEMBERS_TEAM, lowerName: MEMBERS_TEAM.toLowerCase(), description: 'Members who signed in with single sign-on', permission: 'read' }, [])
+  const team =
+    (await orgStore.findTeamByName(tx, orgId, MEMBERS_TEAM)) ??
+    (await orgStore.insertTeam(
+      tx,
+      {
+        orgId,
+        name: MEMBERS_TEAM,
+        lowerName: MEMBERS_TEAM.toLowerCase(),
+        description: 'Members who signed in with single sign-on',
+        permission: 'read',
+      },
+      [],
+    ))
   await orgStore.addTeamMember(tx, team, uid)
 }

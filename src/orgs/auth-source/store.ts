@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm'
 import { orgAuthSources } from '../../../db/schema'
 import { AppError } from '../../errors'
-import { isUniqueViolation, type Executor } from '../../storage/database'
+import { type Executor, isUniqueViolation } from '../../storage/database'
 
 export type AuthSourceRow = typeof orgAuthSources.$inferSelect
 export type NewAuthSource = typeof orgAuthSources.$inferInsert
@@ -23,7 +23,11 @@ export async function insertAuthSource(db: Executor, source: NewAuthSource): Pro
 }
 
 export async function updateAuthSource(db: Executor, orgId: number, changes: Partial<NewAuthSource>): Promise<AuthSourceRow | undefined> {
-  const [row] = await db.update(orgAuthSources).set({ ...changes, updatedAt: new Date() }).where(eq(orgAuthSources.orgId, orgId)).returning()
+  const [row] = await db
+    .update(orgAuthSources)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(eq(orgAuthSources.orgId, orgId))
+    .returning()
   return row
 }
 

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
-import { OrgClaimableCheckResp, Organization } from '../schemas'
+import { Organization, OrgClaimableCheckResp } from '../schemas'
 import * as claims from './service'
 
 const TAGS = ['organization']
@@ -21,11 +21,9 @@ export const hostedClaimRoutes = (deps: Deps) =>
 
 /** `GET /orgs/claim/`: registered on marketplace deployments and in dev run mode only (createApp decides). */
 export const claimCheckRoutes = (deps: Deps) =>
-  new Elysia({ name: 'orgs.claims.check', prefix: '/api/v1' })
-    .use(guard(deps))
-    .get('/orgs/claim/', () => claims.checkClaimable(deps), {
-      signedIn: 'site-admin',
-      scope: 'admin',
-      response: { 200: OrgClaimableCheckResp, 401: ErrorBody, 403: ErrorBody },
-      detail: { summary: 'The oldest unclaimed standalone organization from the marketplace flow', tags: TAGS },
-    })
+  new Elysia({ name: 'orgs.claims.check', prefix: '/api/v1' }).use(guard(deps)).get('/orgs/claim/', () => claims.checkClaimable(deps), {
+    signedIn: 'site-admin',
+    scope: 'admin',
+    response: { 200: OrgClaimableCheckResp, 401: ErrorBody, 403: ErrorBody },
+    detail: { summary: 'The oldest unclaimed standalone organization from the marketplace flow', tags: TAGS },
+  })

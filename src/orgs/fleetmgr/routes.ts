@@ -35,7 +35,7 @@ export const fleetmgrRoutes = (deps: Deps) => {
         params: OrgParams,
         ...hooks,
         response: { 200: FleetmgrApiToken, ...errors },
-        detail: { summary: 'The organization\'s fleet-manager sync token, secret included', tags: TAGS, deprecated: isDeprecated },
+        detail: { summary: "The organization's fleet-manager sync token, secret included", tags: TAGS, deprecated: isDeprecated },
       })
       .post(path, ({ me, scope, body }) => fleetmgr.createSyncToken(deps, scope, me, body ?? {}), {
         inOrg: 'create:fleetmgr-org-sync-token',
@@ -44,16 +44,26 @@ export const fleetmgrRoutes = (deps: Deps) => {
         body: t.Optional(AccessToken),
         ...hooks,
         response: { 200: ApiResponseMessage, ...errors, 400: ErrorBody, 422: ErrorBody },
-        detail: { summary: 'Mint (or replace) the fleet-manager sync token; 400 unless the org is of fleet-manager origin', tags: TAGS, deprecated: isDeprecated },
+        detail: {
+          summary: 'Mint (or replace) the fleet-manager sync token; 400 unless the org is of fleet-manager origin',
+          tags: TAGS,
+          deprecated: isDeprecated,
+        },
       })
-      .delete(path, async ({ scope }) => { await fleetmgr.deleteSyncToken(deps, scope) }, {
-        inOrg: 'remove:fleetmgr-sync-token',
-        scope: 'organization',
-        params: OrgParams,
-        ...hooks,
-        response: { 200: t.Void(), ...errors },
-        detail: { summary: 'Delete the fleet-manager sync token', tags: TAGS, deprecated: isDeprecated },
-      })
+      .delete(
+        path,
+        async ({ scope }) => {
+          await fleetmgr.deleteSyncToken(deps, scope)
+        },
+        {
+          inOrg: 'remove:fleetmgr-sync-token',
+          scope: 'organization',
+          params: OrgParams,
+          ...hooks,
+          response: { 200: t.Void(), ...errors },
+          detail: { summary: 'Delete the fleet-manager sync token', tags: TAGS, deprecated: isDeprecated },
+        },
+      )
   }
   return app
 }

@@ -53,13 +53,15 @@ export async function createSyncToken(deps: Deps, scope: OrgScope, me: Actor, bo
   if (!details?.fleetmgrEndpoint) throw new AppError('badRequest', Messages.notFleetmgrOrigin)
   const systemAdmin = await findSystemAdmin(deps.db.read, scope.org.id)
   const sealedSecret = await deps.secrets.seal(body.sha1 ?? newSecretAccessKey())
-  await deps.db.write((tx) => store.putSyncToken(tx, {
-    orgId: scope.org.id,
-    userId: systemAdmin?.id ?? me.user.id,
-    name: body.name ?? '',
-    accessKeyId: newAccessKeyId(),
-    sealedSecret,
-  }))
+  await deps.db.write((tx) =>
+    store.putSyncToken(tx, {
+      orgId: scope.org.id,
+      userId: systemAdmin?.id ?? me.user.id,
+      name: body.name ?? '',
+      accessKeyId: newAccessKeyId(),
+      sealedSecret,
+    }),
+  )
   return { message: Messages.created }
 }
 

@@ -11,10 +11,13 @@ export async function findSyncToken(db: Executor, orgId: number): Promise<SyncTo
 
 /** Stores the org's sync token, replacing the one it had. */
 export async function putSyncToken(tx: Executor, token: NewSyncToken): Promise<void> {
-  await tx.insert(fleetmgrSyncTokens).values(token).onConflictDoUpdate({
-    target: fleetmgrSyncTokens.orgId,
-    set: { userId: token.userId, name: token.name, accessKeyId: token.accessKeyId, sealedSecret: token.sealedSecret },
-  })
+  await tx
+    .insert(fleetmgrSyncTokens)
+    .values(token)
+    .onConflictDoUpdate({
+      target: fleetmgrSyncTokens.orgId,
+      set: { userId: token.userId, name: token.name, accessKeyId: token.accessKeyId, sealedSecret: token.sealedSecret },
+    })
 }
 
 export async function deleteSyncToken(tx: Executor, orgId: number): Promise<void> {

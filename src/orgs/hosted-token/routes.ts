@@ -16,7 +16,7 @@ export const hostedTokenRoutes = (deps: Deps) =>
       scope: 'user',
       secret: true,
       response: { 200: HostedToken, 401: ErrorBody, 403: ErrorBody, 503: ErrorBody },
-      detail: { summary: 'A 10-minute ES256 token for the hosting vendor\'s services', tags: TAGS },
+      detail: { summary: "A 10-minute ES256 token for the hosting vendor's services", tags: TAGS },
     })
     .get('/hosted-token/jwks.json', () => hosted.hostedTokenJwks(deps), {
       public: true,

@@ -1,11 +1,11 @@
-import { calculateJwkThumbprint, exportJWK, importPKCS8, SignJWT, type JWK } from 'jose'
 import { createPublicKey, type KeyObject } from 'node:crypto'
+import { calculateJwkThumbprint, exportJWK, importPKCS8, type JWK, SignJWT } from 'jose'
+import { nowSeconds } from '../../clock'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import type { UserRow } from '../../identity/store'
 import { listOrgsOfUser } from '../store'
 import type { HostedToken, HostedTokenJwks } from './schemas'
-import { nowSeconds } from '../../clock'
 
 export const Messages = {
   notConfigured: 'hosted tokens are not configured: set PLATFORM_HOSTED_TOKEN_KEY to a PEM PKCS#8 EC P-256 private key',
@@ -15,7 +15,13 @@ export const Messages = {
 /** Lifetime of a hosted token (decisions §6a). */
 export const HOSTED_TOKEN_TTL_SECONDS = 600
 
-interface PublicJwk { kty: string; crv: string; x: string; y: string; kid: string }
+interface PublicJwk {
+  kty: string
+  crv: string
+  x: string
+  y: string
+  kid: string
+}
 
 interface SigningKey {
   privateKey: CryptoKey | KeyObject
@@ -29,7 +35,7 @@ async function signingKey(deps: Deps): Promise<SigningKey> {
   const pem = deps.config.hostedTokenKey
   if (pem === undefined) throw new AppError('unavailable', Messages.notConfigured)
   let key = keys.get(deps)
-  if (!key) keys.set(deps, key = importKey(pem))
+  if (!key) keys.set(deps, (key = importKey(pem)))
   try {
     return await key
   } catch {

@@ -1,15 +1,15 @@
+import { USER_TYPE } from '../../../db/schema/identity'
 import type { Actor } from '../../authz/actor'
-import { seesPrivateMembers, type OrgScope } from '../../authz/authorize'
-import { Messages as ConditionMessages, orgLastMember, siteAdminsStay } from '../rules'
+import { type OrgScope, seesPrivateMembers } from '../../authz/authorize'
 import { assertHoldsAll } from '../../authz/grants'
-import { grantsOfMember } from '../grants'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import type { Page, Paged } from '../../http/pagination'
 import type { User } from '../../identity/schemas'
 import { presentUser } from '../../identity/service'
 import { findUserById, findUserByName, type UserRow } from '../../identity/store'
-import { USER_TYPE } from '../../../db/schema/identity'
+import { grantsOfMember } from '../grants'
+import { Messages as ConditionMessages, orgLastMember, siteAdminsStay } from '../rules'
 import * as store from '../store'
 
 export const Messages = {
@@ -32,7 +32,13 @@ export const MEMBER_ACTIONS = ['private', 'public', 'remove', 'leave'] as const
  * memberships for everyone else (or always, with `publicOnly`). `orgAdmin` marks the org's
  * owners and admins.
  */
-export async function listMembers(deps: Deps, scope: OrgScope, actor: Actor | undefined, page: Page, publicOnly: boolean): Promise<Paged<User>> {
+export async function listMembers(
+  deps: Deps,
+  scope: OrgScope,
+  actor: Actor | undefined,
+  page: Page,
+  publicOnly: boolean,
+): Promise<Paged<User>> {
   const onlyPublic = publicOnly || !seesPrivateMembers(scope, actor)
   const { rows, total } = await store.listMembers(deps.db.read, scope.org.id, onlyPublic, page)
   const admins = new Set(await store.ownerAndAdminIds(deps.db.read, scope.org.id))

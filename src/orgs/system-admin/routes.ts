@@ -28,21 +28,29 @@ export const systemAdminRoutes = (deps: Deps) =>
       response: { 200: t.Array(AccessTokenInfo), ...errors },
       detail: { summary: 'Access tokens of the organization system admin (token always empty)', tags: TAGS },
     })
-    .post('/orgs/:org/tokens/access-tokens/', async ({ me, scope, body, status }) => status(201, await systemAdmin.createAccessToken(deps, scope, me, body)), {
-      inOrg: 'create:access-token',
-      scope: 'organization',
-      secret: true,
-      params: OrgParams,
-      body: CreateOrgAccessTokenOption,
-      response: { 201: AccessTokenInfo, ...errors, 422: ErrorBody },
-      detail: { summary: 'Create an access token of the organization system admin; the plaintext is in token, once', tags: TAGS },
-    })
-    .delete('/orgs/:org/tokens/access-tokens/:id', async ({ scope, params }) => {
-      await systemAdmin.deleteAccessToken(deps, scope, params.id)
-    }, {
-      inOrg: 'delete:access-token',
-      scope: 'organization',
-      params: OrgTokenParams,
-      response: { 200: t.Void(), ...errors },
-      detail: { summary: 'Delete an access token of the organization system admin', tags: TAGS },
-    })
+    .post(
+      '/orgs/:org/tokens/access-tokens/',
+      async ({ me, scope, body, status }) => status(201, await systemAdmin.createAccessToken(deps, scope, me, body)),
+      {
+        inOrg: 'create:access-token',
+        scope: 'organization',
+        secret: true,
+        params: OrgParams,
+        body: CreateOrgAccessTokenOption,
+        response: { 201: AccessTokenInfo, ...errors, 422: ErrorBody },
+        detail: { summary: 'Create an access token of the organization system admin; the plaintext is in token, once', tags: TAGS },
+      },
+    )
+    .delete(
+      '/orgs/:org/tokens/access-tokens/:id',
+      async ({ scope, params }) => {
+        await systemAdmin.deleteAccessToken(deps, scope, params.id)
+      },
+      {
+        inOrg: 'delete:access-token',
+        scope: 'organization',
+        params: OrgTokenParams,
+        response: { 200: t.Void(), ...errors },
+        detail: { summary: 'Delete an access token of the organization system admin', tags: TAGS },
+      },
+    )

@@ -1,19 +1,19 @@
+import { USER_TYPE } from '../../../db/schema/identity'
 import type { Actor } from '../../authz/actor'
 import type { OrgScope } from '../../authz/authorize'
+import { Messages as AuthzMessages } from '../../authz/authorize'
+import { nowSeconds } from '../../clock'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
+import type { User } from '../../identity/schemas'
 import { presentUser } from '../../identity/service'
 import { insertUser, type UserRow } from '../../identity/store'
-import { USER_TYPE } from '../../../db/schema/identity'
-import type { User } from '../../identity/schemas'
-import { createToken, Messages as TokenMessages, presentSettingsToken } from '../../identity/tokens/service'
+import { createToken, presentSettingsToken, Messages as TokenMessages } from '../../identity/tokens/service'
 import * as tokenStore from '../../identity/tokens/store'
 import type { Executor } from '../../storage/database'
-import { Messages as AuthzMessages } from '../../authz/authorize'
 import * as orgStore from '../store'
 import type { AccessTokenInfo, CreateOrgAccessTokenOption } from './schemas'
 import * as store from './store'
-import { nowSeconds } from '../../clock'
 
 export const Messages = {
   missing: 'the organization has no system admin; a site admin creates it with POST /api/v1/orgs/{org}/system-admin',
@@ -32,8 +32,15 @@ export const systemAdminLogin = (org: UserRow) => `${org.name}-sysadmin`
 export async function insertSystemAdmin(tx: Executor, org: UserRow): Promise<UserRow> {
   if (await store.findSystemAdmin(tx, org.id)) throw new AppError('conflict', Messages.present)
   const login = systemAdminLogin(org)
-  const bot = await insertUser(tx, { name: login, lowerName: login.toLowerCase(), type: USER_TYPE.bot, fullName: `${org.name} system admin`, passwordHash: '' })
-    .catch((error: unknown) => { throw error instanceof AppError && error.kind === 'duplicate' ? new AppError('conflict', Messages.loginTaken(login)) : error })
+  const bot = await insertUser(tx, {
+    name: login,
+    lowerName: login.toLowerCase(),
+    type: USER_TYPE.bot,
+    fullName: `${org.name} system admin`,
+    passwordHash: '',
+  }).catch((error: unknown) => {
+    throw error instanceof AppError && error.kind === 'duplicate' ? new AppError('conflict', Messages.loginTaken(login)) : error
+  })
   await store.insertSystemAdminLink(tx, org.id, bot.id)
   return bot
 }
@@ -71,7 +78,12 @@ export async function listAccessTokens(deps: Deps, scope: OrgScope): Promise<Acc
  * A token of the org's system admin, its plaintext shown only here; the caller's own token
  * scopes bound the new one. Throws badRequest (no system admin), invalid, duplicate, forbidden.
  */
-export async function createAccessToken(deps: Deps, scope: OrgScope, me: Actor, input: CreateOrgAccessTokenOption): Promise<AccessTokenInfo> {
+export async function createAccessToken(
+  deps: Deps,
+  scope: OrgScope,
+  me: Actor,
+  input: CreateOrgAccessTokenOption,
+): Promise<AccessTokenInfo> {
   const bot = await systemAdminOf(deps, scope)
   const now = nowSeconds(deps.clock)
   const { row, plaintext } = await createToken(deps.db, bot.id, input, me.scopes, now)

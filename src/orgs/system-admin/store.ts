@@ -5,8 +5,12 @@ import type { Executor } from '../../storage/database'
 
 /** The org's system admin user, if it has one. */
 export async function findSystemAdmin(db: Executor, orgId: number): Promise<UserRow | undefined> {
-  const row = await db.select({ user: users }).from(orgSystemAdmins).innerJoin(users, eq(users.id, orgSystemAdmins.uid))
-    .where(eq(orgSystemAdmins.orgId, orgId)).get()
+  const row = await db
+    .select({ user: users })
+    .from(orgSystemAdmins)
+    .innerJoin(users, eq(users.id, orgSystemAdmins.uid))
+    .where(eq(orgSystemAdmins.orgId, orgId))
+    .get()
   return row?.user
 }
 

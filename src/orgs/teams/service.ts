@@ -1,15 +1,15 @@
 import { VISIBILITY } from '../../../db/schema/identity'
-import { Messages as AuthzMessages, selfOrAdmin, type OrgScope } from '../../authz/authorize'
-import { orgLastMember, siteAdminsStay } from '../rules'
+import type { Actor } from '../../authz/actor'
+import { Messages as AuthzMessages, type OrgScope, selfOrAdmin } from '../../authz/authorize'
 import { assertHoldsAll, teamGrants } from '../../authz/grants'
-import { grantsOfTeam } from '../grants'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import type { Page, Paged } from '../../http/pagination'
 import type { User } from '../../identity/schemas'
 import { presentUser } from '../../identity/service'
 import { findUserByName, type UserRow } from '../../identity/store'
-import type { Actor } from '../../authz/actor'
+import { grantsOfTeam } from '../grants'
+import { orgLastMember, siteAdminsStay } from '../rules'
 import type { CreateCustomRoleOption, CreateTeamOption, CustomRole, EditTeamOption, Organization, Team } from '../schemas'
 import { describeOrg, presentOrgs, writeInOrg } from '../service'
 import * as store from '../store'
@@ -34,21 +34,39 @@ function presentTeam(team: store.TeamRow, organization: Organization | null, rol
 }
 
 async function presentTeams(deps: Deps, rows: { team: store.TeamRow; organization: Organization | null }[]): Promise<Team[]> {
-  const roles = await store.roleIdsOfTeams(deps.db.read, rows.map((r) => r.team.id))
+  const roles = await store.roleIdsOfTeams(
+    deps.db.read,
+    rows.map((r) => r.team.id),
+  )
   return rows.map((r) => presentTeam(r.team, r.organization, roles.get(r.team.id) ?? []))
 }
 
 /** Teams of the org (organization left null, as Gitea does in this list), Owners first. */
 export async function listTeams(deps: Deps, scope: OrgScope, page: Page): Promise<Paged<Team>> {
   const { rows, total } = await store.listTeams(deps.db.read, scope.org.id, page)
-  return { items: await presentTeams(deps, rows.map((team) => ({ team, organization: null }))), total }
+  return {
+    items: await presentTeams(
+      deps,
+      rows.map((team) => ({ team, organization: null })),
+    ),
+    total,
+  }
 }
 
 /** Every team of the caller across orgs, each with its organization. */
 export async function listMyTeams(deps: Deps, actor: Actor, page: Page): Promise<Paged<Team>> {
   const { rows, total } = await store.listTeamsOfUser(deps.db.read, actor.user.id, page)
-  const orgs = await presentOrgs(deps, rows.map((r) => r.org))
-  return { items: await presentTeams(deps, rows.map((r, i) => ({ team: r.team, organization: orgs[i] }))), total }
+  const orgs = await presentOrgs(
+    deps,
+    rows.map((r) => r.org),
+  )
+  return {
+    items: await presentTeams(
+      deps,
+      rows.map((r, i) => ({ team: r.team, organization: orgs[i] })),
+    ),
+    total,
+  }
 }
 
 /** The team of a `teamId` route, with its organization. */
@@ -61,7 +79,8 @@ export async function getTeam(deps: Deps, scope: OrgScope): Promise<Team> {
 async function assertOwnRoles(deps: Deps, orgId: number, roleIds: readonly number[] | undefined): Promise<void> {
   if (!roleIds || roleIds.length === 0) return
   const known = new Set((await store.listRoles(deps.db.read, orgId)).map((r) => r.id))
-  if (roleIds.some((id) => !known.has(id))) throw new AppError('invalid', Messages.unknownRole, [{ field: 'role_ids', message: Messages.unknownRole }])
+  if (roleIds.some((id) => !known.has(id)))
+    throw new AppError('invalid', Messages.unknownRole, [{ field: 'role_ids', message: Messages.unknownRole }])
 }
 
 /** Throws forbidden unless the caller holds all a team with `permission` and `roleIds` would give. */
@@ -77,14 +96,20 @@ export async function createTeam(deps: Deps, scope: OrgScope, input: CreateTeamO
   await assertOwnRoles(deps, scope.org.id, input.role_ids)
   const roleIds = [...new Set(input.role_ids ?? [])]
   await assertMayGrantTeam(deps, scope, input.permission ?? 'read', roleIds)
-  const team = await writeInOrg(deps, scope, (tx) => store.insertTeam(tx, {
-    orgId: scope.org.id,
-    name: input.name,
-    lowerName: input.name.toLowerCase(),
-    description: input.description ?? '',
-    permission: input.permission ?? 'read',
-    units: JSON.stringify(input.units ?? []),
-  }, roleIds))
+  const team = await writeInOrg(deps, scope, (tx) =>
+    store.insertTeam(
+      tx,
+      {
+        orgId: scope.org.id,
+        name: input.name,
+        lowerName: input.name.toLowerCase(),
+        description: input.description ?? '',
+        permission: input.permission ?? 'read',
+        units: JSON.stringify(input.units ?? []),
+      },
+      roleIds,
+    ),
+  )
   const organization = await describeOrg(deps, scope.org)
   return (await presentTeams(deps, [{ team, organization }]))[0]
 }
@@ -100,7 +125,12 @@ export async function editTeam(deps: Deps, scope: OrgScope, input: EditTeamOptio
   const isOwners = team.permission === 'owner'
   assertHoldsAll(scope, await grantsOfTeam(deps.db.read, team))
   const currentRoleIds = (await store.roleIdsOfTeams(deps.db.read, [team.id])).get(team.id) ?? []
-  await assertMayGrantTeam(deps, scope, isOwners ? team.permission : input.permission ?? team.permission, input.role_ids ?? currentRoleIds)
+  await assertMayGrantTeam(
+    deps,
+    scope,
+    isOwners ? team.permission : (input.permission ?? team.permission),
+    input.role_ids ?? currentRoleIds,
+  )
   const changes: Partial<store.NewTeam> = {
     ...(input.name === undefined || isOwners ? {} : { name: input.name, lowerName: input.name.toLowerCase() }),
     ...(input.description === undefined ? {} : { description: input.description }),
@@ -139,12 +169,13 @@ export async function listTeamMembers(deps: Deps, scope: OrgScope, actor: Actor,
 async function userNamed(deps: Deps, actor: Actor, scope: OrgScope, username: string): Promise<UserRow> {
   const user = await findUserByName(deps.db.read, username)
   if (!user) throw new AppError('notFound', Messages.userNotFound)
-  const hidden = user.visibility === VISIBILITY.private && !selfOrAdmin(actor.user, user)
-    && !(await store.findMembership(deps.db.read, scope.org.id, user.id))
+  const hidden =
+    user.visibility === VISIBILITY.private &&
+    !selfOrAdmin(actor.user, user) &&
+    !(await store.findMembership(deps.db.read, scope.org.id, user.id))
   if (hidden) throw new AppError('notFound', Messages.userNotFound)
   return user
 }
-
 
 /**
  * Adds a user to the team (making them an org member). Idempotent. Throws notFound (user, or a
@@ -155,7 +186,8 @@ async function userNamed(deps: Deps, actor: Actor, scope: OrgScope, username: st
 export async function addTeamMember(deps: Deps, actor: Actor, scope: OrgScope, username: string): Promise<void> {
   const user = await userNamed(deps, actor, scope, username)
   assertHoldsAll(scope, await grantsOfTeam(deps.db.read, scope.team!))
-  if (!(await deps.db.write((tx) => store.addTeamMember(tx, scope.team!, user.id)))) throw new AppError('notFound', AuthzMessages.teamNotFound)
+  if (!(await deps.db.write((tx) => store.addTeamMember(tx, scope.team!, user.id))))
+    throw new AppError('notFound', AuthzMessages.teamNotFound)
 }
 
 /**
@@ -176,7 +208,11 @@ export async function removeTeamMember(deps: Deps, actor: Actor, scope: OrgScope
   })
 }
 
-const presentRole = (role: store.OrgRoleRow): CustomRole => ({ id: role.id, name: role.name, permissions: JSON.parse(role.permissions) as string[] })
+const presentRole = (role: store.OrgRoleRow): CustomRole => ({
+  id: role.id,
+  name: role.name,
+  permissions: JSON.parse(role.permissions) as string[],
+})
 
 /** The org's custom roles, oldest first. */
 export async function listCustomRoles(deps: Deps, scope: OrgScope): Promise<CustomRole[]> {

@@ -1,7 +1,7 @@
-import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core'
 import { AppError } from '../../errors'
 
 /**
@@ -21,8 +21,17 @@ export const PrinterMessages = {
 
 /** Flags for a headless browser that reaches nothing on its own. */
 const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', '--disable-extensions', '--mute-audio',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+  '--disable-extensions',
+  '--mute-audio',
   '--font-render-hinting=none',
 ]
 
@@ -76,9 +85,16 @@ function makePrinter(options: PrinterOptions): PdfPrinter {
     const profile = mkdtempSync(join(tmpdir(), 'platform-chromium-'))
     launches++
     const launched = await puppeteer.launch({
-      executablePath: options.chromiumPath, headless: true, pipe: true, userDataDir: profile, args: CHROMIUM_FLAGS,
+      executablePath: options.chromiumPath,
+      headless: true,
+      pipe: true,
+      userDataDir: profile,
+      args: CHROMIUM_FLAGS,
       env: { ...process.env, HOME: profile, XDG_CONFIG_HOME: profile, XDG_CACHE_HOME: profile },
-      handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false, protocolTimeout: 60_000,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      protocolTimeout: 60_000,
     })
     launched.on('disconnected', () => {
       onGone()
@@ -90,16 +106,23 @@ function makePrinter(options: PrinterOptions): PdfPrinter {
   const started = () => {
     if (closed) return Promise.reject(new AppError('unavailable', PrinterMessages.failed))
     if (!browser) {
-      const launching = launch(() => { if (browser === launching) browser = undefined })
+      const launching = launch(() => {
+        if (browser === launching) browser = undefined
+      })
       browser = launching
-      launching.catch(() => { if (browser === launching) browser = undefined })
+      launching.catch(() => {
+        if (browser === launching) browser = undefined
+      })
     }
     return browser
   }
 
   /** Waits for a render slot; refuses when the queue is full. */
   const acquire = async () => {
-    if (active < options.concurrency) { active++; return }
+    if (active < options.concurrency) {
+      active++
+      return
+    }
     if (waiting.length >= options.queue) throw new AppError('unavailable', PrinterMessages.busy, [], { 'retry-after': RETRY_AFTER_SECONDS })
     await new Promise<void>((resolve) => waiting.push(resolve))
   }
@@ -139,8 +162,12 @@ function makePrinter(options: PrinterOptions): PdfPrinter {
     try {
       await page.goto(`data:text/html;base64,${Buffer.from(html).toString('base64')}`, { waitUntil: 'load' })
       return await page.pdf({
-        printBackground: true, preferCSSPageSize: true, displayHeaderFooter: true, headerTemplate: '<span></span>',
-        footerTemplate: layout.footerHtml, timeout: options.timeoutMs ?? 20_000,
+        printBackground: true,
+        preferCSSPageSize: true,
+        displayHeaderFooter: true,
+        headerTemplate: '<span></span>',
+        footerTemplate: layout.footerHtml,
+        timeout: options.timeoutMs ?? 20_000,
       })
     } finally {
       await page.close().catch(() => undefined)
@@ -148,7 +175,9 @@ function makePrinter(options: PrinterOptions): PdfPrinter {
   }
 
   return {
-    get launches() { return launches },
+    get launches() {
+      return launches
+    },
     async print(html, layout) {
       await acquire()
       try {
@@ -158,7 +187,7 @@ function makePrinter(options: PrinterOptions): PdfPrinter {
           if (error instanceof AppError) throw error
           // The browser may have died under us: once more with a fresh one.
           const b = await browser?.catch(() => undefined)
-          if (b && b.browser.connected) throw new AppError('internal', PrinterMessages.failed)
+          if (b?.browser.connected) throw new AppError('internal', PrinterMessages.failed)
           browser = undefined
           return await renderOnce(html, layout)
         }

@@ -19,11 +19,26 @@ export async function deleteLink(db: Executor, uid: number, sourceId: number): P
 }
 
 /** The link of external account (source, issuer, subject), if any. */
-export async function findLinkByIdentity(db: Executor, sourceId: number, issuer: string, externalId: string): Promise<AccountLinkRow | undefined> {
-  return db.select().from(externalLoginUsers).where(and(eq(externalLoginUsers.sourceId, sourceId), eq(externalLoginUsers.issuer, issuer), eq(externalLoginUsers.externalId, externalId))).get()
+export async function findLinkByIdentity(
+  db: Executor,
+  sourceId: number,
+  issuer: string,
+  externalId: string,
+): Promise<AccountLinkRow | undefined> {
+  return db
+    .select()
+    .from(externalLoginUsers)
+    .where(
+      and(eq(externalLoginUsers.sourceId, sourceId), eq(externalLoginUsers.issuer, issuer), eq(externalLoginUsers.externalId, externalId)),
+    )
+    .get()
 }
 
 /** The user's link to `sourceId`, if any (one per user and source). */
 export async function findLinkOfUser(db: Executor, uid: number, sourceId: number): Promise<AccountLinkRow | undefined> {
-  return db.select().from(externalLoginUsers).where(and(eq(externalLoginUsers.uid, uid), eq(externalLoginUsers.sourceId, sourceId))).get()
+  return db
+    .select()
+    .from(externalLoginUsers)
+    .where(and(eq(externalLoginUsers.uid, uid), eq(externalLoginUsers.sourceId, sourceId)))
+    .get()
 }

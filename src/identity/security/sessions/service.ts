@@ -1,8 +1,8 @@
+import { nowSeconds } from '../../../clock'
 import type { Deps } from '../../../deps'
 import { AppError } from '../../../errors'
 import { SESSION_IDLE_SECONDS } from '../../sessions/service'
 import * as store from '../../sessions/store'
-import { nowSeconds } from '../../../clock'
 
 export const Messages = {
   sessionNotFound: 'session not found',

@@ -1,13 +1,13 @@
 import { generateSecret, generateURI, verify } from 'otplib'
 import QRCode from 'qrcode'
+import { nowSeconds } from '../../../clock'
 import type { Deps } from '../../../deps'
 import { AppError } from '../../../errors'
 import type { UserRow } from '../../store'
 import { sameDigest, sha256Hex } from '../../tokens/secrets'
-import { listCredentials } from '../webauthn/store'
 import { hasSecurityKey } from '../webauthn/service'
+import { listCredentials } from '../webauthn/store'
 import * as store from './store'
-import { nowSeconds } from '../../../clock'
 
 export const Messages = {
   alreadyEnrolled: 'two-factor authentication is already enrolled',
@@ -55,7 +55,9 @@ export async function startEnrollment(deps: Deps, user: UserRow): Promise<{ secr
   if (await store.findTwoFactor(deps.db.read, user.id)) throw new AppError('invalid', Messages.alreadyEnrolled)
   const secret = generateSecret()
   const sealedSecret = await deps.secrets.seal(secret)
-  await deps.db.write((tx) => store.replaceEnrollment(tx, { uid: user.id, sealedSecret, expiresAt: nowSeconds(deps.clock) + ENROLLMENT_TTL_SECONDS }))
+  await deps.db.write((tx) =>
+    store.replaceEnrollment(tx, { uid: user.id, sealedSecret, expiresAt: nowSeconds(deps.clock) + ENROLLMENT_TTL_SECONDS }),
+  )
   const uri = generateURI({ issuer: new URL(deps.config.publicUrl).host, label: user.name, secret })
   return { secret, qrImage: await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M' }) }
 }

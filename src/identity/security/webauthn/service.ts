@@ -1,16 +1,23 @@
-import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse, type AuthenticationResponseJSON, type RegistrationResponseJSON } from '@simplewebauthn/server'
+import {
+  type AuthenticationResponseJSON,
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  type RegistrationResponseJSON,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+} from '@simplewebauthn/server'
+import { nowSeconds } from '../../../clock'
 import type { Deps } from '../../../deps'
 import { AppError } from '../../../errors'
 import type { UserRow } from '../../store'
 import * as store from './store'
-import { nowSeconds } from '../../../clock'
 
 export const Messages = {
   nameTaken: 'a security key with this name is already registered',
   noChallenge: 'no registration in progress, or it expired: call request_register again',
   rejected: 'the security key response could not be verified',
   keyNotFound: 'security key not found',
-  assertionRejected: 'the security key\'s signature could not be verified',
+  assertionRejected: "the security key's signature could not be verified",
   unknownKey: 'this security key is not registered to the account',
 } as const
 
@@ -34,7 +41,8 @@ export async function listSecurityKeys(deps: Deps, uid: number) {
  * replacing an earlier one) for CHALLENGE_TTL_SECONDS. Throws duplicate for a name in use.
  */
 export async function requestRegistration(deps: Deps, user: UserRow, name: string) {
-  if (await store.findCredentialByName(deps.db.read, user.id, name)) throw new AppError('duplicate', Messages.nameTaken, [{ field: 'name', message: 'is already used' }])
+  if (await store.findCredentialByName(deps.db.read, user.id, name))
+    throw new AppError('duplicate', Messages.nameTaken, [{ field: 'name', message: 'is already used' }])
   const existing = await store.listCredentials(deps.db.read, user.id)
   const { rpID } = relyingParty(deps)
   const options = await generateRegistrationOptions({
@@ -45,10 +53,20 @@ export async function requestRegistration(deps: Deps, user: UserRow, name: strin
     userID: new TextEncoder().encode(`user-${user.id}`),
     timeout: CHALLENGE_TTL_SECONDS * 1000,
     attestationType: 'none',
-    excludeCredentials: existing.map((key) => ({ id: key.credentialId, transports: key.transports ? key.transports.split(',') : undefined })),
+    excludeCredentials: existing.map((key) => ({
+      id: key.credentialId,
+      transports: key.transports ? key.transports.split(',') : undefined,
+    })),
     authenticatorSelection: { residentKey: 'discouraged', userVerification: 'discouraged' },
   })
-  await deps.db.write((tx) => store.replaceChallenge(tx, { uid: user.id, challenge: options.challenge, name, expiresAt: nowSeconds(deps.clock) + CHALLENGE_TTL_SECONDS }))
+  await deps.db.write((tx) =>
+    store.replaceChallenge(tx, {
+      uid: user.id,
+      challenge: options.challenge,
+      name,
+      expiresAt: nowSeconds(deps.clock) + CHALLENGE_TTL_SECONDS,
+    }),
+  )
   return { publicKey: options as unknown as Record<string, unknown> }
 }
 
@@ -63,7 +81,13 @@ export async function registerSecurityKey(deps: Deps, uid: number, response: Reg
   const { rpID, origin } = relyingParty(deps)
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>
   try {
-    verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false })
+    verified = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      requireUserVerification: false,
+    })
   } catch (e) {
     // The library's reason (wrong origin, bad signature, ...) names no secret; it helps the client.
     throw new AppError('badRequest', `${Messages.rejected}: ${e instanceof Error ? e.message : 'unknown reason'}`)
@@ -73,15 +97,17 @@ export async function registerSecurityKey(deps: Deps, uid: number, response: Reg
   // The library trusts the id inside the authenticator data; a response naming another id was altered.
   if (credential.id !== response.id || response.rawId !== response.id)
     throw new AppError('badRequest', `${Messages.rejected}: the credential id does not match the authenticator data`)
-  const row = await deps.db.write((tx) => store.insertCredential(tx, {
-    uid,
-    name: challenge.name,
-    credentialId: credential.id,
-    publicKey: Buffer.from(credential.publicKey).toString('base64url'),
-    signCount: credential.counter,
-    transports: (credential.transports ?? []).join(','),
-    aaguid,
-  }))
+  const row = await deps.db.write((tx) =>
+    store.insertCredential(tx, {
+      uid,
+      name: challenge.name,
+      credentialId: credential.id,
+      publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+      signCount: credential.counter,
+      transports: (credential.transports ?? []).join(','),
+      aaguid,
+    }),
+  )
   return present(row)
 }
 
@@ -114,7 +140,11 @@ export async function verifyAssertion(deps: Deps, uid: number, response: Authent
   let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>
   try {
     verified = await verifyAuthenticationResponse({
-      response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: false,
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      requireUserVerification: false,
       credential: { id: key.credentialId, publicKey: Uint8Array.from(Buffer.from(key.publicKey, 'base64url')), counter: key.signCount },
     })
   } catch (e) {

@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm'
 import { webauthnChallenges, webauthnCredentials } from '../../../../db/schema'
 import { AppError } from '../../../errors'
-import { isUniqueViolation, type Executor } from '../../../storage/database'
+import { type Executor, isUniqueViolation } from '../../../storage/database'
 
 export type CredentialRow = typeof webauthnCredentials.$inferSelect
 export type NewCredential = typeof webauthnCredentials.$inferInsert
@@ -13,11 +13,19 @@ export async function listCredentials(db: Executor, uid: number): Promise<Creden
 }
 
 export async function findCredentialByName(db: Executor, uid: number, name: string): Promise<CredentialRow | undefined> {
-  return db.select().from(webauthnCredentials).where(and(eq(webauthnCredentials.uid, uid), eq(webauthnCredentials.name, name))).get()
+  return db
+    .select()
+    .from(webauthnCredentials)
+    .where(and(eq(webauthnCredentials.uid, uid), eq(webauthnCredentials.name, name)))
+    .get()
 }
 
 export async function findCredentialById(db: Executor, uid: number, credentialId: string): Promise<CredentialRow | undefined> {
-  return db.select().from(webauthnCredentials).where(and(eq(webauthnCredentials.uid, uid), eq(webauthnCredentials.credentialId, credentialId))).get()
+  return db
+    .select()
+    .from(webauthnCredentials)
+    .where(and(eq(webauthnCredentials.uid, uid), eq(webauthnCredentials.credentialId, credentialId)))
+    .get()
 }
 
 /** Records the key's signature counter after a sign-in; only ever moves it forward. */
@@ -36,16 +44,25 @@ export async function insertCredential(db: Executor, row: NewCredential): Promis
 }
 
 export async function deleteCredential(db: Executor, uid: number, id: number): Promise<boolean> {
-  const gone = await db.delete(webauthnCredentials).where(and(eq(webauthnCredentials.uid, uid), eq(webauthnCredentials.id, id))).returning({ id: webauthnCredentials.id })
+  const gone = await db
+    .delete(webauthnCredentials)
+    .where(and(eq(webauthnCredentials.uid, uid), eq(webauthnCredentials.id, id)))
+    .returning({ id: webauthnCredentials.id })
   return gone.length > 0
 }
 
 /** Stores the user's one pending challenge, replacing an earlier one. */
-export async function replaceChallenge(db: Executor, row: { uid: number; challenge: string; name: string; expiresAt: number }): Promise<void> {
-  await db.insert(webauthnChallenges).values(row).onConflictDoUpdate({
-    target: webauthnChallenges.uid,
-    set: { challenge: row.challenge, name: row.name, expiresAt: row.expiresAt },
-  })
+export async function replaceChallenge(
+  db: Executor,
+  row: { uid: number; challenge: string; name: string; expiresAt: number },
+): Promise<void> {
+  await db
+    .insert(webauthnChallenges)
+    .values(row)
+    .onConflictDoUpdate({
+      target: webauthnChallenges.uid,
+      set: { challenge: row.challenge, name: row.name, expiresAt: row.expiresAt },
+    })
 }
 
 /** Removes and returns the user's pending challenge: whoever takes it first is the only one to use it. */
