@@ -34,6 +34,7 @@ import { orgRoutes } from './orgs/routes'
 import { orgFacts } from './orgs/scope-facts'
 import { systemAdminRoutes } from './orgs/system-admin/routes'
 import { teamRoutes } from './orgs/teams/routes'
+import { Runtimes } from './runtimes'
 import { openDatabase } from './storage/database'
 import { loadOrCreateKey, secretBox } from './storage/secret-box'
 import { systemRoutes } from './system/routes'
@@ -61,12 +62,22 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
     log,
     clock,
     secrets,
+    runtimes: new Runtimes(
+      () => deps,
+      (runtime, error) => log.error('closing a runtime failed', { runtime, error: error instanceof Error ? error.message : String(error) }),
+    ),
     checkCredential: (presented, context) => checkCredential(deps, presented, context),
     orgFacts: orgFacts(db),
     userFacts: userFacts(db),
     busCookie: { name: MSGBUS_COOKIE, maxAgeSeconds: COOKIE_TTL_SECONDS, issue: (uid) => signInBearerJwt(deps, uid) },
   }
   return deps
+}
+
+/** Closes what openDeps opened and what the areas made since (their runtimes), then the database. */
+export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.runtimes.close()
+  await deps.db.close()
 }
 
 /** Builds the HTTP app from the area plugins; `serve` and every test use this. */

@@ -3,6 +3,7 @@ import type { CheckCredential } from './authz/credentials'
 import type { Clock } from './clock'
 import type { Config } from './config'
 import type { Logger } from './logger'
+import type { RuntimeSlot, Runtimes } from './runtimes'
 import type { Database } from './storage/database'
 import type { SecretBox } from './storage/secret-box'
 
@@ -14,6 +15,8 @@ export interface Deps {
   /** What expiry and age decisions read as "now"; tests set and advance it. */
   clock: Clock
   secrets: SecretBox
+  /** Per-app state of the areas (pools, caches, links): the one place it is held (runtimes.ts). */
+  runtimes: Runtimes<Deps>
   /** Checks the credential a request presented (identity/authenticate.ts); `http/` reads it off the request. */
   checkCredential: CheckCredential
   /** The org facts authz loads a route's scope from (orgs/scope-facts.ts). */
@@ -31,3 +34,10 @@ export interface CompanionCookie {
   /** The value for `uid`, or undefined when there is none to give (no message bus configured). */
   issue(uid: number): Promise<string | undefined>
 }
+
+/** Declares a piece of per-app state an area keeps (runtimes.ts): made by `create` on first use, closed by `close` with the app. */
+export const runtimeSlot = <T>(
+  name: string,
+  create: (deps: Deps) => T,
+  close?: (value: T) => Promise<void> | void,
+): RuntimeSlot<T, Deps> => ({ name, create, close })

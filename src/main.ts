@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Presets, SingleBar } from 'cli-progress'
-import { createApp, openDeps } from './app'
+import { closeDeps, createApp, openDeps } from './app'
 import type { Actor } from './authz/actor'
 import { TOKEN_SCOPES } from './authz/actor'
 import { statusProbes } from './clusters/probe'
@@ -143,7 +143,7 @@ async function withDeps<T>(config: Config, work: (deps: Deps) => Promise<T>): Pr
   try {
     return await work(deps)
   } finally {
-    await deps.db.close()
+    await closeDeps(deps)
   }
 }
 
@@ -361,7 +361,7 @@ async function serve(args: string[]): Promise<number> {
       idleTimeout: 60,
     })
   } catch (error) {
-    await deps.db.close()
+    await closeDeps(deps)
     const code = (error as { code?: string }).code
     if (code === 'EADDRINUSE') throw new CommandFailed(`port ${config.port} on ${config.host} is already in use (another server running?)`)
     throw new CommandFailed(
@@ -386,7 +386,7 @@ async function serve(args: string[]): Promise<number> {
       clearTimeout(grace)
       await sandbox?.stop()
       await stopMsgbus()
-      await deps.db.close()
+      await closeDeps(deps)
       deps.log.info('stopped')
       resolveExit(0)
     }

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps'
+import { type Deps, runtimeSlot } from '../deps'
 import { AppError } from '../errors'
 import { type QueueShare, verifyPassword } from './passwords'
 
@@ -135,14 +135,10 @@ export class SignInLimiter {
 
 const pairKey = (account: string, address: string) => `${account}\u0000${address}`
 
-const limiters = new WeakMap<Deps, SignInLimiter>()
+const SIGN_IN_LIMITER = runtimeSlot('sign-in limiter', (deps) => new SignInLimiter(() => deps.clock.now() / 1000))
 
 /** The limiter of one app instance (tests build many apps in one process). */
-export function signInLimiter(deps: Deps): SignInLimiter {
-  let limiter = limiters.get(deps)
-  if (!limiter) limiters.set(deps, (limiter = new SignInLimiter(() => deps.clock.now() / 1000)))
-  return limiter
-}
+export const signInLimiter = (deps: Deps): SignInLimiter => deps.runtimes.of(SIGN_IN_LIMITER)
 
 /**
  * Checks a password attempt under the limiter: takes its slot (tooManyRequests when locked out),

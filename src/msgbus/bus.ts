@@ -1,4 +1,4 @@
-import type { Deps } from '../deps'
+import { type Deps, runtimeSlot } from '../deps'
 import { AppError } from '../errors'
 import { accountKeys, currentAccountJwt, SYSTEM_ACCOUNT } from './accounts'
 import { credsFile, newKeyPair, userJwt } from './claims'
@@ -31,13 +31,9 @@ interface Bus {
   closed: boolean
 }
 
-const buses = new WeakMap<Deps, Bus>()
+const BUS = runtimeSlot('message bus link', (): Bus => ({ link: undefined, queue: Promise.resolve(), pushed: new Set(), closed: false }))
 
-function busOf(deps: Deps): Bus {
-  let bus = buses.get(deps)
-  if (!bus) buses.set(deps, (bus = { link: undefined, queue: Promise.resolve(), pushed: new Set(), closed: false }))
-  return bus
-}
+const busOf = (deps: Deps): Bus => deps.runtimes.of(BUS)
 
 /** A fresh system-account user: only this process ever holds it. */
 async function systemCreds(deps: Deps): Promise<Uint8Array> {

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps'
+import { type Deps, runtimeSlot } from '../deps'
 import { findOrgById } from '../orgs/store'
 import { accountKeys, orgAccount } from './accounts'
 import { credsFile, newKeyPair, userJwt } from './claims'
@@ -34,13 +34,9 @@ interface Registry {
   closed: boolean
 }
 
-const registries = new WeakMap<Deps, Registry>()
+const REGISTRY = runtimeSlot('org account subscribers', (): Registry => ({ subscriptions: new Map(), open: new Map(), closed: false }))
 
-function registryOf(deps: Deps): Registry {
-  let registry = registries.get(deps)
-  if (!registry) registries.set(deps, (registry = { subscriptions: new Map(), open: new Map(), closed: false }))
-  return registry
-}
+const registryOf = (deps: Deps): Registry => deps.runtimes.of(REGISTRY)
 
 /** Replies only: a reply may follow a long batch queued behind others, so the permission lasts minutes. */
 const REPLY_PERMISSION = { max: 1, ttl: 5 * 60 * 1e9 }

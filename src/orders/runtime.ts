@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import type { Deps } from '../deps'
+import { type Deps, runtimeSlot } from '../deps'
 import { DEFAULT_ARCHIVE_LIMITS } from './charts/archive'
 import { ChartClient } from './charts/client'
 import { RenderCache } from './render/cache'
@@ -19,7 +19,7 @@ export interface OrdersRuntime {
 /** Renders kept in memory; a render is the parsed output of one chart, typically tens of kB. */
 const RENDER_CACHE_ENTRIES = 256
 
-export function ordersRuntime(deps: Deps): OrdersRuntime {
+function createOrdersRuntime(deps: Deps): OrdersRuntime {
   const settings = deps.config.orders
   return {
     deps,
@@ -37,3 +37,8 @@ export function ordersRuntime(deps: Deps): OrdersRuntime {
     }),
   }
 }
+
+const ORDERS = runtimeSlot('orders', createOrdersRuntime)
+
+/** The orders runtime of this app, made on first use. */
+export const ordersRuntime = (deps: Deps): OrdersRuntime => deps.runtimes.of(ORDERS)

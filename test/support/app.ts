@@ -2,7 +2,7 @@ import { afterAll } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type App, createApp, openDeps } from '../../src/app'
+import { type App, closeDeps, createApp, openDeps } from '../../src/app'
 import { type Config, loadConfig } from '../../src/config'
 import type { Deps } from '../../src/deps'
 import { hashPassword } from '../../src/identity/passwords'
@@ -140,7 +140,7 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
       return `http://127.0.0.1:${server.server!.port}`
     },
   }
-  afterAll(() => deps.db.close())
+  afterAll(() => closeDeps(deps))
   return t
 }
 

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps'
+import { type Deps, runtimeSlot } from '../../deps'
 
 /** How long a password-checked sign-in waits for its second factor. */
 export const TICKET_TTL_SECONDS = 5 * 60
@@ -55,11 +55,7 @@ export class SignInTickets {
   }
 }
 
-const ticketsOfApps = new WeakMap<Deps, SignInTickets>()
+const SIGN_IN_TICKETS = runtimeSlot('sign-in tickets', (deps) => new SignInTickets(() => deps.clock.now() / 1000))
 
 /** The tickets of one app instance (tests build many apps in one process). */
-export function signInTickets(deps: Deps): SignInTickets {
-  let tickets = ticketsOfApps.get(deps)
-  if (!tickets) ticketsOfApps.set(deps, (tickets = new SignInTickets(() => deps.clock.now() / 1000)))
-  return tickets
-}
+export const signInTickets = (deps: Deps): SignInTickets => deps.runtimes.of(SIGN_IN_TICKETS)

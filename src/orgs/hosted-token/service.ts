@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
 import { calculateJwkThumbprint, exportJWK, importPKCS8, type JWK, SignJWT } from 'jose'
 import { nowSeconds } from '../../clock'
-import type { Deps } from '../../deps'
+import { type Deps, runtimeSlot } from '../../deps'
 import { AppError } from '../../errors'
 import type { UserRow } from '../../identity/store'
 import { listOrgsOfUser } from '../store'
@@ -28,16 +28,13 @@ interface SigningKey {
   publicJwk: PublicJwk
 }
 
-const keys = new WeakMap<Deps, Promise<SigningKey>>()
+const SIGNING_KEY = runtimeSlot('hosted-token signing key', (deps) => importKey(deps.config.hostedTokenKey ?? ''))
 
 /** The configured key, imported once per app. Throws unavailable (unset or unusable). */
 async function signingKey(deps: Deps): Promise<SigningKey> {
-  const pem = deps.config.hostedTokenKey
-  if (pem === undefined) throw new AppError('unavailable', Messages.notConfigured)
-  let key = keys.get(deps)
-  if (!key) keys.set(deps, (key = importKey(pem)))
+  if (deps.config.hostedTokenKey === undefined) throw new AppError('unavailable', Messages.notConfigured)
   try {
-    return await key
+    return await deps.runtimes.of(SIGNING_KEY)
   } catch {
     throw new AppError('unavailable', Messages.badKey)
   }
