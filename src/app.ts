@@ -115,12 +115,12 @@ export function createApp(deps: Deps) {
     .use(systemAdminRoutes(deps))
     .use(systemAdminKeyRoutes(deps))
     .use(fleetmgrRoutes(deps))
-  // Deployment modes add or omit whole plugins (decisions §1); an omitted route is a plain 404.
+  // Deployment modes add or omit whole plugins (docs/decisions.md §1); an omitted route is a plain 404.
   if (deps.config.modes.has('hosted')) app.use(hostedClaimRoutes(deps)).use(hostedTokenRoutes(deps))
   if (deps.config.modes.has('marketplace') || deps.config.runMode === 'dev') app.use(claimCheckRoutes(deps))
   if (deps.config.modes.has('billing')) {
     app.use(usageRoutes(deps))
-    // Usage events published on the message bus (decisions §5a); nothing runs without MSGBUS_URLS.
+    // Usage events published on the message bus (docs/decisions.md §5a); nothing runs without MSGBUS_URLS.
     subscribeInOrgAccounts(deps, usageEventsSubscription(deps))
   }
   // Last, so the document (built on its first request) sees every route of this app.

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path'
 import ipaddr from 'ipaddr.js'
 
-/** Deployment modes register or omit whole route groups (decisions §1). */
+/** Deployment modes register or omit whole route groups (docs/decisions.md §1). */
 export type DeploymentMode = 'hosted' | 'marketplace' | 'billing'
 export type RunMode = 'dev' | 'prod'
 
@@ -29,7 +29,7 @@ export interface Config {
   runMode: RunMode
   sandboxCluster: boolean
   msgbusUrls: string[]
-  /** Lifetime of issued message-bus credentials, seconds (decisions §6a: 24 h). */
+  /** Lifetime of issued message-bus credentials, seconds (docs/decisions.md §6a: 24 h). */
   msgbusCredentialTtlSeconds: number
   /** PEM PKCS#8 EC P-256 key signing hosted tokens; undefined: the route answers 503. */
   hostedTokenKey: string | undefined
@@ -58,7 +58,7 @@ export interface Config {
   pdfRenders: { concurrency: number; queue: number }
   /** Write one JSON line per request to stdout. */
   requestLog: boolean
-  /** Deployment orders (decisions §4, §4a, §7): chart sources seeded at start, private registries, Helm limits. */
+  /** Deployment orders (docs/decisions.md §4, §4a, §7): chart sources seeded at start, private registries, Helm limits. */
   orders: OrdersConfig
   /** Stamped by a build: the source commit and build time. */
   buildCommit: string | undefined
@@ -67,7 +67,7 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-/** A chart source as PLATFORM_CHART_SOURCES gives it (decisions §4a). */
+/** A chart source as PLATFORM_CHART_SOURCES gives it (docs/decisions.md §4a). */
 export interface ChartSourceSeed {
   name: string
   url: string

@@ -39,7 +39,7 @@ Commands:
 
 Run "<command> --help" for a command's options. Configuration comes from the environment
 (PORT, HOST, PLATFORM_DATA_DIR, DATABASE_URL, PLATFORM_SECRET_KEY, PLATFORM_PUBLIC_URL,
-PLATFORM_ADMIN_USERNAME/PASSWORD/EMAIL, PLATFORM_MODES, PLATFORM_RUN_MODE, ...); see README.md.`,
+PLATFORM_ADMIN_USERNAME/PASSWORD/EMAIL, PLATFORM_MODES, PLATFORM_RUN_MODE, ...); see docs/operations.md.`,
   serve: `Usage: bun src/main.ts serve [--port N] [--host H] [--data-dir DIR] [--dev]
 
 Starts the server. On first start it creates the site admin from PLATFORM_ADMIN_* and prints a
@@ -68,7 +68,7 @@ private API servers need PLATFORM_ALLOW_PRIVATE_ENDPOINTS=true.`,
 Lists registered clusters (all owners, or OWNER's) with their live status.`,
   'usage import': `Usage: bun src/main.ts usage import --org ORG FILE.ndjson
 
-Ingests usage events (decisions §5a), one JSON event per line, for organization ORG, with a progress
+Ingests usage events (docs/decisions.md §5a), one JSON event per line, for organization ORG, with a progress
 bar. Like POST /api/v1/usage/events: a bad line or event is rejected alone (reported with its index
 among non-empty lines), events already stored are duplicates. Exit 1 when any line was rejected.`,
   'cluster remove': `Usage: bun src/main.ts cluster remove --owner OWNER --name NAME

@@ -5,7 +5,7 @@ type UserRow = typeof users.$inferSelect
 /** How the caller proved who they are; decides CSRF, scopes and the Basic-only routes. */
 export type CredentialKind = 'token' | 'basic-password' | 'basic-token' | 'session' | 'oauth'
 
-/** Token scope categories (decisions §1); `read:X` is implied by `write:X`. */
+/** Token scope categories (docs/decisions.md §1); `read:X` is implied by `write:X`. */
 export type ScopeCategory = 'user' | 'organization' | 'cluster' | 'admin'
 export const TOKEN_SCOPES = [
   'all',

@@ -152,7 +152,7 @@ export function selfOrAdmin(viewer: { id: number; isAdmin: boolean } | undefined
 }
 
 /**
- * Gitea's visibility of a user (decisions §1): public users to everyone, limited ones to signed-in
+ * Gitea's visibility of a user (docs/decisions.md §1): public users to everyone, limited ones to signed-in
  * users, private ones to themselves and site admins.
  */
 export function userVisibleTo(user: UserRow, viewer: UserRow | undefined): boolean {
@@ -267,7 +267,7 @@ async function loadOrgScope(
 }
 
 /**
- * Who may create organizations (decisions §2): site admins always; others unless the site turned
+ * Who may create organizations (docs/decisions.md §2): site admins always; others unless the site turned
  * it off (`allowRegularOrgCreation`) or their own `allowCreateOrganization` flag is off.
  */
 export function mayCreateOrgs(config: Config, user: UserRow): boolean {
@@ -275,7 +275,7 @@ export function mayCreateOrgs(config: Config, user: UserRow): boolean {
 }
 
 /**
- * Gitea's visibility (decisions §1): public orgs to everyone, limited ones to signed-in users,
+ * Gitea's visibility (docs/decisions.md §1): public orgs to everyone, limited ones to signed-in users,
  * private ones to members and site admins.
  */
 export function orgVisibleTo(org: UserRow, actor: Actor | undefined, role: OrgRole | undefined): boolean {

@@ -1,7 +1,7 @@
 import type { OrgRole } from './permissions'
 
 /**
- * Who may use a member cluster (decisions §3, §3a), as one table. `manage`: register, change,
+ * Who may use a member cluster (docs/decisions.md §3, §3a), as one table. `manage`: register, change,
  * remove and grant it, and every verb through the proxy; `write`: every verb through the proxy
  * (exec included); `read`: get, list, watch, logs and metrics only. No access at all is 404.
  */

@@ -1,6 +1,6 @@
 /**
  * The permission strings of the contract and which roles hold them. Org roles come from teams
- * (decisions §2): a member of a team with permission `owner` is an owner, `admin` an admin, any
+ * (docs/decisions.md §2): a member of a team with permission `owner` is an owner, `admin` an admin, any
  * other team makes a plain member. `site-admin` is the site administrator, who holds every org
  * permission in every org (as Gitea's site admins do) and the site-only ones.
  */
@@ -18,14 +18,14 @@ export const ORG_PERMISSIONS = [
   'delete:access-token',
   'list:msgbus-token',
   'revoke:msgbus-token',
-  // Minting tokens of the org system admin (decisions §6a): owners only, like revoking them.
+  // Minting tokens of the org system admin (docs/decisions.md §6a): owners only, like revoking them.
   'create:access-token',
   'create:msgbus-token',
   'view:auth-source',
   'create:auth-source',
   'update:auth-source',
   'delete:auth-source',
-  // Not in the contract: who may send usage events for an org (decisions §5a: owners and admins).
+  // Not in the contract: who may send usage events for an org (docs/decisions.md §5a: owners and admins).
   'send:usage-events',
 ] as const
 export type OrgPermission = (typeof ORG_PERMISSIONS)[number]

@@ -60,7 +60,7 @@ export async function listBuckets(
   readSecret: SecretReader,
   getWithBody = false,
 ): Promise<string[]> {
-  // Bun drops GET bodies (decisions §4b): a client that sent one must learn where its options went.
+  // Bun drops GET bodies (docs/decisions.md §4b): a client that sent one must learn where its options went.
   if (getWithBody && Object.keys(options).length === 0) throw new AppError('invalid', BucketMessages.bodyIgnored)
   const cloud = CLOUDS[cloudName.toLowerCase()]
   if (!cloud) throw new AppError('invalid', BucketMessages.unknownCloud(cloudName), [{ field: 'cloud', message: 'is not a known cloud' }])

@@ -18,7 +18,7 @@ import * as credentials from './service'
 const TAGS = ['cloud']
 const errors = { 401: ErrorBody, 403: ErrorBody }
 
-/** Cloud credentials of the caller and bucket listing with them (decisions §4b, §4c). */
+/** Cloud credentials of the caller and bucket listing with them (docs/decisions.md §4b, §4c). */
 export const cloudRoutes = (deps: Deps) =>
   new Elysia({ name: 'cloud.routes', prefix: '/api/v1' })
     .use(guard(deps))

@@ -24,7 +24,7 @@ interface TypeRule {
   endpoints: readonly string[]
 }
 
-/** Per type (decisions §4c): its block, required fields, secret fields and endpoint fields. */
+/** Per type (docs/decisions.md §4c): its block, required fields, secret fields and endpoint fields. */
 export const TYPE_RULES: Record<CredentialType, TypeRule> = {
   Aws: { block: 'aws', required: ['accessKeyID', 'secretAccessKey'], secrets: ['secretAccessKey'], endpoints: ['endpoint'] },
   GoogleCloud: { block: 'googleCloud', required: ['projectID', 'serviceAccount'], secrets: ['serviceAccount'], endpoints: [] },

@@ -1,7 +1,7 @@
 import YAML from 'yaml'
 import { AppError, type FieldError } from '../errors'
 
-/** How to reach a member cluster's API server: the kubeconfig fields decisions §3 allows. */
+/** How to reach a member cluster's API server: the kubeconfig fields docs/decisions.md §3 allows. */
 export interface ClusterConnection {
   server: string
   /** PEM; '' = the system roots. */

@@ -18,7 +18,7 @@ import * as clusters from './service'
 const TAGS = ['cluster management v2']
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
-/** The cluster registry (decisions §3a): import, list, read, change, remove, kubeconfig, team grants. */
+/** The cluster registry (docs/decisions.md §3a): import, list, read, change, remove, kubeconfig, team grants. */
 export const clusterRoutes = (deps: Deps) => {
   // One cache of health probes per app: a dead cluster is asked at most every 30 s.
   const probes = statusProbes(deps.clock)

@@ -20,7 +20,7 @@ import * as store from './store'
 import { StoreMessages } from './store'
 
 export const Messages = {
-  badName: 'cluster name must be 1-40 letters, digits, "-", "_" or "." (decisions §1), not a reserved word',
+  badName: 'cluster name must be 1-40 letters, digits, "-", "_" or "." (docs/decisions.md §1), not a reserved word',
   noConnection: 'give a kubeconfig, or server with a token or a client certificate and key',
   otherCluster: 'the new connection reaches another cluster (its kube-system uid differs): import it as a new cluster instead',
   notTeamCluster: "the cluster must belong to the team's organization",

@@ -56,7 +56,7 @@ export function parseJson(text: string): unknown {
 /**
  * A body that could not be read. Parsing runs before authentication in Elysia's lifecycle, so the
  * failure is kept here and thrown by the guard once the caller is known: a bad credential is 401
- * even when the body is bad too (decisions §1).
+ * even when the body is bad too (docs/decisions.md §1).
  */
 export class UnreadableBody {
   constructor(readonly error: AppError) {}

@@ -27,7 +27,7 @@ const STATUS: Record<ErrorKind, number> = {
 /** The HTTP status of an error kind; the only table that knows them. */
 export const statusOf = (kind: ErrorKind) => STATUS[kind]
 
-/** The body every non-2xx answer carries (decisions §1). */
+/** The body every non-2xx answer carries (docs/decisions.md §1). */
 export interface ErrorBody {
   message: string
   url: string
@@ -122,7 +122,7 @@ export const errorHandler = (
     if (code === 'VALIDATION' && error.type !== 'response') return reply(422, 'Validation Failed', fieldsOf(error))
     if (code === 'PARSE') return reply(422, 'The request body is not valid JSON')
     if (code === 'NOT_FOUND') {
-      // A credential that is present but invalid is 401 on every route, unknown ones included (decisions §1).
+      // A credential that is present but invalid is 401 on every route, unknown ones included (docs/decisions.md §1).
       const refusal = await checkCredential(request).then(
         () => undefined,
         (e: unknown) => e,

@@ -145,7 +145,7 @@ const SWAGGER_PAGE = `<!doctype html>
 /**
  * The OpenAPI document of `app` (built once, on first request, when every route is registered)
  * and the Swagger UI. Public, but a credential that is present and invalid is 401 here too
- * (decisions §1).
+ * (docs/decisions.md §1).
  */
 export const openapiDocs = (app: AnyElysia, version: string, checkCredential: (request: Request) => Promise<unknown>) => {
   let document: ReturnType<typeof buildOpenApiDocument> | undefined

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 
-/** Page size when neither the request nor the user's saved setting names one (decisions §1). */
+/** Page size when neither the request nor the user's saved setting names one (docs/decisions.md §1). */
 export const DEFAULT_PAGE_SIZE = 30
 /** Largest page a client may ask for; larger requests are clamped. */
 export const MAX_PAGE_SIZE = 50

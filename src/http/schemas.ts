@@ -5,7 +5,7 @@ export const FieldErrorSchema = t.Object({
   message: t.String({ description: 'What is wrong with it' }),
 })
 
-/** The one error body (decisions §1). */
+/** The one error body (docs/decisions.md §1). */
 export const ErrorBody = t.Object(
   {
     message: t.String({ description: 'What went wrong, for a person to read' }),

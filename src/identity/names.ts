@@ -1,4 +1,4 @@
-/** Outcome of checking a proposed user or organization name (decisions §1), in answer order. */
+/** Outcome of checking a proposed user or organization name (docs/decisions.md §1), in answer order. */
 export type NameVerdict = 'INVALID' | 'RESERVED' | 'NOT_ALLOWED' | 'VALID'
 
 const RESERVED = new Set([

@@ -58,7 +58,7 @@ export async function createUser(db: Database, input: NewUserInput): Promise<sto
       isAdmin: input.isAdmin ?? false,
       mustChangePassword: input.mustChangePassword ?? false,
       visibility: VISIBILITY[input.visibility ?? 'public'],
-      // Privacy by default (decisions §2): others see a real address only once its owner shares it.
+      // Privacy by default (docs/decisions.md §2): others see a real address only once its owner shares it.
       keepEmailPrivate: true,
     }),
   )

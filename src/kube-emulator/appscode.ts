@@ -1,5 +1,5 @@
 /**
- * The AppsCode aggregated groups the platform's proxy fronts (see kube-proxy.md §4), answered
+ * The AppsCode aggregated groups the platform's proxy fronts (docs/decisions.md §3b), answered
  * plausibly from the emulator's own objects: create-only virtual kinds that take `request` and
  * answer it filled with `response`, plus menus and the KubeDB DatabaseConfiguration getter.
  * A missing `request` is the 400 `missing apirequest` the real ui-server gives.

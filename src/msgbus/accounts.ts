@@ -13,7 +13,7 @@ import * as store from './store'
 /** The sign-in cookie read by the websocket listener's `jwt_cookie`. */
 export const MSGBUS_COOKIE = 'msgbus_jwt'
 
-/** Account names (decisions §6a). */
+/** Account names (docs/decisions.md §6a). */
 export const SYSTEM_ACCOUNT = 'SYS'
 export const USERS_ACCOUNT = 'USERS'
 export const orgAccount = (orgId: number) => `ORG_${orgId}`
@@ -83,7 +83,7 @@ export interface NatsConfigOptions {
 }
 
 /**
- * A complete nats-server configuration (decisions §6a): operator JWT, system account, full
+ * A complete nats-server configuration (docs/decisions.md §6a): operator JWT, system account, full
  * resolver in `resolverDir`, every account JWT preloaded, and a websocket listener reading the
  * sign-in cookie when `websocketPort` is given. Makes the operator and accounts on first need.
  */

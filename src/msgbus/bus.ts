@@ -12,7 +12,7 @@ import * as store from './store'
  */
 
 export const Messages = {
-  notConfigured: 'the message bus is not configured: set MSGBUS_URLS to the NATS server URLs (see "Run with NATS" in README.md)',
+  notConfigured: 'the message bus is not configured: set MSGBUS_URLS to the NATS server URLs (see docs/api/msgbus.md)',
   unreachable: 'the message bus at MSGBUS_URLS cannot be reached; try again shortly',
   pushFailed: 'the message bus did not take the account update; it is retried on the next reconnect',
 } as const

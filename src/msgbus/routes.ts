@@ -8,7 +8,7 @@ import * as msgbus from './service'
 const TAGS = ['msgbus']
 const errors = { 401: ErrorBody, 403: ErrorBody, 503: ErrorBody }
 
-/** Message-bus credentials and the caller's message-bus tokens (decisions §6, §6a). */
+/** Message-bus credentials and the caller's message-bus tokens (docs/decisions.md §6, §6a). */
 export const msgbusRoutes = (deps: Deps) =>
   new Elysia({ name: 'msgbus.routes', prefix: '/api/v1' })
     .use(guard(deps))

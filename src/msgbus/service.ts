@@ -24,10 +24,10 @@ export const Messages = {
 /** Lifetime of the sign-in cookie's bearer JWT. */
 export const COOKIE_TTL_SECONDS = 15 * 60
 
-/** Where an org's agents publish usage events (decisions §5a). */
+/** Where an org's agents publish usage events (docs/decisions.md §5a). */
 export const usageEventsSubject = (orgName: string) => `usage.events.${orgName}`
 
-/** Personal credentials (decisions §6a): own subjects and reply inboxes. */
+/** Personal credentials (docs/decisions.md §6a): own subjects and reply inboxes. */
 const personalPermissions = (uid: number): Permissions => ({
   pub: { allow: [`user.${uid}.>`, '_INBOX.>'] },
   sub: { allow: [`user.${uid}.>`, '_INBOX.>'] },

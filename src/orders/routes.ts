@@ -17,11 +17,11 @@ const renderErrors = { ...errors, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody
 
 const text = (body: string, contentType: string) => new Response(body, { headers: { 'content-type': contentType } })
 const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json; charset=utf-8' } })
-/** Scripts are text/x-shellscript, or the original's [{os, url, command, script}] list when JSON is asked for (decisions §4). */
+/** Scripts are text/x-shellscript, or the original's [{os, url, command, script}] list when JSON is asked for (docs/decisions.md §4). */
 const wantsJson = (accept: string | undefined) => /application\/json/i.test(accept ?? '')
 const ScriptAnswer = t.Union([t.String({ description: 'The script (text/x-shellscript)' }), t.Array(ScriptRef)])
 
-/** Chart sources (site admins) and the caller's deployment orders with their renders and install scripts (decisions §4, §4a). */
+/** Chart sources (site admins) and the caller's deployment orders with their renders and install scripts (docs/decisions.md §4, §4a). */
 export const orderRoutes = (deps: Deps) => {
   const rt = ordersRuntime(deps)
   /** The handler of one script route: the script made by `make`, as text or as its JSON list. */

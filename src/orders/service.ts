@@ -99,7 +99,7 @@ async function locationOf(
 }
 
 /**
- * Stores an order (decisions §4): every package's chart is resolved, downloaded, verified and
+ * Stores an order (docs/decisions.md §4): every package's chart is resolved, downloaded, verified and
  * pinned now, so a missing chart or version is 422 and a failing registry 502 at once. The
  * server sets uid, creationTimestamp and (unless given) the name. Throws badRequest, invalid, upstream.
  */

@@ -3,7 +3,7 @@ import { AppError } from '../errors'
 import { type ChartArchive, parseYamlSafely, UnsafeArchive } from './charts/archive'
 
 /**
- * The values of one package (decisions §4a): `valuesPatch` (RFC 6902) applied to the chart's
+ * The values of one package (docs/decisions.md §4a): `valuesPatch` (RFC 6902) applied to the chart's
  * defaults (or to the chart file `valuesFile` names), or `values` merged over the defaults.
  * Without either the chart renders with its defaults alone, exactly as bare `helm template`.
  */

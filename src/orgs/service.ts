@@ -109,7 +109,7 @@ export async function createOrg(deps: Deps, owner: UserRow | undefined, input: N
       },
       owner?.id,
     )
-    // A fleet-manager-origin org gets its system admin at once (decisions §6a): the fleet manager syncs through it.
+    // A fleet-manager-origin org gets its system admin at once (docs/decisions.md §6a): the fleet manager syncs through it.
     if (input.fleetmgrManagementClusterEndPoint) await insertSystemAdmin(tx, org)
     return org
   })

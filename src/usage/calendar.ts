@@ -2,7 +2,7 @@
 
 export const HOUR_MS = 3_600_000
 export const DAY_MS = 86_400_000
-/** The fixed month of the spec (decisions §5): 730 hours, whatever the calendar month's length. */
+/** The fixed month of the spec (docs/decisions.md §5): 730 hours, whatever the calendar month's length. */
 export const MONTH_MINUTES = 43_800
 
 export const MONTH_NAMES = [
@@ -63,7 +63,7 @@ export function parseYearMonth(text: string): MonthKey | undefined {
 }
 
 /**
- * A path month (decisions §5): 1..12 with or without a leading zero, an English month name or its
+ * A path month (docs/decisions.md §5): 1..12 with or without a leading zero, an English month name or its
  * three-letter abbreviation, any case. Undefined otherwise.
  */
 export function parseMonthWord(text: string): number | undefined {

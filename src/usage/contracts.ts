@@ -5,7 +5,7 @@ import type { Product } from './events'
 import { recountObjects } from './ingest'
 import * as store from './store'
 
-/** Contracts of decisions §5a: paid minutes of an org's product are billable. Site admins manage them. */
+/** Contracts of docs/decisions.md §5a: paid minutes of an org's product are billable. Site admins manage them. */
 
 export const ContractMessages = {
   orgNotFound: 'org names no organization',

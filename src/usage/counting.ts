@@ -1,7 +1,7 @@
 import { DAY_MS, dayOf, HOUR_MS, type MonthKey, monthKeyAt } from './calendar'
 
 /**
- * The counting rule of decisions §5a, as pure functions over one object's readings (its events in
+ * The counting rule of docs/decisions.md §5a, as pure functions over one object's readings (its events in
  * time order): an event with resources opens a segment until the next event, at most 2 h (a longer
  * silence closes it 1 h after the event); `deleted` opens none; the last event's segment runs to
  * `min(time + 1 h, now)`. Segments are cut at UTC day (hence month) boundaries and weighed in

@@ -10,7 +10,7 @@ import * as store from './store'
 import { usageOf } from './views'
 
 /**
- * DBaaS namespace billing reports (spec; decisions §5): with `org`, the org's usage and the caller
+ * DBaaS namespace billing reports (spec; docs/decisions.md §5): with `org`, the org's usage and the caller
  * must own it (403 otherwise); without, the caller's own clusters, within orgs the caller owns, so
  * nobody sees an org's usage without owning it.
  */

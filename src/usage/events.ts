@@ -7,7 +7,7 @@ export type Product = (typeof PRODUCTS)[number]
 export const isProduct = (value: unknown): value is Product => (PRODUCTS as readonly unknown[]).includes(value)
 
 /**
- * A usage event as read and checked (decisions §5a), times in Unix ms. Flat, and a counting
+ * A usage event as read and checked (docs/decisions.md §5a), times in Unix ms. Flat, and a counting
  * Reading as it is: ingestion makes millions of these.
  */
 export interface UsageEvent {
@@ -85,7 +85,7 @@ function time(value: unknown, now: number): number {
   return at
 }
 
-/** CPU and memory of the whole object: requests, each falling back to limits (decisions §5a). */
+/** CPU and memory of the whole object: requests, each falling back to limits (docs/decisions.md §5a). */
 function resources(event: Record_, type: EventType): { cpuMillis: number | null; memoryBytes: number | null } {
   if (event.resources === undefined && type === 'deleted') return { cpuMillis: null, memoryBytes: null }
   const res = record(event, 'resources')

@@ -6,7 +6,7 @@ import { type Coverage, compareReadings, DELETED_RANK, mergeIntervals, type Read
 import { readEvent, type UsageEvent } from './events'
 import * as store from './store'
 
-/** Answer of an ingestion (decisions §5a). */
+/** Answer of an ingestion (docs/decisions.md §5a). */
 export interface IngestResult {
   accepted: number
   duplicates: number

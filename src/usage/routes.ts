@@ -41,7 +41,7 @@ import * as views from './views'
 const TAGS = ['usage']
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody }
 
-/** Usage ingestion and reports (spec "Usage reports", decisions §5, §5a); registered in billing mode only. */
+/** Usage ingestion and reports (spec "Usage reports", docs/decisions.md §5, §5a); registered in billing mode only. */
 export const usageRoutes = (deps: Deps) => {
   const printer = pdfPrinter({ chromiumPath: deps.config.chromiumPath, ...deps.config.pdfRenders })
   return new Elysia({ name: 'usage.routes', prefix: '/api/v1' })
@@ -220,7 +220,7 @@ const viewRoutes = (deps: Deps) => {
     )
 }
 
-/** Contracts (decisions §5a): site administrators only. */
+/** Contracts (docs/decisions.md §5a): site administrators only. */
 const contractRoutes = (deps: Deps) =>
   new Elysia({ name: 'usage.contracts' })
     .use(guard(deps))

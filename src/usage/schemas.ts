@@ -13,7 +13,7 @@ export const UsageEventsBody = t.Unknown({
   description:
     'A JSON array of usage events, or NDJSON (application/x-ndjson): one event per line. Event: {time (RFC 3339), type: created|updated|deleted|heartbeat, ' +
     'product: dbprod|backupprod|secretsprod|ingressprod, cluster: {uid, name, mode?}, namespace: {uid, name}, object: {group, kind, name, uid}, ' +
-    'resources: {requests: {cpu, memory}, limits?: {cpu, memory}}} with Kubernetes quantities for the whole object (decisions §5a)',
+    'resources: {requests: {cpu, memory}, limits?: {cpu, memory}}} with Kubernetes quantities for the whole object (docs/decisions.md §5a)',
 })
 
 export const IngestResponse = t.Object(
@@ -158,7 +158,7 @@ export const UsageView = t.Object(
     ),
     billable: t.Optional(UsageAmounts),
   },
-  { description: "UsageView: one envelope for every view (decisions §5a; shapes are this implementation's)" },
+  { description: "UsageView: one envelope for every view (docs/decisions.md §5a; shapes are this implementation's)" },
 )
 
 export const ViewParams = t.Object({

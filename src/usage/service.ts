@@ -41,12 +41,12 @@ export async function usageOrg(deps: Deps, name: string): Promise<UserRow> {
   return org
 }
 
-/** Rounds for display: two decimals (decisions §5). */
+/** Rounds for display: two decimals (docs/decisions.md §5). */
 export const round2 = (value: number) => Math.round((value + Number.EPSILON) * 100) / 100
 /** Sums of floats that should cancel leave dust; below a micro-unit it is zero. */
 const settle = (value: number) => (Math.abs(value) < 1e-6 ? 0 : value)
 
-/** Change from the previous row in percent: 0 when both are 0, 100 when only the previous is (decisions §5). */
+/** Change from the previous row in percent: 0 when both are 0, 100 when only the previous is (docs/decisions.md §5). */
 export function changeFromPrevious(current: number, previous: number): number {
   const cur = settle(current)
   const prev = settle(previous)
@@ -223,7 +223,7 @@ export const PathMessages = {
   badMonth: 'month must be 1-12 (with or without a leading zero), an English month name or its three-letter abbreviation',
 } as const
 
-/** `{year}/{month}` of a path (decisions §5). Throws badRequest. */
+/** `{year}/{month}` of a path (docs/decisions.md §5). Throws badRequest. */
 export function parsePathMonth(year: string, month: string): MonthKey {
   if (!/^\d{4}$/.test(year)) throw new AppError('badRequest', PathMessages.badYear)
   const m = parseMonthWord(month)

@@ -9,7 +9,7 @@ import { type IngestResult, ingestEvents } from './ingest'
 import type { UsageBusAnswer } from './schemas'
 
 /**
- * Usage events published on `usage.events.<org>` (decisions §5a), ingested by the platform's
+ * Usage events published on `usage.events.<org>` (docs/decisions.md §5a), ingested by the platform's
  * subscriber in each org account (msgbus/org-subscribers.ts). The account decides the org: a
  * subject naming another org is refused, never ingested anywhere. A request is answered with the
  * route's `{accepted, duplicates, rejected}` once the events are stored (so every later read sees

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { makeTestApp } from '../support/app'
 import { buildChart, serveOciRegistry } from '../support/charts'
 
-/** Chart sources (decisions §4a): site admins only, passwords never answered, private addresses only when allowed. */
+/** Chart sources (docs/decisions.md §4a): site admins only, passwords never answered, private addresses only when allowed. */
 
 const ENV = { PLATFORM_ALLOW_PRIVATE_REGISTRIES: 'true' }
 const PASSWORD = 'very-secret-registry-token'

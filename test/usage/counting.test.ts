@@ -39,7 +39,7 @@ function predicted(events: WireEvent[], product: string): Omit<SummaryRow, 'cpuC
 
 const withoutChange = (rows: SummaryRow[]) => rows.map(({ cpuChangeFromPrev: _c, memoryChangeFromPrev: _m, ...rest }) => rest)
 
-describe('counting rule (decisions §5a) on a synthetic data set', () => {
+describe('counting rule (docs/decisions.md §5a) on a synthetic data set', () => {
   test("events sent in order, in one body → every product's months equal the minute-by-minute oracle", async () => {
     const w = await billingWorld()
     const events = syntheticEvents()

@@ -4,7 +4,7 @@ import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 export const HOUR = 3_600_000
 const MINUTE = 60_000
 
-/** One event as a cluster agent sends it (decisions §5a). */
+/** One event as a cluster agent sends it (docs/decisions.md §5a). */
 export interface WireEvent {
   time: string
   type: 'created' | 'updated' | 'deleted' | 'heartbeat'

@@ -8,7 +8,7 @@ import { forwardedHeaders, isStreaming, memberSearch, relay, safeSegments, upstr
 import { relayExec, type Target, targetFor } from './service'
 
 /**
- * The spec's proxy routes (`/proxy/{group}/{version}/…`, decisions §3b), one code path for every
+ * The spec's proxy routes (`/proxy/{group}/{version}/…`, docs/decisions.md §3b), one code path for every
  * group, version and resource: `core` is the legacy group (`/api/v1`), anything else `/apis/g/v`.
  * Most requests are relayed as they are; the platform adds what the spec asks of it: creates
  * answer 200, GETs carry an ETag (304 on If-None-Match), a plain JSON PATCH is a desired object
@@ -25,7 +25,7 @@ export const SpecMessages = {
   filterInvalid: 'filter must be a JSON array of operations ({"$ref": "#/pointer"} or {"out": {"$ref": "#/pointer"}})',
 } as const
 
-/** The neutral names of the AppsCode groups (decisions §3b). */
+/** The neutral names of the AppsCode groups (docs/decisions.md §3b). */
 const META = 'meta.k8s.appscode.com'
 const SCANNER = 'reports.scanner.appscode.com'
 const POLICY = 'policy.k8s.appscode.com'
@@ -263,7 +263,7 @@ async function scaleTo(target: Target, p: Parsed, body: unknown): Promise<KubeOb
 }
 
 /**
- * A PATCH with plain JSON is the desired object (decisions §3): fields it leaves out are removed,
+ * A PATCH with plain JSON is the desired object (docs/decisions.md §3): fields it leaves out are removed,
  * server-owned metadata and status are kept, and the JSON patch carries a test of the
  * resourceVersion it was computed from, so a concurrent change is a 409 instead of being undone.
  */
@@ -349,7 +349,7 @@ function pointer(doc: Json, ref: string): Json | undefined {
 }
 
 /**
- * decisions §3's json-filter: a JSON array of operations applied in turn; `{"$ref": ptr}` fetches,
+ * docs/decisions.md §3's json-filter: a JSON array of operations applied in turn; `{"$ref": ptr}` fetches,
  * `{out: {"$ref": ptr}, …}` builds an object; when the current value is an array, an operation
  * maps over its elements. Throws badRequest for anything else.
  */

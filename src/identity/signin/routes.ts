@@ -34,7 +34,7 @@ export function clearSessionCookies(deps: Deps, cookie: Jar): void {
 }
 
 /**
- * The message-bus cookie (decisions §6): a short-lived bearer user JWT that the NATS websocket
+ * The message-bus cookie (docs/decisions.md §6): a short-lived bearer user JWT that the NATS websocket
  * listener reads (`jwt_cookie`); HttpOnly, so page scripts never hold it. None without MSGBUS_URLS.
  */
 export async function setMsgbusCookie(deps: Deps, cookie: Jar, uid: number): Promise<void> {

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 
-/** 40 lowercase hex characters from 20 random bytes (decisions §1). */
+/** 40 lowercase hex characters from 20 random bytes (docs/decisions.md §1). */
 export function newAccessToken(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(20))).toString('hex')
 }

@@ -76,7 +76,7 @@ export const Messages = {
   nameMissing: 'access token name is required',
 } as const
 
-/** Used within this many seconds counts as recent activity (decisions §2). */
+/** Used within this many seconds counts as recent activity (docs/decisions.md §2). */
 export const RECENT_ACTIVITY_SECONDS = 7 * 24 * 3600
 
 /**
@@ -156,7 +156,7 @@ export function presentAccessToken(row: store.AccessTokenRow, plaintext = '') {
   return { id: row.id, name: row.name, sha1: plaintext, token_last_eight: row.tokenLastEight, scopes: scopesOf(row) }
 }
 
-/** The settings view (decisions §2) at `now` (epoch seconds): Unix times, activity flags, `token` only on creation. */
+/** The settings view (docs/decisions.md §2) at `now` (epoch seconds): Unix times, activity flags, `token` only on creation. */
 export function presentSettingsToken(row: store.AccessTokenRow, now: number, plaintext = '') {
   const created = Math.floor(row.createdAt.getTime() / 1000)
   return {

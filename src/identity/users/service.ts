@@ -108,7 +108,7 @@ export async function unfollow(db: Database, me: store.UserRow, name: string): P
 export type ValidationStatus = 'VALID' | 'USER_EXISTS' | 'RESERVED' | 'INVALID' | 'NOT_ALLOWED'
 
 /**
- * Checks a proposed user or organization name in decisions §1 order: INVALID, RESERVED,
+ * Checks a proposed user or organization name in docs/decisions.md §1 order: INVALID, RESERVED,
  * NOT_ALLOWED, USER_EXISTS (users and orgs share one namespace), VALID. `currentName` is the
  * account being renamed: keeping its own name (in any case) is VALID.
  */

@@ -10,7 +10,7 @@ import * as systemAdminKeys from './service'
 const TAGS = ['organization']
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
-/** The message-bus keys of the org system admin (decisions §6a). */
+/** The message-bus keys of the org system admin (docs/decisions.md §6a). */
 export const systemAdminKeyRoutes = (deps: Deps) =>
   new Elysia({ name: 'msgbus.system-admin.routes', prefix: '/api/v1' })
     .use(guard(deps))

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { AppError } from '../../errors'
 
 /**
- * The real Helm as a renderer (decisions §4): `helm template` in a subprocess that has no
+ * The real Helm as a renderer (docs/decisions.md §4): `helm template` in a subprocess that has no
  * network of its own (no kubeconfig, proxies pointing nowhere, Helm's home dirs in a throw-away
  * directory), a wall-clock timeout, a memory cap (RLIMIT_DATA through prlimit: Go reserves
  * address space it never touches, so RLIMIT_AS would stop it at start) and a cap on its output.

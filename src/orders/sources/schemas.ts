@@ -29,7 +29,7 @@ export const ChartSourceSpec = t.Object(
     }),
     ...sourceFields,
   },
-  { description: 'A chart source: a Helm HTTP repository or an OCI registry (decisions §4a)' },
+  { description: 'A chart source: a Helm HTTP repository or an OCI registry (docs/decisions.md §4a)' },
 )
 export type ChartSourceSpec = typeof ChartSourceSpec.static
 

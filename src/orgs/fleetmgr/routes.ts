@@ -10,7 +10,7 @@ const TAGS = ['organization']
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
 /**
- * Marks the deprecated user-token routes and points at their successor (decisions §6a). The Link
+ * Marks the deprecated user-token routes and points at their successor (docs/decisions.md §6a). The Link
  * is relative to the request URL (RFC 8288), so it never echoes the org name: a hidden org and a
  * missing one answer byte for byte the same.
  */

@@ -16,7 +16,7 @@ export const Messages = {
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
 
-/** 20 upper-case alphanumerics (decisions §6a), uniformly drawn. */
+/** 20 upper-case alphanumerics (docs/decisions.md §6a), uniformly drawn. */
 export function newAccessKeyId(): string {
   let id = ''
   while (id.length < 20) {

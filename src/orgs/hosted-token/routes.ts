@@ -7,7 +7,7 @@ import * as hosted from './service'
 
 const TAGS = ['user']
 
-/** The hosted token and its key set; registered in hosted mode only (decisions §6a). */
+/** The hosted token and its key set; registered in hosted mode only (docs/decisions.md §6a). */
 export const hostedTokenRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.hosted-token.routes', prefix: '/api/v1' })
     .use(guard(deps))

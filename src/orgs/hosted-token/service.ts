@@ -12,7 +12,7 @@ export const Messages = {
   badKey: 'PLATFORM_HOSTED_TOKEN_KEY is not a PEM PKCS#8 EC P-256 private key',
 } as const
 
-/** Lifetime of a hosted token (decisions §6a). */
+/** Lifetime of a hosted token (docs/decisions.md §6a). */
 export const HOSTED_TOKEN_TTL_SECONDS = 600
 
 interface PublicJwk {

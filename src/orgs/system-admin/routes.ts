@@ -10,7 +10,7 @@ import * as systemAdmin from './service'
 const TAGS = ['organization']
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
-/** The org system admin and its access tokens (decisions §6a); its message-bus keys: msgbus/system-admin/. */
+/** The org system admin and its access tokens (docs/decisions.md §6a); its message-bus keys: msgbus/system-admin/. */
 export const systemAdminRoutes = (deps: Deps) =>
   new Elysia({ name: 'orgs.system-admin.routes', prefix: '/api/v1' })
     .use(guard(deps))

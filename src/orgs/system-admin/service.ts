@@ -21,7 +21,7 @@ export const Messages = {
   loginTaken: (login: string) => `the system admin login "${login}" is already taken by another account`,
 } as const
 
-/** The bot's login (decisions §6a). */
+/** The bot's login (docs/decisions.md §6a). */
 export const systemAdminLogin = (org: UserRow) => `${org.name}-sysadmin`
 
 /**
