@@ -2,6 +2,8 @@
 // binary, same values: cold (a fresh platform fetching the chart from a loopback repository, then
 // rendering), uncached (chart on disk, values never rendered before: one Helm run plus our work)
 // and warm (the render cache answers). Goals (issue 17): warm ≤ 0.2 × bare, uncached ≤ 1.2 × bare.
+// Then memory (issue 24): six orders of different charts of ~95 MB expanded each, rendered by one
+// platform: RSS after a full collection before and after, and what the orders caches hold.
 // Usage: npm run bench:orders [-- --runs 20]
 import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -13,6 +15,8 @@ import { loadConfig } from '../src/config'
 import { insertUser } from '../src/identity/store'
 import { mintToken } from '../src/identity/tokens/service'
 import { memoryLogger } from '../src/logger'
+import { packChartArchive } from '../src/orders/charts/pack'
+import { ordersRuntime } from '../src/orders/runtime'
 
 const { values: args } = parseArgs({ args: process.argv.slice(2), options: { runs: { type: 'string', default: '30' } } })
 const runs = Math.max(3, Number(args.runs))
@@ -38,20 +42,33 @@ for (let i = 0; i < 4; i++) {
   )
 }
 helm(['package', join(dir, 'bench'), '--destination', join(dir, 'repo')])
-const tgz = readFileSync(join(dir, 'repo', 'bench-0.1.0.tgz'))
-const digest = createHash('sha256').update(tgz).digest('hex')
+const archives = new Map<string, Uint8Array>([['bench', new Uint8Array(readFileSync(join(dir, 'repo', 'bench-0.1.0.tgz')))]])
+
+// The memory charts: 19 files of 5 MB (the per-file cap is 5 MiB, the expanded cap 100 MiB), a byte repeated: ~100 KB packed.
+const BIG_CHARTS = 6
+const text = (s: string) => new TextEncoder().encode(s)
+for (let i = 0; i < BIG_CHARTS; i++) {
+  const files = new Map([
+    ['Chart.yaml', text(`apiVersion: v2\nname: big-${i}\nversion: 0.1.0\n`)],
+    ['templates/cm.yaml', text('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n')],
+  ])
+  for (let f = 0; f < 19; f++) files.set(`files/blob-${f}.txt`, new Uint8Array(5_000_000).fill(97 + i))
+  archives.set(`big-${i}`, packChartArchive({ root: `big-${i}`, files, subcharts: new Map(), bytes: 0 }))
+}
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
+const index = `apiVersion: v1\nentries:\n${[...archives]
+  .map(
+    ([name, bytes]) => `  ${name}:\n  - name: ${name}\n    version: 0.1.0\n    digest: ${sha256(bytes)}\n    urls: [${name}-0.1.0.tgz]\n`,
+  )
+  .join('')}`
 const repo = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',
   fetch(request) {
     const path = new URL(request.url).pathname
-    if (path === '/charts/index.yaml')
-      return new Response(
-        `apiVersion: v1\nentries:\n  bench:\n  - name: bench\n    version: 0.1.0\n    digest: ${digest}\n    urls: [bench-0.1.0.tgz]\n`,
-        { headers: { etag: `"${digest}"` } },
-      )
-    if (path === '/charts/bench-0.1.0.tgz') return new Response(tgz)
-    return new Response('not found', { status: 404 })
+    if (path === '/charts/index.yaml') return new Response(index, { headers: { etag: `"${sha256(text(index))}"` } })
+    const archive = archives.get(path.replace(/^\/charts\/(.+)-0\.1\.0\.tgz$/, '$1'))
+    return archive ? new Response(archive as BodyInit) : new Response('not found', { status: 404 })
   },
 })
 const repoUrl = `http://127.0.0.1:${repo.port}/charts`
@@ -80,13 +97,13 @@ async function platform() {
         body: body === undefined ? undefined : JSON.stringify(body),
       }),
     )
-  const order = async (replicaCount: number): Promise<string> => {
+  const order = async (replicaCount: number, name = 'bench'): Promise<string> => {
     const res = await call('POST', '/api/v1/user/deploy/orders', {
       spec: {
         packages: [
           {
             chart: {
-              name: 'bench',
+              name,
               version: '0.1.0',
               releaseName: 'bench',
               namespace: 'apps',
@@ -105,7 +122,7 @@ async function platform() {
     if (res.status !== 200) throw new Error(`render: ${res.status} ${await res.text()}`)
     return res.text()
   }
-  return { order, render, close: () => deps.db.close() }
+  return { order, render, deps, close: () => deps.db.close() }
 }
 
 const median = (xs: number[]) => {
@@ -154,6 +171,21 @@ step(`warm renders, ${runs} runs`)
 const warm: number[] = []
 for (let i = 0; i < runs; i++) warm.push(await time(() => p.render(uids[0]!)))
 await p.close()
+
+step(`memory: ${BIG_CHARTS} orders of different charts of ~95 MB expanded each, ordered and rendered`)
+const MiB = 1024 * 1024
+const rss = () => {
+  Bun.gc(true)
+  return process.memoryUsage().rss / MiB
+}
+const m = await platform()
+await m.render(await m.order(1))
+const rssBefore = rss()
+for (let i = 0; i < BIG_CHARTS; i++) await m.render(await m.order(1, `big-${i}`))
+const rssAfter = rss()
+const caches = ordersRuntime(m.deps)
+const held = [caches.charts.parsed, caches.renders.done, caches.values.parsed].map((c) => `${(c.bytes / MiB).toFixed(1)} MiB in ${c.size}`)
+await m.close()
 repo.stop(true)
 rmSync(dir, { recursive: true, force: true })
 
@@ -165,3 +197,6 @@ console.log(row('bare helm template', bare))
 console.log(row('ours, cold (fetch + render)', cold))
 console.log(`${row('ours, uncached (one Helm run)', uncached)}   goal ≤ 1.2 ×`)
 console.log(`${row('ours, warm (render cache)', warm)}   goal ≤ 0.2 ×`)
+console.log(
+  `Memory: RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MiB (+${(rssAfter - rssBefore).toFixed(0)}) after ${BIG_CHARTS} charts of ~95 MB expanded; caches hold charts ${held[0]}, renders ${held[1]}, values ${held[2]}`,
+)

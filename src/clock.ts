@@ -3,7 +3,7 @@
  * windows, credential `exp` claims, usage's "now"), injected through Deps so a test sets or
  * advances it instead of sleeping (test/support/clock.ts). The wall clock stays where time is the
  * outside world's: log lines, row timestamps the database stamps (created, updated, last login),
- * and protocols a peer checks against its own clock (registry tokens, the bus's revocations).
+ * and protocols a peer checks against its own clock (the bus's revocations).
  */
 export interface Clock {
   /** Milliseconds since the Unix epoch. */

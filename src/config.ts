@@ -86,6 +86,8 @@ export interface OrdersConfig {
   helmTimeoutMs: number
   helmMemoryBytes: number
   chartFetchTimeoutMs: number
+  /** Memory for parsed charts; renders get a quarter of it besides, parsed values files an eighth. */
+  chartCacheBytes: number
 }
 
 const MODES: readonly DeploymentMode[] = ['hosted', 'marketplace', 'billing']
@@ -182,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       helmMemoryBytes: parsePositiveInt(env.PLATFORM_HELM_MEMORY_MB ?? '512', 'PLATFORM_HELM_MEMORY_MB') * 1024 * 1024,
       chartFetchTimeoutMs:
         parsePositiveInt(env.PLATFORM_CHART_FETCH_TIMEOUT_SECONDS ?? '30', 'PLATFORM_CHART_FETCH_TIMEOUT_SECONDS') * 1000,
+      chartCacheBytes: parsePositiveInt(env.PLATFORM_CHART_CACHE_MB ?? '256', 'PLATFORM_CHART_CACHE_MB') * 1024 * 1024,
     },
     buildCommit: env.PLATFORM_BUILD_COMMIT || undefined,
     buildDate: env.PLATFORM_BUILD_DATE || undefined,

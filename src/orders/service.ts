@@ -4,14 +4,14 @@ import type { Page, Paged } from '../http/pagination'
 import { isArchiveUrl, type LoadedChart, type PinnedChart } from './charts/client'
 import type { RegistryAccess } from './charts/transport'
 import { renderKeyOf } from './render/cache'
-import { printDoc, type Rendered, readTemplateOutput } from './render/output'
+import { printDoc, type Rendered } from './render/output'
 import { convertResources, type DataFormat, marshal } from './render/resources'
 import { helm3Script, type ScriptPackage, yamlScript } from './render/scripts'
 import type { OrdersRuntime } from './runtime'
 import { type ChartSelection, ORDER_API_VERSION, type Order, type OrderInput, type OrderPackage } from './schemas'
 import { anonymousAccess, sourceAccess } from './sources/service'
 import * as store from './store'
-import { chartValues, renderValues, scriptValues, setFlagsOf } from './values'
+import { renderValues, scriptValues, setFlagsOf } from './values'
 
 export const Messages = {
   missingPackages: 'missing package selection for order',
@@ -109,7 +109,7 @@ export async function createOrder(rt: OrdersRuntime, actor: Actor, input: OrderI
   for (const [i, { chart }] of packages.entries()) {
     const where = await locationOf(rt, chart, i)
     const loaded = await rt.charts.resolve(where.access, { url: where.url, name: chart.name, version: chart.version })
-    renderValues(loaded.archive, chart)
+    renderValues(rt.values, loaded, chart)
     pinned.push({ pin: loaded.pin, source: where.source })
   }
   const uid = crypto.randomUUID()
@@ -165,29 +165,21 @@ async function accessForPin(rt: OrdersRuntime, pinned: PinnedPackage): Promise<R
   return found?.access ?? anonymousAccess(rt.deps, new URL(pinned.pin.url))
 }
 
-/** Renders one package with Helm, or answers it from the render cache. */
-async function renderPackage(rt: OrdersRuntime, chart: ChartSelection, pinned: PinnedPackage): Promise<RenderedPackage> {
+/** Renders one package with Helm in one of the caller's slots, or answers it from the render cache. */
+async function renderPackage(rt: OrdersRuntime, actor: Actor, chart: ChartSelection, pinned: PinnedPackage): Promise<RenderedPackage> {
   const loaded = await rt.charts.load(() => accessForPin(rt, pinned), pinned.pin)
-  const values = renderValues(loaded.archive, chart)
+  const values = renderValues(rt.values, loaded, chart)
   const valuesJson = values === undefined ? undefined : JSON.stringify(values)
   const kubeVersion = rt.helm.settings.kubeVersion
   const key = renderKeyOf({ digest: pinned.pin.digest, valuesJson, release: chart.releaseName, namespace: chart.namespace, kubeVersion })
-  const rendered = await rt.renders.get(key, async () =>
-    readTemplateOutput(
-      await rt.helm.template({
-        release: chart.releaseName,
-        namespace: chart.namespace,
-        chartPath: loaded.path,
-        valuesJson,
-      }),
-    ),
-  )
+  const request = { release: chart.releaseName, namespace: chart.namespace, chartPath: loaded.path, valuesJson }
+  const rendered = await rt.renders.get(key, () => rt.helm.template(request, String(actor.user.id)))
   return { chart, pinned, loaded, rendered }
 }
 
 async function renderOrder(rt: OrdersRuntime, actor: Actor, uid: string): Promise<{ order: Order; packages: RenderedPackage[] }> {
   const { order, pinned } = await loadOrder(rt, actor, uid)
-  const packages = await Promise.all(packagesOf(order).map((p, i) => renderPackage(rt, p.chart, pinned[i]!)))
+  const packages = await Promise.all(packagesOf(order).map((p, i) => renderPackage(rt, actor, p.chart, pinned[i]!)))
   return { order, packages }
 }
 
@@ -300,7 +292,7 @@ export async function helm3(rt: OrdersRuntime, actor: Actor, uid: string): Promi
       namespace: chart.namespace,
       chart: scriptChartOf(pin.pin),
       version: pin.pin.version,
-      setFlags: setFlagsOf(chartValues(loaded.archive), scriptValues(loaded.archive, chart)),
+      setFlags: setFlagsOf(rt.values.of(loaded), scriptValues(rt.values, loaded, chart)),
       ...waitsOf(chart),
     })
   }

@@ -1,6 +1,8 @@
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
+import { BoundedCache } from '../bounded-cache'
 import { AppError } from '../errors'
 import { type ChartArchive, parseYamlSafely, UnsafeArchive } from './charts/archive'
+import type { LoadedChart } from './charts/client'
 
 /**
  * The values of one package (docs/decisions.md §4a): `valuesPatch` (RFC 6902) applied to the chart's
@@ -25,18 +27,26 @@ export const Messages = {
 
 const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v)
 
-// Parsed values files per archive (archives are kept per digest by the chart client), so a render
-// does not parse the same values.yaml again.
-const parsedValues = new WeakMap<ChartArchive, Map<string, JsonObject>>()
+/** A parsed values file weighs this many times its YAML text (measured 2.9×, rounded up). */
+export const VALUES_WEIGHT = 4
 
-/** A values file of the chart as an object ({} when empty), a copy the caller may change; throws invalid when it is missing or not a mapping. */
-export function chartValues(archive: ChartArchive, file = 'values.yaml'): JsonObject {
-  const known = parsedValues.get(archive)?.get(file)
-  if (known) return structuredClone(known)
-  const values = parseValuesFile(archive, file)
-  if (!parsedValues.has(archive)) parsedValues.set(archive, new Map())
-  parsedValues.get(archive)!.set(file, values)
-  return structuredClone(values)
+/** Parsed values files of charts by digest, kept up to a bound in bytes, so a render does not parse the same values.yaml again. */
+export class ValuesFiles {
+  readonly parsed: BoundedCache<JsonObject>
+
+  constructor(maxBytes: number) {
+    this.parsed = new BoundedCache(maxBytes)
+  }
+
+  /** A values file of the chart as an object ({} when empty), a copy the caller may change; throws invalid when it is missing or not a mapping. */
+  of(chart: LoadedChart, file = 'values.yaml'): JsonObject {
+    const key = `${chart.pin.digest}\u0000${file}`
+    const known = this.parsed.get(key)
+    if (known) return structuredClone(known)
+    const values = parseValuesFile(chart.archive, file)
+    this.parsed.set(key, values, (chart.archive.files.get(file)?.byteLength ?? 0) * VALUES_WEIGHT)
+    return structuredClone(values)
+  }
 }
 
 function parseValuesFile(archive: ChartArchive, file: string): JsonObject {
@@ -79,15 +89,15 @@ function applyPatch(document: JsonObject, patch: NonNullable<ValuesInput['values
 }
 
 /** The user values handed to `helm template`, or undefined for the chart's defaults alone. */
-export function renderValues(archive: ChartArchive, input: ValuesInput): JsonObject | undefined {
-  if (input.valuesPatch) return applyPatch(chartValues(archive, input.valuesFile || 'values.yaml'), input.valuesPatch)
-  if (input.values) return merge(chartValues(archive), input.values)
+export function renderValues(files: ValuesFiles, chart: LoadedChart, input: ValuesInput): JsonObject | undefined {
+  if (input.valuesPatch) return applyPatch(files.of(chart, input.valuesFile || 'values.yaml'), input.valuesPatch)
+  if (input.values) return merge(files.of(chart), input.values)
   return undefined
 }
 
 /** The values the helm3 script installs with: `valuesFile` (default values.yaml), patched or merged over. */
-export function scriptValues(archive: ChartArchive, input: ValuesInput): JsonObject {
-  const base = chartValues(archive, input.valuesFile || 'values.yaml')
+export function scriptValues(files: ValuesFiles, chart: LoadedChart, input: ValuesInput): JsonObject {
+  const base = files.of(chart, input.valuesFile || 'values.yaml')
   if (input.valuesPatch) return applyPatch(base, input.valuesPatch)
   return input.values ? merge(base, input.values) : base
 }

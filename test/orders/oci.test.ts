@@ -62,6 +62,18 @@ describe('OCI registry', () => {
     expect(await headerOf(t, alice, (await res.json()).metadata.uid)).toBe('# Source: oci - web@1.2.5')
   })
 
+  test("a registry token is reused until it expires by the app's clock (expires_in 300 s), then fetched again", async () => {
+    const { t, alice } = await setup({ url: guarded.url, username: 'puller', password: 's3cret-registry-pass' })
+    const tokens = () => guarded.requests.filter((r) => r === 'GET /token').length
+    const before = tokens()
+    expect((await orderOf(t, alice, { version: '1.2.0' })).status).toBe(200)
+    expect((await orderOf(t, alice, { version: '1.2.5' })).status).toBe(200)
+    expect(tokens() - before).toBe(1)
+    t.clock.advance(300_000)
+    expect((await orderOf(t, alice, { version: '1.3.0' })).status).toBe(200)
+    expect(tokens() - before).toBe(2)
+  })
+
   test("a registry refusing the source's credentials → 502 naming the registry, never the password", async () => {
     const { t, alice } = await setup({ url: guarded.url, username: 'puller', password: 'wrong-password-xyz' })
     const res = await orderOf(t, alice, { version: '1.2.0' })

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createGzip } from 'node:zlib'
+import { tarHeader } from '../../src/orders/charts/pack'
 import { tempDir } from './app'
 
 /**
@@ -118,7 +119,7 @@ export function buildChart(name: string, version: string, opts: { extraTemplates
 }
 
 /** A chart of exactly these files (paths below the chart directory), packaged by `helm package`. */
-export function buildRawChart(name: string, version: string, files: Record<string, string>): BuiltChart {
+export function buildRawChart(name: string, version: string, files: Record<string, string | Uint8Array>): BuiltChart {
   const work = tempDir('platform-chart-')
   const dir = join(work, name)
   for (const [path, text] of Object.entries({ 'Chart.yaml': `apiVersion: v2\nname: ${name}\nversion: ${version}\n`, ...files })) {
@@ -210,6 +211,26 @@ export function serveHelmRepo(
   }
 }
 
+/** A TCP listener on a loopback address that records every connection and answers `{}` over HTTP (an SSRF canary). */
+export function connectionCanary(hostname: string): { host: string; connections: string[] } {
+  const connections: string[] = []
+  const server = Bun.listen({
+    hostname,
+    port: 0,
+    socket: {
+      open() {
+        connections.push('connect')
+      },
+      data(socket, data) {
+        connections.push(data.toString('latin1').split('\r\n')[0]!)
+        socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}')
+      },
+    },
+  })
+  afterAll(() => server.stop(true))
+  return { host: `${hostname}:${server.port}`, connections }
+}
+
 export interface OciRegistry {
   /** `oci://127.0.0.1:PORT/charts` */
   url: string
@@ -295,44 +316,25 @@ export function serveOciRegistry(charts: BuiltChart[], opts: { username?: string
 
 export interface TarEntry {
   path: string
-  data?: string
-  /** '0' file (default), '2' symlink, '1' hard link, '5' directory. */
+  data?: string | Uint8Array
+  /** '0' file (default), '2' symlink, '1' hard link, '5' directory, 'x' PAX header, 'L' GNU long name. */
   type?: string
   linkname?: string
 }
 
-function octal(value: number, length: number): string {
-  return `${value.toString(8).padStart(length - 1, '0')}\0`
-}
-
-/** A ustar header block, written by hand so tests can make archives no tar tool would (`../`, links). */
-export function tarHeader(entry: TarEntry, size: number): Buffer {
-  const header = Buffer.alloc(512)
-  header.write(entry.path, 0, 100, 'utf8')
-  header.write(octal(0o644, 8), 100, 'ascii')
-  header.write(octal(0, 8), 108, 'ascii')
-  header.write(octal(0, 8), 116, 'ascii')
-  header.write(octal(size, 12), 124, 'ascii')
-  header.write(octal(0, 12), 136, 'ascii')
-  header.write('        ', 148, 'ascii')
-  header.write(entry.type ?? '0', 156, 'ascii')
-  if (entry.linkname) header.write(entry.linkname, 157, 100, 'utf8')
-  header.write('ustar\x0000', 257, 'ascii')
-  let sum = 0
-  for (const byte of header) sum += byte
-  header.write(`${octal(sum, 7)} `, 148, 'ascii')
-  return header
-}
-
-/** A gzipped tar of `entries`. */
-export function tgzOf(entries: TarEntry[]): Uint8Array {
+/** The tar blocks of `entries` (header, data, padding each), without the end marker: crafted archives nest them as data. */
+export function tarBlocks(entries: TarEntry[]): Buffer {
   const blocks: Buffer[] = []
   for (const entry of entries) {
     const data = Buffer.from(entry.data ?? '')
     blocks.push(tarHeader(entry, data.length), data, Buffer.alloc((512 - (data.length % 512)) % 512))
   }
-  blocks.push(Buffer.alloc(1024))
-  return Bun.gzipSync(Buffer.concat(blocks))
+  return Buffer.concat(blocks)
+}
+
+/** A gzipped tar of `entries`. */
+export function tgzOf(entries: TarEntry[]): Uint8Array {
+  return Bun.gzipSync(Buffer.concat([tarBlocks(entries), Buffer.alloc(1024)]))
 }
 
 /** A small gzip that expands to `expandedBytes`: a chart file header claiming that size, then zeros. */

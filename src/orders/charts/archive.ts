@@ -3,8 +3,9 @@ import { parse as parseYaml } from 'yaml'
 
 /**
  * Safe, in-memory reading of a chart archive (a gzipped tar whose one top directory is the chart
- * name). Nothing is written to disk: Helm later loads the verified archive itself, so our reader
- * only has to prove the archive harmless and pull out Chart.yaml and values.yaml.
+ * name), subchart archives (`charts/<name>.tgz`) included. Nothing here touches the disk: the
+ * chart client proves an archive harmless with this reading and hands Helm a re-packing of
+ * exactly what was read (pack.ts), never the original bytes, so both see the same files.
  */
 
 export interface ArchiveLimits {
@@ -17,6 +18,9 @@ export interface ArchiveLimits {
   /** Most entries an archive may hold. */
   maxEntries: number
 }
+
+/** How deep subchart archives may nest inside each other. */
+const MAX_NESTING = 8
 
 export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
   maxArchiveBytes: 20 * 1024 * 1024,
@@ -36,8 +40,12 @@ export class UnsafeArchive extends Error {
 export interface ChartArchive {
   /** The top directory: the chart's name as packaged. */
   root: string
-  /** File contents by path below the top directory (`Chart.yaml`, `templates/x.yaml`, ...). */
+  /** File contents by path below the top directory (`Chart.yaml`, `templates/x.yaml`, ...), subchart archives aside. */
   files: Map<string, Uint8Array>
+  /** The subchart archives Helm would load (`charts/<name>.tgz`, also below subchart directories), read the same way. */
+  subcharts: Map<string, ChartArchive>
+  /** Bytes this reading keeps in memory (its expanded tar streams, subcharts included): what caches count. */
+  bytes: number
 }
 
 export interface ChartMetadata {
@@ -51,12 +59,12 @@ export interface ChartMetadata {
 
 const BLOCK = 512
 
-/** Gunzips with an output cap, so a small bomb cannot expand past `maxExpandedBytes`. */
-function gunzipCapped(archive: Uint8Array, limits: ArchiveLimits): Buffer {
+/** Gunzips with an output cap, so a small bomb cannot expand past what is `left` of `maxExpandedBytes`. */
+function gunzipCapped(archive: Uint8Array, limits: ArchiveLimits, left: number): Buffer {
   if (archive.byteLength > limits.maxArchiveBytes)
     throw new UnsafeArchive(`the chart archive is larger than ${limits.maxArchiveBytes} bytes`)
   try {
-    return gunzipSync(archive, { maxOutputLength: limits.maxExpandedBytes })
+    return gunzipSync(archive, { maxOutputLength: Math.max(1, left) })
   } catch (error) {
     const code = (error as { code?: string }).code
     if (code === 'ERR_BUFFER_TOO_LARGE') throw new UnsafeArchive(`the chart archive expands past ${limits.maxExpandedBytes} bytes`)
@@ -77,9 +85,9 @@ function readOctal(block: Buffer, offset: number, length: number): number {
   return parseInt(text, 8)
 }
 
-/** The `path` record of a PAX extended header, if any. */
-function paxPath(data: Buffer): string | undefined {
-  let path: string | undefined
+/** The records of a PAX extended header that decide where the next entry is: its path and its size. */
+function paxRecords(data: Buffer): { path?: string; size?: number } {
+  const found: { path?: string; size?: number } = {}
   let at = 0
   while (at < data.length) {
     const space = data.indexOf(0x20, at)
@@ -89,10 +97,35 @@ function paxPath(data: Buffer): string | undefined {
       throw new UnsafeArchive('the chart archive has a malformed PAX header')
     const record = data.subarray(space + 1, at + length - 1).toString('utf8')
     const eq = record.indexOf('=')
-    if (record.slice(0, eq) === 'path') path = record.slice(eq + 1)
+    const [key, value] = [record.slice(0, eq), record.slice(eq + 1)]
+    if (key === 'path') found.path = value
+    // The size record overrides the header's, as in every tar reader since POSIX.1-2001.
+    if (key === 'size') {
+      if (!/^\d{1,15}$/.test(value)) throw new UnsafeArchive('the chart archive has a malformed PAX size')
+      found.size = Number(value)
+    }
     at += length
   }
-  return path
+  return found
+}
+
+/** Whether Helm loads `path` as a subchart archive: `charts/<name>.tgz` of the chart or of a subchart directory; Helm skips names starting with _ or . */
+function isSubchartArchive(path: string): boolean {
+  const parts = path.split('/')
+  for (let i = 0; parts[i] === 'charts' && i + 1 < parts.length; i += 2) {
+    const name = parts[i + 1]!
+    if (/^[_.]/.test(name)) return false
+    if (i + 2 === parts.length) return name.endsWith('.tgz')
+  }
+  return false
+}
+
+/** The entry's path from its header: the ustar prefix counts only in the POSIX format (GNU headers keep times there). */
+function headerPath(header: Buffer): string {
+  const name = readString(header, 0, 100)
+  const posix = header.subarray(257, 265).toString('latin1') === 'ustar\u000000'
+  const prefix = posix ? readString(header, 345, 155) : ''
+  return prefix ? `${prefix}/${name}` : name
 }
 
 /**
@@ -113,40 +146,51 @@ function safePath(raw: string): { top: string; rest: string } {
 const TYPE_FILE = new Set(['0', '\0', '7'])
 const TYPE_DIR = '5'
 const TYPE_LINKS = new Set(['1', '2'])
+/** Headers about the next entry (PAX, PAX global, GNU long name): their own size is the header's. */
+const EXTENSIONS = new Set(['x', 'g', 'L'])
 
 /**
- * Reads a gzipped chart archive in memory. Throws UnsafeArchive for a bomb, a link, a device,
- * a path leaving the chart, more than one top directory, or limits exceeded.
+ * Reads a gzipped chart archive in memory, subchart archives too (sharing one expansion budget).
+ * Throws UnsafeArchive for a bomb, a link, a device, a path leaving the chart, more than one top
+ * directory, or limits exceeded.
  */
 export function readChartArchive(archive: Uint8Array, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): ChartArchive {
-  const tar = gunzipCapped(archive, limits)
+  return readLevel(archive, limits, { expanded: 0 }, 0)
+}
+
+function readLevel(archive: Uint8Array, limits: ArchiveLimits, budget: { expanded: number }, depth: number): ChartArchive {
+  if (depth > MAX_NESTING) throw new UnsafeArchive(`the chart archive nests subchart archives more than ${MAX_NESTING} deep`)
+  const tar = gunzipCapped(archive, limits, limits.maxExpandedBytes - budget.expanded)
+  budget.expanded += tar.length
   const files = new Map<string, Uint8Array>()
+  const subcharts = new Map<string, ChartArchive>()
   let root: string | undefined
-  let pendingPath: string | undefined
+  // What extended headers say of the next entry; a GNU long name wins over a PAX path, as in Go's reader (Helm's).
+  let pax: { path?: string; size?: number } = {}
+  let longName: string | undefined
   let entries = 0
   for (let at = 0; at + BLOCK <= tar.length; ) {
     const header = tar.subarray(at, at + BLOCK)
     if (header.every((b) => b === 0)) break
     if (++entries > limits.maxEntries) throw new UnsafeArchive(`the chart archive has more than ${limits.maxEntries} entries`)
-    const size = readOctal(header, 124, 12)
     const type = String.fromCharCode(header[156]!)
+    const size = EXTENSIONS.has(type) ? readOctal(header, 124, 12) : (pax.size ?? readOctal(header, 124, 12))
     const dataStart = at + BLOCK
     if (dataStart + size > tar.length) throw new UnsafeArchive('the chart archive is truncated')
     const data = tar.subarray(dataStart, dataStart + size)
     at = dataStart + Math.ceil(size / BLOCK) * BLOCK
     if (type === 'x') {
-      pendingPath = paxPath(data)
+      pax = paxRecords(data)
       continue
     }
     if (type === 'L') {
-      pendingPath = readString(data, 0, data.length)
+      longName = readString(data, 0, data.length)
       continue
     }
     if (type === 'g') continue
-    const prefix = readString(header, 345, 155)
-    const name = readString(header, 0, 100)
-    const raw = pendingPath ?? (prefix ? `${prefix}/${name}` : name)
-    pendingPath = undefined
+    const raw = longName ?? pax.path ?? headerPath(header)
+    pax = {}
+    longName = undefined
     if (TYPE_LINKS.has(type))
       throw new UnsafeArchive(`the chart archive has a link, which charts may not contain: ${JSON.stringify(raw.slice(0, 200))}`)
     if (!TYPE_FILE.has(type) && type !== TYPE_DIR)
@@ -158,10 +202,21 @@ export function readChartArchive(archive: Uint8Array, limits: ArchiveLimits = DE
     if (type === TYPE_DIR || rest === '') continue
     if (size > limits.maxFileBytes)
       throw new UnsafeArchive(`the chart archive has a file larger than ${limits.maxFileBytes} bytes: ${rest}`)
-    files.set(rest, data)
+    if (isSubchartArchive(rest)) subcharts.set(rest, readSubchart(rest, data, limits, budget, depth))
+    else files.set(rest, data)
   }
   if (root === undefined || !files.has('Chart.yaml')) throw new UnsafeArchive('the chart archive has no Chart.yaml')
-  return { root, files }
+  const bytes = tar.length + [...subcharts.values()].reduce((sum, sub) => sum + sub.bytes, 0)
+  return { root, files, subcharts, bytes }
+}
+
+function readSubchart(path: string, data: Uint8Array, limits: ArchiveLimits, budget: { expanded: number }, depth: number) {
+  try {
+    return readLevel(data, limits, budget, depth + 1)
+  } catch (error) {
+    if (error instanceof UnsafeArchive) throw new UnsafeArchive(`${path}: ${error.message}`)
+    throw error
+  }
 }
 
 /** Chart.yaml of an archive; throws UnsafeArchive when it is not a mapping with a name and version. */

@@ -1,16 +1,22 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { BoundedCache } from '../../bounded-cache'
+import type { Clock } from '../../clock'
 import { AppError } from '../../errors'
 import { type ArchiveLimits, type ChartArchive, chartMetadataOf, readChartArchive, UnsafeArchive } from './archive'
 import { HttpRepoClient } from './http-repo'
 import { OciClient, ociRepositoryOf } from './oci'
+import { packChartArchive } from './pack'
+import { checkSchemaReferences } from './schema-refs'
 import { expectOk, type RegistryAccess, readCapped, registryFetch } from './transport'
 
 /**
  * The chart client: finds a chart in an HTTP repository, an OCI registry or at a plain archive
- * URL, downloads it once, proves it harmless (archive.ts), checks its digest and keeps it on disk
- * by digest. What it resolved is pinned into the order, so later renders need no registry.
+ * URL, downloads it once, checks its digest, proves it harmless (archive.ts, schema-refs.ts) and
+ * keeps on disk, by the original's digest, a re-packing of exactly what was checked (pack.ts):
+ * the archive Helm is handed. What it resolved is pinned into the order, so later renders need
+ * no registry. Parsed charts stay in memory up to a bound in bytes, not in number.
  */
 
 /** Where a package's chart comes from, as the order names it. */
@@ -38,23 +44,33 @@ export interface PinnedChart {
 
 export interface LoadedChart {
   pin: PinnedChart
-  /** The verified archive on disk, handed to Helm as is. */
+  /** The checked archive on disk (our re-packing of `archive`), handed to Helm. */
   path: string
   archive: ChartArchive
+}
+
+export interface ChartClientSettings {
+  cacheDir: string
+  limits: ArchiveLimits
+  /** Bound of the parsed charts kept in memory, counted as the bytes their readings hold. */
+  memoryBytes: number
+  clock: Clock
 }
 
 export const isArchiveUrl = (url: URL) => /\.(tgz|tar\.gz)$/.test(url.pathname)
 
 export class ChartClient {
   private readonly http = new HttpRepoClient()
-  private readonly oci = new OciClient()
-  private readonly parsed = new Map<string, ChartArchive>()
+  private readonly oci: OciClient
+  private readonly limits: ArchiveLimits
+  /** Parsed charts by digest; what a render or a values file needs without reading the archive again. */
+  readonly parsed: BoundedCache<ChartArchive>
 
-  constructor(
-    private readonly cacheDir: string,
-    private readonly limits: ArchiveLimits,
-  ) {
-    mkdirSync(cacheDir, { recursive: true, mode: 0o700 })
+  constructor(private readonly settings: ChartClientSettings) {
+    mkdirSync(settings.cacheDir, { recursive: true, mode: 0o700 })
+    this.limits = settings.limits
+    this.parsed = new BoundedCache(settings.memoryBytes)
+    this.oci = new OciClient(settings.clock)
   }
 
   /**
@@ -138,36 +154,38 @@ export class ChartClient {
   }
 
   /**
-   * Verifies `bytes` (digest when one is expected, then a safe read) and keeps them by digest.
-   * The file is written under a temporary name and renamed, so a reader never sees half of it.
+   * Verifies `bytes` (digest when one is expected, then a safe read and the chart checks) and keeps
+   * the re-packed reading by digest. The file is written under a temporary name and renamed, so a
+   * reader never sees half of it.
    */
   private store(access: RegistryAccess, bytes: Uint8Array, expected: string | undefined): { digest: string; archive: ChartArchive } {
     const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`
     if (expected && expected !== digest)
       throw new AppError('upstream', `chart registry ${access.label}: the chart archive does not match its digest ${expected}`)
-    const archive = safeRead(bytes, this.limits)
+    const archive = checkedRead(bytes, this.limits)
     const path = this.pathOf(digest)
     if (!existsSync(path)) {
       const partial = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`
-      writeFileSync(partial, bytes, { mode: 0o600 })
+      writeFileSync(partial, packChartArchive(archive), { mode: 0o600 })
       renameSync(partial, path)
     }
-    this.parsed.set(digest, archive)
+    this.parsed.set(digest, archive, archive.bytes)
     return { digest, archive }
   }
 
   private async archiveOf(digest: string): Promise<ChartArchive> {
     const known = this.parsed.get(digest)
     if (known) return known
-    const archive = safeRead(new Uint8Array(await Bun.file(this.pathOf(digest)).arrayBuffer()), this.limits)
-    this.parsed.set(digest, archive)
+    const archive = checkedRead(new Uint8Array(await Bun.file(this.pathOf(digest)).arrayBuffer()), this.limits)
+    this.parsed.set(digest, archive, archive.bytes)
     return archive
   }
 
   private pathOf(digest: string): string {
     // Digests come from registries too (index.yaml, manifests): only this exact form names a file.
     if (!/^sha256:[0-9a-f]{64}$/.test(digest)) throw new AppError('upstream', `a chart registry sent a malformed digest`)
-    return join(this.cacheDir, `${digest.replace(':', '-')}.tgz`)
+    // `.checked`: archives cached before charts were re-packed held the original bytes; those are never handed to Helm.
+    return join(this.settings.cacheDir, `${digest.replace(':', '-')}.checked.tgz`)
   }
 }
 
@@ -180,9 +198,12 @@ function metadataOf(archive: ChartArchive) {
   }
 }
 
-function safeRead(bytes: Uint8Array, limits: ArchiveLimits): ChartArchive {
+/** The archive read and checked; throws invalid (422) saying why it is refused. */
+function checkedRead(bytes: Uint8Array, limits: ArchiveLimits): ChartArchive {
   try {
-    return readChartArchive(bytes, limits)
+    const archive = readChartArchive(bytes, limits)
+    checkSchemaReferences(archive)
+    return archive
   } catch (error) {
     if (error instanceof UnsafeArchive) throw new AppError('invalid', `refused chart archive: ${error.message}`)
     throw error

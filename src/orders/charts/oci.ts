@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock'
 import { AppError } from '../../errors'
 import { expectOk, type RegistryAccess, readCapped, registryFailure, registryFetch } from './transport'
 import { isExactVersion, pickVersion } from './versions'
@@ -58,6 +59,9 @@ interface Token {
 export class OciClient {
   private readonly tokens = new Map<string, Token>()
 
+  /** `clock` decides when a token has expired. */
+  constructor(private readonly clock: Clock) {}
+
   /** Resolves `wanted` to a version and its chart layer; throws invalid for an unknown chart or version, upstream for registry failures. */
   async locate(access: RegistryAccess, repo: OciRepository, wanted: string | undefined): Promise<OciChart> {
     const asked = (wanted ?? '').trim()
@@ -110,7 +114,7 @@ export class OciClient {
     const scopeKey = `${repo.origin}/${repo.path}\u0000${access.username ?? ''}`
     const cached = this.tokens.get(scopeKey)
     const headers: Record<string, string> = { accept }
-    if (cached && cached.expiresAt > Date.now()) headers.authorization = `Bearer ${cached.value}`
+    if (cached && cached.expiresAt > this.clock.now()) headers.authorization = `Bearer ${cached.value}`
     const first = await registryFetch(access, url, { headers })
     if (first.status !== 401) return first
     const challenge = parseChallenge(first.headers.get('www-authenticate') ?? '')
@@ -160,7 +164,7 @@ export class OciClient {
     if (!value) throw registryFailure(access, 'answered the token request without a token')
     const seconds = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 60
     // Renewed a little early so a token never expires between the check and the request.
-    return { value, expiresAt: Date.now() + Math.max(0, seconds - 10) * 1000 }
+    return { value, expiresAt: this.clock.now() + Math.max(0, seconds - 10) * 1000 }
   }
 }
 

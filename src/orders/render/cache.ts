@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { Rendered } from './output'
+import { BoundedCache } from '../../bounded-cache'
+import { type Rendered, readTemplateOutput } from './output'
 
 /** What decides a render's output; equal keys render equal bytes, so Helm runs once per key. */
 export interface RenderKey {
@@ -17,26 +18,38 @@ export function renderKeyOf(key: RenderKey): string {
   return JSON.stringify([key.digest, key.valuesJson === undefined ? '' : valuesHash, key.release, key.namespace, key.kubeVersion])
 }
 
-/** Renders kept in memory, least recently used dropped first; concurrent misses of one key share one Helm run. */
+/**
+ * A render weighs this many times the bytes of Helm's output: the documents' text (measured 2.3×)
+ * and, once a route asked for them, their parsed objects (3.1× more), rounded up.
+ */
+export const RENDER_WEIGHT = 6
+
+/** Renders kept in memory up to a bound in bytes, least recently used dropped first; concurrent misses of one key share one Helm run. */
 export class RenderCache {
-  private readonly entries = new Map<string, Promise<Rendered>>()
+  private readonly pending = new Map<string, Promise<Rendered>>()
+  readonly done: BoundedCache<Rendered>
 
-  constructor(private readonly capacity: number) {}
+  constructor(maxBytes: number) {
+    this.done = new BoundedCache(maxBytes)
+  }
 
-  get(key: string, render: () => Promise<Rendered>): Promise<Rendered> {
-    const hit = this.entries.get(key)
-    if (hit) {
-      this.entries.delete(key)
-      this.entries.set(key, hit)
-      return hit
-    }
-    const pending = render()
-    this.entries.set(key, pending)
-    // A failed render is not kept: the next request tries again (a registry may be back).
-    pending.catch(() => {
-      if (this.entries.get(key) === pending) this.entries.delete(key)
-    })
-    while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!)
-    return pending
+  /** The render of `key`, from the cache or from `helm` (Helm's output). A failed render is not kept: the next request tries again. */
+  get(key: string, helm: () => Promise<string>): Promise<Rendered> {
+    const hit = this.done.get(key)
+    if (hit) return Promise.resolve(hit)
+    const running = this.pending.get(key)
+    if (running) return running
+    const render = (async () => {
+      const output = await helm()
+      const rendered = readTemplateOutput(output)
+      this.done.set(key, rendered, output.length * RENDER_WEIGHT)
+      return rendered
+    })()
+    this.pending.set(key, render)
+    render.then(
+      () => this.pending.delete(key),
+      () => this.pending.delete(key),
+    )
+    return render
   }
 }

@@ -2,12 +2,16 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AppError } from '../../errors'
+import type { Logger } from '../../logger'
+import { FairSlots, type SlotShares } from './slots'
 
 /**
  * The real Helm as a renderer (docs/decisions.md §4): `helm template` in a subprocess that has no
- * network of its own (no kubeconfig, proxies pointing nowhere, Helm's home dirs in a throw-away
- * directory), a wall-clock timeout, a memory cap (RLIMIT_DATA through prlimit: Go reserves
- * address space it never touches, so RLIMIT_AS would stop it at start) and a cap on its output.
+ * network (a network namespace of its own, where this machine allows one: only a loopback that is
+ * down; besides, no kubeconfig and proxies pointing nowhere), Helm's home dirs in a throw-away
+ * directory, a wall-clock timeout, a memory cap (RLIMIT_DATA through prlimit: Go reserves address
+ * space it never touches, so RLIMIT_AS would stop it at start), a cap on its output, and a share
+ * of the Helm slots per caller (slots.ts).
  */
 
 export interface HelmSettings {
@@ -15,8 +19,8 @@ export interface HelmSettings {
   timeoutMs: number
   memoryBytes: number
   kubeVersion: string
-  /** Most helm processes at once; more renders wait their turn. */
-  concurrency: number
+  /** How many helm processes run at once, and per caller; how many renders may wait. */
+  slots: SlotShares
 }
 
 export interface TemplateRequest {
@@ -30,33 +34,74 @@ export interface TemplateRequest {
 
 export const MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 const PRLIMIT = '/usr/bin/prlimit'
+const UNSHARE = '/usr/bin/unshare'
+/** A new network namespace: as root directly, as another user inside a user namespace of its own. */
+const NO_NETWORK_PREFIXES = [
+  [UNSHARE, '--net', '--'],
+  [UNSHARE, '--user', '--map-root-user', '--net', '--'],
+]
 // A proxy address nothing listens on: should Helm ever try the network, it fails at once.
 const NOWHERE = 'http://127.0.0.1:9'
 
 export class HelmRenderer {
-  private running = 0
-  private readonly waiting: (() => void)[] = []
+  private readonly slots: FairSlots
   private readonly capMemory = existsSync(PRLIMIT)
+  private noNetwork: Promise<string[]> | undefined
+  private closed = false
+  private readonly children = new Set<{ kill(signal: number | NodeJS.Signals): void }>()
 
-  constructor(readonly settings: HelmSettings) {}
+  constructor(
+    readonly settings: HelmSettings,
+    private readonly log: Logger,
+  ) {
+    this.slots = new FairSlots(settings.slots)
+  }
 
-  /** The `helm template` output (CRDs included); throws invalid with Helm's own message when the chart does not render, unavailable without Helm. */
-  async template(request: TemplateRequest): Promise<string> {
+  /**
+   * The `helm template` output (CRDs included), run in one of `caller`'s slots; throws invalid with
+   * Helm's own message when the chart does not render, unavailable without Helm or when the caller's
+   * line is full.
+   */
+  async template(request: TemplateRequest, caller: string): Promise<string> {
     // An operator's matter, not the chart's: 503 saying what to set, without the server's paths.
     if (!existsSync(this.settings.helmPath))
       throw new AppError('unavailable', 'Helm is not installed on this server (run npm install, or set HELM_PATH)')
-    await this.acquire()
+    const release = await this.slots.acquire(caller)
+    if (this.closed) {
+      release()
+      throw new AppError('unavailable', 'the server is shutting down')
+    }
     const home = mkdtempSync(join(tmpdir(), 'platform-helm-'))
     try {
       return await this.run(request, home)
     } finally {
       rmSync(home, { recursive: true, force: true })
-      this.release()
+      release()
     }
   }
 
-  private argsOf(request: TemplateRequest, home: string): string[] {
+  /** Ends every helm process still running and starts no more (the app is closing). */
+  close(): void {
+    this.closed = true
+    for (const child of this.children) child.kill('SIGKILL')
+  }
+
+  /** The command prefix that takes Helm off the network, found once: the first that this machine permits. */
+  private noNetworkPrefix(): Promise<string[]> {
+    this.noNetwork ??= (async () => {
+      for (const prefix of existsSync(UNSHARE) ? NO_NETWORK_PREFIXES : []) {
+        const probe = Bun.spawn([...prefix, '/bin/true'], { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' })
+        if ((await probe.exited) === 0) return prefix
+      }
+      this.log.error('helm renders run on the network of the server: unshare may not make a network namespace here', {})
+      return []
+    })()
+    return this.noNetwork
+  }
+
+  private argsOf(request: TemplateRequest, home: string, noNetwork: string[]): string[] {
     const args = [
+      ...noNetwork,
       this.settings.helmPath,
       'template',
       request.release,
@@ -76,7 +121,7 @@ export class HelmRenderer {
   }
 
   private async run(request: TemplateRequest, home: string): Promise<string> {
-    const child = Bun.spawn(this.argsOf(request, home), {
+    const child = Bun.spawn(this.argsOf(request, home, await this.noNetworkPrefix()), {
       cwd: home,
       stdin: 'ignore',
       stdout: 'pipe',
@@ -95,6 +140,7 @@ export class HelmRenderer {
         GOMEMLIMIT: String(Math.floor(this.settings.memoryBytes * 0.8)),
       },
     })
+    this.children.add(child)
     let timedOut = false
     const timer = setTimeout(() => {
       timedOut = true
@@ -112,21 +158,8 @@ export class HelmRenderer {
       return stdout
     } finally {
       clearTimeout(timer)
+      this.children.delete(child)
     }
-  }
-
-  private async acquire(): Promise<void> {
-    if (this.running < this.settings.concurrency) {
-      this.running++
-      return
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve))
-  }
-
-  private release(): void {
-    const next = this.waiting.shift()
-    if (next) next()
-    else this.running--
   }
 }
 
