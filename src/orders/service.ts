@@ -292,7 +292,7 @@ export async function helm3(rt: OrdersRuntime, actor: Actor, uid: string): Promi
       namespace: chart.namespace,
       chart: scriptChartOf(pin.pin),
       version: pin.pin.version,
-      setFlags: setFlagsOf(rt.values.of(loaded), scriptValues(rt.values, loaded, chart)),
+      valuesFlags: setFlagsOf(rt.values.of(loaded), scriptValues(rt.values, loaded, chart)),
       ...waitsOf(chart),
     })
   }

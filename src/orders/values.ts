@@ -3,6 +3,7 @@ import { BoundedCache } from '../bounded-cache'
 import { AppError } from '../errors'
 import { type ChartArchive, parseYamlSafely, UnsafeArchive } from './charts/archive'
 import type { LoadedChart } from './charts/client'
+import type { ValuesFlag } from './render/scripts'
 
 /**
  * The values of one package (docs/decisions.md §4a): `valuesPatch` (RFC 6902) applied to the chart's
@@ -22,7 +23,8 @@ export interface ValuesInput {
 export const Messages = {
   noValuesFile: (file: string) => `the chart has no values file "${file}"`,
   badPatch: (reason: string) => `valuesPatch does not apply to the chart's values: ${reason}`,
-  newlineInSet: (key: string) => `the value of "${key}" has a line break, which a helm --set flag cannot carry`,
+  unnamableKey: (parent: string) =>
+    `values${parent ? ` under "${parent}"` : ''} have an empty key or one with a NUL character, which helm's --set flags cannot name`,
 } as const
 
 const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v)
@@ -102,43 +104,59 @@ export function scriptValues(files: ValuesFiles, chart: LoadedChart, input: Valu
   return input.values ? merge(base, input.values) : base
 }
 
-const escapeKey = (key: string) => key.replace(/\./g, '\\.')
-const isScalar = (v: JsonValue | undefined) => v === null || typeof v !== 'object'
+// Helm's --set parser (strvals) ends a key at = [ , . and a value at , (a leading { starts a list); a backslash takes the next character literally.
+const escapeKey = (key: string) => key.replace(/[\\.[\],=]/g, '\\$&')
+const escapeValue = (text: string) => text.replace(/[\\,]/g, '\\$&').replace(/^\{/, '\\{')
 
-function scalarText(key: string, value: JsonValue): string {
-  const text = value === null ? 'null' : String(value)
-  if (/[\r\n]/.test(text)) throw new AppError('invalid', Messages.newlineInSet(key))
-  return text.replace(/,/g, '\\,')
+/** The flag's key for `path`; throws invalid for a key no command-line argument can name (empty, or with a NUL). */
+function keyOf(path: string[]): string {
+  for (const [i, key] of path.entries())
+    if (key === '' || key.includes('\0')) throw new AppError('invalid', Messages.unnamableKey(path.slice(0, i).join('.')))
+  return path.map(escapeKey).join('.')
 }
 
-function diffInto(key: string, before: JsonValue | undefined, after: JsonValue | undefined, out: string[]): void {
+/** Whether --set reads `value` back as itself: it types true/false/null and integers, and keeps other text a string. */
+function setKeepsAsIs(value: JsonValue): value is null | boolean | number | string {
+  if (value === null || typeof value === 'boolean') return true
+  if (typeof value === 'number') return Number.isSafeInteger(value)
+  if (typeof value !== 'string') return false
+  return !/^(true|false|null)$/i.test(value) && value !== '0' && !isInt64Text(value) && !/[\u0000-\u001f]/.test(value)
+}
+
+/** Text strvals turns into an int64: not starting with 0, an optional sign, digits, in range. */
+function isInt64Text(text: string): boolean {
+  if (text.startsWith('0') || !/^[-+]?\d+$/.test(text)) return false
+  const n = BigInt(text)
+  return n >= -(2n ** 63n) && n < 2n ** 63n
+}
+
+function flagOf(path: string[], value: JsonValue): ValuesFlag {
+  if (setKeepsAsIs(value)) return { flag: '--set', arg: `${keyOf(path)}=${value === null ? 'null' : escapeValue(String(value))}` }
+  return { flag: '--set-json', arg: `${keyOf(path)}=${JSON.stringify(value)}` }
+}
+
+function diffInto(path: string[], before: JsonValue | undefined, after: JsonValue | undefined, out: ValuesFlag[]): void {
   if (after === undefined) {
-    out.push(`${key}=null`)
+    out.push(flagOf(path, null))
     return
   }
-  if (isObject(after)) {
+  if (isObject(after) && (isObject(before) || Object.keys(after).length > 0)) {
     const prior = isObject(before) ? before : {}
-    const keys = new Set([...Object.keys(prior), ...Object.keys(after)])
-    for (const k of keys) diffInto(key ? `${key}.${escapeKey(k)}` : escapeKey(k), prior[k], after[k], out)
+    for (const k of new Set([...Object.keys(prior), ...Object.keys(after)])) diffInto([...path, k], prior[k], after[k], out)
     return
   }
-  if (JSON.stringify(before) === JSON.stringify(after)) return
-  if (Array.isArray(after)) {
-    if (after.length === 0) out.push(`${key}=null`)
-    else if (after.every(isScalar)) out.push(`${key}={${after.map((v) => scalarText(key, v)).join(', ')}}`)
-    else for (const [i, item] of after.entries()) diffInto(`${key}[${i}]`, Array.isArray(before) ? before[i] : undefined, item, out)
-    return
-  }
-  out.push(`${key}=${scalarText(key, after)}`)
+  if (JSON.stringify(before) !== JSON.stringify(after)) out.push(flagOf(path, after))
 }
 
 /**
- * The `--set` arguments that turn the chart's values.yaml into `values` (reference §1.3): one
- * per changed leaf, sorted; removed keys and empty lists are `null`. Throws invalid for a value
- * with a line break.
+ * The value flags that turn the chart's values.yaml into `values` (reference §1.3): one per
+ * changed leaf (a list as a whole), sorted; removed keys are `null`. Keys and values are escaped
+ * for Helm's --set parser, and a value --set would read differently (a string such as "true" or
+ * "42", a fraction, a control character, a list) goes as --set-json. Throws invalid for a changed
+ * key that is empty or holds a NUL.
  */
-export function setFlagsOf(defaults: JsonObject, values: JsonObject): string[] {
-  const out: string[] = []
-  diffInto('', defaults, values, out)
-  return out.sort()
+export function setFlagsOf(defaults: JsonObject, values: JsonObject): ValuesFlag[] {
+  const out: ValuesFlag[] = []
+  diffInto([], defaults, values, out)
+  return out.sort((a, b) => (a.arg < b.arg ? -1 : a.arg > b.arg ? 1 : 0))
 }

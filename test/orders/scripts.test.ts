@@ -1,14 +1,21 @@
 import { describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { parse as parseYaml } from 'yaml'
 import { shellQuote } from '../../src/orders/render/scripts'
+import { Messages } from '../../src/orders/values'
 import { makeTestApp, type TestApp, type TestUser, tempDir } from '../support/app'
-import { buildChart, serveHelmRepo } from '../support/charts'
+import { buildChart, buildRawChart, helm, serveHelmRepo } from '../support/charts'
 
 /** The helm3 and yaml scripts parse (bash -n) and, run against stub helm/kubectl printing their arguments, pass every value literally. */
 
 const ENV = { PLATFORM_ALLOW_PRIVATE_REGISTRIES: 'true', PLATFORM_PUBLIC_URL: 'https://platform.example' }
-const repo = serveHelmRepo([buildChart('demo', '0.2.0')])
+// `echo` prints the values Helm sees: the oracle for the script's value flags.
+const echo = buildRawChart('echo', '0.1.0', {
+  'values.yaml': 'replicaCount: 1\ngreeting: hello\nimage:\n  tag: v1\n  pullPolicy: Always\nports: [80, 443]\n',
+  'templates/values.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: values\ndata:\n  json: {{ toJson .Values | quote }}\n',
+})
+const repo = serveHelmRepo([buildChart('demo', '0.2.0'), echo])
 
 async function setup(): Promise<{ t: TestApp; alice: TestUser }> {
   const t = await makeTestApp(ENV)
@@ -53,6 +60,19 @@ const bashParses = (script: string) => {
   return Bun.spawnSync(['bash', '-n', join(dir, 's.sh')]).exitCode === 0
 }
 
+/** Orders the `echo` chart with `values`, runs its helm3 script against a stub helm and hands the value flags it passed to the real `helm template`: the values Helm sees. */
+async function valuesHelmSees(t: TestApp, who: TestUser, values: Record<string, unknown>): Promise<unknown> {
+  const uid = await orderWith(t, who, { name: 'echo', values })
+  const res = await t.as(who).get(`/api/v1/user/deploy/orders/${uid}/helm3`)
+  expect(res.status).toBe(200)
+  const script = await res.text()
+  expect(bashParses(script)).toBe(true)
+  const args = runWithStubs(script).calls[0]!
+  const flags = args.flatMap((arg, i) => (/^--set(-json|-string)?$/.test(arg) ? [arg, args[i + 1]!] : []))
+  const output = helm(['template', 'r', echo.dir, ...flags])
+  return JSON.parse((parseYaml(output) as { data: { json: string } }).data.json)
+}
+
 const HOSTILE = `it's "quoted" $(touch pwned) \`touch pwned2\` ; rm -rf / & x,y`
 
 describe('GET /api/v1/user/deploy/orders/:id/helm3', () => {
@@ -94,12 +114,52 @@ describe('GET /api/v1/user/deploy/orders/:id/helm3', () => {
     expect(existsSync(join(dir, 'pwned2'))).toBe(false)
   })
 
-  test('a value with a line break → 422 (a --set flag cannot carry it)', async () => {
+  test("a value and keys crafted to set another key (`x\\,replicaCount=98`, `replicaCount=97,other`, `replicaCount[0]`) → the real helm template run with the script's flags keeps replicaCount 1 and each under its own key", async () => {
     const { t, alice } = await setup()
-    const uid = await orderWith(t, alice, { values: { greeting: 'line one\nline two' } })
+    const values = { greeting: 'x\\,replicaCount=98', 'replicaCount=97,other': 'v', 'replicaCount[0]': 'w' }
+    expect(await valuesHelmSees(t, alice, values)).toEqual({
+      replicaCount: 1,
+      greeting: 'x\\,replicaCount=98',
+      'replicaCount=97,other': 'v',
+      'replicaCount[0]': 'w',
+      image: { tag: 'v1', pullPolicy: 'Always' },
+      ports: [80, 443],
+    })
+  })
+
+  test("keys and values that mean something to --set (commas, =, [i], dots, braces, backslashes, typed-looking strings, floats, lists, line breaks) → the real helm template run with the script's flags sees exactly the ordered values", async () => {
+    const { t, alice } = await setup()
+    const values = {
+      greeting: 'x\\,replicaCount=98',
+      'replicaCount=97,other': 'v',
+      'replicaCount[0]': 'w',
+      'a.b': 'dotted key',
+      'back\\slash': 'ends with \\',
+      braces: '{not, a, list}',
+      flag: 'true',
+      nothing: 'null',
+      count: '0123',
+      number: '42',
+      ratio: 1.5,
+      'x,y': 2.5,
+      replicas: 3,
+      enabled: false,
+      multi: 'line one\nline two',
+      controls: 'tab\there, nul\u0000 end',
+      empty: '',
+      ports: [8080, 'x,y', { name: 'z' }],
+      nested: { 'k=v': { '{x}': '{braces}' } },
+      image: { pullPolicy: null },
+    }
+    expect(await valuesHelmSees(t, alice, values)).toEqual({ replicaCount: 1, ...values, image: { tag: 'v1' } })
+  })
+
+  test('a changed value under an empty key → 422 naming where (no --set flag can name it)', async () => {
+    const { t, alice } = await setup()
+    const uid = await orderWith(t, alice, { name: 'echo', values: { image: { '': 'x' } } })
     const res = await t.as(alice).get(`/api/v1/user/deploy/orders/${uid}/helm3`)
     expect(res.status).toBe(422)
-    expect((await res.json()).message).toContain('"greeting"')
+    expect((await res.json()).message).toBe(Messages.unnamableKey('image'))
   })
 
   test("with Accept: application/json → the original's [{os, url, command, script}] for linux and darwin", async () => {

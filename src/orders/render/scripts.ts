@@ -11,6 +11,12 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'"'"'`)}'`
 }
 
+/** A values flag of the helm3 script: `--set key=value`, or `--set-json key=<JSON>` where --set would change the value. */
+export interface ValuesFlag {
+  flag: '--set' | '--set-json'
+  arg: string
+}
+
 export interface WaitFor {
   resource: { group?: string; resource: string }
   labels?: { matchLabels?: Record<string, string> }
@@ -25,7 +31,7 @@ export interface ScriptPackage {
   /** `repo` (an HTTP repository and chart name), `oci` (the chart's `oci://` reference) or `archive` (a .tgz URL). */
   chart: { kind: 'repo'; repoUrl: string; name: string } | { kind: 'oci'; ref: string } | { kind: 'archive'; url: string }
   version: string
-  setFlags: string[]
+  valuesFlags: ValuesFlag[]
   waitFors: WaitFor[]
   ownedCrds: { group: string; resource: string }[]
 }
@@ -72,7 +78,7 @@ function installLines(p: ScriptPackage): string[] {
   }
   if (p.namespace) lines.push(`  --namespace ${q(p.namespace)} --create-namespace \\`)
   lines.push('  --wait --debug --burst-limit=1000 \\')
-  for (const flag of p.setFlags) lines.push(`  --set ${q(flag)} \\`)
+  for (const { flag, arg } of p.valuesFlags) lines.push(`  ${flag} ${q(arg)} \\`)
   // The generator writes every line with a continuation and then takes the last one back.
   const last = lines.length - 1
   lines[last] = lines[last]!.slice(0, -2)
