@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, test } from 'bun:test'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { buildChart, serveOciRegistry } from '../support/charts'
 
@@ -8,6 +8,26 @@ const ENV = { PLATFORM_ALLOW_PRIVATE_REGISTRIES: 'true' }
 const charts = [buildChart('web', '1.2.0'), buildChart('web', '1.2.5'), buildChart('web', '1.3.0'), buildChart('web', '2.0.0-beta.1')]
 const open = serveOciRegistry(charts)
 const guarded = serveOciRegistry(charts, { username: 'puller', password: 's3cret-registry-pass' })
+
+// A token service on another loopback host than the registries (127.0.0.2): it records the Authorization
+// header of every request and hands out the registry's token to anonymous requests unless told not to.
+const realm = { authorizations: [] as string[], anonymousAllowed: true }
+const realmServer = Bun.serve({
+  hostname: '127.0.0.2',
+  port: 0,
+  fetch(request) {
+    const authorization = request.headers.get('authorization') ?? ''
+    realm.authorizations.push(authorization)
+    if (authorization === '' && !realm.anonymousAllowed) return new Response('{"errors":[{"code":"UNAUTHORIZED"}]}', { status: 401 })
+    return Response.json({ token: elsewhere.token, expires_in: 300 })
+  },
+})
+afterAll(() => realmServer.stop(true))
+const elsewhere = serveOciRegistry(charts, {
+  username: 'bot',
+  password: 'realm-elsewhere-pass',
+  realm: `http://127.0.0.2:${realmServer.port}/token`,
+})
 
 async function setup(source: Record<string, unknown>): Promise<{ t: TestApp; alice: TestUser }> {
   const t = await makeTestApp(ENV)
@@ -82,6 +102,32 @@ describe('OCI registry', () => {
     expect(text).toContain('chart registry \\"oci\\"')
     expect(text).not.toContain('wrong-password-xyz')
     expect(t.logs.join('\n')).not.toContain('wrong-password-xyz')
+  })
+
+  test("a registry naming a token realm on another host (127.0.0.2) → the realm is asked anonymously, never sent the source's credentials; the order renders", async () => {
+    const { t, alice } = await setup({ url: elsewhere.url, username: 'bot', password: 'realm-elsewhere-pass' })
+    realm.anonymousAllowed = true
+    const before = realm.authorizations.length
+    const res = await orderOf(t, alice, { version: '1.2.0' })
+    expect(res.status).toBe(200)
+    const seen = realm.authorizations.slice(before)
+    expect(seen.length).toBeGreaterThan(0)
+    expect(seen.every((authorization) => authorization === '')).toBe(true)
+  })
+
+  test("a registry naming a token realm on another host that refuses anonymous requests → 502 saying the credentials go only to the registry's host; the realm never saw them", async () => {
+    const { t, alice } = await setup({ url: elsewhere.url, username: 'bot', password: 'realm-elsewhere-pass' })
+    realm.anonymousAllowed = false
+    const before = realm.authorizations.length
+    const res = await orderOf(t, alice, { version: '1.2.5' })
+    realm.anonymousAllowed = true
+    expect(res.status).toBe(502)
+    const { message } = await res.json()
+    expect(message).toContain(
+      `the source's credentials go only to the registry's own host, and its token service is on 127.0.0.2:${realmServer.port}`,
+    )
+    expect(message).not.toContain('realm-elsewhere-pass')
+    expect(realm.authorizations.slice(before)).toEqual([''])
   })
 
   test('a user orders by an oci:// chart reference without a source → 200', async () => {

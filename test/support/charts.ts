@@ -235,14 +235,17 @@ export interface OciRegistry {
   /** `oci://127.0.0.1:PORT/charts` */
   url: string
   requests: string[]
+  /** The Bearer token the registry accepts. */
+  token: string
   stop(): void
 }
 
 /**
  * A loopback OCI registry holding `charts` under the repository path `charts/<name>`. With
- * credentials it answers 401 with a Bearer challenge whose realm hands out a token for them.
+ * credentials it answers 401 with a Bearer challenge whose realm hands out a token for them;
+ * `realm` names another token service instead of its own `/token`.
  */
-export function serveOciRegistry(charts: BuiltChart[], opts: { username?: string; password?: string } = {}): OciRegistry {
+export function serveOciRegistry(charts: BuiltChart[], opts: { username?: string; password?: string; realm?: string } = {}): OciRegistry {
   const blobs = new Map<string, Uint8Array>()
   const manifests = new Map<string, { digest: string; body: string }>()
   const tags = new Map<string, string[]>()
@@ -283,7 +286,7 @@ export function serveOciRegistry(charts: BuiltChart[], opts: { username?: string
         return new Response('{"errors":[{"code":"UNAUTHORIZED"}]}', {
           status: 401,
           headers: {
-            'www-authenticate': `Bearer realm="http://127.0.0.1:${port}/token",service="loopback",scope="repository:${repo}:pull"`,
+            'www-authenticate': `Bearer realm="${opts.realm ?? `http://127.0.0.1:${port}/token`}",service="loopback",scope="repository:${repo}:pull"`,
           },
         })
       }
@@ -311,7 +314,7 @@ export function serveOciRegistry(charts: BuiltChart[], opts: { username?: string
   })
   port = server.port!
   afterAll(() => server.stop(true))
-  return { url: `oci://127.0.0.1:${server.port}/charts`, requests, stop: () => server.stop(true) }
+  return { url: `oci://127.0.0.1:${server.port}/charts`, requests, token, stop: () => server.stop(true) }
 }
 
 export interface TarEntry {

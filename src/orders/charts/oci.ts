@@ -7,7 +7,8 @@ import { isExactVersion, pickVersion } from './versions'
  * An OCI registry holding Helm charts (reference §4.2): a tag is a chart version (`+` written as
  * `_`), its manifest names one chart layer, fetched as a blob by digest. Registries that want a
  * token answer 401 with a Bearer challenge; the token is fetched from the realm (anonymously or
- * with the source's credentials) and kept until it expires.
+ * with the source's credentials) and kept until it expires. The credentials go only to a realm on
+ * the registry's own host and port; a realm elsewhere is asked anonymously (docs/api/orders.md).
  */
 
 export const CHART_LAYER_TYPES = ['application/vnd.cncf.helm.chart.content.v1.tar+gzip', 'application/tar+gzip']
@@ -54,6 +55,8 @@ function parseChallenge(header: string): Challenge | undefined {
 interface Token {
   value: string
   expiresAt: number
+  /** The realm's host when the source has credentials that were not sent to it (another host than the registry's). */
+  withheldFrom?: string
 }
 
 export class OciClient {
@@ -120,18 +123,20 @@ export class OciClient {
     const challenge = parseChallenge(first.headers.get('www-authenticate') ?? '')
     await first.body?.cancel()
     if (challenge?.scheme === 'basic' && access.username !== undefined) {
-      return this.refusedAgain(access, await registryFetch(access, url, { headers: { accept }, basicAuth: true }))
+      return this.refusedAgain(access, await registryFetch(access, url, { headers: { accept }, basicAuth: true }), 'request')
     }
     if (challenge?.scheme !== 'bearer' || !challenge.params.realm) throw registryFailure(access, 'asked for credentials (401)')
     const token = await this.fetchToken(access, challenge.params, repo)
     this.tokens.set(scopeKey, token)
-    return this.refusedAgain(access, await registryFetch(access, url, { headers: { accept, authorization: `Bearer ${token.value}` } }))
+    const response = await registryFetch(access, url, { headers: { accept, authorization: `Bearer ${token.value}` } })
+    return this.refusedAgain(access, response, 'request', token.withheldFrom)
   }
 
-  private async refusedAgain(access: RegistryAccess, response: Response): Promise<Response> {
+  /** `response`, unless it is 401 or 403: then upstream, saying whose request was refused. */
+  private async refusedAgain(access: RegistryAccess, response: Response, what: string, withheldFrom?: string): Promise<Response> {
     if (response.status !== 401 && response.status !== 403) return response
     await response.body?.cancel()
-    throw registryFailure(access, `refused the ${access.username === undefined ? 'anonymous request' : 'credentials'} (${response.status})`)
+    throw registryFailure(access, refusal(access, response.status, what, withheldFrom))
   }
 
   private async fetchToken(access: RegistryAccess, params: Record<string, string>, repo: OciRepository): Promise<Token> {
@@ -143,17 +148,19 @@ export class OciClient {
     }
     if (params.service) realm.searchParams.set('service', params.service)
     realm.searchParams.set('scope', params.scope ?? `repository:${repo.path}:pull`)
-    const response = await registryFetch(access, realm, {
-      headers: { accept: 'application/json' },
-      basicAuth: access.username !== undefined,
-    })
-    if (response.status === 401 || response.status === 403) {
-      await response.body?.cancel()
-      throw registryFailure(
-        access,
-        `refused the ${access.username === undefined ? 'anonymous token request' : 'credentials'} (${response.status})`,
-      )
-    }
+    // A registry may name any realm; sending it the source's password would hand it to another host.
+    const registryHost = new URL(repo.origin).host
+    const withheldFrom = access.username !== undefined && realm.host !== registryHost ? realm.host : undefined
+    const response = await this.refusedAgain(
+      access,
+      await registryFetch(access, realm, {
+        headers: { accept: 'application/json' },
+        basicAuth: access.username !== undefined && !withheldFrom,
+        credentialHost: registryHost,
+      }),
+      'token request',
+      withheldFrom,
+    )
     await expectOk(access, response, 'token')
     const body = parseJson(access, await readCapped(access, response, 1024 * 1024, 'token'), 'token answer') as {
       token?: unknown
@@ -164,8 +171,15 @@ export class OciClient {
     if (!value) throw registryFailure(access, 'answered the token request without a token')
     const seconds = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 60
     // Renewed a little early so a token never expires between the check and the request.
-    return { value, expiresAt: this.clock.now() + Math.max(0, seconds - 10) * 1000 }
+    return { value, expiresAt: this.clock.now() + Math.max(0, seconds - 10) * 1000, withheldFrom }
   }
+}
+
+/** Why a registry or its realm refused: the credentials, or an anonymous request (and why it was anonymous). */
+function refusal(access: RegistryAccess, status: number, what: string, withheldFrom: string | undefined): string {
+  if (withheldFrom)
+    return `refused the anonymous ${what} (${status}); the source's credentials go only to the registry's own host, and its token service is on ${withheldFrom}`
+  return `refused the ${access.username === undefined ? `anonymous ${what}` : 'credentials'} (${status})`
 }
 
 function nextPage(link: string | null, repo: OciRepository): string | undefined {
