@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { Elysia } from 'elysia'
 import { type Clock, systemClock } from './clock'
 import { cloudRoutes } from './cloud/routes'
@@ -42,6 +43,9 @@ import { buildInfo } from './system/service'
 import { usageRoutes } from './usage/routes'
 import { usageEventsSubscription } from './usage/subscriber'
 
+/** Where a local database is copied before migrations change it (docs/operations.md, "Upgrades"). */
+export const upgradeBackupDir = (config: Config) => join(config.dataDir, 'backups')
+
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger(), clock: Clock = systemClock): Promise<Deps> {
   // The database (password hashes, sessions) and keys live here: the service's user alone reads them.
@@ -53,7 +57,11 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
       `PLATFORM_DATA_DIR (--data-dir) "${config.dataDir}" cannot be created: ${(error as { code?: string }).code ?? String(error)}`,
     )
   }
-  const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken, driver: config.databaseDriver })
+  const db = await openDatabase(config.databaseUrl, {
+    authToken: config.databaseAuthToken,
+    driver: config.databaseDriver,
+    backupDir: upgradeBackupDir(config),
+  })
   const secrets = await secretBox(loadOrCreateKey(config.secretKey, config.dataDir))
   // The slots base layers call into areas through: http/ and authz/ import no area.
   const deps: Deps = {

@@ -1,3 +1,4 @@
+import { upgradeBackupDir } from '../app'
 import { loadConfig } from '../config'
 import { openDatabase } from '../storage/database'
 import { type Command, PROGRAM, parse } from './command'
@@ -10,7 +11,11 @@ Applies pending database migrations to DATABASE_URL (or the data dir's database)
   async run(args) {
     parse(args, {})
     const config = loadConfig()
-    const db = await openDatabase(config.databaseUrl, { authToken: config.databaseAuthToken })
+    const db = await openDatabase(config.databaseUrl, {
+      authToken: config.databaseAuthToken,
+      driver: config.databaseDriver,
+      backupDir: upgradeBackupDir(config),
+    })
     await db.close()
     console.log(`migrations applied to ${config.databaseUrl.replace(/\?.*$/, '')}`)
     return 0

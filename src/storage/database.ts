@@ -1,14 +1,24 @@
 import { Database as BunSqlite } from 'bun:sqlite'
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
-import { createClient, type Client as LibsqlClient } from '@libsql/client'
+import { dirname } from 'node:path'
+import type { Client as LibsqlClient, Config as LibsqlConfig } from '@libsql/client'
 import { sql } from 'drizzle-orm'
 import { drizzle as drizzleBun } from 'drizzle-orm/bun-sqlite'
 import { migrate as migrateBun } from 'drizzle-orm/bun-sqlite/migrator'
-import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql'
 import { migrate as migrateLibsql } from 'drizzle-orm/libsql/migrator'
+import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql/web'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import * as schema from '../../db/schema'
+import { ConfigError } from '../config'
+import {
+  APPLIED_MIGRATIONS_SQL,
+  type AppliedMigrations,
+  appliedMigrations,
+  backupBeforeMigrating,
+  knownMigrations,
+  MIGRATIONS_FOLDER,
+  planMigrations,
+} from './migrations'
 
 /**
  * What store functions query through: the shared read handle or the transaction handed to a
@@ -37,12 +47,38 @@ export interface Database {
   readonly driver: 'bun:sqlite' | 'libsql'
 }
 
-const migrationsFolder = resolve(import.meta.dir, '../../db/migrations')
+export interface OpenOptions {
+  driver?: 'bun:sqlite' | 'libsql'
+  authToken?: string
+  /** Where a local database with data is copied before migrations change it (`<data dir>/backups`); none: no copy. */
+  backupDir?: string
+  /** The migrations to apply; this program's by default. */
+  migrationsFolder?: string
+}
 
-/** Opens the database named by `url` (`file:` → bun:sqlite, otherwise libSQL) and applies migrations. */
-export async function openDatabase(url: string, opts: { driver?: 'bun:sqlite' | 'libsql'; authToken?: string } = {}): Promise<Database> {
+/**
+ * Opens the database named by `url` (`file:` → bun:sqlite, otherwise libSQL) and applies pending
+ * migrations in one transaction, after copying a local database that has data into `backupDir`.
+ * Throws ConfigError naming both schema versions when a newer program migrated the database.
+ */
+export async function openDatabase(url: string, opts: OpenOptions = {}): Promise<Database> {
   const driver = opts.driver ?? (url.startsWith('file:') ? 'bun:sqlite' : 'libsql')
-  return driver === 'bun:sqlite' ? openBunSqlite(filePath(url)) : openLibsql(url, opts.authToken)
+  const migrationsFolder = opts.migrationsFolder ?? MIGRATIONS_FOLDER
+  if (url.startsWith('file:') && filePath(url) !== ':memory:') prepareFile(filePath(url), migrationsFolder, opts.backupDir)
+  return driver === 'bun:sqlite' ? openBunSqlite(filePath(url), migrationsFolder) : openLibsql(url, opts.authToken, migrationsFolder)
+}
+
+/** A local database file before a driver opens it: owner-only, not newer than this program, copied before migrating. */
+function prepareFile(path: string, migrationsFolder: string, backupDir: string | undefined): void {
+  restrictToOwner(path)
+  const sqlite = new BunSqlite(path, { readwrite: true, strict: true })
+  try {
+    sqlite.exec('PRAGMA busy_timeout = 5000')
+    const plan = planMigrations(appliedMigrations(sqlite), knownMigrations(migrationsFolder))
+    if (backupDir && plan.pending > 0 && plan.database > 0) backupBeforeMigrating(sqlite, backupDir, plan)
+  } finally {
+    sqlite.close()
+  }
 }
 
 function filePath(url: string): string {
@@ -68,7 +104,7 @@ class StatementCachingSqlite extends BunSqlite {
   override prepare: BunSqlite['prepare'] = (sql) => this.query(sql)
 }
 
-function openBunSqlite(path: string): Database {
+function openBunSqlite(path: string, migrationsFolder: string): Database {
   if (path !== ':memory:') restrictToOwner(path)
   const writer = new StatementCachingSqlite(path, { create: true, readwrite: true, strict: true })
   // FULL: every commit is fsynced, so an acknowledged write survives a power cut, not only a kill.
@@ -139,11 +175,41 @@ function restrictToOwner(path: string): void {
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600)
 }
 
-async function openLibsql(url: string, authToken: string | undefined): Promise<Database> {
-  if (url.startsWith('file:')) restrictToOwner(filePath(url))
+/**
+ * The libSQL client, loaded only when used: a local file needs the native driver (which the built
+ * binary does not carry), a remote server only the pure-JavaScript one.
+ */
+async function libsqlClient(config: LibsqlConfig): Promise<LibsqlClient> {
+  if (!config.url.startsWith('file:')) return (await import('@libsql/client/web')).createClient(config)
+  try {
+    return (await import('@libsql/client')).createClient(config)
+  } catch (error) {
+    throw new ConfigError(
+      `the libSQL driver for a local file cannot be loaded (${error instanceof Error ? error.message : String(error)}); the built binary opens file: URLs with bun:sqlite: unset PLATFORM_DATABASE_DRIVER`,
+    )
+  }
+}
+
+async function remoteMigrations(client: LibsqlClient): Promise<AppliedMigrations> {
+  const has = await client.execute(APPLIED_MIGRATIONS_SQL.hasTable)
+  if (Number(has.rows[0]?.n) === 0) return { count: 0, lastStamp: undefined }
+  const row = (await client.execute(APPLIED_MIGRATIONS_SQL.applied)).rows[0]
+  return { count: Number(row?.count ?? 0), lastStamp: row?.lastStamp == null ? undefined : Number(row.lastStamp) }
+}
+
+async function openLibsql(url: string, authToken: string | undefined, migrationsFolder: string): Promise<Database> {
   // `timeout` applies to every pooled connection (a PRAGMA would reach only one of them).
-  const client: LibsqlClient = createClient({ url, timeout: 5000, authToken })
+  const client = await libsqlClient({ url, timeout: 5000, authToken })
   if (url.startsWith('file:')) await client.execute('PRAGMA journal_mode = WAL')
+  else {
+    // A remote server's schema is checked here (a local file's was before opening); its own backups apply.
+    try {
+      planMigrations(await remoteMigrations(client), knownMigrations(migrationsFolder))
+    } catch (error) {
+      client.close()
+      throw error
+    }
+  }
   const db = drizzleLibsql({ client, schema })
   await migrateLibsql(db, { migrationsFolder })
   const enqueue = serialQueue()
