@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path'
 import ipaddr from 'ipaddr.js'
+import { buildStamp } from './assets'
 
 /** Deployment modes register or omit whole route groups (docs/decisions.md §1). */
 export type DeploymentMode = 'hosted' | 'marketplace' | 'billing'
@@ -35,6 +36,8 @@ export interface Config {
   hostedTokenKey: string | undefined
   chromiumPath: string
   helmPath: string
+  /** `helmPath` is where the Helm the binary carries is unpacked on first use (HELM_PATH unset, a built binary). */
+  helmBundled: boolean
   kubectlPath: string
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number
@@ -92,6 +95,12 @@ export interface OrdersConfig {
 
 const MODES: readonly DeploymentMode[] = ['hosted', 'marketplace', 'billing']
 const projectRoot = resolve(import.meta.dir, '..')
+
+/** The Helm the binary carries, unpacked into the data dir under its digest; from a checkout, the one npm install extracted. */
+function defaultHelmPath(dataDir: string): string {
+  const digest = buildStamp?.helmSha256
+  return digest ? join(dataDir, 'tools', `helm-${digest.slice(0, 16)}`) : join(projectRoot, '.tools', 'bin', 'helm')
+}
 
 /** Flags of `serve` that override the environment. */
 export interface ServeFlags {
@@ -160,7 +169,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     msgbusCredentialTtlSeconds: parsePositiveInt(env.MSGBUS_CREDENTIAL_TTL_SECONDS ?? String(24 * 3600), 'MSGBUS_CREDENTIAL_TTL_SECONDS'),
     hostedTokenKey,
     chromiumPath: env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    helmPath: env.HELM_PATH ?? join(projectRoot, '.tools', 'bin', 'helm'),
+    helmPath: env.HELM_PATH ?? defaultHelmPath(dataDir),
+    helmBundled: env.HELM_PATH === undefined && Boolean(buildStamp?.helmSha256),
     kubectlPath: env.KUBECTL_PATH ?? join(projectRoot, '.tools', 'bin', 'kubectl'),
     maxBodyBytes: parsePositiveInt(env.PLATFORM_MAX_BODY_BYTES ?? String(10 * 1024 * 1024), 'PLATFORM_MAX_BODY_BYTES'),
     bodyTimeoutSeconds: parsePositiveInt(env.PLATFORM_BODY_TIMEOUT_SECONDS ?? '30', 'PLATFORM_BODY_TIMEOUT_SECONDS'),
@@ -186,8 +196,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         parsePositiveInt(env.PLATFORM_CHART_FETCH_TIMEOUT_SECONDS ?? '30', 'PLATFORM_CHART_FETCH_TIMEOUT_SECONDS') * 1000,
       chartCacheBytes: parsePositiveInt(env.PLATFORM_CHART_CACHE_MB ?? '256', 'PLATFORM_CHART_CACHE_MB') * 1024 * 1024,
     },
-    buildCommit: env.PLATFORM_BUILD_COMMIT || undefined,
-    buildDate: env.PLATFORM_BUILD_DATE || undefined,
+    buildCommit: env.PLATFORM_BUILD_COMMIT || buildStamp?.commit,
+    buildDate: env.PLATFORM_BUILD_DATE || buildStamp?.date,
   }
 }
 

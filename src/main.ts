@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { buildStamp } from './assets'
 import { adminCreateToken, adminCreateUser } from './cli/admin'
 import { clusterImport, clusterList, clusterRemove } from './cli/cluster'
 import { type Command, CommandFailed, PROGRAM, print, UsageError } from './cli/command'
@@ -8,6 +9,7 @@ import { serve } from './cli/serve'
 import { usageImport } from './cli/usage'
 import { ConfigError } from './config'
 import { AppError } from './errors'
+import { buildInfo } from './system/service'
 
 /** The command line: a command, or a group and its subcommand (`admin create-user`). */
 const COMMANDS: Record<string, Command | Record<string, Command>> = {
@@ -31,9 +33,16 @@ function commandList(): string {
   return lines.map(([name, summary]) => `  ${name.padEnd(width)}${summary}`).join('\n')
 }
 
+/** `platform-api 0.1.0 (commit …, built …)`: the binary's stamp, or from a checkout its git commit. */
+function versionLine(): string {
+  const info = buildInfo({ buildCommit: buildStamp?.commit, buildDate: buildStamp?.date })
+  return `platform-api ${info.version} (commit ${info.commit}${buildStamp ? `, built ${info.buildDate}` : ', from source'})`
+}
+
 const HELP = () => `platform-api: a self-hosted multi-cluster platform API
 
 Usage: ${PROGRAM} <command> [options]
+       ${PROGRAM} --version
 
 Commands:
 ${commandList()}
@@ -45,6 +54,7 @@ PLATFORM_ADMIN_USERNAME/PASSWORD/EMAIL, PLATFORM_MODES, PLATFORM_RUN_MODE, ...);
 async function main(argv: string[]): Promise<number> {
   const [name = 'serve', ...rest] = argv
   if (name === '--help' || name === '-h' || name === 'help') return print(HELP())
+  if (name === '--version' || name === 'version') return print(versionLine())
   const entry = COMMANDS[name]
   if (!entry) throw new UsageError(`unknown command "${name}"; run --help`)
   let command: Command

