@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import { buildStamp } from './assets'
 import { adminCreateToken, adminCreateUser } from './cli/admin'
+import { backup, restore } from './cli/backup'
 import { clusterImport, clusterList, clusterRemove } from './cli/cluster'
 import { type Command, CommandFailed, PROGRAM, print, UsageError } from './cli/command'
 import { migrate } from './cli/migrate'
@@ -15,6 +16,8 @@ import { buildInfo } from './system/service'
 const COMMANDS: Record<string, Command | Record<string, Command>> = {
   serve,
   migrate,
+  backup,
+  restore,
   admin: { 'create-user': adminCreateUser, 'create-token': adminCreateToken },
   cluster: { import: clusterImport, list: clusterList, remove: clusterRemove },
   msgbus: { 'nats-config': msgbusNatsConfig },

@@ -14,10 +14,20 @@ export interface CliRun {
   stderr: string
 }
 
-/** Runs a command of `program` (this checkout's src/main.ts by default) to its end. */
-export function cli(args: string[], env: Record<string, string>, program: string[] = [process.execPath, MAIN]): CliRun {
-  const out = Bun.spawnSync([...program, ...args], {
-    env: { ...process.env, PLATFORM_SANDBOX_CLUSTER: 'false', ...env },
+/** Which program a scenario runs: this checkout's src/main.ts, or the built binary alone (bare environment, its own directory). */
+export interface Program {
+  command: string[]
+  bareEnv?: boolean
+  cwd?: string
+}
+
+export const SOURCES: Program = { command: [process.execPath, MAIN] }
+
+/** Runs a command of `program` to its end. */
+export function cli(args: string[], env: Record<string, string>, program: Program = SOURCES): CliRun {
+  const out = Bun.spawnSync([...program.command, ...args], {
+    env: { ...(program.bareEnv ? {} : process.env), PLATFORM_SANDBOX_CLUSTER: 'false', ...env },
+    cwd: program.cwd,
     stdin: 'ignore',
   })
   return { code: out.exitCode, stdout: out.stdout.toString(), stderr: out.stderr.toString() }
@@ -39,7 +49,7 @@ export function previousRelease(): string {
  * The message bus's system account in a `msgbus nats-config` output of `dataDir`: the command
  * prints only after opening the sealed operator and account seeds, so it proves the data key.
  */
-export function sealedSecretsProbe(dataDir: string, program?: string[]): string {
+export function sealedSecretsProbe(dataDir: string, program?: Program): string {
   const out = cli(['msgbus', 'nats-config', '--resolver-dir', `${dataDir}/nats-jwt`], { PLATFORM_DATA_DIR: dataDir }, program)
   if (out.code !== 0) throw new Error(`nats-config: ${out.stderr}`)
   return /^system_account: (\S+)$/m.exec(out.stdout)![1]!

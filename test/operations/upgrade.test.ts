@@ -32,7 +32,7 @@ describe('upgrades', () => {
   test('a data dir written by the previous release (e02daed) → this one starts on it: its tokens sign in, its sealed secrets open', async () => {
     const old = previousRelease()
     const dataDir = tempDir()
-    const oldProgram = [process.execPath, join(old, 'src/main.ts')]
+    const oldProgram = { command: [process.execPath, join(old, 'src/main.ts')] }
     const env = { PLATFORM_DATA_DIR: dataDir }
     expect(cli(['admin', 'create-user', '--username', 'olga', '--email', 'olga@example.com', '--admin'], env, oldProgram).code).toBe(0)
     const token = cli(['admin', 'create-token', '--username', 'olga'], env, oldProgram).stdout.trim()

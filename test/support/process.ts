@@ -9,10 +9,19 @@ export interface RunningServer {
   stderr: () => Promise<string>
 }
 
-/** Starts `serve` as a separate process on a random port over `dataDir`; resolves once it listens. */
-export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<RunningServer> {
-  const child = Bun.spawn([process.execPath, MAIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { ...process.env, PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', ...env },
+/**
+ * Starts `serve` of `program` (this checkout's by default; the built binary in its smoke suite) as a
+ * separate process on a random port over `dataDir`, with this process's environment and `env` (or
+ * `env` alone when `bareEnv`), in `cwd`; resolves once it listens.
+ */
+export async function startServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  { program = [process.execPath, MAIN], bareEnv = false, cwd }: { program?: string[]; bareEnv?: boolean; cwd?: string } = {},
+): Promise<RunningServer> {
+  const child = Bun.spawn([...program, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+    cwd,
+    env: { ...(bareEnv ? {} : process.env), PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', ...env },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
