@@ -37,7 +37,7 @@ private API servers need PLATFORM_ALLOW_PRIVATE_ENDPOINTS=true.`,
       throw new CommandFailed(`cannot read ${values.kubeconfig}: ${(error as { code?: string }).code ?? String(error)}`)
     }
     const info = await withDeps(loadConfig(), async (deps) =>
-      clusters.importCluster(deps, statusProbes(deps.clock), await operator(deps), values.owner!, {
+      clusters.importCluster(deps, statusProbes(deps), await operator(deps), values.owner!, {
         name: values.name!,
         kubeconfig,
         context: values.context,
@@ -56,7 +56,7 @@ export const clusterList: Command = {
 Lists registered clusters (all owners, or OWNER's) with their live status.`,
   async run(args) {
     const values = parse(args, { owner: { type: 'string' } })
-    const rows = await withDeps(loadConfig(), async (deps) => clusters.listAllClusters(deps, statusProbes(deps.clock), values.owner))
+    const rows = await withDeps(loadConfig(), async (deps) => clusters.listAllClusters(deps, statusProbes(deps), values.owner))
     const table = [
       ['OWNER', 'NAME', 'UID', 'SERVER', 'STATUS', 'VERSION', 'NODES', 'AGE'],
       ...rows.map((c) => [c.ownerName, c.name, c.uid, c.endpoint, c.status.phase, c.kubernetesVersion, String(c.nodeCount), c.age]),
@@ -82,7 +82,7 @@ Forgets the cluster and its stored credentials; nothing is done to the cluster i
     const values = parse(args, { owner: { type: 'string' }, name: { type: 'string' } })
     if (!values.owner || !values.name) throw new UsageError('--owner and --name are required')
     await withDeps(loadConfig(), async (deps) =>
-      clusters.removeCluster(deps, statusProbes(deps.clock), await operator(deps), values.owner!, values.name!),
+      clusters.removeCluster(deps, statusProbes(deps), await operator(deps), values.owner!, values.name!),
     )
     console.log(`removed ${values.owner}/${values.name}`)
     return 0

@@ -1,8 +1,9 @@
 import { connect } from 'node:tls'
-import type { Clock } from '../clock'
+import type { Deps } from '../deps'
 import { AppError } from '../errors'
-import { isTlsFailure, memberFetch } from './client'
 import type { ClusterConnection } from './connection'
+import { type Member, memberJson } from './member/client'
+import { isTlsFailure } from './member/failures'
 
 /** What a cluster says about itself when it is registered. */
 export interface ClusterIdentity {
@@ -18,19 +19,8 @@ const STATUS_REASONS: Record<number, string> = {
   403: 'accepted the credential but it may not read {path} (403 Forbidden): grant it at least read access to namespaces, nodes and /version',
 }
 
-async function getJson<T>(name: string, connection: ClusterConnection, path: string, timeoutMs: number): Promise<T> {
-  const res = await memberFetch(name, connection, { path, headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
-  if (!res.ok) {
-    await res.body?.cancel()
-    const reason = STATUS_REASONS[res.status]?.replace('{path}', path) ?? `answered ${res.status} for ${path}`
-    throw new AppError('upstream', `cluster "${name}" ${reason}`)
-  }
-  try {
-    return (await res.json()) as T
-  } catch {
-    throw new AppError('upstream', `cluster "${name}" answered ${path} with something that is not JSON (is this a Kubernetes API server?)`)
-  }
-}
+const getJson = <T>(deps: Deps, member: Member, path: string, timeoutMs: number) =>
+  memberJson<T>(deps, member, path, { timeoutMs, refusals: STATUS_REASONS })
 
 interface NodeList {
   items?: unknown[]
@@ -41,23 +31,19 @@ interface NodeList {
  * Counts nodes without fetching them all: a one-item page carries `remainingItemCount`. A
  * server that leaves it out while more pages follow is asked for the whole list.
  */
-async function countNodes(name: string, connection: ClusterConnection, timeoutMs: number): Promise<number> {
-  const page = await getJson<NodeList>(name, connection, '/api/v1/nodes?limit=1', timeoutMs)
+async function countNodes(deps: Deps, member: Member, timeoutMs: number): Promise<number> {
+  const page = await getJson<NodeList>(deps, member, '/api/v1/nodes?limit=1', timeoutMs)
   const shown = page.items?.length ?? 0
   if (page.metadata?.remainingItemCount !== undefined) return shown + page.metadata.remainingItemCount
   if (!page.metadata?.continue) return shown
-  return (await getJson<NodeList>(name, connection, '/api/v1/nodes', timeoutMs)).items?.length ?? 0
+  return (await getJson<NodeList>(deps, member, '/api/v1/nodes', timeoutMs)).items?.length ?? 0
 }
 
 /** Version and node count, in parallel. Throws upstream naming the cause. */
-export async function readVersionAndNodes(
-  name: string,
-  connection: ClusterConnection,
-  timeoutMs: number,
-): Promise<Omit<ClusterIdentity, 'uid'>> {
+export async function readVersionAndNodes(deps: Deps, member: Member, timeoutMs: number): Promise<Omit<ClusterIdentity, 'uid'>> {
   const [version, nodeCount] = await Promise.all([
-    getJson<{ gitVersion?: string }>(name, connection, '/version', timeoutMs),
-    countNodes(name, connection, timeoutMs),
+    getJson<{ gitVersion?: string }>(deps, member, '/version', timeoutMs),
+    countNodes(deps, member, timeoutMs),
   ])
   return { kubernetesVersion: version.gitVersion ?? '', nodeCount }
 }
@@ -67,18 +53,18 @@ export async function readVersionAndNodes(
  * Throws invalid (422) with the reason a person can act on — DNS, refused, the TLS certificate
  * (with its subject and issuer), 401/403 from the cluster, no answer in time.
  */
-export async function inspectCluster(name: string, connection: ClusterConnection, timeoutMs: number): Promise<ClusterIdentity> {
+export async function inspectCluster(deps: Deps, member: Member, timeoutMs: number): Promise<ClusterIdentity> {
   try {
     const [facts, kubeSystem] = await Promise.all([
-      readVersionAndNodes(name, connection, timeoutMs),
-      getJson<{ metadata?: { uid?: string } }>(name, connection, '/api/v1/namespaces/kube-system', timeoutMs),
+      readVersionAndNodes(deps, member, timeoutMs),
+      getJson<{ metadata?: { uid?: string } }>(deps, member, '/api/v1/namespaces/kube-system', timeoutMs),
     ])
     const uid = kubeSystem.metadata?.uid
-    if (!uid) throw new AppError('upstream', `cluster "${name}" has no kube-system namespace uid`)
+    if (!uid) throw new AppError('upstream', `cluster "${member.name}" has no kube-system namespace uid`)
     return { ...facts, uid }
   } catch (error) {
     if (!(error instanceof AppError) || error.kind !== 'upstream') throw error
-    const certificate = isTlsFailure(error) ? await describeCertificate(connection) : ''
+    const certificate = isTlsFailure(error) ? await describeCertificate(member.connection) : ''
     throw new AppError('invalid', `cannot register: ${error.message}${certificate}`, [{ field: 'server', message: error.message }])
   }
 }
@@ -137,8 +123,8 @@ const ANSWER_WAIT_MS = 1_000
  * the probes it starts and says `Unknown` for one still running, which fills the cache when it
  * ends. One dead cluster costs a list at most a second once, and nothing within the next 30 s.
  */
-export function statusProbes(clock: Clock) {
-  const now = () => clock.now()
+export function statusProbes(deps: Deps) {
+  const now = () => deps.clock.now()
   const cache = new Map<number, { at: number; result: ProbeResult }>()
   const running = new Map<number, Promise<ProbeResult>>()
 
@@ -146,7 +132,7 @@ export function statusProbes(clock: Clock) {
     const lastProbeTime = new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z')
     let result: ProbeResult
     try {
-      const facts = await readVersionAndNodes(name, await connect(), PROBE_TIMEOUT_MS)
+      const facts = await readVersionAndNodes(deps, { name, connection: await connect() }, PROBE_TIMEOUT_MS)
       result = { ...facts, status: { phase: 'Active', lastProbeTime } }
     } catch (error) {
       const message = error instanceof AppError ? error.message : 'the cluster could not be asked'

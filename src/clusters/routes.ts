@@ -21,7 +21,7 @@ const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 /** The cluster registry (docs/decisions.md §3a): import, list, read, change, remove, kubeconfig, team grants. */
 export const clusterRoutes = (deps: Deps) => {
   // One cache of health probes per app: a dead cluster is asked at most every 30 s.
-  const probes = statusProbes(deps.clock)
+  const probes = statusProbes(deps)
   return new Elysia({ name: 'clusters.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .get('/user/clusters', ({ me, query }) => clusters.listMyClusters(deps, probes, me, query.all === 'true'), {

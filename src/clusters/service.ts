@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import YAML from 'yaml'
 import type { Actor } from '../authz/actor'
 import type { OrgScope } from '../authz/authorize'
-import type { Deps } from '../deps'
+import { type Deps, runtimeSlot } from '../deps'
 import { AppError } from '../errors'
 import { checkName } from '../identity/names'
 import { findAccountByName, type UserRow } from '../identity/store'
@@ -12,8 +12,8 @@ import { isDnsSubdomain } from '../kube'
 import { EgressRefused, resolveChecked } from '../net/egress'
 import { orgIdsAdministeredBy } from '../orgs/store'
 import { AccessMessages, manageableOwner, resolveCluster, resolveClusterByUid, usableClustersOf } from './access'
-import { memberFetch } from './client'
 import { type ClusterConnection, type ClusterCredential, checkConnection, connectionFromKubeconfig } from './connection'
+import { callMember } from './member/client'
 import { inspectCluster, type StatusProbes } from './probe'
 import type { ClusterInfo, ImportClusterOption, PatchClusterOption } from './schemas'
 import * as store from './store'
@@ -32,23 +32,25 @@ const IMPORT_TIMEOUT_MS = 5_000
 /**
  * Unsealed connections by registration id, reused while the stored row is unchanged (every seal
  * has a fresh IV, so a rotated credential never matches an old entry): the proxy's hot path
- * neither decrypts nor builds new TLS settings per request.
+ * neither decrypts nor builds new TLS settings per request. `ofRows` holds the connection of each
+ * row object already seen (the access cache hands out the same row until a commit).
  */
-const connections = new Map<number, { row: string; connection: ClusterConnection }>()
+const CONNECTIONS = runtimeSlot('clusters.connections', () => ({
+  byId: new Map<number, { row: string; connection: ClusterConnection }>(),
+  ofRows: new WeakMap<store.ClusterRow, ClusterConnection>(),
+}))
 const rowKey = (c: store.ClusterRow) =>
   [c.server, c.caData, c.tlsServerName, String(c.insecureSkipTlsVerify), c.sealedCredential].join('\u0000')
 
-/** The connection of each row object already seen (the access cache hands out the same row until a commit). */
-const connectionsOfRows = new WeakMap<store.ClusterRow, ClusterConnection>()
-
 /** The live connection of a stored cluster, its credential unsealed. */
 export async function connectionOf(deps: Deps, cluster: store.ClusterRow): Promise<ClusterConnection> {
-  const ofRow = connectionsOfRows.get(cluster)
+  const connections = deps.runtimes.of(CONNECTIONS)
+  const ofRow = connections.ofRows.get(cluster)
   if (ofRow) return ofRow
   const key = rowKey(cluster)
-  const cached = connections.get(cluster.id)
+  const cached = connections.byId.get(cluster.id)
   if (cached?.row === key) {
-    connectionsOfRows.set(cluster, cached.connection)
+    connections.ofRows.set(cluster, cached.connection)
     return cached.connection
   }
   const connection: ClusterConnection = {
@@ -58,8 +60,8 @@ export async function connectionOf(deps: Deps, cluster: store.ClusterRow): Promi
     insecureSkipTlsVerify: cluster.insecureSkipTlsVerify,
     credential: JSON.parse(await deps.secrets.open(cluster.sealedCredential)) as ClusterCredential,
   }
-  connections.set(cluster.id, { row: key, connection })
-  connectionsOfRows.set(cluster, connection)
+  connections.byId.set(cluster.id, { row: key, connection })
+  connections.ofRows.set(cluster, connection)
   return connection
 }
 
@@ -109,7 +111,7 @@ async function checkedIdentity(deps: Deps, name: string, connection: ClusterConn
       throw new AppError('invalid', `server is not allowed: ${error.message}`, [{ field: 'server', message: error.message }])
     throw error
   }
-  return inspectCluster(name, connection, IMPORT_TIMEOUT_MS)
+  return inspectCluster(deps, { name, connection }, IMPORT_TIMEOUT_MS)
 }
 
 /**
@@ -155,7 +157,7 @@ export async function importCluster(
  */
 export async function registerSandbox(deps: Deps, owner: UserRow, connection: ClusterConnection): Promise<void> {
   const checked = checkConnection(connection)
-  const identity = await inspectCluster('sandbox', checked, IMPORT_TIMEOUT_MS)
+  const identity = await inspectCluster(deps, { name: 'sandbox', connection: checked }, IMPORT_TIMEOUT_MS)
   const existing = await store.findClusterOfOwner(deps.db.read, owner.id, 'sandbox')
   const columns = await connectionColumns(deps, checked)
   await deps.db.write(async (tx) =>
@@ -354,12 +356,17 @@ export async function readSecretOfCluster(
   const cluster = await resolveClusterByUid(deps, actor, uid, 'read')
   if (!isDnsSubdomain(namespace) || !isDnsSubdomain(name)) throw new AppError('notFound', 'secret not found')
   const connection = await connectionOf(deps, cluster)
-  const res = await memberFetch(cluster.name, connection, {
-    path: `/api/v1/namespaces/${namespace}/secrets/${name}`,
-    headers: { accept: 'application/json' },
-  })
-  if (res.status === 404) throw new AppError('notFound', `secret ${namespace}/${name} not found in cluster "${cluster.name}"`)
-  if (!res.ok) throw new AppError('upstream', `cluster "${cluster.name}" answered ${res.status} for secret ${namespace}/${name}`)
-  const secret = (await res.json().catch(() => ({}))) as { data?: Record<string, string> }
+  const answer = await callMember(
+    deps,
+    { name: cluster.name, connection },
+    {
+      path: `/api/v1/namespaces/${namespace}/secrets/${name}`,
+      headers: { accept: 'application/json' },
+    },
+  )
+  if (answer.status === 404) throw new AppError('notFound', `secret ${namespace}/${name} not found in cluster "${cluster.name}"`)
+  if (answer.status < 200 || answer.status >= 300)
+    throw new AppError('upstream', `cluster "${cluster.name}" answered ${answer.status} for secret ${namespace}/${name}`)
+  const secret = (await new Response(answer.body).json().catch(() => ({}))) as { data?: Record<string, string> }
   return Object.fromEntries(Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]))
 }

@@ -1,14 +1,19 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import type { Socket } from 'bun'
 import type { ClusterConnection } from '../../src/clusters/connection'
-import { finiteRequest, IDLE_CLOSE_MS, MAX_CONNECTIONS_PER_CLUSTER, MAX_HEAD_BYTES } from '../../src/clusters/keepalive'
+import { callMember } from '../../src/clusters/member/client'
 import { AppError } from '../../src/errors'
 import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
+import { MAX_HEAD_BYTES } from '../../src/net/http1/parser'
+import { IDLE_CLOSE_MS, MAX_CONNECTIONS_PER_ORIGIN as MAX_CONNECTIONS_PER_CLUSTER } from '../../src/net/http1/pool'
+import { makeTestApp } from '../support/app'
 import { eventually } from '../support/wait'
 
-// The kept-alive client against the real emulator over TLS, and against a hostile TLS server that
-// answers with raw bytes, so every framing the client must refuse or survive can be sent.
+// The member client's kept-alive pool against the real emulator over TLS, and against a hostile
+// TLS server that answers with raw bytes, so every framing the client must refuse or survive can be sent.
+
+const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
 
 const emulator = await startEmulator({ tls: true, seed: false })
 afterAll(() => emulator.stop())
@@ -25,14 +30,18 @@ const get = (
   path: string,
   init: { method?: string; body?: string; timeoutMs?: number; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ) =>
-  finiteRequest('member', connection, {
-    method: init.method ?? 'GET',
-    path,
-    headers: init.headers ?? { accept: 'application/json' },
-    body: init.body === undefined ? null : new TextEncoder().encode(init.body),
-    timeoutMs: init.timeoutMs ?? 5_000,
-    signal: init.signal,
-  })
+  callMember(
+    t.deps,
+    { name: 'member', connection },
+    {
+      method: init.method ?? 'GET',
+      path,
+      headers: init.headers ?? { accept: 'application/json' },
+      body: init.body === undefined ? null : new TextEncoder().encode(init.body),
+      timeoutMs: init.timeoutMs ?? 5_000,
+      signal: init.signal,
+    },
+  )
 const text = (body: Uint8Array) => new TextDecoder().decode(body)
 const failure = (promise: Promise<unknown>) =>
   promise.then(
@@ -413,9 +422,13 @@ describe('against a hostile TLS server', () => {
   })
 
   test(`${MAX_CONNECTIONS_PER_CLUSTER + 8} requests at once → at most ${MAX_CONNECTIONS_PER_CLUSTER} connections, every request answered`, async () => {
-    const server = await hostile(async (_path, id, socket) => {
-      await Bun.sleep(20)
-      socket.write(ok(`{"connection":${id}}`))
+    const held: (() => void)[] = []
+    const server = await hostile((_path, id, socket) => {
+      const answer = () => socket.write(ok(`{"connection":${id}}`))
+      if (held.length === MAX_CONNECTIONS_PER_CLUSTER) return void answer()
+      // Each answer waits until every connection is busy at once: the other 8 requests wait for one of these.
+      held.push(answer)
+      if (held.length === MAX_CONNECTIONS_PER_CLUSTER) for (const each of held) each()
     })
     try {
       const answers = await Promise.all(Array.from({ length: MAX_CONNECTIONS_PER_CLUSTER + 8 }, (_, i) => get(server.connection, `/n${i}`)))
@@ -432,7 +445,8 @@ describe('against a hostile TLS server', () => {
     })
     try {
       await get(server.connection, '/a')
-      await Bun.sleep(IDLE_CLOSE_MS + 600)
+      t.clock.advance(IDLE_CLOSE_MS)
+      await eventually(() => server.closed.includes(1))
       expect(JSON.parse(text((await get(server.connection, '/b')).body))).toEqual({ connection: 2 })
     } finally {
       server.stop()

@@ -1,8 +1,13 @@
 import { afterAll, expect, test } from 'bun:test'
-import { memberFetch, memberJson } from '../../src/clusters/client'
 import type { ClusterConnection } from '../../src/clusters/connection'
+import { callMember, memberJson as memberJsonOf } from '../../src/clusters/member/client'
 import { AppError } from '../../src/errors'
 import { startEmulator } from '../../src/kube-emulator'
+import { makeTestApp } from '../support/app'
+
+const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
+const memberJson = <T>(name: string, connection: ClusterConnection, path: string, timeoutMs?: number) =>
+  memberJsonOf<T>(t.deps, { name, connection }, path, { timeoutMs })
 
 const emulator = await startEmulator({ tls: true, seed: false })
 afterAll(() => emulator.stop())
@@ -31,7 +36,7 @@ test('a member answering 302 to another loopback port → the 302 comes back, th
     fetch: () => new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${elsewhere.port}/version` } }),
   })
   try {
-    const res = await memberFetch('m', plain(`http://127.0.0.1:${member.port}`), { path: '/version' })
+    const res = await callMember(t.deps, { name: 'm', connection: plain(`http://127.0.0.1:${member.port}`) }, { path: '/version' })
     expect(res.status).toBe(302)
     const json = await memberJson('m', plain(`http://127.0.0.1:${member.port}`), '/version').catch((e: unknown) => e)
     expect(json).toBeInstanceOf(AppError)

@@ -1,9 +1,9 @@
+import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { PLATFORM_QUERY_PARAMETERS } from '../../http/auth'
 import { pathSegmentErrors } from '../../kube'
-import { MEMBER_TIMEOUT_MS, memberFetch } from '../client'
 import type { ClusterConnection } from '../connection'
-import { finiteRequest } from '../keepalive'
+import { callMember, MEMBER_TIMEOUT_MS, type Member, streamMember } from '../member/client'
 
 /**
  * Request headers a client may have passed on to the member cluster. Everything else stays here:
@@ -152,15 +152,14 @@ const isRedirect = (status: number) => status >= 300 && status < 400 && status !
 /**
  * Sends one request to the member and hands back its answer unchanged: status, allow-listed
  * headers, the bytes as sent (still compressed). A stream (watch, followed log) is piped without
- * buffering through fetch; a finite request goes over the kept-alive client (keepalive.ts), which
- * costs a fraction of fetch per request, and comes back whole. A redirect is not followed nor
- * relayed (502). Throws upstream (unreachable, timeout, malformed answer) and clientClosed (the
- * client went away before a finite answer came).
+ * buffering; a finite request goes over the kept-alive pool and comes back whole. A redirect is
+ * not followed nor relayed (502). Throws upstream (unreachable, timeout, malformed answer) and
+ * clientClosed (the client went away before a finite answer came).
  */
-export async function relay(clusterName: string, connection: ClusterConnection, request: RelayRequest): Promise<Response> {
+export async function relay(deps: Deps, member: Member, request: RelayRequest): Promise<Response> {
   if (!request.streaming) {
     const body = request.body === null ? null : await new Response(request.body).bytes()
-    const answer = await finiteRequest(clusterName, connection, {
+    const answer = await callMember(deps, member, {
       method: request.method,
       path: request.path,
       headers: request.headers,
@@ -168,20 +167,19 @@ export async function relay(clusterName: string, connection: ClusterConnection, 
       timeoutMs: RELAY_TIMEOUT_MS,
       signal: request.clientSignal,
     })
-    if (isRedirect(answer.status)) throw new AppError('upstream', RelayMessages.redirect(clusterName, answer.status))
+    if (isRedirect(answer.status)) throw new AppError('upstream', RelayMessages.redirect(member.name, answer.status))
     return new Response(answer.body, { status: answer.status, headers: relayedHeaders(answer.headers) })
   }
-  const res = await memberFetch(clusterName, connection, {
+  const res = await streamMember(deps, member, {
     method: request.method,
     path: request.path,
     headers: request.headers,
     body: request.body,
     signal: request.clientSignal ?? UNENDING,
-    raw: true,
   })
   if (isRedirect(res.status)) {
     await res.body?.cancel()
-    throw new AppError('upstream', RelayMessages.redirect(clusterName, res.status))
+    throw new AppError('upstream', RelayMessages.redirect(member.name, res.status))
   }
   return new Response(res.body && endingWhenCut(res.body), { status: res.status, headers: relayedHeaders(res.headers) })
 }

@@ -5,10 +5,10 @@ import { accessForRequest } from '../../authz/clusters'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { type ResolvedCluster, resolveCluster } from '../access'
-import { memberWebSocket } from '../client'
 import type { ClusterConnection } from '../connection'
+import { type Member, openMemberWebSocket } from '../member/client'
 import { connectionOf } from '../service'
-import { forwardedHeaders, relay, safeSegments, upstreamBody, upstreamPath } from './relay'
+import { forwardedHeaders, type RelayRequest, relay, safeSegments, upstreamBody, upstreamPath } from './relay'
 
 /** Reviews a caller may create with read access: asking what one may do changes nothing. */
 const READ_ONLY_CREATES = new Set(['selfsubjectaccessreviews', 'selfsubjectrulesreviews'])
@@ -18,6 +18,8 @@ export interface Target {
   connection: ClusterConnection
   /** Headers the platform adds for the cluster: impersonation when the registration asks for it. */
   identity: Record<string, string>
+  /** Sends one request to the cluster on the caller's behalf (relay.ts). */
+  relay(request: RelayRequest): Promise<Response>
 }
 
 /** The access a request to `segments` needs: exec is a write even over GET; access reviews are reads. */
@@ -46,7 +48,8 @@ export async function targetFor(
         ...(resolved.owner.type === USER_TYPE.organization ? { 'impersonate-group': `platform:org:${resolved.owner.name}` } : {}),
       }
     : {}
-  return { resolved, connection: await connectionOf(deps, resolved.cluster), identity }
+  const member: Member = { name: resolved.cluster.name, connection: await connectionOf(deps, resolved.cluster) }
+  return { resolved, connection: member.connection, identity, relay: (request) => relay(deps, member, request) }
 }
 
 /** A passthrough request as the route read it: the checked path segments, the URL, whether it streams. */
@@ -71,7 +74,7 @@ export async function passThrough(
   parsedBody: unknown,
 ): Promise<Response> {
   const target = await targetFor(deps, actor, owner, cluster, request.method, segments)
-  return relay(target.resolved.cluster.name, target.connection, {
+  return target.relay({
     method: request.method,
     path: upstreamPath(target.connection, segments, url.search),
     headers: forwardedHeaders(request, target.identity),
@@ -117,9 +120,15 @@ export async function relayExec(
     .filter(Boolean)
   let upstream: WebSocket
   try {
-    upstream = await memberWebSocket(target.connection, path, offered, target.identity)
+    upstream = await openMemberWebSocket(
+      deps,
+      { name: target.resolved.cluster.name, connection: target.connection },
+      path,
+      offered,
+      target.identity,
+    )
   } catch {
-    return relay(target.resolved.cluster.name, target.connection, {
+    return target.relay({
       method: 'GET',
       path,
       headers: { accept: 'application/json', ...target.identity },

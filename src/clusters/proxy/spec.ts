@@ -4,7 +4,7 @@ import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { statusOf } from '../../http/errors'
 import { jsonPatchDiff, type KubeObject } from '../../kube'
-import { forwardedHeaders, isStreaming, memberSearch, relay, safeSegments, upstreamBody, upstreamPath } from './relay'
+import { forwardedHeaders, isStreaming, memberSearch, safeSegments, upstreamBody, upstreamPath } from './relay'
 import { relayExec, type Target, targetFor } from './service'
 
 /**
@@ -84,7 +84,7 @@ interface MemberCall {
 
 /** The member's whole answer to one call of a composite route, over the kept-alive client as every finite relay. */
 const memberAnswer = (target: Target, path: string, call: MemberCall = {}) =>
-  relay(target.resolved.cluster.name, target.connection, {
+  target.relay({
     method: call.method ?? 'GET',
     path,
     body: call.body ?? null,
@@ -193,7 +193,7 @@ async function serve(target: Target, p: Parsed, request: Request, parsedBody: un
   if (convertToTable) headers.accept = TABLE_ACCEPT
   // The ETag covers the bytes the client gets: no compression for buffered GETs.
   if (request.method === 'GET' && !streaming) delete headers['accept-encoding']
-  const res = await relay(target.resolved.cluster.name, target.connection, {
+  const res = await target.relay({
     method: request.method,
     path,
     headers,

@@ -1,0 +1,176 @@
+import { type Deps, runtimeSlot } from '../../deps'
+import { AppError } from '../../errors'
+import { type Answer, Pools } from '../../net/http1/pool'
+import { headerLine, type Origin, type OriginTls } from '../../net/http1/request'
+import type { ClusterConnection } from '../connection'
+import { MemberMessages, memberFailure, networkFailure } from './failures'
+
+/**
+ * The one way to reach a member cluster. Finite calls go over the kept-alive pool
+ * (`src/net/http1/`), streams (watches, followed logs) beside it over fetch, WebSockets (exec,
+ * attach) over Bun's client; all three with the cluster's credential (a bearer token or a client
+ * certificate) and TLS settings (its CA or the system roots, its tlsServerName), and none follows
+ * a redirect. Failures become `upstream` errors naming the cluster, never its address or credential.
+ */
+
+/** Calls to member clusters give up after this long unless the caller says otherwise or streams. */
+export const MEMBER_TIMEOUT_MS = 10_000
+
+/** A member cluster as the client reaches it: its registration's name (for messages) and connection. */
+export interface Member {
+  name: string
+  connection: ClusterConnection
+}
+
+export interface MemberCall {
+  method?: string
+  /** Path below the server URL, starting with `/`, percent-encoded per segment (and query). */
+  path: string
+  headers?: Record<string, string>
+  body?: Uint8Array | null
+  timeoutMs?: number
+  /** The client's request: its abort (the client went away) ends the call (clientClosed). */
+  signal?: AbortSignal
+}
+
+export type MemberAnswer = Answer
+
+/** The kept-alive connections of one app, one pool per cluster connection (one server, one credential). */
+const MEMBER_POOLS = runtimeSlot(
+  'clusters.member-pools',
+  (deps) => new Pools<ClusterConnection>(() => deps.clock.now()),
+  (pools) => pools.close(),
+)
+
+/**
+ * One finite call (anything but a watch, a followed log or an upgrade), answered whole: status,
+ * headers, the body as the member sent it (not decompressed). Throws upstream (unreachable, TLS
+ * refused, timeout, malformed answer), invalid (a header or path that cannot be written safely)
+ * and clientClosed.
+ */
+export async function callMember(deps: Deps, member: Member, call: MemberCall): Promise<MemberAnswer> {
+  try {
+    return await deps.runtimes
+      .of(MEMBER_POOLS)
+      .of(member.connection, () => originOf(member.connection))
+      .request({
+        method: call.method ?? 'GET',
+        path: call.path,
+        headers: call.headers ?? {},
+        body: call.body ?? null,
+        timeoutMs: call.timeoutMs ?? MEMBER_TIMEOUT_MS,
+        signal: call.signal,
+      })
+  } catch (error) {
+    throw memberFailure(member.name, error)
+  }
+}
+
+/**
+ * GETs a JSON document. A status outside 2xx is `upstream` (worded by `refusals` when it names the
+ * status, `{path}` replaced), as are a stalled or cut body and a body that is not JSON.
+ */
+export async function memberJson<T>(
+  deps: Deps,
+  member: Member,
+  path: string,
+  options: { timeoutMs?: number; refusals?: Record<number, string> } = {},
+): Promise<T> {
+  const answer = await callMember(deps, member, { path, headers: { accept: 'application/json' }, timeoutMs: options.timeoutMs })
+  if (answer.status < 200 || answer.status >= 300) {
+    const refusal = options.refusals?.[answer.status]
+    throw new AppError(
+      'upstream',
+      refusal ? `cluster "${member.name}" ${refusal.replace('{path}', path)}` : MemberMessages.status(member.name, answer.status, path),
+    )
+  }
+  try {
+    return JSON.parse(new TextDecoder().decode(answer.body)) as T
+  } catch {
+    throw new AppError('upstream', MemberMessages.notJson(member.name, path))
+  }
+}
+
+export interface MemberStreamRequest {
+  method: string
+  path: string
+  headers: Record<string, string>
+  body: BodyInit | null
+  /** Ends the stream (the client went away); a stream has no timeout of its own. */
+  signal: AbortSignal
+}
+
+/** A stream (a watch, a followed log): the member's answer with its body still arriving, bytes as sent. Throws upstream. */
+export async function streamMember(_deps: Deps, member: Member, request: MemberStreamRequest): Promise<Response> {
+  const { authorization, tls } = credentialsOf(member.connection)
+  const headers = new Headers(request.headers)
+  if (authorization) headers.set('authorization', authorization)
+  try {
+    return await fetch(`${member.connection.server}${request.path}`, {
+      method: request.method,
+      headers,
+      body: request.body,
+      redirect: 'manual',
+      decompress: false,
+      tls,
+      signal: request.signal,
+    } as RequestInit)
+  } catch (error) {
+    throw networkFailure(member.name, error)
+  }
+}
+
+/**
+ * Opens a WebSocket to the member (exec, attach, port-forward) offering `protocols`, with the
+ * cluster's credential and TLS settings and the platform's `extraHeaders` (impersonation);
+ * resolves once it is open, with the protocol the member chose. Rejects when the member does not
+ * switch protocols.
+ */
+export function openMemberWebSocket(
+  _deps: Deps,
+  member: Member,
+  path: string,
+  protocols: string[],
+  extraHeaders: Record<string, string>,
+): Promise<WebSocket> {
+  const { authorization, tls } = credentialsOf(member.connection)
+  const options: Bun.WebSocketOptions = { protocols, headers: { ...extraHeaders, ...(authorization ? { authorization } : {}) }, tls }
+  const socket = new BunWebSocket(`${member.connection.server.replace(/^http/, 'ws')}${path}`, options)
+  socket.binaryType = 'arraybuffer'
+  return new Promise((resolve, reject) => {
+    socket.addEventListener('open', () => resolve(socket), { once: true })
+    socket.addEventListener('error', () => reject(new Error('the member did not switch protocols')), { once: true })
+  })
+}
+
+/** Bun's WebSocket client, which takes headers and TLS options (the DOM typing of the global knows only protocols). */
+const BunWebSocket = WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket
+
+/** The cluster's credential as a bearer header or a client certificate, and the TLS settings that check the server. */
+function credentialsOf(connection: ClusterConnection): { authorization: string | undefined; tls: OriginTls } {
+  const credential = connection.credential
+  return {
+    authorization: 'token' in credential ? `Bearer ${credential.token}` : undefined,
+    tls: {
+      ...(connection.caData ? { ca: connection.caData } : {}),
+      ...('clientCertificate' in credential ? { cert: credential.clientCertificate, key: credential.clientKey } : {}),
+      ...(connection.tlsServerName ? { serverName: connection.tlsServerName } : {}),
+      rejectUnauthorized: !connection.insecureSkipTlsVerify,
+    },
+  }
+}
+
+/** Where the pool of `connection` connects and what each of its requests carries. Throws UnsafeRequest (a credential with a line break). */
+function originOf(connection: ClusterConnection): Origin {
+  const url = new URL(connection.server)
+  const secure = url.protocol === 'https:'
+  const { authorization, tls } = credentialsOf(connection)
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : secure ? 443 : 80,
+    tls: secure ? tls : undefined,
+    hostHeader: url.host,
+    basePath: url.pathname === '/' ? '' : url.pathname,
+    fixedHeaders: authorization ? headerLine('authorization', authorization) : '',
+  }
+}

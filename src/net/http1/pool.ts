@@ -1,0 +1,410 @@
+import type { Socket, SocketHandler } from 'bun'
+import { AnswerParser, type AnswerSink, Malformed } from './parser'
+import { encodeRequest, type Origin, type PoolRequest } from './request'
+
+/**
+ * A keep-alive HTTP/1.1 client for finite calls (no watch, no followed log, no upgrade): per
+ * request it costs a fraction of Bun's fetch over TLS. A connection whose framing is in any doubt
+ * (bytes beyond the answer, a close-delimited body, `Connection: close`, a parse error) is closed
+ * rather than reused, so one answer can never be read as part of the next. No redirect is
+ * followed and nothing is decompressed: the bytes come back as the server sent them.
+ *
+ * Failures are the socket's own errors (with their `code`), a TimeoutError, Malformed (parser.ts),
+ * ClientGone, or UnsafeRequest (request.ts); the owner turns them into its own words.
+ */
+
+/** Connections kept per origin; further requests wait for one to come free. */
+export const MAX_CONNECTIONS_PER_ORIGIN = 32
+/** An idle connection is closed after this long: well before the usual server idle timeouts (Bun 10 s, Go 90 s, nginx 75 s). */
+export const IDLE_CLOSE_MS = 4_000
+/** A body larger than this is refused: the answer is buffered whole. */
+export const MAX_BODY_BYTES = 512 * 1024 * 1024
+/** Bodies up to this declared length get their buffer at once. */
+const PREALLOCATE_BYTES = 1024 * 1024
+/** How often deadlines, idle connections and calls whose client left are checked. */
+const SWEEP_MS = 250
+
+export interface Answer {
+  status: number
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>
+  body: Uint8Array<ArrayBuffer>
+}
+
+/** The caller's request was aborted (its client went away) before the answer came. */
+export class ClientGone extends Error {}
+
+const resetError = () => Object.assign(new Error('closed'), { code: 'ECONNRESET' })
+export const timedOut = () => Object.assign(new Error('timeout'), { name: 'TimeoutError' })
+
+/** Collects one answer whole. */
+class WholeAnswer implements AnswerSink {
+  status = 0
+  headers: Record<string, string> = {}
+  private pieces: Uint8Array<ArrayBuffer>[] = []
+  private size = 0
+  private fixed: Uint8Array<ArrayBuffer> | undefined
+
+  head(status: number, headers: Record<string, string>, length: number | undefined): void {
+    this.status = status
+    this.headers = headers
+    if (length === undefined) return
+    if (length > MAX_BODY_BYTES) throw new Malformed(`body larger than ${MAX_BODY_BYTES} bytes`)
+    // A small body is copied into place once; a large one grows as it arrives, so a declared
+    // length alone (a hostile server's) reserves no memory.
+    if (length <= PREALLOCATE_BYTES) this.fixed = new Uint8Array(length)
+  }
+
+  body(data: Buffer): void {
+    if (this.fixed) this.fixed.set(data, this.size)
+    else {
+      if (this.size + data.length > MAX_BODY_BYTES) throw new Malformed(`body larger than ${MAX_BODY_BYTES} bytes`)
+      this.pieces.push(new Uint8Array(data))
+    }
+    this.size += data.length
+  }
+
+  answer(): Answer {
+    const body = this.fixed ?? (this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces, this.size))
+    return { status: this.status, headers: this.headers, body }
+  }
+}
+
+/** One request in flight on a connection. */
+interface Exchange {
+  whole: WholeAnswer
+  parser: AnswerParser
+  deadline: number
+  /** The client's request; the sweep ends the exchange once it has aborted. */
+  signal: AbortSignal | undefined
+  resolve(answer: Answer): void
+  reject(error: unknown): void
+  /** Bytes of the request not yet taken by the socket (back-pressure). */
+  unsent: Uint8Array | undefined
+  /** Whether it may be sent again on a new connection when a reused one closes before any answer. */
+  retryable: boolean
+  retry(): void
+}
+
+/** One connection and what it is doing. */
+interface Conn {
+  pool: Pool<unknown>
+  socket: Socket<Conn> | undefined
+  /** Until the connection (and its TLS handshake) is up: settles the wait for it. */
+  connecting: { deadline: number; settle(error?: unknown): void } | undefined
+  exchange: Exchange | undefined
+  idleSince: number
+  /** Served a request before: a close before any answer may be the server's idle timeout. */
+  reused: boolean
+  /** The socket error that ended the connection, for the message. */
+  failure: unknown
+  closed: boolean
+}
+
+const handlers: SocketHandler<Conn> = {
+  data(socket, data) {
+    const conn = socket.data
+    const exchange = conn.exchange
+    // Bytes nobody asked for: the framing of what came before is in doubt.
+    if (!exchange) return closeConn(conn)
+    let rest: Buffer
+    try {
+      rest = exchange.parser.feed(data as Buffer)
+    } catch (error) {
+      return failExchange(conn, error)
+    }
+    if (!exchange.parser.done) return
+    conn.exchange = undefined
+    // Reused only when the answer ended exactly where its framing said and the request went out whole.
+    const reusable = rest.length === 0 && !exchange.parser.closeAfter && !exchange.unsent
+    exchange.resolve(exchange.whole.answer())
+    if (reusable) release(conn)
+    else closeConn(conn)
+  },
+  drain(socket) {
+    const exchange = socket.data.exchange
+    if (exchange?.unsent) exchange.unsent = write(socket, exchange.unsent)
+  },
+  close(socket, error) {
+    if (error && socket.data.failure === undefined) socket.data.failure = error
+    connClosed(socket.data)
+  },
+  error(socket, error) {
+    socket.data.failure ??= error
+    socket.terminate()
+    connClosed(socket.data)
+  },
+  // The server half-closed: a close-delimited body ends here; an idle connection goes.
+  end(socket) {
+    socket.end()
+    connClosed(socket.data)
+  },
+}
+
+/** Writes what the socket takes; the rest waits for drain. */
+function write(socket: Socket<Conn>, bytes: Uint8Array): Uint8Array | undefined {
+  const written = socket.write(bytes)
+  if (written >= bytes.length) return undefined
+  return bytes.subarray(Math.max(0, written))
+}
+
+/** The connection is gone: its request (if any) is answered, retried, or failed. */
+function connClosed(conn: Conn): void {
+  if (conn.closed) return
+  conn.closed = true
+  conn.connecting?.settle(conn.failure ?? resetError())
+  conn.pool.forget(conn)
+  const exchange = conn.exchange
+  if (!exchange) return
+  conn.exchange = undefined
+  if (conn.reused && exchange.retryable && !exchange.parser.started) return exchange.retry()
+  if (conn.failure !== undefined || !exchange.parser.started) return exchange.reject(conn.failure ?? resetError())
+  try {
+    exchange.parser.end()
+    exchange.resolve(exchange.whole.answer())
+  } catch (error) {
+    exchange.reject(error)
+  }
+}
+
+/** Closes the connection; a request on it fails with `error` (or as cut short). */
+function failExchange(conn: Conn, error: unknown): void {
+  const exchange = conn.exchange
+  conn.exchange = undefined
+  conn.socket?.terminate()
+  connClosed(conn)
+  exchange?.reject(error)
+}
+
+function closeConn(conn: Conn): void {
+  conn.socket?.terminate()
+  connClosed(conn)
+}
+
+function release(conn: Conn): void {
+  conn.reused = true
+  conn.idleSince = conn.pool.pools.now()
+  conn.pool.idleConn(conn)
+}
+
+/**
+ * The pools of one app, by key (one origin and credential each), and the sweep that checks them;
+ * `close` ends every connection.
+ */
+export class Pools<K> {
+  private readonly byKey = new Map<K, Pool<K>>()
+  /** Pools with connections, checked by the sweep. */
+  private readonly live = new Set<Pool<K>>()
+  private sweeper: Timer | undefined
+  closed = false
+
+  constructor(readonly now: () => number) {}
+
+  /** The pool of `key`; a new one (with the origin `describe` gives) is kept once it has a connection. */
+  of(key: K, describe: () => Origin): Pool<K> {
+    return this.byKey.get(key) ?? new Pool(this, key, describe())
+  }
+
+  /** A pool has connections: it is kept under its key and the sweep watches it. */
+  watch(pool: Pool<K>): void {
+    if (!this.byKey.has(pool.key)) this.byKey.set(pool.key, pool)
+    this.live.add(pool)
+    if (this.sweeper) return
+    this.sweeper = setInterval(() => {
+      const now = this.now()
+      for (const each of [...this.live]) each.sweep(now)
+      if (this.live.size === 0) this.stopSweeping()
+    }, SWEEP_MS)
+    this.sweeper.unref()
+  }
+
+  /** A pool has no connection left and nobody waiting: forgotten until it is needed again. */
+  drop(pool: Pool<K>): void {
+    this.live.delete(pool)
+    if (this.byKey.get(pool.key) === pool) this.byKey.delete(pool.key)
+  }
+
+  private stopSweeping(): void {
+    clearInterval(this.sweeper)
+    this.sweeper = undefined
+  }
+
+  /** Closes every connection (their calls fail) and stops the sweep; no connection opens afterwards. */
+  close(): void {
+    this.closed = true
+    for (const pool of [...this.live]) pool.closeAll()
+    this.stopSweeping()
+  }
+}
+
+/** The connections of one origin. */
+export class Pool<K = unknown> {
+  private readonly idle: Conn[] = []
+  private readonly all = new Set<Conn>()
+  private readonly waiting: ((conn: Conn | undefined) => void)[] = []
+
+  constructor(
+    readonly pools: Pools<K>,
+    readonly key: K,
+    readonly origin: Origin,
+  ) {}
+
+  /**
+   * Sends one request over a kept-alive connection and resolves with the whole answer. The call
+   * ends at its deadline, or within a sweep (250 ms) of `signal` aborting (the client went away:
+   * its connection is closed, as the answer can no longer be read to its end; a request still
+   * waiting for a connection is never sent). A reused connection that closes before any answer
+   * (the server's idle timeout) sends a GET or HEAD again on a new one.
+   */
+  request(request: PoolRequest): Promise<Answer> {
+    let bytes: Uint8Array
+    try {
+      bytes = encodeRequest(this.origin, request)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    const { signal } = request
+    if (signal?.aborted) return Promise.reject(new ClientGone())
+    const deadline = this.pools.now() + request.timeoutMs
+    const retryable = request.method === 'GET' || request.method === 'HEAD'
+    const attempt = (fresh: boolean): Promise<Answer> =>
+      new Promise<Answer>((resolve, reject) => {
+        this.acquire(deadline, fresh).then((conn) => {
+          if (conn.closed) return resolve(attempt(true))
+          // The client left while this waited for a connection: the connection serves someone else.
+          if (signal?.aborted) {
+            release(conn)
+            return reject(new ClientGone())
+          }
+          const whole = new WholeAnswer()
+          conn.exchange = {
+            whole,
+            parser: new AnswerParser(whole, request.method === 'HEAD'),
+            deadline,
+            signal,
+            resolve,
+            reject,
+            unsent: undefined,
+            retryable: retryable && !fresh,
+            retry: () => resolve(attempt(true)),
+          }
+          conn.exchange.unsent = write(conn.socket!, bytes)
+        }, reject)
+      })
+    return attempt(false)
+  }
+
+  /** An idle connection, a new one, or (at the cap) the next one to come free. */
+  private async acquire(deadline: number, fresh: boolean): Promise<Conn> {
+    while (!fresh && this.idle.length > 0) {
+      const conn = this.idle.pop()!
+      // Idle too long (the sweep is coarse): the server may be closing it right now.
+      if (this.pools.now() - conn.idleSince >= IDLE_CLOSE_MS) closeConn(conn)
+      else if (!conn.closed) return conn
+    }
+    if (this.pools.closed) throw resetError()
+    if (this.all.size < MAX_CONNECTIONS_PER_ORIGIN) return this.open(deadline)
+    const conn = await new Promise<Conn | undefined>((resolve) => this.waiting.push(resolve))
+    if (conn) return conn
+    if (this.pools.now() >= deadline) throw timedOut()
+    return this.acquire(deadline, fresh)
+  }
+
+  private async open(deadline: number): Promise<Conn> {
+    const conn: Conn = {
+      pool: this as Pool<unknown>,
+      socket: undefined,
+      connecting: undefined,
+      exchange: undefined,
+      idleSince: 0,
+      reused: false,
+      failure: undefined,
+      closed: false,
+    }
+    this.all.add(conn)
+    this.pools.watch(this)
+    const ready = new Promise<void>((resolve, reject) => {
+      conn.connecting = {
+        deadline,
+        settle: (error) => {
+          conn.connecting = undefined
+          if (error === undefined) resolve()
+          else reject(error)
+        },
+      }
+    })
+    const tls = this.origin.tls
+    Bun.connect<Conn>({
+      hostname: this.origin.host,
+      port: this.origin.port,
+      data: conn,
+      ...(tls ? { tls } : {}),
+      socket: {
+        ...handlers,
+        ...(tls ? {} : { open: () => conn.connecting?.settle() }),
+        // Bytes written before the handshake completes are lost: requests wait for it.
+        handshake: (_socket, success, authorizationError) => {
+          if (!success || (authorizationError && tls?.rejectUnauthorized !== false))
+            conn.failure ??= authorizationError ?? new Error('TLS handshake failed')
+          else conn.connecting?.settle()
+        },
+        connectError: (_socket, error) => {
+          conn.failure = error
+          connClosed(conn)
+        },
+      },
+    }).then(
+      (socket) => {
+        conn.socket = socket
+        if (conn.closed) socket.terminate()
+      },
+      (error: unknown) => {
+        if (conn.failure === undefined) conn.failure = error
+        connClosed(conn)
+      },
+    )
+    try {
+      await ready
+    } catch (error) {
+      conn.socket?.terminate()
+      connClosed(conn)
+      throw error
+    }
+    return conn
+  }
+
+  idleConn(conn: Conn): void {
+    const waiter = this.waiting.shift()
+    if (waiter) waiter(conn)
+    else this.idle.push(conn)
+  }
+
+  forget(conn: Conn): void {
+    if (!this.all.delete(conn)) return
+    const at = this.idle.indexOf(conn)
+    if (at >= 0) this.idle.splice(at, 1)
+    // A slot came free: the next waiter opens a connection of its own.
+    this.waiting.shift()?.(undefined)
+    if (this.all.size === 0 && this.waiting.length === 0) this.pools.drop(this)
+  }
+
+  /** Fails connects and requests past their deadline and closes connections idle too long. */
+  sweep(now: number): void {
+    for (const conn of [...this.all]) {
+      if (conn.connecting && now >= conn.connecting.deadline) {
+        // Decided before the close: closing a handshake in progress reports ECONNRESET as well.
+        conn.failure = timedOut()
+        closeConn(conn)
+      } else if (conn.exchange && now >= conn.exchange.deadline) failExchange(conn, timedOut())
+      else if (conn.exchange?.signal?.aborted) failExchange(conn, new ClientGone())
+      else if (!conn.exchange && !conn.connecting && now - conn.idleSince >= IDLE_CLOSE_MS && this.idle.includes(conn)) closeConn(conn)
+    }
+  }
+
+  closeAll(): void {
+    for (const conn of [...this.all]) {
+      conn.failure ??= resetError()
+      closeConn(conn)
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/** Where a kept-alive pool sends its requests, and what each request carries besides its own headers. */
+export interface Origin {
+  /** The host name or address to connect to. */
+  host: string
+  port: number
+  /** TLS settings (CA, client certificate, server name, whether to verify); undefined for plain HTTP. */
+  tls: OriginTls | undefined
+  /** The Host header: the URL's host and port. */
+  hostHeader: string
+  /** The URL's path, prefixed to every request path ('' for the root). */
+  basePath: string
+  /** Header lines (`name: value\r\n`) every request carries, such as the credential; already checked by encodeRequest's rules. */
+  fixedHeaders: string
+}
+
+export interface OriginTls {
+  ca?: string
+  cert?: string
+  key?: string
+  serverName?: string
+  rejectUnauthorized: boolean
+}
+
+export interface PoolRequest {
+  method: string
+  /** Path below the origin's base path, starting with `/`, percent-encoded (and query). */
+  path: string
+  headers: Record<string, string>
+  body: Uint8Array | null
+  timeoutMs: number
+  /**
+   * The client's request: once it has gone away the call ends at the next sweep (an abort listener
+   * per request cost a tenth of the relay's CPU) and its connection is closed.
+   */
+  signal?: AbortSignal
+}
+
+/** A header or path that cannot be written safely (a line break, a control character, a bad name). */
+export class UnsafeRequest extends Error {}
+
+/** Bytes not allowed in a request line or header value we write (CR, LF, NUL and other controls but tab). */
+const UNSAFE_TEXT = /[\u0000-\u0008\u000a-\u001f\u007f]/
+const UNSAFE_PATH = /[\u0000-\u0020\u007f]/
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+/** Headers the client writes itself: a caller's would change the framing or the target. */
+const OWN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'authorization'])
+
+/** One header line for Origin.fixedHeaders. Throws UnsafeRequest. */
+export function headerLine(name: string, value: string): string {
+  if (!TOKEN.test(name) || UNSAFE_TEXT.test(value)) throw new UnsafeRequest('unsafe header')
+  return `${name}: ${value}\r\n`
+}
+
+/**
+ * The request's bytes: request line, Host, the caller's headers (but those the client writes
+ * itself), the origin's fixed headers, the length. Throws UnsafeRequest.
+ */
+export function encodeRequest(origin: Origin, request: PoolRequest): Uint8Array {
+  if (!TOKEN.test(request.method) || UNSAFE_PATH.test(request.path) || !request.path.startsWith('/')) throw new UnsafeRequest('unsafe path')
+  let head = `${request.method} ${origin.basePath}${request.path} HTTP/1.1\r\nhost: ${origin.hostHeader}\r\n`
+  for (const name in request.headers) {
+    const value = request.headers[name]!
+    if (!TOKEN.test(name) || UNSAFE_TEXT.test(value)) throw new UnsafeRequest('unsafe header')
+    if (OWN_HEADERS.has(name.toLowerCase())) continue
+    head += `${name}: ${value}\r\n`
+  }
+  head += origin.fixedHeaders
+  if (request.body) head += `content-length: ${request.body.length}\r\n`
+  else if (request.method !== 'GET' && request.method !== 'HEAD') head += 'content-length: 0\r\n'
+  head += '\r\n'
+  const headBytes = Buffer.from(head, 'latin1')
+  return request.body && request.body.length > 0 ? Buffer.concat([headBytes, request.body]) : headBytes
+}
