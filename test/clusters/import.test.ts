@@ -7,8 +7,9 @@ import { Messages } from '../../src/clusters/service'
 import { StoreMessages } from '../../src/clusters/store'
 import { startEmulator } from '../../src/kube-emulator'
 import { makeOrg } from '../orgs/support'
-import { makeTestApp, type TestApp, type TestUser, tempDir } from '../support/app'
+import { type TestApp, type TestUser, tempDir } from '../support/app'
 import { MAIN } from '../support/process'
+import { clusterLab } from './support'
 
 // A second cluster beside the sandbox: bearer tokens over TLS; and one that wants client certificates.
 const member = await startEmulator({ tls: true, seed: true })
@@ -46,20 +47,12 @@ const kubeconfig = (user: Record<string, string>, server = member.url, ca = memb
     ],
   })
 
-async function lab(
-  env: Record<string, string> = { PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' },
-): Promise<{ t: TestApp; alice: TestUser; bob: TestUser }> {
-  const t = await makeTestApp(env)
-  const [alice, bob] = await t.users('alice', 'bob')
-  return { t, alice: alice!, bob: bob! }
-}
-
 const importAs = (t: TestApp, who: TestUser, owner: string, body: unknown) =>
   t.as(who).send('POST', `/api/v1/clustersv2/${owner}/import`, body)
 
 describe('POST /clustersv2/{owner}/import', () => {
   test('a kubeconfig context with a bearer token → 201 ClusterInfo as the cluster reports it; uid = kube-system uid', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const res = await importAs(t, alice, 'alice', {
       name: 'dev',
       displayName: 'Dev cluster',
@@ -85,19 +78,19 @@ describe('POST /clustersv2/{owner}/import', () => {
   })
 
   test('a kubeconfig in JSON is read too', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const json = JSON.stringify(YAML.parse(kubeconfig({ token: member.token })))
     expect((await importAs(t, alice, 'alice', { name: 'dev', kubeconfig: json, context: 'member' })).status).toBe(201)
   })
 
   test('explicit fields with a bearer token → 201', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const res = await importAs(t, alice, 'alice', { name: 'dev', server: member.url, caData: b64(member.caCertPem!), token: member.token })
     expect(res.status).toBe(201)
   })
 
   test("explicit fields with a client certificate (mutual TLS) → 201 with that cluster's uid", async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const res = await importAs(t, alice, 'alice', {
       name: 'secure',
       server: mtls.url,
@@ -117,7 +110,7 @@ describe('POST /clustersv2/{owner}/import', () => {
   })
 
   test('a kubeconfig with client-certificate-data → 201', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const text = kubeconfig(
       { 'client-certificate-data': b64(mtls.clientCertPem!), 'client-key-data': b64(mtls.clientKeyPem!) },
       mtls.url,
@@ -127,7 +120,7 @@ describe('POST /clustersv2/{owner}/import', () => {
   })
 
   test('a name the owner already uses → 409; the same cluster under another name → 409', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const body = { name: 'dev', server: member.url, caData: b64(member.caCertPem!), token: member.token }
     await importAs(t, alice, 'alice', body)
     const sameName = await importAs(t, alice, 'alice', body)
@@ -139,19 +132,19 @@ describe('POST /clustersv2/{owner}/import', () => {
   })
 
   test('two owners may each register the same cluster', async () => {
-    const { t, alice, bob } = await lab()
+    const { t, alice, bob } = await clusterLab()
     const body = { name: 'dev', server: member.url, caData: b64(member.caCertPem!), token: member.token }
     expect((await importAs(t, alice, 'alice', body)).status).toBe(201)
     expect((await importAs(t, bob, 'bob', body)).status).toBe(201)
   })
 
   test('an invalid name → 422', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     expect((await importAs(t, alice, 'alice', { name: 'no spaces', server: member.url, token: member.token })).status).toBe(422)
   })
 
   test('a refused connection → 422 saying so', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const closed = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
     const server = `https://127.0.0.1:${closed.port}`
     closed.stop(true)
@@ -161,14 +154,14 @@ describe('POST /clustersv2/{owner}/import', () => {
   })
 
   test('a host name that does not resolve → 422 naming DNS', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const res = await importAs(t, alice, 'alice', { name: 'dev', server: 'https://no-such-cluster.invalid:6443', token: 'x' })
     expect(res.status).toBe(422)
     expect((await res.json()).message).toContain('DNS')
   })
 
   test("the wrong certificate authority → 422 naming the certificate's subject and issuer", async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const res = await importAs(t, alice, 'alice', { name: 'dev', server: member.url, caData: b64(mtls.caCertPem!), token: member.token })
     expect(res.status).toBe(422)
     const { message } = await res.json()
@@ -178,7 +171,7 @@ describe('POST /clustersv2/{owner}/import', () => {
   })
 
   test('a token the cluster refuses → 422 naming the 401', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const res = await importAs(t, alice, 'alice', {
       name: 'dev',
       server: member.url,
@@ -190,7 +183,7 @@ describe('POST /clustersv2/{owner}/import', () => {
   })
 
   test('a server that accepts and never answers → 422 (no answer in time), not a hang', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
     try {
       const res = await importAs(t, alice, 'alice', { name: 'dev', server: `https://127.0.0.1:${silent.port}`, token: 'x' })
@@ -210,27 +203,27 @@ describe('POST /clustersv2/{owner}/import', () => {
     'https://metadata.google.internal',
   ])
     test(`a server at the metadata address ${server} → 422 even where private endpoints are allowed`, async () => {
-      const { t, alice } = await lab()
+      const { t, alice } = await clusterLab()
       const res = await importAs(t, alice, 'alice', { name: 'dev', server, token: 'x' })
       expect(res.status).toBe(422)
       expect((await res.json()).message).toContain('metadata')
     })
 
   test('a loopback server under the default policy → 422 naming the setting', async () => {
-    const { t, alice } = await lab({})
+    const { t, alice } = await clusterLab({})
     const res = await importAs(t, alice, 'alice', { name: 'dev', server: member.url, token: member.token })
     expect(res.status).toBe(422)
     expect((await res.json()).message).toContain('PLATFORM_ALLOW_PRIVATE_ENDPOINTS')
   })
 
   test('an exec plugin in the kubeconfig → 422', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const text = YAML.stringify({ ...YAML.parse(kubeconfig({ token: 'x' })), users: [{ name: 'u', user: { exec: { command: 'aws' } } }] })
     expect((await importAs(t, alice, 'alice', { name: 'dev', kubeconfig: text, context: 'member' })).status).toBe(422)
   })
 
   test('importing for another user → 404; for an org: its owners and admins only', async () => {
-    const { t, alice, bob } = await lab()
+    const { t, alice, bob } = await clusterLab()
     const [adam, mia] = await t.users('adam', 'mia')
     await makeOrg(t, 'acme', { owner: alice, admins: [adam!], members: [mia!] })
     const body = (name: string) => ({ name, server: member.url, caData: b64(member.caCertPem!), token: member.token })
@@ -240,7 +233,7 @@ describe('POST /clustersv2/{owner}/import', () => {
   })
 
   test('the token is never in an answer or a log line, and only sealed in the database', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     const bodies: string[] = []
     const keep = async (res: Response) => {
       bodies.push(await res.text())
@@ -261,7 +254,7 @@ describe('POST /clustersv2/{owner}/import', () => {
 
 describe('registry routes', () => {
   async function withCluster() {
-    const l = await lab()
+    const l = await clusterLab()
     const res = await importAs(l.t, l.alice, 'alice', {
       name: 'dev',
       server: member.url,
@@ -358,7 +351,7 @@ describe('registry routes', () => {
 
 describe('team grants', () => {
   async function orgLab() {
-    const l = await lab()
+    const l = await clusterLab()
     const [rita, will, nora] = await l.t.users('rita', 'will', 'nora')
     const org = await makeOrg(l.t, 'acme', { owner: l.alice, members: [nora!] })
     const team = async (name: string, permission: string, who: TestUser) => {
@@ -422,7 +415,7 @@ describe('team grants', () => {
 
 describe('cached health probes', () => {
   test('a cluster that accepts and never answers is Unknown in the list, probed once across lists, and does not hold up the live one', async () => {
-    const { t, alice } = await lab()
+    const { t, alice } = await clusterLab()
     let connections = 0
     const silent = Bun.listen({
       hostname: '127.0.0.1',

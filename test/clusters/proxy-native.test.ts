@@ -5,8 +5,10 @@ import { ExecMessages } from '../../src/clusters/proxy/service'
 import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
 import { makeOrg } from '../orgs/support'
-import { makeTestApp, PASSWORD, type TestApp, type TestUser, tempDir } from '../support/app'
+import { PASSWORD, type TestUser, tempDir } from '../support/app'
+import { freePort } from '../support/ports'
 import { eventually } from '../support/wait'
+import { type ClusterLab, importedCluster } from './support'
 
 // The member cluster, over TLS; it records what reaches it, so tests can prove what did not.
 const seen: string[] = []
@@ -23,34 +25,28 @@ let caPem = ''
 /** fetch that trusts the platform's test CA. */
 const call = (url: string, init: RequestInit = {}) => fetch(url, { ...init, tls: { ca: caPem } } as RequestInit)
 
-interface Lab {
-  t: TestApp
+interface Lab extends ClusterLab {
   base: string
-  alice: TestUser
-  bob: TestUser
   kubeconfig: string
 }
 
 /** An app on a real port (kubectl needs one), alice's cluster `dev` imported, and her kubeconfig from the registry. */
 async function lab(): Promise<Lab> {
   const dataDir = tempDir()
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
-  const port = probe.port
-  probe.stop(true)
+  const port = freePort()
   // kubectl sends tokens over HTTPS only: the platform serves TLS itself here, and its kubeconfig carries the CA.
   const tls = await generateServerTls(['127.0.0.1'])
   writeFileSync(join(dataDir, 'tls.crt'), tls.certPem)
   writeFileSync(join(dataDir, 'tls.key'), tls.keyPem)
   writeFileSync(join(dataDir, 'ca.crt'), tls.caCertPem)
-  const t = await makeTestApp({
-    PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true',
+  const imported = await importedCluster(member, {
     PLATFORM_PUBLIC_URL: `https://127.0.0.1:${port}`,
     PLATFORM_DATA_DIR: dataDir,
     PLATFORM_TLS_CERT_FILE: join(dataDir, 'tls.crt'),
     PLATFORM_TLS_KEY_FILE: join(dataDir, 'tls.key'),
     PLATFORM_TLS_CA_FILE: join(dataDir, 'ca.crt'),
   })
-  const server = t.app.listen({
+  const server = imported.t.app.listen({
     port,
     hostname: '127.0.0.1',
     reusePort: false,
@@ -59,17 +55,9 @@ async function lab(): Promise<Lab> {
   })
   caPem = tls.caCertPem
   afterAll(() => server.stop())
-  const [alice, bob] = await t.users('alice', 'bob')
-  const imported = await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev',
-    server: member.url,
-    caData: Buffer.from(member.caCertPem!).toString('base64'),
-    token: member.token,
-  })
-  expect(imported.status).toBe(201)
   const kubeconfig = join(dataDir, 'alice.kubeconfig')
-  writeFileSync(kubeconfig, await (await t.as(alice!).get('/api/v1/clustersv2/alice/dev/kubeconfig')).text())
-  return { t, base: `https://127.0.0.1:${port}`, alice: alice!, bob: bob!, kubeconfig }
+  writeFileSync(kubeconfig, await (await imported.t.as(imported.alice).get('/api/v1/clustersv2/alice/dev/kubeconfig')).text())
+  return { ...imported, base: `https://127.0.0.1:${port}`, kubeconfig }
 }
 
 async function kubectl(l: Lab, ...args: string[]): Promise<{ out: string; err: string; code: number }> {

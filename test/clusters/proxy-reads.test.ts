@@ -2,8 +2,8 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { mintToken } from '../../src/identity/tokens/service'
 import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
-import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { eventually } from '../support/wait'
+import { clusterLab, importedCluster, registrationFixture } from './support'
 
 // The passthrough's reads are answered before Elysia's lifecycle (http/lean-route.ts); these tests
 // hold them to what the app's routes do, and hold every proxy path to the member's query.
@@ -41,24 +41,10 @@ const front = Bun.serve({
 })
 afterAll(() => front.stop(true))
 
-interface Lab {
-  t: TestApp
-  base: string
-  alice: TestUser
-  bob: TestUser
-}
-
-async function lab(): Promise<Lab> {
-  const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
-  const [alice, bob] = await t.users('alice', 'bob')
-  const imported = await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev',
-    server: `https://127.0.0.1:${front.port}`,
-    caData: Buffer.from(frontTls.caCertPem).toString('base64'),
-    token: member.token,
-  })
-  expect(imported.status).toBe(201)
-  return { t, base: await t.listen(), alice: alice!, bob: bob! }
+/** alice's cluster `dev` is the recording front; the app listens on a real port. */
+async function lab() {
+  const l = await importedCluster({ url: `https://127.0.0.1:${front.port}`, caCertPem: frontTls.caCertPem, token: member.token })
+  return { ...l, base: await l.t.listen() }
 }
 
 describe("the platform's own query parameters never reach the member", () => {
@@ -119,7 +105,7 @@ describe("reads answered before the app's lifecycle refuse as its routes do", ()
 
   /** The answer to `method` on alice's passthrough or spec route: GET (the lean route) or DELETE (the app's route). */
   const ask = async (
-    l: Lab,
+    l: Awaited<ReturnType<typeof lab>>,
     method: 'GET' | 'DELETE',
     headers: Record<string, string>,
     cluster = 'dev',
@@ -200,30 +186,25 @@ describe("reads answered before the app's lifecycle refuse as its routes do", ()
 })
 
 test("a watch taken by the lean route outlives the server's idle timeout (the route reaches the server to lift it)", async () => {
-  const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
-  const [alice] = await t.users('alice')
-  expect(
-    (
-      await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
-        name: 'dev',
-        server: member.url,
-        caData: Buffer.from(member.caCertPem!).toString('base64'),
-        token: member.token,
-      })
-    ).status,
-  ).toBe(201)
+  const { t, alice } = await importedCluster(member)
   const server = t.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false, idleTimeout: 1 })
   afterAll(() => server.stop())
-  const watch = await fetch(
-    `http://127.0.0.1:${server.server!.port}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/configmaps?watch=true`,
-    { headers: { authorization: `token ${alice!.token}` } },
-  )
+  const port = server.server!.port!
+  const watch = await fetch(`http://127.0.0.1:${port}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/configmaps?watch=true`, {
+    headers: { authorization: `token ${alice.token}` },
+  })
   expect(watch.status).toBe(200)
   const reader = watch.body!.getReader()
   const decoder = new TextDecoder()
   let seen = decoder.decode((await reader.read()).value)
-  // Idle past the server's 1 s timeout (Bun closes idle connections on a coarse timer: measured, a 1 s timeout cuts a silent watch within 9 s, not within 2.5 s), then a change: a watch still open delivers it.
-  await Bun.sleep(9_000)
+  // Idle past the server's 1 s timeout, then a change: a watch still open delivers it. Bun closes idle
+  // connections on a coarse timer (measured: within 9 s of a 1 s timeout); a keep-alive connection that
+  // served one request after the watch's last byte is cut on the same tick as an unlifted watch, or later.
+  await new Promise<void>((cut) => {
+    void Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {}, close: () => cut() } }).then((canary) => {
+      canary.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n')
+    })
+  })
   const created = await fetch(`${member.url}/api/v1/namespaces/demo/configmaps`, {
     method: 'POST',
     headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
@@ -241,8 +222,7 @@ test("a watch taken by the lean route outlives the server's idle timeout (the ro
 })
 
 test('a client that leaves a slow read: the member sees the platform leave too, and the request log says 499', async () => {
-  const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
-  const [alice] = await t.users('alice')
+  const { t, alice } = await clusterLab()
   // A member that takes its time with one list and notes when its caller goes away.
   const slowTls = await generateServerTls(['127.0.0.1'])
   const memberSaw: string[] = []
@@ -258,8 +238,7 @@ test('a client that leaves a slow read: the member sees the platform leave too, 
       }),
   })
   afterAll(() => slow.stop(true))
-  const { registrationFixture } = await import('./support')
-  await registrationFixture(t, alice!.user, 'slow', {
+  await registrationFixture(t, alice.user, 'slow', {
     server: `https://127.0.0.1:${slow.port}`,
     caData: slowTls.caCertPem,
     tlsServerName: '',
@@ -269,7 +248,7 @@ test('a client that leaves a slow read: the member sees the platform leave too, 
   const base = await t.listen()
   const leaving = new AbortController()
   const read = fetch(`${base}/api/v1/clusters/alice/slow/k8s/api/v1/namespaces/demo/configmaps`, {
-    headers: { authorization: `token ${alice!.token}`, 'x-request-id': 'left-early-1' },
+    headers: { authorization: `token ${alice.token}`, 'x-request-id': 'left-early-1' },
     signal: leaving.signal,
   }).catch(() => 'aborted')
   await eventually(() => memberSaw.includes('asked'))

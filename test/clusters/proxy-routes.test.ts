@@ -1,38 +1,19 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { SpecMessages } from '../../src/clusters/proxy/spec'
 import { startEmulator } from '../../src/kube-emulator'
-import { makeTestApp, type TestApp, type TestUser } from '../support/app'
+import { type ClusterLab, importedCluster } from './support'
 
 const member = await startEmulator({ tls: true, seed: true })
 afterAll(() => member.stop())
 
-interface Lab {
-  t: TestApp
-  alice: TestUser
-  bob: TestUser
-}
-
-async function lab(): Promise<Lab> {
-  const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
-  const [alice, bob] = await t.users('alice', 'bob')
-  const res = await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev',
-    server: member.url,
-    caData: Buffer.from(member.caCertPem!).toString('base64'),
-    token: member.token,
-  })
-  expect(res.status).toBe(201)
-  return { t, alice: alice!, bob: bob! }
-}
-
 const P = '/api/v1/clusters/alice/dev/proxy'
-const send = (l: Lab, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+const send = (l: ClusterLab, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   l.t.as(l.alice).send(method, `${P}${path}`, body, headers)
 const unique = () => `cm-${crypto.randomUUID().slice(0, 8)}`
 
 describe('proxy CRUD, generic over group/version/resource', () => {
   test('list a namespaced resource of the core group → 200 list with an ETag; If-None-Match → 304 without a body', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const res = await send(l, 'GET', '/core/v1/namespaces/demo/pods')
     expect(res.status).toBe(200)
     const list = await res.json()
@@ -45,18 +26,18 @@ describe('proxy CRUD, generic over group/version/resource', () => {
   })
 
   test('a cluster-scoped list and a named group (apps/v1)', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     expect((await (await send(l, 'GET', '/core/v1/namespaces')).json()).kind).toBe('NamespaceList')
     expect((await (await send(l, 'GET', '/apps/v1/namespaces/demo/deployments/web')).json()).metadata.name).toBe('web')
   })
 
   test("the spec's trailing slash is accepted", async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     expect((await send(l, 'GET', '/core/v1/namespaces/demo/configmaps/')).status).toBe(200)
   })
 
   test('create → 200 (not 201) with server fields; again → 409 AlreadyExists Status from the member', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const name = unique()
     const created = await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name }, data: { a: '1' } })
     expect(created.status).toBe(200)
@@ -67,7 +48,7 @@ describe('proxy CRUD, generic over group/version/resource', () => {
   })
 
   test('put replaces, delete removes', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const name = unique()
     const created = await (await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name }, data: { a: '1' } })).json()
     const put = await send(l, 'PUT', `/core/v1/namespaces/demo/configmaps/${name}`, { ...created, data: { b: '2' } })
@@ -77,7 +58,7 @@ describe('proxy CRUD, generic over group/version/resource', () => {
   })
 
   test('a plain JSON PATCH is the desired object: a field left out is removed, server metadata kept', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const name = unique()
     await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name, labels: { keep: 'x', drop: 'y' } }, data: { a: '1' } })
     const res = await send(
@@ -95,7 +76,7 @@ describe('proxy CRUD, generic over group/version/resource', () => {
   })
 
   test('a merge patch passes through by its content type', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const name = unique()
     await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name }, data: { a: '1' } })
     const res = await send(
@@ -109,13 +90,13 @@ describe('proxy CRUD, generic over group/version/resource', () => {
   })
 
   test('convertToTable=true answers a Table', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const res = await send(l, 'GET', '/core/v1/namespaces/demo/pods?convertToTable=true')
     expect((await res.json()).kind).toBe('Table')
   })
 
   test('label selectors pass through', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const pods = await (await send(l, 'GET', '/core/v1/namespaces/demo/pods?labelSelector=app%3Dweb')).json()
     expect(pods.items.length).toBeGreaterThan(0)
     expect(pods.items.every((p: { metadata: { labels: Record<string, string> } }) => p.metadata.labels.app === 'web')).toBe(true)
@@ -124,7 +105,7 @@ describe('proxy CRUD, generic over group/version/resource', () => {
 
 describe('object views', () => {
   test('scale: GET the Scale; PUT {replicas} sets it; PUT without replicas → 422', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const scale = await (await send(l, 'GET', '/apps/v1/namespaces/demo/deployments/api/scale')).json()
     expect(scale.kind).toBe('Scale')
     const put = await send(l, 'PUT', '/apps/v1/namespaces/demo/deployments/api/scale', { replicas: 2 })
@@ -136,7 +117,7 @@ describe('object views', () => {
   })
 
   test('controller of a pod is its ReplicaSet; an object without one → 404', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const pods = await (await send(l, 'GET', '/core/v1/namespaces/demo/pods?labelSelector=app%3Dweb')).json()
     const owner = await (await send(l, 'GET', `/core/v1/namespaces/demo/pods/${pods.items[0].metadata.name}/controller`)).json()
     expect(owner.kind).toBe('ReplicaSet')
@@ -144,7 +125,7 @@ describe('object views', () => {
   })
 
   test('events of an object are the events naming its uid', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const node = await (await send(l, 'GET', '/core/v1/nodes/node-1')).json()
     const events = await (await send(l, 'GET', '/core/v1/nodes/node-1/events')).json()
     expect(events.items.length).toBeGreaterThan(0)
@@ -152,7 +133,7 @@ describe('object views', () => {
   })
 
   test('horizontalpodautoscalers of a deployment are those targeting it', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const hpa = (name: string, target: string) => ({
       apiVersion: 'autoscaling/v2',
       kind: 'HorizontalPodAutoscaler',
@@ -169,7 +150,7 @@ describe('object views', () => {
   })
 
   test('pod logs and node and pod metrics', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const pods = await (await send(l, 'GET', '/core/v1/namespaces/demo/pods?labelSelector=app%3Dapi')).json()
     const pod = pods.items[0].metadata.name
     const log = await send(l, 'GET', `/core/v1/namespaces/demo/pods/${pod}/log?tailLines=1`)
@@ -181,7 +162,7 @@ describe('object views', () => {
   })
 
   test('SelfSubjectAccessReview → 200 with a populated status', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const res = await send(l, 'POST', '/authorization.k8s.io/v1/selfsubjectaccessreviews', {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SelfSubjectAccessReview',
@@ -192,7 +173,7 @@ describe('object views', () => {
   })
 
   test('batch-delete deletes each entry on its own and lists only the failures', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const name = unique()
     await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name } })
     const res = await send(l, 'POST', '/batch-delete', {
@@ -209,14 +190,14 @@ describe('object views', () => {
   })
 
   test('batch-delete without resources → 422', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     expect((await send(l, 'POST', '/batch-delete', {})).status).toBe(422)
   })
 })
 
 describe('proxy access', () => {
   test('another user → 404 on every path family', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     for (const path of ['/core/v1/namespaces', '/apps/v1/namespaces/demo/deployments/web/scale', '/batch-delete'])
       expect(
         (
@@ -228,12 +209,12 @@ describe('proxy access', () => {
   })
 
   test('anonymous → 401', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     expect((await l.t.request('GET', `${P}/core/v1/namespaces`)).status).toBe(401)
   })
 
   test('a malformed proxy path → 422', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     expect((await send(l, 'GET', '/core')).status).toBe(422)
   })
 })
@@ -243,7 +224,7 @@ describe('render and report routes (rule 1), database configurations (rule 2), a
   const renderMenu = { apiVersion: 'meta.k8s.appscode.com/v1alpha1', kind: 'RenderMenu', request: { menu: 'kubedb', mode: 'Accordion' } }
 
   test('a render GET with q → 200 with the filled object and an ETag; the same ETag → 304', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const res = await send(l, 'GET', `/meta.k8s.appscode.com/v1alpha1/rendermenus?q=${q(renderMenu)}`)
     expect(res.status).toBe(200)
     expect((await res.json()).response).toBeDefined()
@@ -254,7 +235,7 @@ describe('render and report routes (rule 1), database configurations (rule 2), a
   })
 
   test('q missing → 400 on renders, 500 on images and policy reports (as the spec says); q not JSON → 400', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     expect((await send(l, 'GET', '/meta.k8s.appscode.com/v1alpha1/renders')).status).toBe(400)
     expect((await send(l, 'GET', '/reports.scanner.appscode.com/v1alpha1/images')).status).toBe(500)
     expect((await send(l, 'GET', '/policy.k8s.appscode.com/v1alpha1/policyreports')).status).toBe(500)
@@ -264,17 +245,17 @@ describe('render and report routes (rule 1), database configurations (rule 2), a
   })
 
   test("an incomplete request object → the member's 400", async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     expect((await send(l, 'GET', `/meta.k8s.appscode.com/v1alpha1/rendermenus?q=${q({ kind: 'RenderMenu' })}`)).status).toBe(400)
   })
 
   test("a user menu's available entries pass through", async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     expect((await send(l, 'GET', '/meta.k8s.appscode.com/v1alpha1/usermenus/kubedb/available')).status).toBe(200)
   })
 
   test('a DatabaseConfiguration: keys forwarded, resourceVersion cleared, ETag and Cache-Control set', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const res = await send(l, 'GET', '/ui.kubedb.com/v1alpha1/namespaces/demo/databaseconfigurations/db?keys=postgresql.conf')
     expect(res.status).toBe(200)
     expect(res.headers.get('etag')).toBeTruthy()
@@ -285,7 +266,7 @@ describe('render and report routes (rule 1), database configurations (rule 2), a
   })
 
   test('a DatabaseConfiguration the member refuses with 401 is reported as 403', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const { registrationFixture } = await import('./support')
     await registrationFixture(l.t, l.alice.user, 'stale', {
       server: member.url,
@@ -301,14 +282,14 @@ describe('render and report routes (rule 1), database configurations (rule 2), a
   })
 
   test("all-available maps every listable kind of the group to its objects' names", async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const all = await (await send(l, 'GET', '/apps/v1/all-available')).json()
     expect(all.Deployment).toContain('web')
     expect(all.StatefulSet).toContain('db')
   })
 
   test('filter maps a list to the fields asked for', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const filter = encodeURIComponent(
       JSON.stringify([{ $ref: '#/items' }, { name: { $ref: '#/metadata/name' }, node: { $ref: '#/spec/nodeName' } }]),
     )
@@ -322,7 +303,7 @@ describe('render and report routes (rule 1), database configurations (rule 2), a
 
 describe('per-cluster impersonation', () => {
   test('a cluster registered with impersonate: the member sees the caller and the org group', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     const { makeOrg } = await import('../orgs/support')
     await makeOrg(l.t, 'acme', { owner: l.alice })
     await l.t.as(l.alice).send('POST', '/api/v1/clustersv2/acme/import', {
@@ -344,7 +325,7 @@ describe('per-cluster impersonation', () => {
 
 describe('a member that redirects', () => {
   test('a redirect is neither followed nor relayed: 502 naming the cluster, the target is never asked', async () => {
-    const l = await lab()
+    const l = await importedCluster(member)
     let targetHits = 0
     const target = Bun.serve({
       port: 0,

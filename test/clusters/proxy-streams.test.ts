@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { startEmulator } from '../../src/kube-emulator'
-import { makeTestApp } from '../support/app'
 import { eventually } from '../support/wait'
+import { importedCluster } from './support'
 
 /** Reads `stream` until it ends or fails; resolves with how it finished. */
 async function drain(stream: ReadableStream<Uint8Array>): Promise<'ended' | 'failed'> {
@@ -22,15 +22,7 @@ test('a member that goes away in the middle of a watch: the watch ends cleanly, 
   process.on('unhandledRejection', keep)
   process.on('uncaughtException', keep)
   const member = await startEmulator({ tls: true, seed: true })
-  const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
-  const [alice] = await t.users('alice')
-  const imported = await t.as(alice).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev',
-    server: member.url,
-    caData: Buffer.from(member.caCertPem!).toString('base64'),
-    token: member.token,
-  })
-  expect(imported.status).toBe(201)
+  const { t, alice } = await importedCluster(member)
   // Over a real socket: Bun's server pipes the relayed stream to the client.
   const base = await t.listen()
   const watch = await fetch(`${base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/configmaps?watch=true`, {
@@ -57,14 +49,7 @@ test('a member that goes away in the middle of a watch: the watch ends cleanly, 
 
 test("a client that leaves a watch: the member's watch through the proxy ends with it", async () => {
   const member = await startEmulator({ tls: true, seed: true })
-  const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
-  const [alice] = await t.users('alice')
-  await t.as(alice).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev',
-    server: member.url,
-    caData: Buffer.from(member.caCertPem!).toString('base64'),
-    token: member.token,
-  })
+  const { t, alice } = await importedCluster(member)
   const base = await t.listen()
   const before = member.subscribers()
   const leaving = new AbortController()

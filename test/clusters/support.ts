@@ -1,7 +1,8 @@
+import { expect } from 'bun:test'
 import type { ClusterConnection } from '../../src/clusters/connection'
 import * as store from '../../src/clusters/store'
 import type { UserRow } from '../../src/identity/store'
-import type { TestApp } from '../support/app'
+import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 
 /**
  * Registers a cluster without asking it anything (a fixture: import connects and would refuse a
@@ -28,4 +29,43 @@ export async function registrationFixture(
       sealedCredential,
     }),
   )
+}
+
+/** What a test member cluster offers an importer: an emulator (`startEmulator`) is one. */
+export interface MemberServer {
+  url: string
+  caCertPem?: string
+  token: string
+}
+
+export interface ClusterLab {
+  t: TestApp
+  alice: TestUser
+  bob: TestUser
+}
+
+/** Test members listen on loopback: private endpoints allowed. */
+const LOOPBACK_MEMBERS = { PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' }
+
+/** An app (private endpoints allowed unless `env` says otherwise) with users alice and bob. */
+export async function clusterLab(env: Record<string, string> = LOOPBACK_MEMBERS): Promise<ClusterLab> {
+  const t = await makeTestApp(env)
+  const [alice, bob] = await t.users('alice', 'bob')
+  return { t, alice: alice!, bob: bob! }
+}
+
+/**
+ * A clusterLab (with `env` added) where alice imported `member` as her cluster `dev` through the
+ * API, as a user would: the import connects to the member and must succeed.
+ */
+export async function importedCluster(member: MemberServer, env: Record<string, string> = {}): Promise<ClusterLab> {
+  const lab = await clusterLab({ ...LOOPBACK_MEMBERS, ...env })
+  const imported = await lab.t.as(lab.alice).send('POST', '/api/v1/clustersv2/alice/import', {
+    name: 'dev',
+    server: member.url,
+    ...(member.caCertPem ? { caData: Buffer.from(member.caCertPem).toString('base64') } : {}),
+    token: member.token,
+  })
+  expect(imported.status).toBe(201)
+  return lab
 }

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { decode, type User } from '@nats-io/jwt'
 import { closeMsgbus } from '../../src/msgbus/bus'
 import { makeTestApp, PASSWORD, tempDir } from '../support/app'
-import { freePort, natsServer } from '../support/nats'
+import { natsServer } from '../support/nats'
+import { freePort } from '../support/ports'
 
 // Real nats-server processes and waits on the clock: room for a loaded machine.
 setDefaultTimeout(20000)

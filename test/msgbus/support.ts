@@ -3,7 +3,8 @@ import { type ClaimsData, decode, type User } from '@nats-io/jwt'
 import type { NatsConnection } from '@nats-io/transport-node'
 import { closeMsgbus } from '../../src/msgbus/bus'
 import { makeTestApp, type TestApp, type TestUser, tempDir } from '../support/app'
-import { connectWithCredentials, freePort, type NatsServer, natsServer } from '../support/nats'
+import { connectWithCredentials, type NatsServer, natsServer } from '../support/nats'
+import { freePort } from '../support/ports'
 
 export interface Credentials {
   msgbusEndpoints: string[]

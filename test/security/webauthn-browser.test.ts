@@ -2,16 +2,9 @@ import { describe, expect, test } from 'bun:test'
 import puppeteer, { type Page } from 'puppeteer-core'
 import { makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 import { CHROMIUM_ARGS } from '../support/browser'
+import { freePort } from '../support/ports'
 
 const BASE = '/api/v1/user/settings/security/webauthn'
-
-/** A port free right now: WebAuthn needs the page origin to equal PLATFORM_PUBLIC_URL, known before the app is built. */
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
 
 /**
  * An app on a real port whose public URL is the page's origin, alice, and a Chromium page of that

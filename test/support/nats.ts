@@ -3,17 +3,10 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { connect as tcpConnect } from 'node:net'
 import { join } from 'node:path'
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node'
+import { freePort } from './ports'
 import { MAIN } from './process'
 
 export const NATS_SERVER = '/usr/sbin/nats-server'
-
-/** A free loopback port (asked of the kernel, then released). */
-export function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
 
 /** Runs `msgbus nats-config` over `dataDir` as an operator would, returning the printed configuration. */
 export function printNatsConfig(dataDir: string, args: string[]): string {
