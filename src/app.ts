@@ -25,6 +25,7 @@ import { subscribeInOrgAccounts } from './msgbus/org-subscribers'
 import { msgbusRoutes } from './msgbus/routes'
 import { COOKIE_TTL_SECONDS, MSGBUS_COOKIE, signInBearerJwt } from './msgbus/service'
 import { systemAdminKeyRoutes } from './msgbus/system-admin/routes'
+import { systemNetwork } from './net/egress'
 import { orderRoutes } from './orders/routes'
 import { authSourceRoutes } from './orgs/auth-source/routes'
 import { claimCheckRoutes, hostedClaimRoutes } from './orgs/claims/routes'
@@ -70,6 +71,7 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
     log,
     clock,
     secrets,
+    network: systemNetwork,
     runtimes: new Runtimes(
       () => deps,
       (runtime, error) => log.error('closing a runtime failed', { runtime, error: error instanceof Error ? error.message : String(error) }),

@@ -3,6 +3,7 @@ import type { CheckCredential } from './authz/credentials'
 import type { Clock } from './clock'
 import type { Config } from './config'
 import type { Logger } from './logger'
+import type { Network } from './net/egress'
 import type { RuntimeSlot, Runtimes } from './runtimes'
 import type { Database } from './storage/database'
 import type { SecretBox } from './storage/secret-box'
@@ -15,6 +16,8 @@ export interface Deps {
   /** What expiry and age decisions read as "now"; tests set and advance it. */
   clock: Clock
   secrets: SecretBox
+  /** How host names given by users resolve, and which addresses count as public, when the platform dials them (net/egress.ts). */
+  network: Network
   /** Per-app state of the areas (pools, caches, links): the one place it is held (runtimes.ts). */
   runtimes: Runtimes<Deps>
   /** Checks the credential a request presented (identity/authenticate.ts); `http/` reads it off the request. */

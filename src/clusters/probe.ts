@@ -1,8 +1,7 @@
-import { connect } from 'node:tls'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import type { ClusterConnection } from './connection'
-import { type Member, memberJson } from './member/client'
+import { describeMemberCertificate, type Member, memberJson } from './member/client'
 import { isTlsFailure } from './member/failures'
 
 /** What a cluster says about itself when it is registered. */
@@ -64,42 +63,10 @@ export async function inspectCluster(deps: Deps, member: Member, timeoutMs: numb
     return { ...facts, uid }
   } catch (error) {
     if (!(error instanceof AppError) || error.kind !== 'upstream') throw error
-    const certificate = isTlsFailure(error) ? await describeCertificate(member.connection) : ''
+    const certificate = isTlsFailure(error) ? await describeMemberCertificate(deps, member.connection) : ''
     throw new AppError('invalid', `cannot register: ${error.message}${certificate}`, [{ field: 'server', message: error.message }])
   }
 }
-
-/** `; it is issued to CN=… by CN=…` for the server's certificate, read without verifying it; '' when it cannot be read. */
-async function describeCertificate(connection: ClusterConnection): Promise<string> {
-  const url = new URL(connection.server)
-  return new Promise((resolve) => {
-    const socket = connect(
-      {
-        host: url.hostname,
-        port: Number(url.port || 443),
-        servername: connection.tlsServerName || (isIp(url.hostname) ? undefined : url.hostname),
-        rejectUnauthorized: false,
-      },
-      () => {
-        const cert = socket.getPeerCertificate()
-        socket.destroy()
-        const names = cert.subjectaltname ? ` (${cert.subjectaltname})` : ''
-        resolve(cert.subject ? `; its certificate is issued to ${dn(cert.subject)}${names} by ${dn(cert.issuer)}` : '')
-      },
-    )
-    socket.setTimeout(2000, () => {
-      socket.destroy()
-      resolve('')
-    })
-    socket.on('error', () => resolve(''))
-  })
-}
-
-const isIp = (host: string) => /^[\d.]+$/.test(host) || host.includes(':')
-const dn = (name: Record<string, string | string[] | undefined> | undefined) =>
-  Object.entries(name ?? {})
-    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : (v ?? '')}`)
-    .join(', ') || 'an unnamed subject'
 
 export interface ClusterStatus {
   phase: 'Active' | 'NotReady' | 'Unknown'

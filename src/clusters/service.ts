@@ -9,11 +9,11 @@ import { findAccountByName, type UserRow } from '../identity/store'
 import { mintToken } from '../identity/tokens/service'
 import { findTokenOfUserByName } from '../identity/tokens/store'
 import { isDnsSubdomain } from '../kube'
-import { EgressRefused, resolveChecked } from '../net/egress'
+import { EgressRefused } from '../net/egress'
 import { orgIdsAdministeredBy } from '../orgs/store'
 import { AccessMessages, manageableOwner, resolveCluster, resolveClusterByUid, usableClustersOf } from './access'
 import { type ClusterConnection, type ClusterCredential, checkConnection, connectionFromKubeconfig } from './connection'
-import { callMember } from './member/client'
+import { callMember, checkServerAddress, trustOwnMember } from './member/client'
 import { inspectCluster, type StatusProbes } from './probe'
 import type { ClusterInfo, ImportClusterOption, PatchClusterOption } from './schemas'
 import * as store from './store'
@@ -105,7 +105,7 @@ function connectionFromInput(input: PatchClusterOption): ClusterConnection | und
 /** Checks the server address with the egress guard, then asks the cluster who it is. Throws invalid. */
 async function checkedIdentity(deps: Deps, name: string, connection: ClusterConnection) {
   try {
-    await resolveChecked(new URL(connection.server), { allowPrivate: deps.config.allowPrivateEndpoints })
+    await checkServerAddress(deps, connection)
   } catch (error) {
     if (error instanceof EgressRefused)
       throw new AppError('invalid', `server is not allowed: ${error.message}`, [{ field: 'server', message: error.message }])
@@ -157,6 +157,8 @@ export async function importCluster(
  */
 export async function registerSandbox(deps: Deps, owner: UserRow, connection: ClusterConnection): Promise<void> {
   const checked = checkConnection(connection)
+  // The platform's own emulator on loopback: reached whatever PLATFORM_ALLOW_PRIVATE_ENDPOINTS says.
+  trustOwnMember(deps, checked)
   const identity = await inspectCluster(deps, { name: 'sandbox', connection: checked }, IMPORT_TIMEOUT_MS)
   const existing = await store.findClusterOfOwner(deps.db.read, owner.id, 'sandbox')
   const columns = await connectionColumns(deps, checked)

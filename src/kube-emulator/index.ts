@@ -24,6 +24,8 @@ export interface EmulatorOptions {
   hostname?: string
   /** Serve HTTPS with a freshly generated CA (kubectl only sends tokens over HTTPS). */
   tls?: boolean
+  /** With `tls`: further host names the server certificate covers (a name a test resolves itself). */
+  certificateNames?: string[]
   /**
    * With `tls`: require a client certificate signed by the emulator's CA (mutual TLS); a request
    * without a bearer token then acts as the certificate's user, cluster-admin (`clientCertPem`).
@@ -120,7 +122,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     seed(registry, opts.clusterUid)
     await controllers.settled()
   }
-  const tls = opts.tls ? await generateServerTls(certificateHosts(hostname)) : undefined
+  const tls = opts.tls ? await generateServerTls([...certificateHosts(hostname), ...(opts.certificateNames ?? [])]) : undefined
   let url = ''
   const ctx: EmulatorContext = {
     registry,

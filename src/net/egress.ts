@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns/promises'
 import ipaddr from 'ipaddr.js'
 
 /**
@@ -7,28 +6,62 @@ import ipaddr from 'ipaddr.js'
  * to the checked address with the original Host and TLS name, so a DNS answer cannot change
  * between the check and the connection (rebinding), and no redirect is followed.
  */
-export interface EgressPolicy {
+export interface EgressPolicy extends Partial<Network> {
   /** Loopback, private, link-local, CGNAT and ULA targets are allowed (tests, a LAN MinIO). Metadata never is. */
   allowPrivate: boolean
   /** The setting that allows private targets for this caller, named in refusals; PLATFORM_ALLOW_PRIVATE_ENDPOINTS when unset. */
   setting?: string
 }
 
+/** Every address a host name resolves to (IPv4 and IPv6). Throws with the resolver's `code` when it does not resolve. */
+export type Resolver = (host: string) => Promise<string[]>
+
+/**
+ * How an app sees the network when it dials a user-given host: what a name resolves to, and which
+ * addresses count as public beside those classifyAddress calls public. Production uses the
+ * system's DNS and no exception; a test answers for its own names and may let a loopback address
+ * stand in for the internet (a metadata address is refused whatever this says).
+ */
+export interface Network {
+  resolve: Resolver
+  publicAddresses: ReadonlySet<string>
+}
+
+export const systemNetwork: Network = {
+  resolve: async (host) => (await Bun.dns.lookup(host)).map((answer) => answer.address),
+  publicAddresses: new Set(),
+}
+
 export type AddressClass = 'public' | 'private' | 'metadata'
+
+/** Why a URL may not be reached: its address is metadata or private, its name does not resolve, or the URL itself is refused. */
+export type RefusalKind = 'metadata' | 'private' | 'unresolved' | 'url'
 
 /** Raised when a URL may not be reached; the message names the host, never anything secret. */
 export class EgressRefused extends Error {
   constructor(
     readonly host: string,
-    reason: string,
+    /** Why, without the host: for a message that names the host its own way. */
+    readonly reason: string,
+    readonly kind: RefusalKind,
   ) {
     super(`${host}: ${reason}`)
     this.name = 'EgressRefused'
   }
 }
 
-// Cloud instance-metadata services: refused whatever the policy (they hand out credentials).
-const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '168.63.129.16'])
+// Cloud instance-metadata and credential services: refused whatever the policy (they hand out
+// credentials): EC2 (IPv4 and IPv6), ECS task credentials, EKS Pod Identity (IPv4 and IPv6),
+// Alibaba, Azure.
+const METADATA_ADDRESSES = new Set([
+  '169.254.169.254',
+  'fd00:ec2::254',
+  '169.254.170.2',
+  '169.254.170.23',
+  'fd00:ec2::23',
+  '100.100.100.200',
+  '168.63.129.16',
+])
 const METADATA_NAMES = new Set([
   'metadata.google.internal',
   'metadata.goog',
@@ -70,11 +103,12 @@ export function classifyAddress(text: string): AddressClass {
 
 function refusalOf(host: string, address: string, policy: EgressPolicy): EgressRefused | undefined {
   const kind = classifyAddress(address)
-  if (kind === 'metadata') return new EgressRefused(host, 'is a cloud metadata address')
-  if (kind === 'private' && !policy.allowPrivate) {
+  if (kind === 'metadata') return new EgressRefused(host, 'is a cloud metadata address', 'metadata')
+  if (kind === 'private' && !policy.allowPrivate && !policy.publicAddresses?.has(address)) {
     return new EgressRefused(
       host,
       `resolves to the private or local address ${address} (set ${policy.setting ?? 'PLATFORM_ALLOW_PRIVATE_ENDPOINTS'}=true to allow)`,
+      'private',
     )
   }
   return undefined
@@ -85,11 +119,13 @@ function refusalOf(host: string, address: string, policy: EgressPolicy): EgressR
  * scheme other than http(s), a name that does not resolve, or any refused address among the answers.
  */
 export async function resolveChecked(url: URL, policy: EgressPolicy): Promise<string> {
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new EgressRefused(url.host, 'only http and https URLs are allowed')
-  if (url.username || url.password) throw new EgressRefused(url.host, 'URLs with embedded credentials are not allowed')
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new EgressRefused(url.host, 'only http and https URLs are allowed', 'url')
+  if (url.username || url.password) throw new EgressRefused(url.host, 'URLs with embedded credentials are not allowed', 'url')
   const host = url.hostname.replace(/^\[|\]$/g, '')
-  if (METADATA_NAMES.has(host.toLowerCase().replace(/\.$/, ''))) throw new EgressRefused(url.hostname, 'is a cloud metadata address')
-  const answers = ipaddr.isValid(host) ? [host] : await resolveAll(url.hostname, host)
+  if (METADATA_NAMES.has(host.toLowerCase().replace(/\.$/, '')))
+    throw new EgressRefused(url.hostname, 'is a cloud metadata address', 'metadata')
+  const answers = ipaddr.isValid(host) ? [host] : await resolveAll(url.hostname, host, policy.resolve ?? systemNetwork.resolve)
   for (const address of answers) {
     const refusal = refusalOf(url.hostname, address, policy)
     if (refusal) throw refusal
@@ -97,17 +133,43 @@ export async function resolveChecked(url: URL, policy: EgressPolicy): Promise<st
   return answers[0]!
 }
 
-async function resolveAll(shown: string, host: string): Promise<string[]> {
+const NOT_FOUND_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'DNS_ENOTFOUND', 'DNS_ENODATA', 'DNS_ESERVFAIL', 'DNS_ETIMEOUT'])
+
+async function resolveAll(shown: string, host: string, resolve: Resolver): Promise<string[]> {
+  let answers: string[]
   try {
-    return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address)
+    answers = await resolve(host)
   } catch (error) {
     const code = (error as { code?: string }).code
     throw new EgressRefused(
       shown,
-      code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'the name does not resolve (DNS)' : `cannot be resolved (${code ?? 'DNS error'})`,
+      code && NOT_FOUND_CODES.has(code) ? 'the name does not resolve (DNS)' : `cannot be resolved (${code ?? 'DNS error'})`,
+      'unresolved',
     )
   }
+  if (answers.length === 0) throw new EgressRefused(shown, 'the name does not resolve (DNS)', 'unresolved')
+  return answers
 }
+
+/** Where to connect for a checked URL: the address, and the name kept for Host and for TLS. */
+export interface Pinned {
+  /** The URL with its host replaced by the checked address. */
+  url: URL
+  address: string
+  /** The URL's host name for TLS (SNI and the certificate check); undefined when the URL names an address. */
+  tlsName: string | undefined
+}
+
+/** Resolves and checks the URL's host (resolveChecked) and says where to connect. Throws EgressRefused. */
+export async function pin(url: URL, policy: EgressPolicy): Promise<Pinned> {
+  const address = await resolveChecked(url, policy)
+  const pinned = new URL(url)
+  pinned.hostname = address.includes(':') ? `[${address}]` : address
+  return { url: pinned, address, tlsName: tlsNameOf(url) }
+}
+
+/** The name TLS checks for `url` (SNI and the certificate): its host name; undefined when it names an address. */
+export const tlsNameOf = (url: URL): string | undefined => (ipaddr.isValid(url.hostname.replace(/^\[|\]$/g, '')) ? undefined : url.hostname)
 
 /** TLS options Bun's fetch accepts beside the standard RequestInit. */
 export interface TlsOptions {
@@ -126,12 +188,9 @@ export type EgressInit = Omit<RequestInit, 'redirect'> & { tls?: TlsOptions; dec
  */
 export async function egressFetch(target: string | URL, init: EgressInit, policy: EgressPolicy): Promise<Response> {
   const url = new URL(target)
-  const address = await resolveChecked(url, policy)
-  const pinned = new URL(url)
-  pinned.hostname = address.includes(':') ? `[${address}]` : address
+  const pinned = await pin(url, policy)
   const headers = new Headers(init.headers)
   headers.set('host', url.host)
-  const literalHost = ipaddr.isValid(url.hostname.replace(/^\[|\]$/g, ''))
-  const tls = url.protocol === 'https:' && !literalHost ? { serverName: url.hostname, ...init.tls } : init.tls
-  return fetch(pinned, { ...init, headers, tls, redirect: 'manual' } as RequestInit)
+  const tls = url.protocol === 'https:' && pinned.tlsName ? { serverName: pinned.tlsName, ...init.tls } : init.tls
+  return fetch(pinned.url, { ...init, headers, tls, redirect: 'manual' } as RequestInit)
 }

@@ -2,6 +2,7 @@ import { expect } from 'bun:test'
 import type { ClusterConnection } from '../../src/clusters/connection'
 import * as store from '../../src/clusters/store'
 import type { UserRow } from '../../src/identity/store'
+import type { Network } from '../../src/net/egress'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 
 /**
@@ -68,4 +69,36 @@ export async function importedCluster(member: MemberServer, env: Record<string, 
   })
   expect(imported.status).toBe(201)
   return lab
+}
+
+/**
+ * The network an app sees in a test (installed as its `deps.network`): the test answers for its own
+ * host names and re-points them at will, and names the loopback addresses that stand in for the
+ * public internet. Every other address is classified as in production: another loopback address is
+ * private, a metadata address is refused whatever this says.
+ */
+export class LabNetwork implements Network {
+  private readonly names = new Map<string, string[]>()
+  readonly publicAddresses: ReadonlySet<string>
+
+  constructor(publicAddresses: string[] = []) {
+    this.publicAddresses = new Set(publicAddresses)
+  }
+
+  /** From now on `name` resolves to `addresses`. */
+  point(name: string, ...addresses: string[]): void {
+    this.names.set(name, addresses)
+  }
+
+  readonly resolve = async (host: string): Promise<string[]> => {
+    const addresses = this.names.get(host)
+    if (!addresses) throw Object.assign(new Error(`${host} does not resolve`), { code: 'ENOTFOUND' })
+    return addresses
+  }
+
+  /** Makes `t` resolve through this network. */
+  install(t: TestApp): this {
+    t.deps.network = this
+    return this
+  }
 }

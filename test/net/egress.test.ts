@@ -17,6 +17,11 @@ const METADATA_URLS = [
   'http://[64:ff9b::169.254.169.254]/',
   'http://[2002:a9fe:a9fe::1]/',
   'http://[fd00:ec2::254]/',
+  // ECS task credentials and EKS Pod Identity (IPv4 and IPv6): credentials as well.
+  'http://169.254.170.2/v2/credentials/x',
+  'http://169.254.170.23/v1/credentials',
+  'http://[fd00:ec2::23]/v1/credentials',
+  'http://[::ffff:169.254.170.23]/',
   'http://metadata.google.internal/computeMetadata/v1/',
   'http://METADATA.GOOGLE.INTERNAL./',
 ]

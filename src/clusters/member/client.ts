@@ -1,16 +1,22 @@
+import { connect } from 'node:tls'
 import { type Deps, runtimeSlot } from '../../deps'
 import { AppError } from '../../errors'
+import { type EgressPolicy, egressFetch, pin, resolveChecked, tlsNameOf } from '../../net/egress'
 import { type Answer, Pools } from '../../net/http1/pool'
 import { headerLine, type Origin, type OriginTls } from '../../net/http1/request'
 import type { ClusterConnection } from '../connection'
-import { MemberMessages, memberFailure, networkFailure } from './failures'
+import { MemberMessages, memberFailure } from './failures'
 
 /**
  * The one way to reach a member cluster. Finite calls go over the kept-alive pool
  * (`src/net/http1/`), streams (watches, followed logs) beside it over fetch, WebSockets (exec,
  * attach) over Bun's client; all three with the cluster's credential (a bearer token or a client
  * certificate) and TLS settings (its CA or the system roots, its tlsServerName), and none follows
- * a redirect. Failures become `upstream` errors naming the cluster, never its address or credential.
+ * a redirect. Every connection, on every transport, first resolves the server's host name and
+ * checks the address with the egress policy as it stands then (not as it stood at import), dials
+ * that address, and keeps the name for Host, SNI and the certificate check: a name that
+ * re-resolves to a private or metadata address is refused (DNS rebinding). Failures become
+ * `upstream` errors naming the cluster, never its address or credential.
  */
 
 /** Calls to member clusters give up after this long unless the caller says otherwise or streams. */
@@ -42,6 +48,33 @@ const MEMBER_POOLS = runtimeSlot(
   (pools) => pools.close(),
 )
 
+/** Members this process serves itself (the sandbox emulator on loopback), by server and token. */
+const OWN_MEMBERS = runtimeSlot('clusters.own-members', () => new Set<string>())
+const ownKey = (connection: ClusterConnection) =>
+  'token' in connection.credential ? `${connection.server}\u0000${connection.credential.token}` : undefined
+
+/**
+ * Marks `connection` as a member this process runs itself (the sandbox): reached on loopback
+ * whatever PLATFORM_ALLOW_PRIVATE_ENDPOINTS says, but only with its own token, so registering its
+ * address with another credential reaches nothing.
+ */
+export function trustOwnMember(deps: Deps, connection: ClusterConnection): void {
+  const key = ownKey(connection)
+  if (key) deps.runtimes.of(OWN_MEMBERS).add(key)
+}
+
+/** The egress policy as it stands now: private addresses while PLATFORM_ALLOW_PRIVATE_ENDPOINTS is on (or for an own member), metadata never. */
+function policyOf(deps: Deps, connection: ClusterConnection): EgressPolicy {
+  const key = ownKey(connection)
+  const own = key !== undefined && deps.runtimes.of(OWN_MEMBERS).has(key)
+  return { allowPrivate: deps.config.allowPrivateEndpoints || own, ...deps.network }
+}
+
+/** Checks the server's address with the egress policy, as each connection will (registration's early word). Throws EgressRefused. */
+export async function checkServerAddress(deps: Deps, connection: ClusterConnection): Promise<void> {
+  await resolveChecked(new URL(connection.server), policyOf(deps, connection))
+}
+
 /**
  * One finite call (anything but a watch, a followed log or an upgrade), answered whole: status,
  * headers, the body as the member sent it (not decompressed). Throws upstream (unreachable, TLS
@@ -52,7 +85,7 @@ export async function callMember(deps: Deps, member: Member, call: MemberCall): 
   try {
     return await deps.runtimes
       .of(MEMBER_POOLS)
-      .of(member.connection, () => originOf(member.connection))
+      .of(member.connection, () => originOf(deps, member.connection))
       .request({
         method: call.method ?? 'GET',
         path: call.path,
@@ -101,22 +134,18 @@ export interface MemberStreamRequest {
 }
 
 /** A stream (a watch, a followed log): the member's answer with its body still arriving, bytes as sent. Throws upstream. */
-export async function streamMember(_deps: Deps, member: Member, request: MemberStreamRequest): Promise<Response> {
+export async function streamMember(deps: Deps, member: Member, request: MemberStreamRequest): Promise<Response> {
   const { authorization, tls } = credentialsOf(member.connection)
   const headers = new Headers(request.headers)
   if (authorization) headers.set('authorization', authorization)
   try {
-    return await fetch(`${member.connection.server}${request.path}`, {
-      method: request.method,
-      headers,
-      body: request.body,
-      redirect: 'manual',
-      decompress: false,
-      tls,
-      signal: request.signal,
-    } as RequestInit)
+    return await egressFetch(
+      `${member.connection.server}${request.path}`,
+      { method: request.method, headers, body: request.body, decompress: false, tls, signal: request.signal },
+      policyOf(deps, member.connection),
+    )
   } catch (error) {
-    throw networkFailure(member.name, error)
+    throw memberFailure(member.name, error)
   }
 }
 
@@ -126,16 +155,20 @@ export async function streamMember(_deps: Deps, member: Member, request: MemberS
  * resolves once it is open, with the protocol the member chose. Rejects when the member does not
  * switch protocols.
  */
-export function openMemberWebSocket(
-  _deps: Deps,
+export async function openMemberWebSocket(
+  deps: Deps,
   member: Member,
   path: string,
   protocols: string[],
   extraHeaders: Record<string, string>,
 ): Promise<WebSocket> {
+  const url = new URL(member.connection.server)
+  const { url: pinned } = await pin(url, policyOf(deps, member.connection)).catch((error: unknown) => {
+    throw memberFailure(member.name, error)
+  })
   const { authorization, tls } = credentialsOf(member.connection)
-  const options: Bun.WebSocketOptions = { protocols, headers: { ...extraHeaders, ...(authorization ? { authorization } : {}) }, tls }
-  const socket = new BunWebSocket(`${member.connection.server.replace(/^http/, 'ws')}${path}`, options)
+  const headers = { ...extraHeaders, host: url.host, ...(authorization ? { authorization } : {}) }
+  const socket = new BunWebSocket(`${pinned.href.replace(/^http/, 'ws').replace(/\/$/, '')}${path}`, { protocols, headers, tls })
   socket.binaryType = 'arraybuffer'
   return new Promise((resolve, reject) => {
     socket.addEventListener('open', () => resolve(socket), { once: true })
@@ -143,30 +176,71 @@ export function openMemberWebSocket(
   })
 }
 
+/**
+ * `; its certificate is issued to CN=… by CN=…` for the member's server certificate, read without
+ * verifying it (to explain a TLS refusal); '' when it cannot be read or the address is refused.
+ */
+export async function describeMemberCertificate(deps: Deps, connection: ClusterConnection): Promise<string> {
+  const url = new URL(connection.server)
+  const pinned = await pin(url, policyOf(deps, connection)).catch(() => undefined)
+  if (!pinned) return ''
+  return new Promise((resolve) => {
+    const socket = connect(
+      {
+        host: pinned.address,
+        port: Number(url.port || 443),
+        servername: connection.tlsServerName || pinned.tlsName,
+        rejectUnauthorized: false,
+      },
+      () => {
+        const cert = socket.getPeerCertificate()
+        socket.destroy()
+        const names = cert.subjectaltname ? ` (${cert.subjectaltname})` : ''
+        resolve(cert.subject ? `; its certificate is issued to ${dn(cert.subject)}${names} by ${dn(cert.issuer)}` : '')
+      },
+    )
+    socket.setTimeout(2000, () => {
+      socket.destroy()
+      resolve('')
+    })
+    socket.on('error', () => resolve(''))
+  })
+}
+
+const dn = (name: Record<string, string | string[] | undefined> | undefined) =>
+  Object.entries(name ?? {})
+    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : (v ?? '')}`)
+    .join(', ') || 'an unnamed subject'
+
 /** Bun's WebSocket client, which takes headers and TLS options (the DOM typing of the global knows only protocols). */
 const BunWebSocket = WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket
 
-/** The cluster's credential as a bearer header or a client certificate, and the TLS settings that check the server. */
+/**
+ * The cluster's credential as a bearer header or a client certificate, and the TLS settings that
+ * check the server: its CA, and the name its certificate must carry (tlsServerName, else the
+ * server's host name: the connection goes to an address, which is not that name).
+ */
 function credentialsOf(connection: ClusterConnection): { authorization: string | undefined; tls: OriginTls } {
   const credential = connection.credential
+  const serverName = connection.tlsServerName || tlsNameOf(new URL(connection.server))
   return {
     authorization: 'token' in credential ? `Bearer ${credential.token}` : undefined,
     tls: {
       ...(connection.caData ? { ca: connection.caData } : {}),
       ...('clientCertificate' in credential ? { cert: credential.clientCertificate, key: credential.clientKey } : {}),
-      ...(connection.tlsServerName ? { serverName: connection.tlsServerName } : {}),
+      ...(serverName ? { serverName } : {}),
       rejectUnauthorized: !connection.insecureSkipTlsVerify,
     },
   }
 }
 
 /** Where the pool of `connection` connects and what each of its requests carries. Throws UnsafeRequest (a credential with a line break). */
-function originOf(connection: ClusterConnection): Origin {
+function originOf(deps: Deps, connection: ClusterConnection): Origin {
   const url = new URL(connection.server)
   const secure = url.protocol === 'https:'
   const { authorization, tls } = credentialsOf(connection)
   return {
-    host: url.hostname.replace(/^\[|\]$/g, ''),
+    dial: () => resolveChecked(url, policyOf(deps, connection)),
     port: url.port ? Number(url.port) : secure ? 443 : 80,
     tls: secure ? tls : undefined,
     hostHeader: url.host,

@@ -1,4 +1,5 @@
 import { AppError } from '../../errors'
+import { EgressRefused } from '../../net/egress'
 import { Malformed } from '../../net/http1/parser'
 import { ClientGone } from '../../net/http1/pool'
 import { UnsafeRequest } from '../../net/http1/request'
@@ -9,7 +10,18 @@ export const MemberMessages = {
   clientGone: (cluster: string) => `the client went away before cluster "${cluster}" answered`,
   notJson: (cluster: string, path: string) => `cluster "${cluster}" answered ${path} with something that is not JSON`,
   status: (cluster: string, status: number, path: string) => `cluster "${cluster}" answered ${status} for ${path}`,
+  metadataAddress: (cluster: string) => `cluster "${cluster}" may not be reached: its server is a cloud metadata address`,
+  privateAddress: (cluster: string) =>
+    `cluster "${cluster}" may not be reached: its server is a private or local address and PLATFORM_ALLOW_PRIVATE_ENDPOINTS is off`,
 } as const
+
+/** A connection the egress policy refused, in the cluster's words (its address and host name stay out). */
+function refusal(clusterName: string, error: EgressRefused): AppError {
+  if (error.kind === 'metadata') return new AppError('upstream', MemberMessages.metadataAddress(clusterName))
+  if (error.kind === 'private') return new AppError('upstream', MemberMessages.privateAddress(clusterName))
+  if (error.kind === 'unresolved') return networkFailure(clusterName, { code: 'ENOTFOUND' })
+  return new AppError('upstream', `cluster "${clusterName}" may not be reached: ${error.reason}`)
+}
 
 /** What a failed connection means, by the error code the socket reports, in words a person can act on. */
 const NETWORK_REASONS: Record<string, string> = {
@@ -41,6 +53,7 @@ export const networkFailure = (clusterName: string, error: unknown) => {
 /** Any failure of a member call in the platform's words: upstream, invalid (a header that cannot be written), clientClosed. */
 export function memberFailure(clusterName: string, error: unknown): AppError {
   if (error instanceof AppError) return error
+  if (error instanceof EgressRefused) return refusal(clusterName, error)
   if (error instanceof Malformed) return new AppError('upstream', MemberMessages.malformed(clusterName, error.message))
   if (error instanceof ClientGone) return new AppError('clientClosed', MemberMessages.clientGone(clusterName))
   if (error instanceof UnsafeRequest) return new AppError('invalid', MemberMessages.badRequestHeader)

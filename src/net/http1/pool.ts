@@ -333,9 +333,31 @@ export class Pool<K = unknown> {
         },
       }
     })
+    // The address is asked for per connection (the owner's egress check); a connect deadline covers it too.
+    this.origin.dial().then(
+      (address) => {
+        if (!conn.closed) this.connect(conn, address)
+      },
+      (error: unknown) => {
+        conn.failure ??= error
+        connClosed(conn)
+      },
+    )
+    try {
+      await ready
+    } catch (error) {
+      conn.socket?.terminate()
+      connClosed(conn)
+      throw error
+    }
+    return conn
+  }
+
+  /** Connects `conn` to `address`; its wait (conn.connecting) settles once the connection (and its TLS handshake) is up or has failed. */
+  private connect(conn: Conn, address: string): void {
     const tls = this.origin.tls
     Bun.connect<Conn>({
-      hostname: this.origin.host,
+      hostname: address,
       port: this.origin.port,
       data: conn,
       ...(tls ? { tls } : {}),
@@ -363,14 +385,6 @@ export class Pool<K = unknown> {
         connClosed(conn)
       },
     )
-    try {
-      await ready
-    } catch (error) {
-      conn.socket?.terminate()
-      connClosed(conn)
-      throw error
-    }
-    return conn
   }
 
   idleConn(conn: Conn): void {

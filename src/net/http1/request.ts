@@ -1,9 +1,16 @@
 /** Where a kept-alive pool sends its requests, and what each request carries besides its own headers. */
 export interface Origin {
-  /** The host name or address to connect to. */
-  host: string
+  /**
+   * The address to connect to, asked afresh for each new connection: the owner resolves the host
+   * name and checks the answer then (its egress policy), so no connection goes where the policy
+   * does not allow at that moment, whatever the name resolved to before. Throws to refuse.
+   */
+  dial(): Promise<string>
   port: number
-  /** TLS settings (CA, client certificate, server name, whether to verify); undefined for plain HTTP. */
+  /**
+   * TLS settings (CA, client certificate, whether to verify, and the server name: SNI and the name
+   * the certificate must carry, as the address dialled is not it); undefined for plain HTTP.
+   */
   tls: OriginTls | undefined
   /** The Host header: the URL's host and port. */
   hostHeader: string
