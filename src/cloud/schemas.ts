@@ -106,7 +106,7 @@ export const CloudCredentialApiForm = t.Object(
     ownerID: t.Integer({ description: 'Id of the owning user' }),
     creationTimestamp: t.String({ format: 'date-time', description: 'When the credential was created (RFC 3339)' }),
   },
-  { description: 'CloudCredentialApiForm: a credential as read back, every secret field answered as ""' },
+  { title: 'CloudCredentialApiForm', description: 'A credential as read back, every secret field answered as ""' },
 )
 export type CloudCredentialApiForm = typeof CloudCredentialApiForm.static
 
@@ -137,13 +137,13 @@ const bucketOptionFields = {
   provider: t.Optional(t.String({ maxLength: 253, description: 'Informational provider label; {cloud} decides the API' })),
 }
 
-export const BucketListOptions = t.Object(bucketOptionFields, { description: 'BucketListOptions' })
+export const BucketListOptions = t.Object(bucketOptionFields, { title: 'BucketListOptions' })
 export type BucketListOptions = typeof BucketListOptions.static
 
 export const BucketListResponse = t.Object(
   {
     names: t.Array(t.String(), { description: "Bucket (or container) names, in the provider's order, every page followed" }),
   },
-  { description: 'BucketListResponse' },
+  { title: 'BucketListResponse' },
 )
 export type BucketListResponse = typeof BucketListResponse.static

@@ -30,7 +30,7 @@ export const ClusterInfo = t.Object(
       { additionalProperties: true, description: 'Kubernetes-style status from a health probe cached for 30 s (2 s timeout)' },
     ),
   },
-  { description: 'ClusterInfo' },
+  { title: 'ClusterInfo' },
 )
 export type ClusterInfo = typeof ClusterInfo.static
 
@@ -65,7 +65,7 @@ export const ImportClusterOption = t.Object(
     displayName: t.Optional(t.String({ maxLength: 100, description: 'Name shown to people' })),
     ...connectionFields,
   },
-  { description: 'ImportClusterOption: a kubeconfig (with context) or the explicit fields, bearer token or client certificate' },
+  { title: 'ImportClusterOption', description: 'A kubeconfig (with context) or the explicit fields, bearer token or client certificate' },
 )
 export type ImportClusterOption = typeof ImportClusterOption.static
 

@@ -12,7 +12,10 @@ export const ErrorBody = t.Object(
     url: t.String({ description: 'Link to the API documentation' }),
     errors: t.Optional(t.Array(FieldErrorSchema, { description: 'Field-level validation failures' })),
   },
-  { description: 'Error' },
+  { title: 'Error' },
 )
 
-export const ApiResponseMessage = t.Object({ message: t.String({ description: 'Outcome, for a person to read' }) })
+export const ApiResponseMessage = t.Object(
+  { message: t.String({ description: 'Outcome, for a person to read' }) },
+  { title: 'ApiResponseMessage' },
+)

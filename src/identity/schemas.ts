@@ -29,7 +29,7 @@ export const User = t.Object(
       t.Boolean({ description: 'Whether the user belongs to a client organization; only with check_client_org=true' }),
     ),
   },
-  { description: 'User' },
+  { title: 'User' },
 )
 export type User = typeof User.static
 
@@ -49,7 +49,7 @@ export const CreateUserOption = t.Object(
     source_id: t.Optional(t.Integer({ description: 'Accepted for Gitea clients; ignored' })),
     send_notify: t.Optional(t.Boolean({ description: 'Accepted for Gitea clients; ignored (no mail is sent)' })),
   },
-  { description: 'CreateUserOption' },
+  { title: 'CreateUserOption' },
 )
 export type CreateUserOption = typeof CreateUserOption.static
 

@@ -25,7 +25,7 @@ export const InboxSubscription = t.Object(
     createdAt: t.String({ format: 'date-time', description: 'When the subscription was made' }),
     updatedAt: t.String({ format: 'date-time', description: 'When it last changed' }),
   },
-  { description: 'InboxSubscription' },
+  { title: 'InboxSubscription' },
 )
 export type InboxSubscription = typeof InboxSubscription.static
 
@@ -65,6 +65,6 @@ export const CreateInboxSubscriptionOption = t.Object(
     resourceName: field('Object name; required for resource scope'),
     resourceUID: field('Object UID; required for resource scope'),
   },
-  { description: 'CreateInboxSubscriptionOption' },
+  { title: 'CreateInboxSubscriptionOption' },
 )
 export type CreateInboxSubscriptionOption = typeof CreateInboxSubscriptionOption.static

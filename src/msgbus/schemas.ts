@@ -5,7 +5,7 @@ export const MsgbusCredentialsResponse = t.Object(
     msgbusEndpoints: t.Array(t.String(), { description: 'NATS server URLs (MSGBUS_URLS)' }),
     credentials: t.String({ description: 'Standard base64 of a NATS .creds file (user JWT and seed; LF line endings, trailing newline)' }),
   },
-  { description: 'MsgbusCredentialsResponse' },
+  { title: 'MsgbusCredentialsResponse' },
 )
 export type MsgbusCredentialsResponse = typeof MsgbusCredentialsResponse.static
 
@@ -19,7 +19,7 @@ export const MsgbusAccount = t.Object(
     productName: t.String({ description: 'Product the credential was issued for; empty otherwise' }),
     revoked: t.Boolean({ description: 'Revoked: the servers refuse it and dropped its connections' }),
   },
-  { description: 'MsgbusAccount: one issued message-bus user key' },
+  { title: 'MsgbusAccount', description: 'One issued message-bus user key' },
 )
 export type MsgbusAccount = typeof MsgbusAccount.static
 

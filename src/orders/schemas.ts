@@ -157,7 +157,7 @@ export const Order = t.Object(
     spec: t.Object(OrderSpecFields, { description: 'The packages as sent' }),
     status: t.Object({}, { description: 'Always {}' }),
   },
-  { description: 'A stored deployment order' },
+  { title: 'Order', description: 'A stored deployment order' },
 )
 export type Order = typeof Order.static
 

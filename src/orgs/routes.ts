@@ -4,7 +4,9 @@ import type { Deps } from '../deps'
 import { guard } from '../http/guard'
 import { answerPage, PageQuery } from '../http/pagination'
 import { ApiResponseMessage, ErrorBody } from '../http/schemas'
-import { AvatarParams, CreateOrgOption, CreateOrgParams, EditOrgOption, Organization, OrgParams, OrgUserParams, Profile } from './schemas'
+import { AvatarParams } from '../identity/avatars/schemas'
+import { Profile } from '../identity/settings/schemas'
+import { CreateOrgOption, CreateOrgParams, EditOrgOption, Organization, OrgParams, OrgUserParams } from './schemas'
 import * as orgs from './service'
 
 const TAGS = ['organization']

@@ -21,7 +21,7 @@ export const Organization = t.Object(
     visibility: VisibilityName('Who may see the organization'),
     orgType: t.Integer({ description: 'Visibility as a number: 0 public, 1 limited, 2 private' }),
   },
-  { description: 'Organization' },
+  { title: 'Organization' },
 )
 export type Organization = typeof Organization.static
 
@@ -42,11 +42,11 @@ export const CreateOrgOption = t.Object(
     username: t.String({ description: 'Organization slug, unique among users and organizations', examples: ['acme'] }),
     ...orgFields,
   },
-  { description: 'CreateOrgOption' },
+  { title: 'CreateOrgOption' },
 )
 export type CreateOrgOption = typeof CreateOrgOption.static
 
-export const EditOrgOption = t.Object(orgFields, { description: 'EditOrgOption: absent fields are left unchanged' })
+export const EditOrgOption = t.Object(orgFields, { title: 'EditOrgOption', description: 'Absent fields are left unchanged' })
 export type EditOrgOption = typeof EditOrgOption.static
 
 export const CreateOrgParams = t.Object(
@@ -59,24 +59,9 @@ export const CreateOrgParams = t.Object(
     visibility: t.Optional(VisibilityOrEmpty('Who may see the organization; public when empty')),
     avatar: t.Optional(t.File({ description: 'Avatar image (PNG, JPEG, GIF or WebP)' })),
   },
-  { description: 'CreateOrgParams (multipart)' },
+  { title: 'CreateOrgParams' },
 )
 export type CreateOrgParams = typeof CreateOrgParams.static
-
-export const Profile = t.Object(
-  {
-    name: t.String({ description: 'Sign-in name' }),
-    full_name: t.String({ description: 'Display name' }),
-    email: t.String({ description: 'Email; a noreply placeholder when the user keeps it private' }),
-    website: t.String({ description: 'Personal website' }),
-    location: t.String({ description: 'Free-text location' }),
-    language: t.String({ description: 'Preferred UI language' }),
-    description: t.String({ description: 'About the user' }),
-    keep_email_private: t.Boolean({ description: 'Whether the user hides their email' }),
-  },
-  { description: 'Profile' },
-)
-export type Profile = typeof Profile.static
 
 const TeamPermission = t.Union([t.Literal('read'), t.Literal('write'), t.Literal('admin')], {
   description: 'Access the team grants: admin makes its members org admins; read when omitted on create',
@@ -102,7 +87,7 @@ export const Team = t.Object(
     }),
     role_ids: t.Array(t.Integer(), { description: 'Custom role ids' }),
   },
-  { description: 'Team' },
+  { title: 'Team' },
 )
 export type Team = typeof Team.static
 
@@ -119,12 +104,13 @@ export const CreateTeamOption = t.Object(
     units: t.Optional(Units),
     role_ids: t.Optional(RoleIds),
   },
-  { description: 'CreateTeamOption' },
+  { title: 'CreateTeamOption' },
 )
 export type CreateTeamOption = typeof CreateTeamOption.static
 
 export const EditTeamOption = t.Partial(CreateTeamOption, {
-  description: 'EditTeamOption: absent fields are left unchanged; the Owners team keeps its name and permission',
+  title: 'EditTeamOption',
+  description: 'Absent fields are left unchanged; the Owners team keeps its name and permission',
 })
 export type EditTeamOption = typeof EditTeamOption.static
 
@@ -147,7 +133,7 @@ export const CreateCustomRoleOption = t.Object(
       description: 'Org permission strings the role adds',
     }),
   },
-  { description: 'CreateCustomRoleOption' },
+  { title: 'CreateCustomRoleOption' },
 )
 export type CreateCustomRoleOption = typeof CreateCustomRoleOption.static
 
@@ -156,17 +142,7 @@ export const OrgClaimableCheckResp = t.Object(
     isClaimable: t.Boolean({ description: 'Whether an unclaimed standalone org waits for its buyer' }),
     claimID: t.String({ description: 'Claim id of the oldest such org; empty when none' }),
   },
-  { description: 'OrgClaimableCheckResp' },
-)
-
-export const AvatarParams = t.Object(
-  {
-    avatar: t.Optional(t.File({ description: 'Avatar image (PNG, JPEG, GIF or WebP)' })),
-    source: t.Optional(t.String({ description: 'Accepted for compatibility; an uploaded file is the only source used' })),
-    avatar_link: t.Optional(t.String({ description: 'Accepted for compatibility; external avatars are not fetched' })),
-    federavatar: t.Optional(t.String({ description: 'Accepted for compatibility; ignored' })),
-  },
-  { description: 'AvatarParams (multipart)' },
+  { title: 'OrgClaimableCheckResp' },
 )
 
 export const OrgParams = t.Object({ org: t.String({ description: 'Organization slug' }) })

@@ -72,7 +72,7 @@ export const MonthlySummaryResponse = t.Object(
       { description: 'Generated months of the window, most recent first' },
     ),
   },
-  { description: 'MonthlySummaryResponse' },
+  { title: 'MonthlySummaryResponse' },
 )
 
 export const GeneratedDates = t.Object(
@@ -81,7 +81,7 @@ export const GeneratedDates = t.Object(
       description: 'Year → English month names with any usage event, in calendar order',
     }),
   },
-  { description: 'GeneratedDates' },
+  { title: 'GeneratedDates' },
 )
 
 export const ProductSchema = productUnion
@@ -129,7 +129,7 @@ export const UsageView = t.Object(
         memory: t.String({ description: 'Unit of *GiBMonth fields' }),
         minutes: t.String({ description: 'Unit of *Minutes fields' }),
       },
-      { description: 'Units' },
+      { title: 'Units' },
     ),
     totals: UsageAmounts,
     items: t.Array(t.Record(t.String(), t.Unknown()), {
@@ -158,7 +158,7 @@ export const UsageView = t.Object(
     ),
     billable: t.Optional(UsageAmounts),
   },
-  { description: "UsageView: one envelope for every view (docs/decisions.md §5a; shapes are this implementation's)" },
+  { title: 'UsageView', description: "One envelope for every view (docs/decisions.md §5a; shapes are this implementation's)" },
 )
 
 export const ViewParams = t.Object({
@@ -236,7 +236,7 @@ export const ObjectQuotaHistory = t.Object(
       { description: 'Constant-resource runs, oldest first' },
     ),
   },
-  { description: "UsageView: an object's resource (quota) history" },
+  { title: 'ObjectQuotaHistoryView', description: "The UsageView of an object's resource (quota) history" },
 )
 
 export const ContractBody = t.Object({

@@ -1,5 +1,5 @@
 import type { Server } from 'bun'
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import type { Actor } from '../../authz/actor'
 import type { Deps } from '../../deps'
 import { finalResponse } from '../../http/final-response'
@@ -8,6 +8,7 @@ import { leanRoute } from '../../http/lean-route'
 import { pathOf } from '../../http/routable-url'
 import { ErrorBody } from '../../http/schemas'
 import { isStreaming, safeSegments } from './relay'
+import { PASSTHROUGH_OPERATIONS, PROXY_OPERATIONS } from './schemas'
 import * as proxy from './service'
 import { proxyRequest } from './spec'
 
@@ -121,9 +122,9 @@ export const proxyRoutes = (deps: Deps) =>
         scope: 'cluster',
         response: { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
         detail: {
-          summary:
-            "Native Kubernetes passthrough: point kubectl, Helm or client-node at …/k8s (the registry's kubeconfig route does); the member's answers come back unchanged",
+          summary: "Native Kubernetes passthrough: the member's answers come back unchanged",
           tags: TAGS,
+          'x-operations': PASSTHROUGH_OPERATIONS,
         },
       },
     )
@@ -137,7 +138,6 @@ export const proxyRoutes = (deps: Deps) =>
         signedIn: 'signed-in',
         scope: 'cluster',
         response: {
-          304: t.Void({ description: 'If-None-Match matched the ETag' }),
           401: ErrorBody,
           403: ErrorBody,
           404: ErrorBody,
@@ -145,9 +145,9 @@ export const proxyRoutes = (deps: Deps) =>
           502: ErrorBody,
         },
         detail: {
-          summary:
-            "The spec's proxy routes: {group}/{version}/[namespaces/{namespace}/]{resource}[/{name}[/status|scale|events|controller|horizontalpodautoscalers|log|exec|metrics]], authorization.k8s.io/v1/selfsubjectaccessreviews, batch-delete; GETs carry an ETag",
+          summary: "The spec's proxy routes, one wildcard documented as each of them",
           tags: TAGS,
+          'x-operations': PROXY_OPERATIONS,
         },
       },
     )

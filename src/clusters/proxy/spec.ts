@@ -5,6 +5,7 @@ import { AppError } from '../../errors'
 import { statusOf } from '../../http/errors'
 import { jsonPatchDiff, type KubeObject } from '../../kube'
 import { forwardedHeaders, isStreaming, memberSearch, safeSegments, upstreamBody, upstreamPath } from './relay'
+import { GROUPS } from './schemas'
 import { relayExec, type Target, targetFor } from './service'
 
 /**
@@ -25,11 +26,7 @@ export const SpecMessages = {
   filterInvalid: 'filter must be a JSON array of operations ({"$ref": "#/pointer"} or {"out": {"$ref": "#/pointer"}})',
 } as const
 
-/** The neutral names of the AppsCode groups (docs/decisions.md §3b). */
-const META = 'meta.k8s.appscode.com'
-const SCANNER = 'reports.scanner.appscode.com'
-const POLICY = 'policy.k8s.appscode.com'
-const UI_DB = 'ui.kubedb.com'
+const { meta: META, scanner: SCANNER, policy: POLICY, uiDatabase: UI_DB } = GROUPS
 
 /**
  * Rule 1: render and report kinds are creates made cacheable as GETs with the request object in

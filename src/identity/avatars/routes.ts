@@ -28,6 +28,12 @@ export const avatarRoutes = (deps: Deps) =>
       {
         public: true,
         params: AvatarNameParams,
+        response: {
+          200: t.File({ description: 'The image (PNG, JPEG, GIF, WebP, or the SVG identicon)' }),
+          302: t.Void({ description: 'To the external avatar' }),
+          304: t.Void({ description: 'If-None-Match matched the ETag' }),
+          404: ErrorBody,
+        },
         detail: { summary: 'Avatar image of a user or organization (stored image, external link, or identicon)', tags: ['user'] },
       },
     )

@@ -4,12 +4,17 @@ export const AvatarParams = t.Object(
   {
     avatar: t.Optional(t.File({ description: 'PNG, JPEG, GIF or WebP image, at most 1 MiB (checked by content)' })),
     source: t.Optional(t.String({ description: 'local (the uploaded file) or lookup (avatar_link); informational' })),
-    avatar_link: t.Optional(t.String({ maxLength: 1024, description: 'External avatar: an http(s) URL or an email address' })),
+    avatar_link: t.Optional(
+      t.String({
+        maxLength: 1024,
+        description: 'External avatar: an http(s) URL or an email address (users only; organizations show an uploaded image)',
+      }),
+    ),
     federavatar: t.Optional(
       t.Union([t.Boolean(), t.String()], { description: 'Accepted for compatibility; federated avatars are not looked up' }),
     ),
   },
-  { description: 'AvatarParams' },
+  { title: 'AvatarParams' },
 )
 
 export const AvatarSetting = t.Object(
@@ -20,7 +25,7 @@ export const AvatarSetting = t.Object(
     avatar_link: t.String({ description: 'External avatar URL or email; empty when none' }),
     federavatar: t.Boolean({ description: 'Always false: federated avatars are not looked up' }),
   },
-  { description: 'AvatarParams (current setting)' },
+  { title: 'AvatarSetting', description: 'The current avatar setting' },
 )
 
 export const AvatarNameParams = t.Object({ name: t.String({ description: 'User or organization name, case-insensitive' }) })

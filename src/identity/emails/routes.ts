@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
-import { AddEmailParams, Email, EmailIdQuery, EmailList, EmailRecord, EmailSettingsQuery } from './schemas'
+import { AddEmailParams, CreateEmailOption, DeleteEmailOption, Email, EmailIdQuery, EmailRecord, EmailSettingsQuery } from './schemas'
 import * as emails from './service'
 import type { EmailRow } from './store'
 
@@ -31,7 +31,7 @@ export const emailRoutes = (deps: Deps) =>
       {
         signedIn: 'signed-in',
         scope: 'user',
-        body: EmailList,
+        body: CreateEmailOption,
         response: { 201: t.Array(Email), 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
         detail: { summary: 'Add email addresses (all or none); answers the updated list', tags: ['user'] },
       },
@@ -45,7 +45,7 @@ export const emailRoutes = (deps: Deps) =>
       {
         signedIn: 'signed-in',
         scope: 'user',
-        body: EmailList,
+        body: DeleteEmailOption,
         response: { 204: t.Void(), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody },
         detail: { summary: 'Delete email addresses (all or none; never the primary one)', tags: ['user'] },
       },

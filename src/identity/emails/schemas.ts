@@ -6,15 +6,15 @@ export const Email = t.Object(
     verified: t.Boolean({ description: 'Whether the address is activated' }),
     primary: t.Boolean({ description: "Whether this is the account's primary address" }),
   },
-  { description: 'Email' },
+  { title: 'Email' },
 )
 
-export const EmailList = t.Object(
-  {
-    emails: t.Array(t.String({ maxLength: 254 }), { maxItems: 50, description: 'Email addresses' }),
-  },
-  { description: 'CreateEmailOption / DeleteEmailOption' },
-)
+/** The contract names the adding and the deleting body apart though they have one shape. */
+const emailList = (title: string, description: string) =>
+  t.Object({ emails: t.Array(t.String({ maxLength: 254 }), { maxItems: 50, description }) }, { title })
+
+export const CreateEmailOption = emailList('CreateEmailOption', 'Email addresses to add')
+export const DeleteEmailOption = emailList('DeleteEmailOption', 'Email addresses to delete')
 
 /** The raw record of the settings page (opaque in the spec). */
 export const EmailRecord = t.Object(
@@ -25,14 +25,14 @@ export const EmailRecord = t.Object(
     is_activated: t.Boolean({ description: 'Whether the address is activated' }),
     is_primary: t.Boolean({ description: 'Whether this is the primary address' }),
   },
-  { description: 'EmailAddress' },
+  { title: 'EmailAddress' },
 )
 
 export const AddEmailParams = t.Object(
   {
     email: t.Optional(t.String({ maxLength: 254, description: 'Address to add (required unless _method=PRIMARY)' })),
   },
-  { description: 'AddEmailParams' },
+  { title: 'AddEmailParams' },
 )
 
 export const EmailSettingsQuery = t.Object({

@@ -10,7 +10,7 @@ export const OAuth2Application = t.Object(
     confidential_client: t.Boolean({ description: 'Confidential clients authenticate with the secret; public ones must use PKCE' }),
     created: t.String({ format: 'date-time', description: 'When the application was registered' }),
   },
-  { description: 'OAuth2Application' },
+  { title: 'OAuth2Application' },
 )
 
 export const OAuth2ApplicationParams = t.Object(
@@ -23,7 +23,7 @@ export const OAuth2ApplicationParams = t.Object(
     }),
     confidential_client: t.Optional(t.Boolean({ description: 'true (default) for server-side clients that keep a secret' })),
   },
-  { description: 'OAuth2ApplicationParams' },
+  { title: 'OAuth2ApplicationParams' },
 )
 
 export const OAuth2ApplicationForm = t.Object(
@@ -34,7 +34,7 @@ export const OAuth2ApplicationForm = t.Object(
     }),
     confidential_client: t.Optional(t.BooleanString({ description: 'true or false; unchanged when omitted' })),
   },
-  { description: 'OAuth2ApplicationParams (multipart)' },
+  { title: 'OAuth2ApplicationForm', description: 'OAuth2ApplicationParams as the settings form sends them (multipart)' },
 )
 
 export const ApplicationIdParams = t.Object({ id: t.Integer({ minimum: 1, description: 'Application id' }) })

@@ -6,7 +6,7 @@ export const TwoFAStatus = t.Object(
     webauthnEnrolled: t.Boolean({ description: 'At least one WebAuthn security key is registered' }),
     scratchTokenSet: t.Boolean({ description: 'An unused scratch (recovery) token exists' }),
   },
-  { description: 'TwoFAStatus' },
+  { title: 'TwoFAStatus' },
 )
 
 export const Security = t.Object(
@@ -14,14 +14,14 @@ export const Security = t.Object(
     secret: t.String({ description: 'The new TOTP secret, base32; shown only while enrolling' }),
     qrImage: t.String({ description: 'The otpauth:// URI of the secret as a QR code, a data:image/png;base64 URL' }),
   },
-  { description: 'Security' },
+  { title: 'Security' },
 )
 
 export const TwoFactorAuthParams = t.Object(
   {
     passcode: t.String({ pattern: '^[0-9]{6}$', description: 'A current 6-digit code of the new secret' }),
   },
-  { description: 'TwoFactorAuthParams' },
+  { title: 'TwoFactorAuthParams' },
 )
 
 export const ScratchToken = t.String({ description: 'The scratch token: a one-time recovery code, shown only now' })
@@ -32,14 +32,14 @@ export const WebAuthnSecurityKeys = t.Object(
     name: t.String({ description: 'Nickname given at registration' }),
     createdAt: t.String({ format: 'date-time', description: 'When the key was registered' }),
   },
-  { description: 'WebAuthnSecurityKeys' },
+  { title: 'WebAuthnSecurityKeys' },
 )
 
 export const WebauthnRegistrationOptions = t.Object(
   {
     name: t.String({ minLength: 1, maxLength: 255, description: 'Nickname of the key to register; unique per user' }),
   },
-  { description: 'WebauthnRegistrationOptions' },
+  { title: 'WebauthnRegistrationOptions' },
 )
 
 export const CredentialCreationOptions = t.Object(
@@ -81,7 +81,7 @@ export const SessionInfoAPIForm = t.Object(
     userAgent: t.String({ description: 'User-Agent at sign-in' }),
     current: t.Boolean({ description: 'True for the session this request came in on' }),
   },
-  { description: 'SessionInfoAPIForm' },
+  { title: 'SessionInfoAPIForm' },
 )
 
 export const SidParams = t.Object({ sid: t.String({ minLength: 1, maxLength: 64, description: 'Session id from the list' }) })
@@ -94,12 +94,12 @@ export const AccountLink = t.Object(
     externalID: t.String({ description: 'The account id at the provider' }),
     createdAt: t.String({ format: 'date-time', description: 'When the link was made' }),
   },
-  { description: 'AccountLink' },
+  { title: 'AccountLink' },
 )
 
 export const AccountLinkParams = t.Object(
   {
     id: t.Integer({ minimum: 1, description: 'Login source id of the link to remove' }),
   },
-  { description: 'AccountLinkParams' },
+  { title: 'AccountLinkParams' },
 )

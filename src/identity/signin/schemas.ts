@@ -6,7 +6,7 @@ export const SignInParams = t.Object(
     password: t.String({ maxLength: 1024, description: 'The account password' }),
     remember: t.Optional(t.Boolean({ description: 'Keep the session for 30 days instead of 24 hours' })),
   },
-  { description: 'SignInParams' },
+  { title: 'SignInParams' },
 )
 
 export const LoginMethodQuery = t.Object({
@@ -22,7 +22,7 @@ export const LoginMethodResponse = t.Object(
     oauthCallbackPath: t.Optional(t.String({ description: 'Only for sso: /user/oauth2/org-<orgID>' })),
     displayName: t.Optional(t.String({ description: 'Only for sso: name to show on the button' })),
   },
-  { description: 'LoginMethodResponse' },
+  { title: 'LoginMethodResponse' },
 )
 
 export const SignInTicketCookie = t.Cookie({
@@ -39,7 +39,7 @@ export const SignInCodeParams = t.Object(
       description: 'A current 6-digit TOTP code, or the scratch token (which then stops working)',
     }),
   },
-  { description: 'SignInCodeParams' },
+  { title: 'SignInCodeParams' },
 )
 
 export const AssertionOptions = t.Object(

@@ -8,7 +8,7 @@ export const CreateAccessTokenOption = t.Object(
     name: t.String({ maxLength: 255, description: "Token name, unique among the user's tokens" }),
     scopes: t.Optional(t.Array(t.String(), { description: `Scopes, ${scopeList}; ["all"] when omitted` })),
   },
-  { description: 'CreateAccessTokenOption' },
+  { title: 'CreateAccessTokenOption' },
 )
 
 export const AccessToken = t.Object(
@@ -19,7 +19,7 @@ export const AccessToken = t.Object(
     token_last_eight: t.String({ description: 'Last eight characters of the token, to recognise it' }),
     scopes: t.Array(t.String(), { description: 'Scopes the token carries' }),
   },
-  { description: 'AccessToken' },
+  { title: 'AccessToken' },
 )
 
 export const TokenParams = t.Object({
@@ -42,7 +42,7 @@ export const NewAccessTokenParam = t.Object(
       }),
     ),
   },
-  { description: 'NewAccessTokenParam' },
+  { title: 'NewAccessTokenParam' },
 )
 
 export const SettingsAccessToken = t.Object(
@@ -59,14 +59,14 @@ export const SettingsAccessToken = t.Object(
     hasRecentActivity: t.Boolean({ description: 'Used within the last 7 days' }),
     hasUsed: t.Boolean({ description: 'Used at least once' }),
   },
-  { description: 'SettingsAccessToken' },
+  { title: 'SettingsAccessToken' },
 )
 
 export const AccessTokenIdList = t.Object(
   {
     ids: t.Array(t.Integer(), { minItems: 1, description: "Ids of the caller's tokens to delete; others are ignored" }),
   },
-  { description: 'AccessTokenIdList' },
+  { title: 'AccessTokenIdList' },
 )
 
 export const SettingsTokenParams = t.Object({ id: t.Numeric({ description: 'Token id' }) })

@@ -19,7 +19,7 @@ export const UserSearchResult = t.Object(
     ok: t.Boolean({ description: 'Always true on success' }),
     data: t.Array(User, { description: 'Matching individual users, by name' }),
   },
-  { description: 'UserSearchResult' },
+  { title: 'UserSearchResult' },
 )
 
 export const Validation = t.Object(
@@ -28,7 +28,7 @@ export const Validation = t.Object(
       description: 'VALID, USER_EXISTS (taken by a user or an organization), RESERVED, INVALID (form), NOT_ALLOWED (reserved pattern)',
     }),
   },
-  { description: 'Validation' },
+  { title: 'Validation' },
 )
 
 export const ValidateUsernameQuery = t.Object({

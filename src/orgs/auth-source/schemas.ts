@@ -11,7 +11,7 @@ export const OrgAuthSourceResponse = t.Object(
     isActive: t.Boolean({ description: 'Whether the source is in use; true on create' }),
     enforceForMembers: t.Boolean({ description: 'Members must sign in through this source: password sign-in is refused for them' }),
   },
-  { description: 'OrgAuthSourceResponse; the client secret is write-only and never returned' },
+  { title: 'OrgAuthSourceResponse', description: 'The client secret is write-only and never returned' },
 )
 export type OrgAuthSourceResponse = typeof OrgAuthSourceResponse.static
 
@@ -33,7 +33,7 @@ export const OrgAuthSourceOption = t.Object(
     clientSecret: t.String({ minLength: 1, maxLength: 4096, description: 'Client secret; write-only, sealed at rest' }),
     ...common,
   },
-  { description: 'OrgAuthSourceOption' },
+  { title: 'OrgAuthSourceOption' },
 )
 export type OrgAuthSourceOption = typeof OrgAuthSourceOption.static
 
@@ -46,7 +46,7 @@ export const OrgAuthSourceUpdateOption = t.Object(
     isActive: t.Optional(t.Boolean({ description: 'Pause (false) or resume (true) the source' })),
     ...common,
   },
-  { description: 'OrgAuthSourceUpdateOption' },
+  { title: 'OrgAuthSourceUpdateOption' },
 )
 export type OrgAuthSourceUpdateOption = typeof OrgAuthSourceUpdateOption.static
 

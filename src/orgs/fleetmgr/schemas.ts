@@ -8,7 +8,7 @@ export const FleetmgrApiToken = t.Object(
     accessKeyID: t.String({ description: '20 upper-case alphanumerics' }),
     secretAccessKey: t.String({ description: 'The secret (40 base64url characters unless one was given at creation)' }),
   },
-  { description: 'FleetmgrApiToken' },
+  { title: 'FleetmgrApiToken' },
 )
 export type FleetmgrApiToken = typeof FleetmgrApiToken.static
 
@@ -19,6 +19,9 @@ export const AccessToken = t.Object(
     sha1: t.Optional(t.String({ minLength: 1, maxLength: 255, description: 'Taken as the secret when given; generated otherwise' })),
     token_last_eight: t.Optional(t.String({ maxLength: 8, description: 'Ignored' })),
   },
-  { description: 'AccessToken (body of fleet-manager token creation); all fields optional' },
+  {
+    title: 'FleetmgrAccessToken',
+    description: "The contract's AccessToken as the body of fleet-manager token creation; every field optional",
+  },
 )
 export type AccessToken = typeof AccessToken.static

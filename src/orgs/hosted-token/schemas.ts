@@ -6,7 +6,7 @@ export const HostedToken = t.Object(
       description: "ES256 JWT {sub: login, uid, orgs, iat, exp: iat + 600} for the hosting vendor's messaging and auth services",
     }),
   },
-  { description: 'HostedToken' },
+  { title: 'HostedToken' },
 )
 export type HostedToken = typeof HostedToken.static
 

@@ -13,7 +13,7 @@ export const AccessTokenInfo = t.Object(
     hasRecentActivity: t.Boolean({ description: 'Used within the last 7 days' }),
     hasUsed: t.Boolean({ description: 'Used at least once' }),
   },
-  { description: "AccessTokenInfo (organization system admin's tokens)" },
+  { title: 'AccessTokenInfo', description: "Organization system admin's tokens" },
 )
 export type AccessTokenInfo = typeof AccessTokenInfo.static
 
