@@ -10,8 +10,9 @@ import type { Deps } from './deps'
 import { actorOf, resolveActor } from './http/auth'
 import { jsonBody } from './http/body'
 import { errorHandler, logUnexpected } from './http/errors'
+import { metricsRoute, requestMetrics } from './http/metrics'
 import { DOCS_PATH, openapiDocs } from './http/openapi'
-import { requestLog } from './http/request-log'
+import { requestLog, requestStartedAt } from './http/request-log'
 import { routableUrl } from './http/routable-url'
 import { securityHeaders } from './http/security-headers'
 import { checkCredential } from './identity/authenticate'
@@ -101,6 +102,8 @@ export function createApp(deps: Deps) {
     .use(routableUrl)
     .use(errorHandler(docsUrl, (request, error) => logUnexpected(deps.log, request, error), checkCredential))
     .use(requestLog(deps.log, deps.config.requestLog))
+    .use(requestMetrics(deps, requestStartedAt))
+    .use(metricsRoute(deps))
     .use(securityHeaders)
     .use(
       jsonBody({ maxBytes: deps.config.maxBodyBytes, timeoutSeconds: deps.config.bodyTimeoutSeconds }, (request, server) =>

@@ -61,6 +61,8 @@ export interface Config {
   pdfRenders: { concurrency: number; queue: number }
   /** Write one JSON line per request to stdout. */
   requestLog: boolean
+  /** Bearer token that may read GET /metrics; undefined: no metrics are kept and the route is 404 (docs/decisions.md §9). */
+  metricsToken: string | undefined
   /** Deployment orders (docs/decisions.md §4, §4a, §7): chart sources seeded at start, private registries, Helm limits. */
   orders: OrdersConfig
   /** Stamped by a build: the source commit and build time. */
@@ -186,6 +188,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       queue: parseNonNegativeInt(env.PLATFORM_PDF_QUEUE ?? '8', 'PLATFORM_PDF_QUEUE'),
     },
     requestLog: parseBool(env.PLATFORM_REQUEST_LOG ?? 'true', 'PLATFORM_REQUEST_LOG'),
+    metricsToken: env.PLATFORM_METRICS_TOKEN || undefined,
     orders: {
       chartSources: parseChartSources(env.PLATFORM_CHART_SOURCES ?? ''),
       allowPrivateRegistries: parseBool(env.PLATFORM_ALLOW_PRIVATE_REGISTRIES ?? 'false', 'PLATFORM_ALLOW_PRIVATE_REGISTRIES'),

@@ -6,8 +6,9 @@ import type { Deps } from '../deps'
 import { actorOf } from './auth'
 import { errorResponse, logUnexpected } from './errors'
 import { admitSignedIn } from './guard'
+import { metricsOf } from './metrics'
 import { DOCS_PATH } from './openapi'
-import { beginRequest, logRequest } from './request-log'
+import { beginRequest, logRequest, requestStartedAt } from './request-log'
 import { pathOf } from './routable-url'
 import { SECURITY_HEADERS } from './security-headers'
 
@@ -17,6 +18,8 @@ export interface LeanRoute<Params> {
   name: string
   /** The route's params when it takes `request` (`path` as sent, still percent-encoded); undefined leaves the request to the app. */
   match(request: Request, path: string): Params | undefined
+  /** The template of the app's route of the same path (the metrics' `route` label; never the raw path). */
+  route(params: Params): string
   /** Who may call, as the app's route of the same path declares it: `signedIn` and `scope`. */
   signedIn: SignedInPermission
   scope: ScopeCategory
@@ -39,6 +42,7 @@ export interface LeanRoute<Params> {
 export function leanRoute<Params>(deps: Deps, route: LeanRoute<Params>) {
   const docsUrl = `${deps.config.publicUrl}${DOCS_PATH}`
   const unexpected = (request: Request, error: unknown) => logUnexpected(deps.log, request, error)
+  const metrics = metricsOf(deps)
   let server: Server<unknown> | null = null
   const answer = async (request: Request, params: Params): Promise<Response | undefined> => {
     const requestId = beginRequest(request)
@@ -56,6 +60,8 @@ export function leanRoute<Params>(deps: Deps, route: LeanRoute<Params>) {
     if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', requestId)
     for (const name in SECURITY_HEADERS) if (!response.headers.has(name)) response.headers.set(name, SECURITY_HEADERS[name]!)
     if (deps.config.requestLog) logRequest(deps.log, request, response.status)
+    if (metrics)
+      metrics.request(request.method, route.route(params), response.status, (performance.now() - requestStartedAt(request)!) / 1000)
     return response
   }
   return (

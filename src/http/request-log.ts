@@ -31,6 +31,9 @@ function requestIdOf(request: Request): string {
 
 export const requestIdOfRequest = (request: Request): string | undefined => started.get(request)?.id
 
+/** When the request began (performance.now()), once beginRequest saw it. */
+export const requestStartedAt = (request: Request): number | undefined => started.get(request)?.at
+
 /** Notes when the request began and gives it its id (the client's or a new one), echoed as `X-Request-Id`. */
 export function beginRequest(request: Request): string {
   const id = requestIdOf(request)

@@ -1,5 +1,6 @@
 import { type Deps, runtimeSlot } from '../deps'
 import { AppError } from '../errors'
+import { metricsOf } from '../http/metrics'
 import { accountKeys, currentAccountJwt, SYSTEM_ACCOUNT } from './accounts'
 import { credsFile, newKeyPair, userJwt } from './claims'
 import { connectAsSystem, PushRefused, type SystemLink } from './nats'
@@ -56,16 +57,24 @@ export async function systemLink(deps: Deps): Promise<SystemLink> {
     return await pending
   } catch {
     if (bus.link === pending) bus.link = undefined
+    metricsOf(deps)?.msgbusConnected.set(0)
     throw new AppError('unavailable', Messages.unreachable)
   }
 }
 
 async function openLink(deps: Deps): Promise<SystemLink> {
-  const link: SystemLink = await connectAsSystem(deps.config.msgbusUrls, await systemCreds(deps), () => {
-    // A restarted server may have lost every pushed account: none counts as known until pushed again.
-    busOf(deps).pushed.clear()
-    void reconcile(deps, link).catch(() => undefined)
-  })
+  const connected = metricsOf(deps)?.msgbusConnected
+  const link: SystemLink = await connectAsSystem(
+    deps.config.msgbusUrls,
+    await systemCreds(deps),
+    () => {
+      // A restarted server may have lost every pushed account: none counts as known until pushed again.
+      busOf(deps).pushed.clear()
+      void reconcile(deps, link).catch(() => undefined)
+    },
+    (up) => connected?.set(up ? 1 : 0),
+  )
+  connected?.set(1)
   await reconcile(deps, link)
   deps.log.info('message bus connected', { servers: deps.config.msgbusUrls })
   return link

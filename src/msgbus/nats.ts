@@ -25,7 +25,12 @@ interface ClaimsUpdateReply {
  * runs after every reconnect (a restarted server may have lost pushed claims). Throws when no
  * server answers the first connect.
  */
-export async function connectAsSystem(servers: string[], creds: Uint8Array, onReconnect: () => void): Promise<SystemLink> {
+export async function connectAsSystem(
+  servers: string[],
+  creds: Uint8Array,
+  onReconnect: () => void,
+  onConnection: (up: boolean) => void = () => undefined,
+): Promise<SystemLink> {
   const nc = await connect({
     servers,
     authenticator: credsAuthenticator(creds),
@@ -34,7 +39,7 @@ export async function connectAsSystem(servers: string[], creds: Uint8Array, onRe
     reconnectTimeWait: 250,
     timeout: REQUEST_TIMEOUT_MS,
   })
-  void watchReconnects(nc, onReconnect)
+  void watchReconnects(nc, onReconnect, onConnection)
   return {
     pushAccount: (accountPublicKey, jwt) => pushAccount(nc, accountPublicKey, jwt),
     close: async () => {
@@ -43,8 +48,14 @@ export async function connectAsSystem(servers: string[], creds: Uint8Array, onRe
   }
 }
 
-async function watchReconnects(nc: NatsConnection, onReconnect: () => void): Promise<void> {
-  for await (const status of nc.status()) if (status.type === 'reconnect') onReconnect()
+async function watchReconnects(nc: NatsConnection, onReconnect: () => void, onConnection: (up: boolean) => void): Promise<void> {
+  for await (const status of nc.status()) {
+    if (status.type === 'disconnect') onConnection(false)
+    if (status.type === 'reconnect') {
+      onConnection(true)
+      onReconnect()
+    }
+  }
 }
 
 /**

@@ -81,9 +81,19 @@ function prepareFile(path: string, migrationsFolder: string, backupDir: string |
   }
 }
 
+/** The file a `file:` database URL names (`file:///abs` as `file:/abs`, without a query); undefined for a server's URL. */
+export const localDatabaseFile = (url: string): string | undefined =>
+  url.startsWith('file:')
+    ? url
+        .slice('file:'.length)
+        .replace(/^\/\/(?=\/)/, '')
+        .replace(/\?.*$/, '')
+    : undefined
+
 function filePath(url: string): string {
-  if (!url.startsWith('file:')) throw new Error('bun:sqlite needs a file: URL')
-  return url.slice('file:'.length).replace(/^\/\/(?=\/)/, '')
+  const path = localDatabaseFile(url)
+  if (path === undefined) throw new Error('bun:sqlite needs a file: URL')
+  return path
 }
 
 /** Runs queued async work strictly one after another. */

@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import type { Config } from '../config'
+import { localDatabaseFile } from '../storage/database'
 import { appliedMigrations, copyDatabaseInto, planMigrations } from '../storage/migrations'
 import { BackupManifest } from './schemas'
 import { buildInfo } from './service'
@@ -38,15 +39,10 @@ export const BackupMessages = {
 
 const isEmptyDir = (dir: string) => !existsSync(dir) || (statSync(dir).isDirectory() && readdirSync(dir).length === 0)
 const sha256File = (path: string) => new Bun.CryptoHasher('sha256').update(readFileSync(path)).digest('hex')
-const localDatabasePath = (config: Config) =>
-  config.databaseUrl.startsWith('file:')
-    ? resolve(
-        config.databaseUrl
-          .slice('file:'.length)
-          .replace(/^\/\/(?=\/)/, '')
-          .replace(/\?.*$/, ''),
-      )
-    : undefined
+const localDatabasePath = (config: Config) => {
+  const file = localDatabaseFile(config.databaseUrl)
+  return file === undefined ? undefined : resolve(file)
+}
 const remoteName = (url: string) => url.replace(/\?.*$/, '').replace(/\/\/[^@/]*@/, '//')
 
 /** The data dir's files a backup keeps (paths relative to it): not the database, the key, caches or files being written (dot names). */

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps'
+import { metricsOf } from '../http/metrics'
 import type { Executor } from '../storage/database'
 import { BadLine } from './body'
 import { type MonthKey, monthKeyAt } from './calendar'
@@ -49,6 +50,10 @@ export async function ingestEvents(
   }
   if (byObject.size > 0) await deps.db.write((tx) => storeBatches(tx, orgId, [...byObject.values()], result))
   result.rejected.sort((a, b) => a.index - b.index)
+  const counted = metricsOf(deps)?.usageEvents
+  counted?.labels('accepted').inc(result.accepted)
+  counted?.labels('duplicate').inc(result.duplicates)
+  counted?.labels('rejected').inc(result.rejected.length)
   return result
 }
 

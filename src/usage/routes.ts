@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { guard } from '../http/guard'
+import { metricsOf } from '../http/metrics'
 import { ErrorBody } from '../http/schemas'
 import { eventsOfBody, readNdjsonBody } from './body'
 import * as contracts from './contracts'
@@ -43,7 +44,7 @@ const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody 
 
 /** Usage ingestion and reports (spec "Usage reports", docs/decisions.md §5, §5a); registered in billing mode only. */
 export const usageRoutes = (deps: Deps) => {
-  const printer = pdfPrinter({ chromiumPath: deps.config.chromiumPath, ...deps.config.pdfRenders })
+  const printer = pdfPrinter({ chromiumPath: deps.config.chromiumPath, ...deps.config.pdfRenders, metrics: metricsOf(deps) })
   return new Elysia({ name: 'usage.routes', prefix: '/api/v1' })
     .use(guard(deps))
     .onStop(() => printer.close())

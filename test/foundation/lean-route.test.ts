@@ -13,6 +13,7 @@ async function lab() {
       leanRoute(t.deps, {
         name: 'test.lean',
         match: (_request, path) => (path.startsWith('/lean/') ? { what: path.slice('/lean/'.length) } : undefined),
+        route: () => '/lean/:what',
         signedIn: 'signed-in',
         scope: 'cluster',
         handle: async (me, { what }) => {

@@ -99,6 +99,7 @@ const proxyReads = (deps: Deps) =>
       const target = clusterPath(path)
       return (target?.kind === 'k8s' || target?.kind === 'proxy') && target.rest.startsWith('/') ? target : undefined
     },
+    route: (target) => `/api/v1/clusters/:owner/:cluster/${target.kind}/*`,
     signedIn: 'signed-in',
     scope: 'cluster',
     handle: (me, target, request, server) =>

@@ -4,6 +4,7 @@ import type { Actor } from '../../authz/actor'
 import { accessForRequest } from '../../authz/clusters'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
+import { timedUpstream } from '../../http/metrics'
 import { type ResolvedCluster, resolveCluster } from '../access'
 import type { ClusterConnection } from '../connection'
 import { type Member, openMemberWebSocket } from '../member/client'
@@ -49,7 +50,13 @@ export async function targetFor(
       }
     : {}
   const member: Member = { name: resolved.cluster.name, connection: await connectionOf(deps, resolved.cluster) }
-  return { resolved, connection: member.connection, identity, relay: (request) => relay(deps, member, request) }
+  const label = `${resolved.owner.name}/${resolved.cluster.name}`
+  return {
+    resolved,
+    connection: member.connection,
+    identity,
+    relay: (request) => timedUpstream(deps, label, () => relay(deps, member, request)),
+  }
 }
 
 /** A passthrough request as the route read it: the checked path segments, the URL, whether it streams. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core'
 import { AppError } from '../../errors'
+import type { Metrics } from '../../http/metrics'
 
 /**
  * The one module that talks to Chromium: a warm headless browser printing HTML to PDF, a page per
@@ -41,6 +42,8 @@ export interface PrinterOptions {
   queue: number
   /** Upper bound of one render. */
   timeoutMs?: number
+  /** Where renders and the queue's depth are counted (docs/operations.md, "Metrics"); none when metrics are off. */
+  metrics?: Pick<Metrics, 'pdfRenders' | 'pdfQueueDepth'>
 }
 
 export interface PrintLayout {
@@ -123,11 +126,18 @@ function makePrinter(options: PrinterOptions): PdfPrinter {
       active++
       return
     }
-    if (waiting.length >= options.queue) throw new AppError('unavailable', PrinterMessages.busy, [], { 'retry-after': RETRY_AFTER_SECONDS })
-    await new Promise<void>((resolve) => waiting.push(resolve))
+    if (waiting.length >= options.queue) {
+      options.metrics?.pdfRenders.labels('refused').inc()
+      throw new AppError('unavailable', PrinterMessages.busy, [], { 'retry-after': RETRY_AFTER_SECONDS })
+    }
+    await new Promise<void>((resolve) => {
+      waiting.push(resolve)
+      options.metrics?.pdfQueueDepth.set(waiting.length)
+    })
   }
   const release = () => {
     const next = waiting.shift()
+    options.metrics?.pdfQueueDepth.set(waiting.length)
     if (next) next()
     else active--
   }
@@ -180,18 +190,24 @@ function makePrinter(options: PrinterOptions): PdfPrinter {
     },
     async print(html, layout) {
       await acquire()
+      let outcome = 'failed'
       try {
         try {
-          return await renderOnce(html, layout)
+          const pdf = await renderOnce(html, layout)
+          outcome = 'ok'
+          return pdf
         } catch (error) {
           if (error instanceof AppError) throw error
           // The browser may have died under us: once more with a fresh one.
           const b = await browser?.catch(() => undefined)
           if (b?.browser.connected) throw new AppError('internal', PrinterMessages.failed)
           browser = undefined
-          return await renderOnce(html, layout)
+          const pdf = await renderOnce(html, layout)
+          outcome = 'ok'
+          return pdf
         }
       } finally {
+        options.metrics?.pdfRenders.labels(outcome).inc()
         release()
       }
     },
