@@ -7,6 +7,7 @@ import { type Command, CommandFailed, PROGRAM, print, UsageError } from './cli/c
 import { migrate } from './cli/migrate'
 import { msgbusNatsConfig } from './cli/msgbus'
 import { serve } from './cli/serve'
+import { systemdUnit } from './cli/systemd'
 import { usageImport } from './cli/usage'
 import { ConfigError } from './config'
 import { AppError } from './errors'
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, Command | Record<string, Command>> = {
   migrate,
   backup,
   restore,
+  'systemd-unit': systemdUnit,
   admin: { 'create-user': adminCreateUser, 'create-token': adminCreateToken },
   cluster: { import: clusterImport, list: clusterList, remove: clusterRemove },
   msgbus: { 'nats-config': msgbusNatsConfig },
