@@ -1,13 +1,15 @@
-// npm run build: dist/platform-api, one linux-x64 executable (Bun's --compile) that needs nothing
+// npm run build [-- --outfile PATH]: dist/platform-api (or PATH), one linux-x64 executable (Bun's --compile) that needs nothing
 // from the checkout: the migrations and report templates are embedded as folders, the Swagger UI
 // files by their imports, and Helm (from .tools/bin, see install-tools.mjs) zstd-compressed with
 // its digest stamped, to be unpacked into the data dir on first use. See docs/operations.md.
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
 import type { BuildStamp } from '../src/assets'
 
 const root = resolve(import.meta.dir, '..')
-const outfile = join(root, 'dist', 'platform-api')
+const { values } = parseArgs({ options: { outfile: { type: 'string' } } })
+const outfile = resolve(values.outfile ?? join(root, 'dist', 'platform-api'))
 const work = join(root, '.tools', 'build')
 const started = performance.now()
 

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../support/app'
 import { startServer } from '../support/process'
-import { backupDuringWrites, restoredInstanceServes } from './scenarios'
+import { backupDuringWrites, fetchFrom, restoredInstanceServes } from './scenarios'
 import { cli } from './support'
 
 const oneLine = (text: string) => text.trim().split('\n')
@@ -14,7 +14,7 @@ describe('backup and restore', () => {
     const dataDir = tempDir()
     const server = await startServer(dataDir, { PLATFORM_ADMIN_PASSWORD: 'admin-password-1' })
     try {
-      const first = await backupDuringWrites(server.base, dataDir)
+      const first = await backupDuringWrites(fetchFrom(server.base), dataDir)
       await restoredInstanceServes(first)
     } finally {
       server.child.kill('SIGTERM')

@@ -32,27 +32,36 @@ const orgCount = (dbPath: string) => {
   }
 }
 
+/** Requests to one running server, by path (the smoke suite's server speaks TLS with its own CA). */
+export type ServerFetch = (path: string, init?: RequestInit) => Promise<Response>
+
+/** Plain fetch to the server at `base`. */
+export const fetchFrom =
+  (base: string): ServerFetch =>
+  (path, init) =>
+    fetch(`${base}${path}`, init)
+
 /**
- * On the running server at `base` over `dataDir`: a token, an avatar and sealed secrets, then
+ * On the running server that `api` reaches, over `dataDir`: a token, an avatar and sealed secrets, then
  * `backup` while organizations are being created. The backup holds a consistent database with
  * every organization acknowledged before it began and none that was not yet acknowledged when it ended.
  */
-export async function backupDuringWrites(base: string, dataDir: string, program: Program = SOURCES): Promise<FirstInstance> {
+export async function backupDuringWrites(api: ServerFetch, dataDir: string, program: Program = SOURCES): Promise<FirstInstance> {
   const env = { PLATFORM_DATA_DIR: dataDir }
   const token = cli(['admin', 'create-token', '--username', 'admin'], env, program).stdout.trim()
   expect(token).toMatch(/^[0-9a-f]{40}$/)
   const auth = { authorization: `token ${token}` }
   const form = new FormData()
   form.append('avatar', new Blob([PNG], { type: 'image/png' }))
-  expect((await fetch(`${base}/api/v1/user/settings/avatar`, { method: 'POST', headers: auth, body: form })).status).toBe(200)
-  const avatarPath = new URL((await (await fetch(`${base}/api/v1/user`, { headers: auth })).json()).avatar_url).pathname
+  expect((await api('/api/v1/user/settings/avatar', { method: 'POST', headers: auth, body: form })).status).toBe(200)
+  const avatarPath = new URL((await (await api('/api/v1/user', { headers: auth })).json()).avatar_url).pathname
   const systemAccount = sealedSecretsProbe(dataDir, program)
 
   let acknowledged = 0
   let writing = true
   const writer = (async () => {
     for (let i = 0; writing; i++) {
-      const res = await fetch(`${base}/api/v1/orgs`, {
+      const res = await api('/api/v1/orgs', {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ username: `org-${i}` }),

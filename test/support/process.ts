@@ -12,14 +12,19 @@ export interface RunningServer {
 /**
  * Starts `serve` of `program` (this checkout's by default; the built binary in its smoke suite) as a
  * separate process on a random port over `dataDir`, with this process's environment and `env` (or
- * `env` alone when `bareEnv`), in `cwd`; resolves once it listens.
+ * `env` alone when `bareEnv`), in `cwd`, on `port` (0: any); resolves once it listens.
  */
 export async function startServer(
   dataDir: string,
   env: Record<string, string> = {},
-  { program = [process.execPath, MAIN], bareEnv = false, cwd }: { program?: string[]; bareEnv?: boolean; cwd?: string } = {},
+  {
+    program = [process.execPath, MAIN],
+    bareEnv = false,
+    cwd,
+    port = 0,
+  }: { program?: string[]; bareEnv?: boolean; cwd?: string; port?: number } = {},
 ): Promise<RunningServer> {
-  const child = Bun.spawn([...program, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+  const child = Bun.spawn([...program, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
     cwd,
     env: { ...(bareEnv ? {} : process.env), PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', ...env },
     stdin: 'ignore',
@@ -35,9 +40,9 @@ export async function startServer(
   }
   reader.releaseLock()
   void child.stdout.pipeTo(new WritableStream()).catch(() => undefined)
-  const port = /"url":"http:\/\/[^:]+:(\d+)"/.exec(seen)![1]
+  const [, scheme, listening] = /"url":"(https?):\/\/[^:]+:(\d+)"/.exec(seen)!
   const stderr = new Response(child.stderr).text()
-  return { child, base: `http://127.0.0.1:${port}`, stderr: () => stderr }
+  return { child, base: `${scheme}://127.0.0.1:${listening}`, stderr: () => stderr }
 }
 
 /** Runs `admin create-token` for `username` on `dataDir` and returns the printed token. */
