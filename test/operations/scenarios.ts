@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../support/app'
 import { startServer } from '../support/process'
+import { eventually } from '../support/wait'
 import { cli, type Program, SOURCES, sealedSecretsProbe } from './support'
 
 /**
@@ -70,7 +71,7 @@ export async function backupDuringWrites(api: ServerFetch, dataDir: string, prog
       acknowledged++
     }
   })()
-  while (acknowledged < 5) await Bun.sleep(5) // the writes are under way before the backup starts
+  await eventually(() => acknowledged >= 5, 30_000) // the writes are under way before the backup starts
   const backupDir = join(tempDir(), 'backup')
   const before = acknowledged
   const child = Bun.spawn([...program.command, 'backup', backupDir], {

@@ -58,7 +58,9 @@ describe('upgrades', () => {
       const before = appliedCount(path)
       await (await openDatabase(`file:${path}`, { backupDir })).close()
       expect(appliedCount(path)).toBe(before + 1)
-      await Bun.sleep(2) // backups are named by the millisecond
+      // Backups are named by the millisecond: the next round starts in a later one.
+      const named = Date.now()
+      while (Date.now() === named) await Bun.sleep(1)
     }
     const copies = readdirSync(backupDir)
     expect(copies).toHaveLength(KEPT_UPGRADE_BACKUPS)
