@@ -3,7 +3,7 @@ import type { teams } from '../../db/schema/orgs'
 import type { Config } from '../config'
 import { AppError } from '../errors'
 import type { Actor } from './actor'
-import { grantedPermissions, type OrgRole, type PermissionString, roleFromTeams } from './permissions'
+import { grantedPermissions, type OrgRole, type PermissionString } from './permissions'
 
 /**
  * What a route requires of its caller, in five kinds (each its own guard macro, since each hands
@@ -36,8 +36,8 @@ export interface OrgFacts {
   findOrgByName(name: string): Promise<UserRow | undefined>
   findOrgById(id: number): Promise<UserRow | undefined>
   findTeamById(id: number): Promise<TeamRow | undefined>
-  /** The permissions (`owner`, `admin`, `write`, `read`) of the teams of `uid` in the org. */
-  teamPermissionsOf(orgId: number, uid: number): Promise<string[]>
+  /** The role of `uid` in the org from their teams (the highest wins); undefined for a non-member. */
+  orgRoleOf(orgId: number, uid: number): Promise<OrgRole | undefined>
   /** The permission strings of the custom roles on the teams of `uid` in the org. */
   customPermissionsOf(orgId: number, uid: number): Promise<string[]>
   isTeamMember(teamId: number, uid: number): Promise<boolean>
@@ -238,7 +238,7 @@ async function loadOrgScope(
   if (!org) throw hidden()
   const siteAdmin = actor?.user.isAdmin ?? false
   const uid = actor?.user.id
-  const role = uid === undefined ? undefined : roleFromTeams(await facts.teamPermissionsOf(org.id, uid))
+  const role = uid === undefined ? undefined : await facts.orgRoleOf(org.id, uid)
   const custom = uid === undefined || role === undefined ? [] : await facts.customPermissionsOf(org.id, uid)
   const scope: OrgScope = { org, role, permissions: grantedPermissions(role, custom, siteAdmin), team }
   if (!orgVisibleTo(org, actor, role)) throw hidden()

@@ -1,11 +1,9 @@
 import { USER_TYPE } from '../../db/schema/identity'
 import type { Actor } from '../authz/actor'
 import { accessAllows, type ClusterAccess, clusterAccess } from '../authz/clusters'
-import { roleFromTeams } from '../authz/permissions'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import { findAccountByName, type UserRow } from '../identity/store'
-import { teamPermissionsOf } from '../orgs/store'
 import { commitCache } from '../storage/commit-cache'
 import * as store from './store'
 
@@ -26,8 +24,7 @@ export interface ResolvedCluster {
 
 /** The facts authz/clusters decides on, read for `actor` and one cluster (or, with no cluster, its owner only). */
 async function accessOf(deps: Deps, actor: Actor, owner: UserRow, clusterId: number | undefined): Promise<ClusterAccess | undefined> {
-  const orgRole =
-    owner.type === USER_TYPE.organization ? roleFromTeams(await teamPermissionsOf(deps.db.read, owner.id, actor.user.id)) : undefined
+  const orgRole = owner.type === USER_TYPE.organization ? await deps.orgFacts.orgRoleOf(owner.id, actor.user.id) : undefined
   return clusterAccess({
     siteAdmin: actor.user.isAdmin,
     ownsCluster: owner.id === actor.user.id,

@@ -1,5 +1,5 @@
 import { teamGrants } from '../authz/grants'
-import { grantedPermissions, type PermissionString, roleFromTeams } from '../authz/permissions'
+import { grantedPermissions, type OrgRole, type PermissionString, roleFromTeams } from '../authz/permissions'
 import type { Executor } from '../storage/database'
 import type { TeamRow } from './store'
 import * as orgStore from './store'
@@ -10,8 +10,13 @@ export async function grantsOfTeam(db: Executor, team: TeamRow): Promise<Readonl
   return teamGrants(team.permission, await orgStore.permissionsOfRoles(db, team.orgId, roleIds))
 }
 
+/** The role `uid` has in the org from their teams (the highest wins); undefined for a non-member. */
+export async function orgRoleOf(db: Executor, orgId: number, uid: number): Promise<OrgRole | undefined> {
+  return roleFromTeams(await orgStore.teamPermissionsOf(db, orgId, uid))
+}
+
 /** Everything `uid` holds in the org through their teams (nothing for a non-member). */
 export async function grantsOfMember(db: Executor, orgId: number, uid: number): Promise<ReadonlySet<PermissionString>> {
-  const role = roleFromTeams(await orgStore.teamPermissionsOf(db, orgId, uid))
+  const role = await orgRoleOf(db, orgId, uid)
   return grantedPermissions(role, role ? await orgStore.customPermissionsOf(db, orgId, uid) : [], false)
 }
