@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { Elysia } from 'elysia'
 import { type Clock, systemClock } from './clock'
 import { cloudRoutes } from './cloud/routes'
+import { clusterFacts } from './clusters/access'
 import { proxyRoutes } from './clusters/proxy/routes'
 import { clusterRoutes } from './clusters/routes'
 import { type Config, ConfigError } from './config'
@@ -65,6 +66,7 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
     backupDir: upgradeBackupDir(config),
   })
   const secrets = await secretBox(loadOrCreateKey(config.secretKey, config.dataDir))
+  const orgs = orgFacts(db)
   // The slots base layers call into areas through: http/ and authz/ import no area.
   const deps: Deps = {
     config,
@@ -78,8 +80,9 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
       (runtime, error) => log.error('closing a runtime failed', { runtime, error: error instanceof Error ? error.message : String(error) }),
     ),
     checkCredential: (presented, context) => checkCredential(deps, presented, context),
-    orgFacts: orgFacts(db),
+    orgFacts: orgs,
     userFacts: userFacts(db),
+    clusterFacts: clusterFacts(db, orgs),
     busCookie: { name: MSGBUS_COOKIE, maxAgeSeconds: COOKIE_TTL_SECONDS, issue: (uid) => signInBearerJwt(deps, uid) },
   }
   return deps

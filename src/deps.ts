@@ -1,4 +1,5 @@
 import type { OrgFacts, UserFacts } from './authz/authorize'
+import type { ClusterFacts } from './authz/clusters'
 import type { CheckCredential } from './authz/credentials'
 import type { Clock } from './clock'
 import type { Config } from './config'
@@ -26,6 +27,8 @@ export interface Deps {
   orgFacts: OrgFacts
   /** The user facts authz loads a `self-or-admin` route's target from (identity/user-facts.ts). */
   userFacts: UserFacts
+  /** The cluster facts authz loads an `inCluster` route's cluster from (clusters/access.ts). */
+  clusterFacts: ClusterFacts
   /** The cookie a browser gets beside its session: the message bus's (msgbus/service.ts). */
   busCookie: CompanionCookie
 }

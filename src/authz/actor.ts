@@ -1,4 +1,5 @@
 import type { users } from '../../db/schema/identity'
+import { AppError } from '../errors'
 
 type UserRow = typeof users.$inferSelect
 
@@ -39,4 +40,10 @@ export function scopesAllow(scopes: readonly string[] | undefined, level: 'read'
   if (scopes === undefined || scopes.includes('all')) return true
   if (scopes.includes(`write:${category}`)) return true
   return level === 'read' && scopes.includes(`read:${category}`)
+}
+
+/** Throws forbidden when a token's scopes do not reach `level` on `category` (password and session sign-ins have no scopes to check). */
+export function assertTokenScope(actor: Actor | undefined, level: 'read' | 'write', category: ScopeCategory): void {
+  if (actor && !scopesAllow(actor.scopes, level, category))
+    throw new AppError('forbidden', `token does not have at least one of required scope(s): [${level}:${category}]`)
 }

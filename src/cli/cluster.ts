@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { Actor } from '../authz/actor'
+import { clusterScopeFor } from '../authz/clusters'
 import { statusProbes } from '../clusters/probe'
 import * as clusters from '../clusters/service'
 import { loadConfig } from '../config'
@@ -82,7 +83,11 @@ Forgets the cluster and its stored credentials; nothing is done to the cluster i
     const values = parse(args, { owner: { type: 'string' }, name: { type: 'string' } })
     if (!values.owner || !values.name) throw new UsageError('--owner and --name are required')
     await withDeps(loadConfig(), async (deps) =>
-      clusters.removeCluster(deps, statusProbes(deps), await operator(deps), values.owner!, values.name!),
+      clusters.removeCluster(
+        deps,
+        statusProbes(deps),
+        await clusterScopeFor(deps.clusterFacts, await operator(deps), 'manage', values.owner!, values.name!),
+      ),
     )
     console.log(`removed ${values.owner}/${values.name}`)
     return 0

@@ -1,69 +1,71 @@
 import { USER_TYPE } from '../../db/schema/identity'
 import type { Actor } from '../authz/actor'
-import { accessAllows, type ClusterAccess, clusterAccess } from '../authz/clusters'
+import type { OrgFacts } from '../authz/authorize'
+import {
+  accessAllows,
+  type ClusterAccess,
+  type ClusterFacts,
+  ClusterMessages,
+  type ClusterRelation,
+  clusterAccess,
+  type FoundCluster,
+} from '../authz/clusters'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import { findAccountByName, type UserRow } from '../identity/store'
 import { commitCache } from '../storage/commit-cache'
+import type { Database } from '../storage/database'
 import * as store from './store'
 
 export const AccessMessages = {
-  notFound: 'cluster not found',
+  ...ClusterMessages,
   ownerNotFound: 'owner not found',
-  needsWrite: 'your access to this cluster is read-only',
-  needsManage: "only the cluster's owner, or an owner or admin of its organization, may change it",
 } as const
 
-const resolutions = commitCache<ResolvedCluster | undefined>()
-
-export interface ResolvedCluster {
-  cluster: store.ClusterRow
-  owner: UserRow
-  access: ClusterAccess
-}
-
-/** The facts authz/clusters decides on, read for `actor` and one cluster (or, with no cluster, its owner only). */
-async function accessOf(deps: Deps, actor: Actor, owner: UserRow, clusterId: number | undefined): Promise<ClusterAccess | undefined> {
-  const orgRole = owner.type === USER_TYPE.organization ? await deps.orgFacts.orgRoleOf(owner.id, actor.user.id) : undefined
-  return clusterAccess({
+/** How `actor` relates to one cluster of `owner` (or, with no cluster, to the owner only): what authz/clusters decides on. */
+async function relationOf(
+  db: Database,
+  orgFacts: OrgFacts,
+  actor: Actor,
+  owner: UserRow,
+  clusterId: number | undefined,
+): Promise<ClusterRelation> {
+  return {
     siteAdmin: actor.user.isAdmin,
     ownsCluster: owner.id === actor.user.id,
-    orgRole,
-    grantedTeamPermissions: clusterId === undefined ? [] : await store.grantedTeamPermissions(deps.db.read, clusterId, actor.user.id),
-  })
+    orgRole: owner.type === USER_TYPE.organization ? await orgFacts.orgRoleOf(owner.id, actor.user.id) : undefined,
+    grantedTeamPermissions: clusterId === undefined ? [] : await store.grantedTeamPermissions(db.read, clusterId, actor.user.id),
+  }
 }
 
 /**
- * The cluster `ownerName/clusterName` as `actor` may use it, with at least `needed` access. A
- * cluster that does not exist and one the actor may not use at all are the same 404; one they
- * may use with less than `needed` is 403. This is the one access check of the registry and the proxy.
+ * The cluster facts authz loads a route's cluster scope from (Deps.clusterFacts). The proxy asks
+ * them on every request: answers are kept until the next commit of any kind.
  */
-export async function resolveCluster(
-  deps: Deps,
-  actor: Actor,
-  ownerName: string,
-  clusterName: string,
-  needed: ClusterAccess,
-): Promise<ResolvedCluster> {
-  // The proxy asks this on every request: answers are kept until the next commit of any kind.
-  const key = `${actor.user.id}\u0000${actor.user.isAdmin}\u0000${ownerName.toLowerCase()}\u0000${clusterName.toLowerCase()}`
-  const found = await resolutions(deps.db, key, async () => {
-    const owner = await findAccountByName(deps.db.read, ownerName)
-    const cluster = owner ? await store.findClusterOfOwner(deps.db.read, owner.id, clusterName) : undefined
-    const access = owner && cluster ? await accessOf(deps, actor, owner, cluster.id) : undefined
-    return owner && cluster && access ? { owner, cluster, access } : undefined
-  })
-  if (!found) throw new AppError('notFound', AccessMessages.notFound)
-  const { owner, cluster, access } = found
-  if (!accessAllows(access, needed))
-    throw new AppError('forbidden', needed === 'manage' ? AccessMessages.needsManage : AccessMessages.needsWrite)
-  return { cluster, owner, access }
+export function clusterFacts(db: Database, orgFacts: OrgFacts): ClusterFacts {
+  const found = commitCache<FoundCluster | undefined>()
+  return {
+    findCluster: (actor, ownerName, clusterName) =>
+      found(
+        db,
+        `${actor.user.id}\u0000${actor.user.isAdmin}\u0000${ownerName.toLowerCase()}\u0000${clusterName.toLowerCase()}`,
+        async () => {
+          const owner = await findAccountByName(db.read, ownerName)
+          const cluster = owner ? await store.findClusterOfOwner(db.read, owner.id, clusterName) : undefined
+          return owner && cluster ? { owner, cluster, relation: await relationOf(db, orgFacts, actor, owner, cluster.id) } : undefined
+        },
+      ),
+  }
 }
+
+/** What `actor` may do with the clusters of `owner` as a whole: `manage` for the owner, its org's owners and admins, site admins. */
+const ownerAccess = async (deps: Deps, actor: Actor, owner: UserRow) =>
+  clusterAccess(await relationOf(deps.db, deps.orgFacts, actor, owner, undefined))
 
 /** The owner whose clusters `actor` manages (themselves, an org they own or administer; site admins: anyone). Throws notFound. */
 export async function manageableOwner(deps: Deps, actor: Actor, ownerName: string): Promise<UserRow> {
   const owner = await findAccountByName(deps.db.read, ownerName)
-  if (!owner || (await accessOf(deps, actor, owner, undefined)) !== 'manage') throw new AppError('notFound', AccessMessages.ownerNotFound)
+  if (!owner || (await ownerAccess(deps, actor, owner)) !== 'manage') throw new AppError('notFound', AccessMessages.ownerNotFound)
   return owner
 }
 
@@ -71,7 +73,7 @@ export async function manageableOwner(deps: Deps, actor: Actor, ownerName: strin
 export async function usableClustersOf(deps: Deps, actor: Actor, ownerName: string): Promise<store.ClusterWithOwner[]> {
   const owner = await findAccountByName(deps.db.read, ownerName)
   if (!owner) throw new AppError('notFound', AccessMessages.ownerNotFound)
-  if ((await accessOf(deps, actor, owner, undefined)) === 'manage') return store.listClustersOfOwners(deps.db.read, [owner.id])
+  if ((await ownerAccess(deps, actor, owner)) === 'manage') return store.listClustersOfOwners(deps.db.read, [owner.id])
   const granted = (await store.listClustersGrantedTo(deps.db.read, actor.user.id)).filter((c) => c.ownerId === owner.id)
   if (granted.length === 0) throw new AppError('notFound', AccessMessages.ownerNotFound)
   return granted
@@ -81,7 +83,7 @@ export async function usableClustersOf(deps: Deps, actor: Actor, ownerName: stri
 export async function resolveClusterByUid(deps: Deps, actor: Actor, uid: string, needed: ClusterAccess): Promise<store.ClusterWithOwner> {
   for (const cluster of await store.listClustersByUid(deps.db.read, uid)) {
     const owner = await findAccountByName(deps.db.read, cluster.ownerName)
-    const access = owner ? await accessOf(deps, actor, owner, cluster.id) : undefined
+    const access = owner ? clusterAccess(await relationOf(deps.db, deps.orgFacts, actor, owner, cluster.id)) : undefined
     if (!access) continue
     if (!accessAllows(access, needed)) throw new AppError('forbidden', AccessMessages.needsWrite)
     return cluster

@@ -58,37 +58,30 @@ export const clusterRoutes = (deps: Deps) => {
       response: { 200: t.Array(ClusterInfo), ...errors },
       detail: { summary: "The owner's clusters you may use", tags: TAGS },
     })
-    .get('/clustersv2/:owner/:cluster', ({ me, params }) => clusters.getCluster(deps, probes, me, params.owner, params.cluster), {
-      signedIn: 'signed-in',
-      scope: 'cluster',
+    .get('/clustersv2/:owner/:cluster', ({ cluster }) => clusters.getCluster(deps, probes, cluster), {
+      inCluster: 'read',
       params: ClusterParams,
       response: { 200: ClusterInfo, ...errors },
       detail: { summary: 'One cluster (404 for anyone who may not use it)', tags: TAGS },
     })
-    .patch(
-      '/clustersv2/:owner/:cluster',
-      ({ me, params, body }) => clusters.patchCluster(deps, probes, me, params.owner, params.cluster, body),
-      {
-        signedIn: 'signed-in',
-        scope: 'cluster',
-        params: ClusterParams,
-        body: PatchClusterOption,
-        response: { 200: ClusterInfo, ...errors, 409: ErrorBody, 422: ErrorBody },
-        detail: {
-          summary: 'Rename the display name, switch impersonation, or rotate credentials (re-checked against the cluster)',
-          tags: TAGS,
-        },
+    .patch('/clustersv2/:owner/:cluster', ({ cluster, body }) => clusters.patchCluster(deps, probes, cluster, body), {
+      inCluster: 'manage',
+      params: ClusterParams,
+      body: PatchClusterOption,
+      response: { 200: ClusterInfo, ...errors, 409: ErrorBody, 422: ErrorBody },
+      detail: {
+        summary: 'Rename the display name, switch impersonation, or rotate credentials (re-checked against the cluster)',
+        tags: TAGS,
       },
-    )
+    })
     .delete(
       '/clustersv2/:owner/:cluster',
-      async ({ me, params, status }) => {
-        await clusters.removeCluster(deps, probes, me, params.owner, params.cluster)
+      async ({ cluster, status }) => {
+        await clusters.removeCluster(deps, probes, cluster)
         return status(204, undefined)
       },
       {
-        signedIn: 'signed-in',
-        scope: 'cluster',
+        inCluster: 'manage',
         params: ClusterParams,
         response: { 204: t.Void(), ...errors },
         detail: { summary: 'Forget the cluster and its stored credentials (nothing is done to the cluster)', tags: TAGS },
@@ -96,14 +89,13 @@ export const clusterRoutes = (deps: Deps) => {
     )
     .get(
       '/clustersv2/:owner/:cluster/kubeconfig',
-      async ({ me, params, query, set }) => {
-        const text = await clusters.kubeconfigFor(deps, me, params.owner, params.cluster, query.readonly === 'true')
+      async ({ me, cluster, query, set }) => {
+        const text = await clusters.kubeconfigFor(deps, me, cluster, query.readonly === 'true')
         set.headers['content-type'] = 'text/yaml; charset=utf-8'
         return text
       },
       {
-        signedIn: 'signed-in',
-        scope: 'cluster',
+        inCluster: 'read',
         secret: true,
         params: ClusterParams,
         query: KubeconfigQuery,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import YAML from 'yaml'
 import type { Actor } from '../authz/actor'
 import type { OrgScope } from '../authz/authorize'
+import { accessAllows, type ClusterScope } from '../authz/clusters'
 import { type Deps, runtimeSlot } from '../deps'
 import { AppError } from '../errors'
 import { checkName } from '../identity/names'
@@ -11,7 +12,7 @@ import { findTokenOfUserByName } from '../identity/tokens/store'
 import { isDnsSubdomain } from '../kube'
 import { EgressRefused } from '../net/egress'
 import { orgIdsAdministeredBy } from '../orgs/store'
-import { AccessMessages, manageableOwner, resolveCluster, resolveClusterByUid, usableClustersOf } from './access'
+import { AccessMessages, manageableOwner, resolveClusterByUid, usableClustersOf } from './access'
 import { type ClusterConnection, type ClusterCredential, checkConnection, connectionFromKubeconfig } from './connection'
 import { callMember, checkServerAddress, trustOwnMember } from './member/client'
 import { inspectCluster, type StatusProbes } from './probe'
@@ -207,25 +208,22 @@ export async function listOwnerClusters(deps: Deps, probes: StatusProbes, actor:
   return describeAll(deps, probes, await usableClustersOf(deps, actor, ownerName))
 }
 
-export async function getCluster(deps: Deps, probes: StatusProbes, actor: Actor, ownerName: string, name: string): Promise<ClusterInfo> {
-  const { cluster, owner } = await resolveCluster(deps, actor, ownerName, name, 'read')
+/** The admitted cluster as ClusterInfo. */
+export function getCluster(deps: Deps, probes: StatusProbes, { cluster, owner }: ClusterScope): Promise<ClusterInfo> {
   return describeCluster(deps, probes, { ...cluster, ownerName: owner.name })
 }
 
 /**
  * Renames the display name, turns impersonation on or off, or rotates the connection; a new
  * connection is checked against the cluster and must reach the same cluster (uid). Throws
- * notFound, forbidden (not a manager), invalid.
+ * notFound, invalid.
  */
 export async function patchCluster(
   deps: Deps,
   probes: StatusProbes,
-  actor: Actor,
-  ownerName: string,
-  name: string,
+  { cluster, owner }: ClusterScope,
   input: PatchClusterOption,
 ): Promise<ClusterInfo> {
-  const { cluster, owner } = await resolveCluster(deps, actor, ownerName, name, 'manage')
   const connection = connectionFromInput(input)
   if (connection && (await checkedIdentity(deps, cluster.name, connection)).uid !== cluster.uid)
     throw new AppError('invalid', Messages.otherCluster, [{ field: 'server', message: 'reaches another cluster' }])
@@ -241,9 +239,8 @@ export async function patchCluster(
   return describeCluster(deps, probes, { ...row, ownerName: owner.name })
 }
 
-/** Forgets the registration and its credentials; nothing is done to the cluster. Throws notFound, forbidden. */
-export async function removeCluster(deps: Deps, probes: StatusProbes, actor: Actor, ownerName: string, name: string): Promise<void> {
-  const { cluster } = await resolveCluster(deps, actor, ownerName, name, 'manage')
+/** Forgets the registration and its credentials; nothing is done to the cluster. */
+export async function removeCluster(deps: Deps, probes: StatusProbes, { cluster }: ClusterScope): Promise<void> {
   await deps.db.write((tx) => store.deleteCluster(tx, cluster.id))
   probes.forget(cluster.id)
 }
@@ -251,10 +248,15 @@ export async function removeCluster(deps: Deps, probes: StatusProbes, actor: Act
 /**
  * A kubeconfig reaching the cluster through the platform's native passthrough, with a new access
  * token of the caller (write:cluster, or read:cluster when `readonly`), shown only here. A caller
- * with read access must ask for a read-only one. Throws notFound, forbidden.
+ * with read access must ask for a read-only one. Throws forbidden.
  */
-export async function kubeconfigFor(deps: Deps, actor: Actor, ownerName: string, name: string, readonly: boolean): Promise<string> {
-  const { cluster, owner } = await resolveCluster(deps, actor, ownerName, name, readonly ? 'read' : 'write')
+export async function kubeconfigFor(
+  deps: Deps,
+  actor: Actor,
+  { cluster, owner, access }: ClusterScope,
+  readonly: boolean,
+): Promise<string> {
+  if (!readonly && !accessAllows(access, 'write')) throw new AppError('forbidden', AccessMessages.needsWrite)
   const prefix = `kubeconfig-${owner.name}-${cluster.name}`
   let n = 1
   while (await findTokenOfUserByName(deps.db.read, actor.user.id, `${prefix}-${n}`)) n++

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { type Actor, type ScopeCategory, scopesAllow } from '../authz/actor'
+import { type Actor, assertTokenScope, type ScopeCategory } from '../authz/actor'
 import {
   assertPasswordCredential,
   assertPasswordCurrent,
@@ -15,16 +15,17 @@ import {
   type TargetUser,
   type UserPermission,
 } from '../authz/authorize'
+import { authorizeInCluster, type ClusterScope, type ClusterVerb } from '../authz/clusters'
 import type { Deps } from '../deps'
-import { AppError } from '../errors'
 import { authenticate } from './auth'
 import { assertJsonBody, rejectUnreadableBody } from './body'
+import { assertWebSocketUpgrade } from './websocket-upgrade'
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 const PASSWORD_CHANGE_FLAG = 'x-allowed-while-password-must-change'
 const CREDENTIAL = 'x-credential'
 /** The macros that say who may call; a route declares exactly one. */
-const KINDS = ['public', 'orgVisible', 'signedIn', 'ofUser', 'inOrg'] as const
+const KINDS = ['public', 'orgVisible', 'signedIn', 'ofUser', 'inOrg', 'inCluster'] as const
 
 /** Routes whose path names no org may name it in query `org` (the usage routes of the spec do). */
 function orgFromQuery(params: RouteParams | undefined, query: Record<string, unknown> | undefined): RouteParams {
@@ -42,6 +43,7 @@ interface Settled {
   me?: Actor
   scope?: OrgScope
   target?: TargetUser
+  cluster?: ClusterScope
 }
 
 /** A part the transform settled; its absence would be a wiring fault of the guard, never a client's. */
@@ -51,6 +53,7 @@ function settledPart<T>(part: T | undefined): T {
 }
 
 interface GateContext {
+  request: Request
   actor: Actor | undefined
   params: RouteParams | undefined
   query: Record<string, unknown> | undefined
@@ -58,7 +61,9 @@ interface GateContext {
   guardSettled: Settled
 }
 
-type Decide = (actor: Actor | undefined, params: RouteParams) => Settled | Promise<Settled>
+type Decide = (actor: Actor | undefined, params: RouteParams, request: Request) => Settled | Promise<Settled>
+
+const NO_FLAGS: Readonly<GateFlags> = { passwordChangeRoute: false, passwordCredential: false }
 
 interface GateFlags {
   /** `allowedWhilePasswordMustChange`: callable by a user who must change their password first. */
@@ -68,46 +73,51 @@ interface GateFlags {
 }
 
 /** Who may call, in the guard's order: the credential rule, the kind's decision, the pending password change. Throws the refusal. */
-async function admit(flags: GateFlags, decide: Decide, actor: Actor | undefined, params: RouteParams): Promise<Settled> {
+async function admit(flags: GateFlags, decide: Decide, actor: Actor | undefined, params: RouteParams, request: Request): Promise<Settled> {
   if (flags.passwordCredential) assertPasswordCredential(actor)
-  const settled = await decide(actor, params)
+  const settled = await decide(actor, params, request)
   if (!flags.passwordChangeRoute) assertPasswordCurrent(actor)
   return settled
 }
 
-/** Throws forbidden when a token's scopes do not reach `category` at the method's level (GET, HEAD, OPTIONS read). */
-function assertTokenScope(actor: Actor | undefined, method: string, category: ScopeCategory): void {
-  const level = READ_METHODS.has(method) ? 'read' : 'write'
-  if (actor && !scopesAllow(actor.scopes, level, category))
-    throw new AppError('forbidden', `token does not have at least one of required scope(s): [${level}:${category}]`)
-}
-
-const signedInDecision =
-  (deps: Deps, needed: SignedInPermission): Decide =>
-  (actor) => ({ me: authorizeSignedIn(deps, actor, needed) })
+/** What an `inCluster` route needs: a verb, or the verb its request names (the proxy's one route per path family). */
+export type ClusterNeed = ClusterVerb | ((request: Request) => ClusterVerb)
 
 /**
- * What a route declaring `signedIn: needed, scope: category` (and no flag) admits, decided as the
- * guard decides it: for routes answered outside Elysia's lifecycle (http/lean-route.ts).
- * Throws unauthenticated, forbidden.
+ * The cluster tier: the verb's token scope, the cluster and the caller's access to it
+ * (authz/clusters.ts), and for `exec` a valid WebSocket upgrade from this site.
  */
-export async function admitSignedIn(
+const inClusterDecision =
+  (deps: Deps, needed: ClusterNeed): Decide =>
+  async (actor, params, request) => {
+    const verb = typeof needed === 'function' ? needed(request) : needed
+    const settled = await authorizeInCluster(deps.clusterFacts, actor, verb, params)
+    if (verb === 'exec') assertWebSocketUpgrade(request, settled.me, new URL(deps.config.publicUrl).origin)
+    return settled
+  }
+
+/**
+ * What a route declaring `inCluster: needed` (and no flag) admits, decided as the guard decides
+ * it: for routes answered outside Elysia's lifecycle (http/lean-route.ts), and for relays that
+ * take a connection over (every upgrade subresource is `exec`). `params` names `owner` and
+ * `cluster`. Throws unauthenticated, forbidden, invalid, notFound, badRequest.
+ */
+export async function admitInCluster(
   deps: Deps,
   actor: Actor | undefined,
-  needed: SignedInPermission,
-  category: ScopeCategory,
-  method: string,
-): Promise<Actor> {
-  const { me } = await admit({ passwordChangeRoute: false, passwordCredential: false }, signedInDecision(deps, needed), actor, {})
-  assertTokenScope(actor, method, category)
-  return settledPart(me)
+  needed: ClusterNeed,
+  params: RouteParams,
+  request: Request,
+): Promise<{ me: Actor; cluster: ClusterScope }> {
+  const { me, cluster } = await admit(NO_FLAGS, inClusterDecision(deps, needed), actor, params, request)
+  return { me: settledPart(me), cluster: settledPart(cluster) }
 }
 
 /**
  * The lifecycle shared by the permission kinds: the OpenAPI record, and the transform that
  * decides (`decide` throws the refusal, or returns what the handler gets).
  */
-function gate(permission: Permission, decide: Decide) {
+function gate(permission: Permission | `cluster:${string}`, decide: Decide) {
   const flags: GateFlags = { passwordChangeRoute: false, passwordCredential: false }
   return {
     // The route's flags, read here whichever order the route declares its options in (a flag
@@ -119,28 +129,35 @@ function gate(permission: Permission, decide: Decide) {
       const others = KINDS.filter((kind) => kind in options).length - 1
       if (others > 0 || detail?.['x-permission'] !== undefined)
         throw new Error(`guard: a route declares one of ${KINDS.join(', ')}, not several`)
+      // The cluster tier checks the token scope by its verb, not by the method.
+      if ('inCluster' in options && ('scope' in options || detail?.['x-token-scope'] !== undefined))
+        throw new Error('guard: an inCluster route has the cluster scope already')
       flags.passwordChangeRoute = options.allowedWhilePasswordMustChange === true || detail?.[PASSWORD_CHANGE_FLAG] === true
       flags.passwordCredential = options.password === true || detail?.[CREDENTIAL] === 'password'
     },
     // Recorded in the OpenAPI operation so readers and the route sweep tests see the rule.
     detail: { 'x-permission': permission } as Record<string, string>,
     // An unreadable body (http/body.ts) is refused only once the caller passed.
-    transform: async ({ actor, params, query, body, guardSettled }: GateContext) => {
-      Object.assign(guardSettled, await admit(flags, decide, actor, orgFromQuery(params, query)))
+    transform: async ({ request, actor, params, query, body, guardSettled }: GateContext) => {
+      Object.assign(guardSettled, await admit(flags, decide, actor, orgFromQuery(params, query), request))
       rejectUnreadableBody(body)
     },
   }
 }
 
 /**
- * Route-level requirements, declared beside each path. Who may call is one of five macros, each
+ * Route-level requirements, declared beside each path. Who may call is one of six macros, each
  * handing the handler exactly what its kind settles (authz/authorize.ts has the table):
  * - `public: true`: anyone; the handler reads the optional `actor`;
  * - `orgVisible: true`: anyone who may see the org of the `org` param; the handler gets `scope`;
  * - `signedIn: 'signed-in' | 'site-admin' | ...`: the handler gets `me`, the signed-in caller;
  * - `ofUser: 'self-or-admin'`: the handler gets `me` and `target`, the user of the `username` param;
  * - `inOrg: 'org-member' | 'admin:org' | ...`: the handler gets `me` and `scope`, the org of the
- *   `org` (or `orgname`) param, or of the team of `teamId`.
+ *   `org` (or `orgname`) param, or of the team of `teamId`;
+ * - `inCluster: 'read' | 'write' | 'exec' | 'manage'` (or a function naming the verb of each
+ *   request, for the proxy): the handler gets `me` and `cluster`, the cluster of the `owner` and
+ *   `cluster` params as the caller may use it (authz/clusters.ts); the token scope is the
+ *   cluster's, at the verb's level (read for `read`, write for the others, whatever the method).
  * Beside it:
  * - `password: true`: only Basic with the account's real password (a token cannot mint tokens);
  * - `allowedWhilePasswordMustChange: true`: callable by a user who must change their password first;
@@ -160,7 +177,7 @@ export const guard = (deps: Deps) =>
         resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({ scope: settledPart(settled.scope) }),
       }),
       signedIn: (needed: SignedInPermission) => ({
-        ...gate(needed, signedInDecision(deps, needed)),
+        ...gate(needed, (actor) => ({ me: authorizeSignedIn(deps, actor, needed) })),
         resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({ me: settledPart(settled.me) }),
       }),
       ofUser: (needed: UserPermission) => ({
@@ -177,6 +194,17 @@ export const guard = (deps: Deps) =>
           scope: settledPart(settled.scope),
         }),
       }),
+      inCluster: (needed: ClusterNeed) => {
+        const gated = gate(`cluster:${typeof needed === 'function' ? 'by-request' : needed}`, inClusterDecision(deps, needed))
+        return {
+          ...gated,
+          detail: { ...gated.detail, 'x-token-scope': 'cluster' } as Record<string, string>,
+          resolve: ({ guardSettled: settled }: { guardSettled: Settled }) => ({
+            me: settledPart(settled.me),
+            cluster: settledPart(settled.cluster),
+          }),
+        }
+      },
       password: (_required: true) => ({ detail: { [CREDENTIAL]: 'password' } as Record<string, string> }),
       // A user flagged must_change_password may still call the route: only those that let them see
       // who they are, change the password and sign out declare it.
@@ -195,6 +223,6 @@ export const guard = (deps: Deps) =>
       scope: (category: ScopeCategory) => ({
         detail: { 'x-token-scope': category } as Record<string, string>,
         transform: ({ actor, request }: { actor: Actor | undefined; request: Request }) =>
-          assertTokenScope(actor, request.method, category),
+          assertTokenScope(actor, READ_METHODS.has(request.method) ? 'read' : 'write', category),
       }),
     })

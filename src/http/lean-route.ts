@@ -1,11 +1,9 @@
 import type { Server } from 'bun'
 import { Elysia } from 'elysia'
-import type { Actor, ScopeCategory } from '../authz/actor'
-import type { SignedInPermission } from '../authz/authorize'
+import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { actorOf } from './auth'
 import { errorResponse, logUnexpected } from './errors'
-import { admitSignedIn } from './guard'
 import { metricsOf } from './metrics'
 import { DOCS_PATH } from './openapi'
 import { beginRequest, logRequest, requestStartedAt } from './request-log'
@@ -13,21 +11,23 @@ import { pathOf } from './routable-url'
 import { SECURITY_HEADERS } from './security-headers'
 
 /** A route answered outside Elysia's per-request lifecycle; see leanRoute. */
-export interface LeanRoute<Params> {
+export interface LeanRoute<Params, Admitted> {
   /** A name for the plugin (Elysia deduplicates plugins by name). */
   name: string
   /** The route's params when it takes `request` (`path` as sent, still percent-encoded); undefined leaves the request to the app. */
   match(request: Request, path: string): Params | undefined
   /** The template of the app's route of the same path (the metrics' `route` label; never the raw path). */
   route(params: Params): string
-  /** Who may call, as the app's route of the same path declares it: `signedIn` and `scope`. */
-  signedIn: SignedInPermission
-  scope: ScopeCategory
   /**
-   * The answer for the admitted caller; throws AppError for a refusal. `server` is null in-process
+   * Who may call: the admission function of http/guard.ts that the guard runs for the app's route
+   * of the same path (`admitInCluster` for an `inCluster` route), so both decide alike. Throws the refusal.
+   */
+  admit(actor: Actor | undefined, params: Params, request: Request): Promise<Admitted>
+  /**
+   * The answer for what `admit` settled; throws AppError for a refusal. `server` is null in-process
    * (app.handle). Undefined when the handler upgraded the connection (a WebSocket): nothing to answer.
    */
-  handle(me: Actor, params: Params, request: Request, server: Server<unknown> | null): Promise<Response | undefined>
+  handle(admitted: Admitted, params: Params, request: Request, server: Server<unknown> | null): Promise<Response | undefined>
 }
 
 /**
@@ -35,11 +35,10 @@ export interface LeanRoute<Params> {
  * validation, response mapping): on the Kubernetes passthrough that lifecycle cost about as much
  * CPU as the relay itself. The answer goes through the same pieces every route's does, called
  * here in the same order: the request id and security headers, the credential (actorOf), the
- * guard's admission for the declared permission and token scope, the one error body, the request
- * log. What `match` leaves (and the OpenAPI document) stays with the app's route of the same path,
+ * guard's admission, the one error body, the request log. What `match` leaves (and the OpenAPI document) stays with the app's route of the same path,
  * which calls the same handler.
  */
-export function leanRoute<Params>(deps: Deps, route: LeanRoute<Params>) {
+export function leanRoute<Params, Admitted>(deps: Deps, route: LeanRoute<Params, Admitted>) {
   const docsUrl = `${deps.config.publicUrl}${DOCS_PATH}`
   const unexpected = (request: Request, error: unknown) => logUnexpected(deps.log, request, error)
   const metrics = metricsOf(deps)
@@ -49,8 +48,7 @@ export function leanRoute<Params>(deps: Deps, route: LeanRoute<Params>) {
     let response: Response
     try {
       const actor = await actorOf(deps, request, server)
-      const me = await admitSignedIn(deps, actor, route.signedIn, route.scope, request.method)
-      const handled = await route.handle(me, params, request, server)
+      const handled = await route.handle(await route.admit(actor, params, request), params, request, server)
       if (!handled) return handled
       response = handled
     } catch (error) {

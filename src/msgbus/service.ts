@@ -1,8 +1,8 @@
 import type { Permissions } from '@nats-io/jwt'
 import { USER_TYPE } from '../../db/schema/identity'
 import type { Actor } from '../authz/actor'
+import { clusterScopeFor } from '../authz/clusters'
 import { nowSeconds } from '../clock'
-import { resolveCluster } from '../clusters/access'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import { findUserByName, type UserRow } from '../identity/store'
@@ -123,7 +123,7 @@ export async function clusterHistoryCredentials(
 ): Promise<MsgbusCredentialsResponse> {
   assertConfigured(deps)
   if (!query.owner || !query.cluster) throw new AppError('badRequest', Messages.clusterContextMissing)
-  const { cluster, owner } = await resolveCluster(deps, me, query.owner, query.cluster, 'read')
+  const { cluster, owner } = await clusterScopeFor(deps.clusterFacts, me, 'read', query.owner, query.cluster)
   return issue(deps, {
     owner: me.user,
     accountType: 'cluster-resource-history',

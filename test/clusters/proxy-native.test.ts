@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ExecMessages } from '../../src/clusters/proxy/service'
+import { UpgradeMessages } from '../../src/http/websocket-upgrade'
 import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
 import { makeOrg } from '../orgs/support'
@@ -272,7 +272,7 @@ describe('passthrough hygiene and access', () => {
       })
     const foreign = await upgrade('https://evil.example')
     expect(foreign.status).toBe(403)
-    expect((await foreign.json()).message).toBe(ExecMessages.crossOrigin)
+    expect((await foreign.json()).message).toBe(UpgradeMessages.crossOrigin)
     const own = await upgrade(l.base)
     expect(own.status).not.toBe(403)
   })

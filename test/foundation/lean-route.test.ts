@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
+import { authorizeSignedIn } from '../../src/authz/authorize'
 import { leanRoute } from '../../src/http/lean-route'
 import { DOCS_PATH } from '../../src/http/openapi'
 import { makeTestApp } from '../support/app'
@@ -14,8 +15,7 @@ async function lab() {
         name: 'test.lean',
         match: (_request, path) => (path.startsWith('/lean/') ? { what: path.slice('/lean/'.length) } : undefined),
         route: () => '/lean/:what',
-        signedIn: 'signed-in',
-        scope: 'cluster',
+        admit: async (actor) => authorizeSignedIn(t.deps, actor, 'signed-in'),
         handle: async (me, { what }) => {
           if (what === 'boom') throw new TypeError('kaboom')
           return Response.json({ who: me.user.name, what })

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { generate } from 'otplib'
 import { startSession } from '../../src/identity/sessions/service'
+import { registrationFixture } from '../clusters/support'
 import { basic, makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 
 /** Cross-cutting table tests over `app.routes`: ids, bodies and secrets, for every route at once. */
@@ -97,8 +98,15 @@ describe('bad bodies', () => {
   test('a site admin sends a JSON text as text/plain to every POST/PUT/PATCH route → 415, nothing changes', async () => {
     const t = await makeTestApp()
     const admin = await t.admin()
-    // Org routes check the org (and team) before the body: give them real ones.
+    // Org and cluster routes check the org (and team) or the cluster before the body: give them real ones.
     expect((await t.as(admin).send('POST', '/api/v1/orgs', { username: 'acme' })).status).toBe(201)
+    await registrationFixture(t, admin.user, '1', {
+      server: 'https://127.0.0.1:9',
+      caData: '',
+      tlsServerName: '',
+      insecureSkipTlsVerify: false,
+      credential: { token: 'never-used' },
+    })
     const [owners] = await (await t.as(admin).get('/api/v1/orgs/acme/teams')).json()
     const outcomes: string[] = []
     for (const route of bodyRoutes(t).filter((r) => !r.path.startsWith('/login/oauth/access_token'))) {
@@ -106,6 +114,7 @@ describe('bad bodies', () => {
         .replace('/orgs/1/', '/orgs/acme/')
         .replace(/\/orgs\/1$/, '/orgs/acme')
         .replace('/teams/1', `/teams/${owners.id}`)
+        .replace('/clustersv2/1/1', '/clustersv2/root/1')
       const res = await t.request(route.method, path, {
         headers: { ...credentialFor(route, admin), 'content-type': 'text/plain' },
         body: JSON.stringify({ full_name: 'Changed', name: 'renamed', emails: ['x@example.com'], pageSize: 5 }),

@@ -1,12 +1,14 @@
 import type { Server } from 'bun'
 import { Elysia } from 'elysia'
 import type { Actor } from '../../authz/actor'
+import type { ClusterScope } from '../../authz/clusters'
 import type { Deps } from '../../deps'
 import { finalResponse } from '../../http/final-response'
-import { guard } from '../../http/guard'
+import { admitInCluster, guard } from '../../http/guard'
 import { leanRoute } from '../../http/lean-route'
 import { pathOf } from '../../http/routable-url'
 import { ErrorBody } from '../../http/schemas'
+import { asksUpgrade } from '../../http/websocket-upgrade'
 import { isStreaming, safeSegments } from './relay'
 import { PASSTHROUGH_OPERATIONS, PROXY_OPERATIONS } from './schemas'
 import * as proxy from './service'
@@ -16,7 +18,7 @@ const TAGS = ['cluster proxy']
 const CLUSTERS_PREFIX = '/api/v1/clusters/'
 
 /** A path under `/api/v1/clusters/{owner}/{cluster}/{kind}`: the names decoded, the rest as sent (from its `/`). */
-interface ClusterPath {
+type ClusterPath = {
   owner: string
   cluster: string
   kind: string
@@ -43,68 +45,70 @@ function clusterPath(path: string): ClusterPath | undefined {
   }
 }
 
-/** What a handler needs of a ClusterPath: whose cluster, and the rest of the path. */
-type Target = Pick<ClusterPath, 'owner' | 'cluster' | 'rest'>
+/** The request's path after `/k8s` or `/proxy` (still percent-encoded), as the app's router matched it. */
+const restOf = (request: Request) => clusterPath(pathOf(request.url))?.rest ?? ''
 
-/** The request's Target with the names as the app's router decoded them. */
-const routedPath = (request: Request, { owner, cluster }: { owner: string; cluster: string }): Target => ({
-  owner,
-  cluster,
-  rest: clusterPath(pathOf(request.url))?.rest ?? '',
-})
+/** The verb of a request to a path family (service.ts proxiedVerb): what its `inCluster` admission asks. */
+const verbOf = (request: Request, family: 'k8s' | 'proxy', rest: string) =>
+  proxy.proxiedVerb(request.method, family, rest, asksUpgrade(request))
 
-const isUpgrade = (request: Request) => request.headers.get('upgrade')?.toLowerCase() === 'websocket'
-
-/** The native passthrough's answer to anything but an exec upgrade: the member's, unchanged. */
+/** The native passthrough's answer: an admitted upgrade relayed, anything else the member's answer, unchanged. */
 async function passThroughAnswer(
   deps: Deps,
   me: Actor,
-  { owner, cluster, rest }: Target,
+  cluster: ClusterScope,
+  rest: string,
   request: Request,
   body: unknown,
   server: Server<unknown> | null,
-): Promise<Response> {
+): Promise<Response | undefined> {
   const url = new URL(request.url)
   const segments = safeSegments(rest)
+  const target = await proxy.targetOf(deps, me, cluster)
+  if (asksUpgrade(request)) return proxy.relayUpgrade(target, segments, request, server)
   const streaming = isStreaming(request.method, segments, url.searchParams)
   // A watch or a followed log may sit idle far longer than the server's idle timeout.
   if (streaming) server?.timeout(request, 0)
-  return proxy.passThrough(deps, me, owner, cluster, { segments, url, streaming }, request, body)
+  return proxy.passThrough(target, { segments, url, streaming }, request, body)
 }
 
-/** The spec's proxy routes' answer; undefined once an exec upgrade took the connection. */
+/** The spec's proxy routes' answer; undefined once an upgrade took the connection. */
 async function specAnswer(
   deps: Deps,
   me: Actor,
-  { owner, cluster, rest }: Target,
+  cluster: ClusterScope,
+  rest: string,
   request: Request,
   body: unknown,
   server: Server<unknown> | null,
 ): Promise<Response | undefined> {
   const url = new URL(request.url)
   if (isStreaming(request.method, safeSegments(rest), url.searchParams)) server?.timeout(request, 0)
-  return proxyRequest(deps, me, owner, cluster, rest, request, body, server)
+  return proxyRequest(await proxy.targetOf(deps, me, cluster), rest, request, body, server)
 }
 
 /**
- * Reads (GET and HEAD without a body: kubectl get, logs, watches, discovery; the spec's views)
- * answered outside Elysia's lifecycle, through the same checks (http/lean-route.ts). The app's
- * routes below answer the rest (writes, exec upgrades) with the same handlers.
+ * Reads (GET and HEAD without a body or an upgrade: kubectl get, logs, watches, discovery; the
+ * spec's views) answered outside Elysia's lifecycle, admitted by the same function as the app's
+ * routes below (http/lean-route.ts), which answer the rest (writes, upgrades) with the same handlers.
  */
 const proxyReads = (deps: Deps) =>
   leanRoute(deps, {
     name: 'clusters.proxy.reads',
     match: (request, path) => {
-      if ((request.method !== 'GET' && request.method !== 'HEAD') || request.body !== null || isUpgrade(request)) return undefined
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || request.body !== null || asksUpgrade(request)) return undefined
       const target = clusterPath(path)
       return (target?.kind === 'k8s' || target?.kind === 'proxy') && target.rest.startsWith('/') ? target : undefined
     },
     route: (target) => `/api/v1/clusters/:owner/:cluster/${target.kind}/*`,
-    signedIn: 'signed-in',
-    scope: 'cluster',
-    handle: (me, target, request, server) =>
-      (target.kind === 'k8s' ? passThroughAnswer : specAnswer)(deps, me, target, request, undefined, server),
+    admit: (actor, target, request) =>
+      admitInCluster(deps, actor, verbOf(request, target.kind === 'k8s' ? 'k8s' : 'proxy', target.rest), target, request),
+    handle: ({ me, cluster }, target, request, server) =>
+      (target.kind === 'k8s' ? passThroughAnswer : specAnswer)(deps, me, cluster, target.rest, request, undefined, server),
   })
+
+/** The verb of each request to a family's route (service.ts proxiedVerb) decides what the caller needs. */
+const proxiedRequest = (family: 'k8s' | 'proxy') => (request: Request) => verbOf(request, family, restOf(request))
 
 /** The member-cluster proxy: the native passthrough for kubectl and the spec's proxy routes. */
 export const proxyRoutes = (deps: Deps) =>
@@ -113,17 +117,16 @@ export const proxyRoutes = (deps: Deps) =>
     .use(proxyReads(deps))
     .all(
       '/clusters/:owner/:cluster/k8s/*',
-      async ({ me, params, request, body, server, set }) => {
-        const target = routedPath(request, params)
-        if (server && isUpgrade(request)) return proxy.relayExec(deps, me, target.owner, target.cluster, target.rest, request, server)
-        return finalResponse(set, await passThroughAnswer(deps, me, target, request, body, server))
+      async ({ me, cluster, request, body, server, set }) => {
+        const answer = await passThroughAnswer(deps, me, cluster, restOf(request), request, body, server)
+        return answer && finalResponse(set, answer)
       },
       {
-        signedIn: 'signed-in',
-        scope: 'cluster',
-        response: { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
+        inCluster: proxiedRequest('k8s'),
+        response: { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
         detail: {
-          summary: "Native Kubernetes passthrough: the member's answers come back unchanged",
+          summary:
+            "Native Kubernetes passthrough: the member's answers come back unchanged. Reads need read access and read:cluster; other verbs, and exec, attach, port-forward and any other upgrade, write access and write:cluster",
           tags: TAGS,
           'x-operations': PASSTHROUGH_OPERATIONS,
         },
@@ -131,14 +134,14 @@ export const proxyRoutes = (deps: Deps) =>
     )
     .all(
       '/clusters/:owner/:cluster/proxy/*',
-      async ({ me, params, request, body, server, set }) => {
-        const answer = await specAnswer(deps, me, routedPath(request, params), request, body, server)
+      async ({ me, cluster, request, body, server, set }) => {
+        const answer = await specAnswer(deps, me, cluster, restOf(request), request, body, server)
         return answer && finalResponse(set, answer)
       },
       {
-        signedIn: 'signed-in',
-        scope: 'cluster',
+        inCluster: proxiedRequest('proxy'),
         response: {
+          400: ErrorBody,
           401: ErrorBody,
           403: ErrorBody,
           404: ErrorBody,
@@ -146,7 +149,7 @@ export const proxyRoutes = (deps: Deps) =>
           502: ErrorBody,
         },
         detail: {
-          summary: "The spec's proxy routes, one wildcard documented as each of them",
+          summary: "The spec's proxy routes, one wildcard documented as each of them. Access as on the native passthrough",
           tags: TAGS,
           'x-operations': PROXY_OPERATIONS,
         },

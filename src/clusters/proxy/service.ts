@@ -1,61 +1,85 @@
 import type { Server } from 'bun'
 import { USER_TYPE } from '../../../db/schema/identity'
 import type { Actor } from '../../authz/actor'
-import { accessForRequest } from '../../authz/clusters'
+import type { ClusterScope, ClusterVerb } from '../../authz/clusters'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { timedUpstream } from '../../http/metrics'
-import { type ResolvedCluster, resolveCluster } from '../access'
 import type { ClusterConnection } from '../connection'
 import { type Member, openMemberWebSocket } from '../member/client'
 import { connectionOf } from '../service'
-import { forwardedHeaders, type RelayRequest, relay, safeSegments, upstreamBody, upstreamPath } from './relay'
+import { forwardedHeaders, type RelayRequest, relay, upstreamBody, upstreamPath } from './relay'
 
+/** Subresources that open a session in a pod over an upgraded connection. */
+const UPGRADE_SUBRESOURCES: ReadonlySet<string> = new Set(['exec', 'attach', 'portforward'])
 /** Reviews a caller may create with read access: asking what one may do changes nothing. */
-const READ_ONLY_CREATES = new Set(['selfsubjectaccessreviews', 'selfsubjectrulesreviews'])
+const READ_ONLY_CREATES: ReadonlySet<string> = new Set(['selfsubjectaccessreviews', 'selfsubjectrulesreviews'])
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** A raw segment decoded as safeSegments decodes it; as sent when it will not decode (safeSegments refuses it later). */
+function decoded(raw: string): string {
+  if (!raw.includes('%')) return raw
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return raw
+  }
+}
+
+/**
+ * The resource and subresource a path names, read as the apiserver routes it: after `api/{v}`
+ * or `apis/{g}/{v}` (the native passthrough) or `{g}/{v}` (the spec's routes),
+ * `[namespaces/{ns}/]{resource}[/{name}[/{subresource}]]`. A pod named `exec` is no exec.
+ */
+function resourceOf(family: 'k8s' | 'proxy', rawPath: string): { resource: string; subresource: string } {
+  const segments = rawPath.split('/').filter((s) => s !== '')
+  const prefix = family === 'proxy' ? 2 : segments[0] === 'api' ? 2 : segments[0] === 'apis' ? 3 : segments.length
+  let tail = segments.slice(prefix)
+  if (tail[0] === 'namespaces' && tail.length >= 3) tail = tail.slice(2)
+  return { resource: decoded(tail[0] ?? ''), subresource: decoded(tail[2] ?? '') }
+}
+
+/**
+ * What a proxied request does (authz/clusters.ts), from its method, its path family and raw path
+ * after `/k8s` or `/proxy`, and whether it asks to switch protocols: any upgrade, and the exec,
+ * attach and portforward subresources by any method, are `exec` (a GET that opens a session is
+ * no read); an access review is a `read`; safe methods read; everything else writes.
+ */
+export function proxiedVerb(method: string, family: 'k8s' | 'proxy', rawPath: string, upgrade: boolean): ClusterVerb {
+  if (upgrade) return 'exec'
+  const { resource, subresource } = resourceOf(family, rawPath)
+  if (UPGRADE_SUBRESOURCES.has(subresource)) return 'exec'
+  if (READ_METHODS.has(method) || (method === 'POST' && !subresource && READ_ONLY_CREATES.has(resource))) return 'read'
+  return 'write'
+}
 
 export interface Target {
-  resolved: ResolvedCluster
+  scope: ClusterScope
   connection: ClusterConnection
   /** Headers the platform adds for the cluster: impersonation when the registration asks for it. */
   identity: Record<string, string>
   /** Sends one request to the cluster on the caller's behalf (relay.ts). */
   relay(request: RelayRequest): Promise<Response>
+  /** Opens a WebSocket to `path` of the cluster offering `protocols`, with the identity headers. */
+  openWebSocket(path: string, protocols: string[]): Promise<WebSocket>
 }
 
-/** The access a request to `segments` needs: exec is a write even over GET; access reviews are reads. */
-function neededAccess(method: string, segments: string[]) {
-  const last = segments.at(-1) ?? ''
-  if (method === 'POST' && READ_ONLY_CREATES.has(last)) return 'read' as const
-  return accessForRequest(method, ['exec', 'attach', 'portforward'].includes(last))
-}
-
-/**
- * The cluster `owner/cluster` as `actor` may use it for this request, its connection, and the
- * impersonation headers of registrations that ask for them. Throws notFound, forbidden.
- */
-export async function targetFor(
-  deps: Deps,
-  actor: Actor,
-  owner: string,
-  cluster: string,
-  method: string,
-  segments: string[],
-): Promise<Target> {
-  const resolved = await resolveCluster(deps, actor, owner, cluster, neededAccess(method, segments))
-  const identity: Record<string, string> = resolved.cluster.impersonate
+/** The admitted cluster's connection, and the impersonation headers of registrations that ask for them. */
+export async function targetOf(deps: Deps, actor: Actor, scope: ClusterScope): Promise<Target> {
+  const identity: Record<string, string> = scope.cluster.impersonate
     ? {
         'impersonate-user': actor.user.name,
-        ...(resolved.owner.type === USER_TYPE.organization ? { 'impersonate-group': `platform:org:${resolved.owner.name}` } : {}),
+        ...(scope.owner.type === USER_TYPE.organization ? { 'impersonate-group': `platform:org:${scope.owner.name}` } : {}),
       }
     : {}
-  const member: Member = { name: resolved.cluster.name, connection: await connectionOf(deps, resolved.cluster) }
-  const label = `${resolved.owner.name}/${resolved.cluster.name}`
+  const member: Member = { name: scope.cluster.name, connection: await connectionOf(deps, scope.cluster) }
+  const label = `${scope.owner.name}/${scope.cluster.name}`
   return {
-    resolved,
+    scope,
     connection: member.connection,
     identity,
     relay: (request) => timedUpstream(deps, label, () => relay(deps, member, request)),
+    openWebSocket: (path, protocols) => openMemberWebSocket(deps, member, path, protocols, identity),
   }
 }
 
@@ -69,18 +93,14 @@ export interface PassThroughPath {
 /**
  * The native passthrough: the Kubernetes path after `/k8s` forwarded verbatim (validated and
  * re-encoded by safeSegments), so kubectl, client-node and Helm work through the platform. The
- * member's answer, errors included, comes back unchanged. Throws notFound, forbidden, invalid, upstream.
+ * member's answer, errors included, comes back unchanged. Throws invalid, upstream.
  */
-export async function passThrough(
-  deps: Deps,
-  actor: Actor,
-  owner: string,
-  cluster: string,
+export function passThrough(
+  target: Target,
   { segments, url, streaming }: PassThroughPath,
   request: Request,
   parsedBody: unknown,
 ): Promise<Response> {
-  const target = await targetFor(deps, actor, owner, cluster, request.method, segments)
   return target.relay({
     method: request.method,
     path: upstreamPath(target.connection, segments, url.search),
@@ -91,49 +111,36 @@ export async function passThrough(
   })
 }
 
-export const ExecMessages = {
-  crossOrigin: 'a cookie-authenticated WebSocket must come from this site (Origin check)',
-  noUpgrade: 'expected a WebSocket upgrade',
+export const UpgradeRelayMessages = {
+  notUpgraded: 'the connection could not be switched to a WebSocket',
 } as const
 
 /** Relayed frames a slow client has not taken yet; beyond this the session is closed rather than buffered. */
 const MAX_PENDING_FRAMES = 1024
 
 /**
- * Relays an exec (or attach) WebSocket: the member is asked first with the protocols the client
- * offered, and the client is switched to the one the member chose. When the member will not
- * switch, its answer to the same path (a Status) goes back as plain HTTP. A cookie-authenticated
- * upgrade must come from this site's origin (CSWSH). Throws notFound, forbidden, invalid, upstream.
+ * Relays an admitted upgrade (exec, attach, port-forward: `admitInCluster` with the `exec` verb
+ * checked the caller, the handshake and its origin) to `segments` of the member: the member is
+ * asked first with the protocols the client offered, and the client is switched to the one the
+ * member chose. When the member will not switch, its answer to the same path as plain HTTP (its
+ * Status: the pod that does not exist, the container that is not running) goes back unchanged.
+ * Throws invalid, upstream, badRequest (no server to switch: an in-process request).
  */
-export async function relayExec(
-  deps: Deps,
-  actor: Actor,
-  owner: string,
-  cluster: string,
-  rawPath: string,
+export async function relayUpgrade(
+  target: Target,
+  segments: string[],
   request: Request,
-  server: Server<unknown>,
+  server: Server<unknown> | null,
 ): Promise<Response | undefined> {
-  const origin = request.headers.get('origin')
-  if (actor.credential === 'session' && origin !== null && origin !== new URL(deps.config.publicUrl).origin)
-    throw new AppError('forbidden', ExecMessages.crossOrigin)
-  const segments = safeSegments(rawPath)
-  const url = new URL(request.url)
-  const target = await targetFor(deps, actor, owner, cluster, 'POST', segments)
-  const path = upstreamPath(target.connection, segments, url.search)
+  if (!server) throw new AppError('badRequest', UpgradeRelayMessages.notUpgraded)
+  const path = upstreamPath(target.connection, segments, new URL(request.url).search)
   const offered = (request.headers.get('sec-websocket-protocol') ?? '')
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)
   let upstream: WebSocket
   try {
-    upstream = await openMemberWebSocket(
-      deps,
-      { name: target.resolved.cluster.name, connection: target.connection },
-      path,
-      offered,
-      target.identity,
-    )
+    upstream = await target.openWebSocket(path, offered)
   } catch {
     return target.relay({
       method: 'GET',
@@ -181,7 +188,7 @@ function switchProtocols(upstream: WebSocket, request: Request, server: Server<u
   })
   if (!upgraded) {
     upstream.close()
-    throw new AppError('badRequest', ExecMessages.noUpgrade)
+    throw new AppError('badRequest', UpgradeRelayMessages.notUpgraded)
   }
   return undefined
 }

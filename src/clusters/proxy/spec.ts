@@ -1,12 +1,11 @@
 import type { Server } from 'bun'
-import type { Actor } from '../../authz/actor'
-import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { statusOf } from '../../http/errors'
+import { asksUpgrade } from '../../http/websocket-upgrade'
 import { jsonPatchDiff, type KubeObject } from '../../kube'
 import { forwardedHeaders, isStreaming, memberSearch, safeSegments, upstreamBody, upstreamPath } from './relay'
 import { GROUPS } from './schemas'
-import { relayExec, type Target, targetFor } from './service'
+import { relayUpgrade, type Target } from './service'
 
 /**
  * The spec's proxy routes (`/proxy/{group}/{version}/…`, docs/decisions.md §3b), one code path for every
@@ -133,24 +132,21 @@ async function withETag(request: Request, res: Response): Promise<Response> {
 const createdAs200 = (res: Response) => (res.status === 201 ? new Response(res.body, { status: 200, headers: res.headers }) : res)
 
 /**
- * Serves one request under `/proxy/`. `rest` is the raw (still encoded) path after `/proxy/`.
- * Throws notFound, forbidden, invalid, upstream; the member's own refusals come back unchanged.
+ * Serves one admitted request under `/proxy/`. `rest` is the raw (still encoded) path after
+ * `/proxy/`; an upgrade (exec, attach, port-forward) is relayed to the member's path of it.
+ * Throws notFound, invalid, upstream; the member's own refusals come back unchanged.
  */
 export async function proxyRequest(
-  deps: Deps,
-  actor: Actor,
-  owner: string,
-  cluster: string,
+  target: Target,
   rest: string,
   request: Request,
   parsedBody: unknown,
   server: Server<unknown> | null,
 ): Promise<Response | undefined> {
   const segments = safeSegments(rest)
-  if (segments.length === 1 && segments[0] === 'batch-delete') return batchDelete(deps, actor, owner, cluster, parsedBody)
+  if (segments.length === 1 && segments[0] === 'batch-delete') return batchDelete(target, parsedBody)
   const p = parse(segments)
-  if (p.subresource === 'exec' && server) return relayExec(deps, actor, owner, cluster, memberPath(p), request, server)
-  const target = await targetFor(deps, actor, owner, cluster, request.method, segments)
+  if (asksUpgrade(request)) return relayUpgrade(target, memberPath(p).split('/').filter(Boolean), request, server)
   try {
     return await serve(target, p, request, parsedBody)
   } catch (error) {
@@ -388,11 +384,10 @@ interface BatchEntry {
 }
 
 /** Rule 3: each entry deleted on its own; only the failures are listed, with the member's Status. Throws invalid. */
-async function batchDelete(deps: Deps, actor: Actor, owner: string, cluster: string, body: unknown): Promise<Response> {
+async function batchDelete(target: Target, body: unknown): Promise<Response> {
   const resources = (body as { resources?: unknown } | undefined)?.resources
   if (!Array.isArray(resources) || resources.length > 500)
     throw new AppError('invalid', SpecMessages.batchResources, [{ field: 'resources', message: 'must be an array of at most 500 entries' }])
-  const target = await targetFor(deps, actor, owner, cluster, 'DELETE', ['batch-delete'])
   const failed: (BatchEntry & { status: unknown })[] = []
   for (const entry of resources as BatchEntry[]) {
     const id = {
