@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../src/deps'
 import { guard } from '../../src/http/guard'
+import { registrationFixture } from '../clusters/support'
 import { makeTestApp, testRequest } from '../support/app'
 
 /**
@@ -50,6 +51,16 @@ const probes = (deps: Deps) =>
       }),
       { ofUser: 'self-or-admin' },
     )
+    .get(
+      '/clusters/:owner/:cluster',
+      (context) => ({
+        me: context.me.user.name,
+        cluster: `${context.cluster.owner.name}/${context.cluster.cluster.name} ${context.cluster.access}`,
+        // @ts-expect-error a cluster route has no org `scope`
+        scope: context.scope ?? null,
+      }),
+      { inCluster: 'read' },
+    )
 
 describe('guard kinds', () => {
   const world = async () => {
@@ -61,6 +72,13 @@ describe('guard kinds', () => {
       const res = await app.handle(testRequest('http://localhost', 'GET', path, { token }))
       return { status: res.status, body: res.status === 200 ? await res.json() : undefined }
     }
+    await registrationFixture(t, alice.user, 'dev', {
+      server: 'https://127.0.0.1:9',
+      caData: '',
+      tlsServerName: '',
+      insecureSkipTlsVerify: false,
+      credential: { token: 'never-used' },
+    })
     return { alice, get }
   }
 
@@ -91,11 +109,22 @@ describe('guard kinds', () => {
     expect(await get('/probe/users/ALICE/own', alice.token)).toEqual({ status: 200, body: { me: 'alice', target: 'alice', scope: null } })
   })
 
+  test('a cluster route gets me and the cluster with the access the caller holds, and no scope', async () => {
+    const { alice, get } = await world()
+    expect(await get('/probe/clusters/Alice/DEV', alice.token)).toEqual({
+      status: 200,
+      body: { me: 'alice', cluster: 'alice/dev manage', scope: null },
+    })
+  })
+
   test('a route declaring two kinds is refused when the app is built, whichever comes first', async () => {
     const t = await makeTestApp()
     const build = (hook: Record<string, unknown>) => () => new Elysia().use(guard(t.deps)).get('/twice', () => 'never', hook)
     expect(build({ public: true, signedIn: 'signed-in' })).toThrow('a route declares one of')
     expect(build({ inOrg: 'org-member', ofUser: 'self-or-admin' })).toThrow('a route declares one of')
     expect(build({ signedIn: 'signed-in' })).not.toThrow()
+    // The cluster kind checks the token scope by its verb: a method-based scope beside it would contradict it.
+    expect(build({ inCluster: 'read', scope: 'cluster' })).toThrow('has the cluster scope already')
+    expect(build({ scope: 'cluster', inCluster: 'read' })).toThrow('has the cluster scope already')
   })
 })
