@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import YAML from 'yaml'
-import type { Actor } from '../authz/actor'
+import { type Actor, scopesAllow } from '../authz/actor'
 import type { OrgScope } from '../authz/authorize'
 import { accessAllows, type ClusterScope } from '../authz/clusters'
 import { type Deps, runtimeSlot } from '../deps'
@@ -247,8 +247,11 @@ export async function removeCluster(deps: Deps, probes: StatusProbes, { cluster 
 
 /**
  * A kubeconfig reaching the cluster through the platform's native passthrough, with a new access
- * token of the caller (write:cluster, or read:cluster when `readonly`), shown only here. A caller
- * with read access must ask for a read-only one. Throws forbidden.
+ * token of the caller (write:cluster, or read:cluster when `readonly`), shown only here. Its token
+ * never holds more than the caller's own credential nor their access to the cluster: a caller who
+ * may only read (a read team, a read:cluster token) must ask for a read-only one, and is refused
+ * rather than handed one silently, so a kubeconfig never fails later for a reason it did not say.
+ * Throws forbidden.
  */
 export async function kubeconfigFor(
   deps: Deps,
@@ -257,6 +260,7 @@ export async function kubeconfigFor(
   readonly: boolean,
 ): Promise<string> {
   if (!readonly && !accessAllows(access, 'write')) throw new AppError('forbidden', AccessMessages.needsWrite)
+  if (!readonly && !scopesAllow(actor.scopes, 'write', 'cluster')) throw new AppError('forbidden', KubeconfigMessages.readOnlyCredential)
   const prefix = `kubeconfig-${owner.name}-${cluster.name}`
   let n = 1
   while (await findTokenOfUserByName(deps.db.read, actor.user.id, `${prefix}-${n}`)) n++
@@ -279,6 +283,11 @@ export async function kubeconfigFor(
     'current-context': contextName,
   })
 }
+
+export const KubeconfigMessages = {
+  readOnlyCredential:
+    'a read-only credential gets a read-only kubeconfig: ask with ?readonly=true, or sign in with a credential that may write to clusters',
+} as const
 
 /** When the platform serves TLS itself: the CA kubectl must trust (the configured CA, else the certificate). */
 function platformCa(deps: Deps): { 'certificate-authority-data'?: string } {
