@@ -23,7 +23,10 @@ const FORWARDED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'x-stream-protocol-version',
 ])
 
-/** Response headers passed back; the cluster's cookies, auth challenges and hop-by-hop headers are not. */
+/**
+ * Response headers passed back; the cluster's cookies, auth challenges, hop-by-hop headers and
+ * its own say on how a browser treats the answer (CONFINED decides that) are not.
+ */
 const RELAYED_RESPONSE_HEADERS = [
   'content-type',
   'content-encoding',
@@ -34,8 +37,40 @@ const RELAYED_RESPONSE_HEADERS = [
   'audit-id',
   'x-kubernetes-pf-flowschema-uid',
   'x-kubernetes-pf-prioritylevel-uid',
-  'x-content-type-options',
 ] as const
+
+/**
+ * What every proxied answer carries, whatever the member sent: anyone may register a cluster they
+ * control and send a link to it, and nothing it answers may run as a page on the platform's
+ * origin (with the signed-in user's cookie). No resource loads, no script runs, the page is a
+ * sandbox of its own origin, and the browser takes the declared type at its word.
+ */
+export const CONFINED: Readonly<Record<string, string>> = {
+  'content-security-policy': "default-src 'none'; sandbox",
+  'x-content-type-options': 'nosniff',
+}
+
+/** Media types a browser shows as data, never renders as a page: JSON, YAML, protobuf, plain text (Kubernetes' watch and stream types are these with parameters). */
+const DATA_TYPES: ReadonlySet<string> = new Set([
+  'application/json',
+  'application/yaml',
+  'application/x-yaml',
+  'text/yaml',
+  'text/x-yaml',
+  'application/protobuf',
+  'application/x-protobuf',
+  'application/vnd.kubernetes.protobuf',
+  'text/plain',
+])
+const DATA_SUFFIX = /\+(?:json|yaml|protobuf)$/
+
+/** True when `contentType` (the header's value) names data; an answer without a type is no data a browser may guess at. */
+function isData(contentType: string | null): boolean {
+  if (!contentType) return false
+  const semicolon = contentType.indexOf(';')
+  const media = (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase()
+  return DATA_TYPES.has(media) || DATA_SUFFIX.test(media)
+}
 
 export const RelayMessages = {
   badSegment: (segment: string, why: string) => `invalid path segment ${JSON.stringify(segment)}: ${why}`,
@@ -206,14 +241,19 @@ function endingWhenCut(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8
   })
 }
 
-/** The allow-listed response headers of a member's answer (a fetch Headers or the kept-alive client's record). */
+/**
+ * The allow-listed response headers of a member's answer (a fetch Headers or the kept-alive
+ * client's record), confined (CONFINED); an answer that is not data (a page, an image, a script,
+ * no type at all) is a download (`Content-Disposition: attachment`), never shown inline.
+ */
 function relayedHeaders(from: Headers | Record<string, string>): Record<string, string> {
-  const headers: Record<string, string> = {}
+  const headers: Record<string, string> = { ...CONFINED }
   const get = from instanceof Headers ? (name: string) => from.get(name) : (name: string) => from[name] ?? null
   for (const name of RELAYED_RESPONSE_HEADERS) {
     const value = get(name)
     if (value !== null) headers[name] = value
   }
+  if (!isData(headers['content-type'] ?? null)) headers['content-disposition'] = 'attachment'
   return headers
 }
 

@@ -3,7 +3,7 @@ import { AppError } from '../../errors'
 import { statusOf } from '../../http/errors'
 import { asksUpgrade } from '../../http/websocket-upgrade'
 import { jsonPatchDiff, type KubeObject } from '../../kube'
-import { forwardedHeaders, isStreaming, memberSearch, safeSegments, upstreamBody, upstreamPath } from './relay'
+import { CONFINED, forwardedHeaders, isStreaming, memberSearch, safeSegments, upstreamBody, upstreamPath } from './relay'
 import { GROUPS } from './schemas'
 import { relayUpgrade, type Target } from './service'
 
@@ -107,8 +107,9 @@ class AnswerError extends Error {
   }
 }
 
+/** A composite route's own answer, confined as every relayed one (relay.ts CONFINED). */
 const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...CONFINED } })
 
 /** Buffers a GET answer and gives it a strong ETag of its exact bytes; a matching If-None-Match is 304 with no body. */
 async function withETag(request: Request, res: Response): Promise<Response> {
