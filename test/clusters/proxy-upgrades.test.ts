@@ -207,3 +207,34 @@ async function execOutput(l: Lab, path: string, token: string): Promise<string> 
   })
   return out
 }
+
+describe("the member's refusal of an exec passes through (30.5)", () => {
+  /** The answer to a WebSocket exec upgrade on `path` by alice (the member will not switch). */
+  const refused = async (l: Lab, path: string) => {
+    const res = await fetch(`${l.base}${path}`, { headers: { authorization: `token ${l.alice.token}`, ...UPGRADE } })
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+  }
+
+  test("exec on a pod that does not exist → the member's 404 and its Status, on both families", async () => {
+    const l = await lab()
+    for (const family of ['k8s/api/v1', 'proxy/core/v1']) {
+      const { status, body } = await refused(l, `/api/v1/clusters/alice/dev/${family}/namespaces/demo/pods/absent/exec?${EXEC_QUERY}`)
+      expect(status).toBe(404)
+      expect(body).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, message: 'pods "absent" not found' })
+    }
+  })
+
+  test("exec the member finds invalid (no command, a container the pod does not have) → the member's 400 and its Status", async () => {
+    const l = await lab()
+    const base = `/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/pods/${l.pod}/exec`
+    const noCommand = await refused(l, `${base}?stdout=true`)
+    expect(noCommand).toMatchObject({
+      status: 400,
+      body: { kind: 'Status', message: 'you must specify at least one command for the container' },
+    })
+    const noContainer = await refused(l, `${base}?${EXEC_QUERY}&container=nope`)
+    expect(noContainer.status).toBe(400)
+    expect(noContainer.body).toMatchObject({ kind: 'Status', reason: 'BadRequest' })
+    expect(String(noContainer.body.message)).toContain('nope')
+  })
+})

@@ -122,8 +122,10 @@ const MAX_PENDING_FRAMES = 1024
  * Relays an admitted upgrade (exec, attach, port-forward: `admitInCluster` with the `exec` verb
  * checked the caller, the handshake and its origin) to `segments` of the member: the member is
  * asked first with the protocols the client offered, and the client is switched to the one the
- * member chose. When the member will not switch, its answer to the same path as plain HTTP (its
- * Status: the pod that does not exist, the container that is not running) goes back unchanged.
+ * member chose. When the member will not switch (Bun's client does not show why), the same request
+ * as plain HTTP asks again: the apiserver checks the pod, the container and the options before it
+ * requires an upgrade, so its refusal (a 404 for a pod that does not exist, a 400 Status naming the
+ * bad option) goes back unchanged.
  * Throws invalid, upstream, badRequest (no server to switch: an in-process request).
  */
 export async function relayUpgrade(

@@ -102,9 +102,11 @@ function log({ ctx, req, url, info, r, server }: Call): Response {
   return podLogs(ctx.registry, r, info, url.searchParams, { intervalMs: ctx.logIntervalMs, now: ctx.clock }, ctx.outputs, req.signal)
 }
 
+/**
+ * pods/exec as the apiserver serves it: the pod, the container and the options are checked before
+ * the upgrade is required (a missing pod is 404 with or without one), then the WebSocket opens.
+ */
 function exec({ ctx, req, url, info, r, server }: Call): Response | undefined {
-  const upgrade = (req.headers.get('upgrade') ?? '').toLowerCase()
-  if (upgrade !== 'websocket') throw kubeStatus.badRequest('Upgrade request required')
   const pod = ctx.registry.get(r, info.namespace, info.name)
   const offered = (req.headers.get('sec-websocket-protocol') ?? '')
     .split(',')
@@ -117,6 +119,7 @@ function exec({ ctx, req, url, info, r, server }: Call): Response | undefined {
     ctx.execStartDelayMs,
     serviceResolver(ctx.registry, info.namespace),
   )
+  if ((req.headers.get('upgrade') ?? '').toLowerCase() !== 'websocket') throw kubeStatus.badRequest('Upgrade request required')
   // Bun echoes the client's first offer unless told otherwise, so the choice is always explicit.
   const headers = protocol ? { 'Sec-WebSocket-Protocol': protocol } : undefined
   if (server.upgrade(req, { data: session, headers })) return undefined
