@@ -89,6 +89,60 @@ describe('proxy CRUD, generic over group/version/resource', () => {
     expect((await res.json()).data).toEqual({ a: '1', b: '2' })
   })
 
+  test("a JSON patch goes to the member as sent (30.6): its test and replace apply; a failing test is the member's 422", async () => {
+    const l = await importedCluster(member)
+    const name = unique()
+    await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name }, data: { a: '1' } })
+    const path = `/core/v1/namespaces/demo/configmaps/${name}`
+    const type = { 'content-type': 'application/json-patch+json' }
+    const applied = await send(
+      l,
+      'PATCH',
+      path,
+      [
+        { op: 'test', path: '/data/a', value: '1' },
+        { op: 'replace', path: '/data/a', value: '2' },
+      ],
+      type,
+    )
+    expect(applied.status).toBe(200)
+    expect((await applied.json()).data).toEqual({ a: '2' })
+    const stale = await send(l, 'PATCH', path, [{ op: 'test', path: '/data/a', value: '1' }], type)
+    expect(stale.status).toBe(422)
+    expect(await stale.json()).toMatchObject({ kind: 'Status', reason: 'Invalid' })
+  })
+
+  test('a strategic merge patch goes to the member as sent: one container of a Deployment changes, the others stay', async () => {
+    const l = await importedCluster(member)
+    const path = '/apps/v1/namespaces/demo/deployments/web'
+    const before = await (await send(l, 'GET', path)).json()
+    const [first, ...others] = before.spec.template.spec.containers as { name: string; image: string }[]
+    const res = await send(
+      l,
+      'PATCH',
+      path,
+      { spec: { template: { spec: { containers: [{ name: first!.name, image: 'nginx:1.99' }] } } } },
+      { 'content-type': 'application/strategic-merge-patch+json' },
+    )
+    expect(res.status).toBe(200)
+    const containers = (await res.json()).spec.template.spec.containers as { name: string; image: string }[]
+    expect(containers.map((c) => [c.name, c.image])).toEqual([[first!.name, 'nginx:1.99'], ...others.map((c) => [c.name, c.image])])
+  })
+
+  test('a server-side apply (YAML) goes to the member as sent: the object is created from the YAML', async () => {
+    const l = await importedCluster(member)
+    const name = unique()
+    const res = await send(
+      l,
+      'PATCH',
+      `/core/v1/namespaces/demo/configmaps/${name}?fieldManager=tests`,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: demo\ndata:\n  applied: "yes"\n`,
+      { 'content-type': 'application/apply-patch+yaml' },
+    )
+    expect(res.status).toBe(201)
+    expect((await res.json()).data).toEqual({ applied: 'yes' })
+  })
+
   test('convertToTable=true answers a Table', async () => {
     const l = await importedCluster(member)
     const res = await send(l, 'GET', '/core/v1/namespaces/demo/pods?convertToTable=true')

@@ -64,11 +64,16 @@ const DATA_TYPES: ReadonlySet<string> = new Set([
 ])
 const DATA_SUFFIX = /\+(?:json|yaml|protobuf)$/
 
+/** The media type of a Content-Type value, without its parameters, lower-case; '' for none. */
+export function mediaTypeOf(contentType: string | null): string {
+  if (!contentType) return ''
+  const semicolon = contentType.indexOf(';')
+  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase()
+}
+
 /** True when `contentType` (the header's value) names data; an answer without a type is no data a browser may guess at. */
 function isData(contentType: string | null): boolean {
-  if (!contentType) return false
-  const semicolon = contentType.indexOf(';')
-  const media = (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase()
+  const media = mediaTypeOf(contentType)
   return DATA_TYPES.has(media) || DATA_SUFFIX.test(media)
 }
 

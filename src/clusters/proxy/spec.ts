@@ -3,7 +3,7 @@ import { AppError } from '../../errors'
 import { statusOf } from '../../http/errors'
 import { asksUpgrade } from '../../http/websocket-upgrade'
 import { jsonPatchDiff, type KubeObject } from '../../kube'
-import { CONFINED, forwardedHeaders, isStreaming, memberSearch, safeSegments, upstreamBody, upstreamPath } from './relay'
+import { CONFINED, forwardedHeaders, isStreaming, mediaTypeOf, memberSearch, safeSegments, upstreamBody, upstreamPath } from './relay'
 import { GROUPS } from './schemas'
 import { relayUpgrade, type Target } from './service'
 
@@ -179,7 +179,8 @@ async function serve(target: Target, p: Parsed, request: Request, parsedBody: un
   if (request.method === 'GET' && p.name && p.subresource === 'metrics')
     return withETag(request, json(await memberJson(target, metricsPath(p))))
   if (request.method === 'PUT' && p.subresource === 'scale') return json(await scaleTo(target, p, parsedBody))
-  if (request.method === 'PATCH' && /^application\/json\b/i.test(request.headers.get('content-type') ?? ''))
+  // Only plain JSON is a desired object; JSON, merge and strategic merge patches and apply go as sent.
+  if (request.method === 'PATCH' && mediaTypeOf(request.headers.get('content-type')) === 'application/json')
     return json(await patchToDesired(target, p, parsedBody))
   const path = upstreamPath(target.connection, memberPath(p).split('/').filter(Boolean), search)
   const streaming = isStreaming(request.method, [p.subresource], url.searchParams)
