@@ -198,22 +198,26 @@ const fmt = (f: Measured, proxied = true) =>
 console.log(
   `wrk -t2 -c${values.connections} -d${values.duration}s per target, same machine, one run (2 cores shared by wrk, the proxy and the member)`,
 )
-const cases: [string, string][] = [
-  ['GET one object', '/api/v1/namespaces/bench/configmaps/cm-7'],
-  ['GET a 500-item list', '/api/v1/namespaces/bench/configmaps'],
+// Each case: the member's path, and the same object on the spec's route (…/proxy/{group}/{version}/…), which adds an ETag.
+const cases: [string, string, string][] = [
+  ['GET one object', '/api/v1/namespaces/bench/configmaps/cm-7', '/core/v1/namespaces/bench/configmaps/cm-7'],
+  ['GET a 500-item list', '/api/v1/namespaces/bench/configmaps', '/core/v1/namespaces/bench/configmaps'],
 ]
-for (const [name, path] of cases) {
+const spec = `http://127.0.0.1:${platformPort}/api/v1/clusters/admin/dev/proxy`
+for (const [name, path, specPath] of cases) {
   const direct = await measureCpu(`${member.url}${path}`, asMember, () => [])
   const proxy = await measureCpu(`${ours}${path}`, { authorization: `token ${token}` }, () => [platform.pid])
+  const specFig = await measureCpu(`${spec}${specPath}`, { authorization: `token ${token}` }, () => [platform.pid])
   const nginxFig = await measureCpu(`${viaNginx}${path}`, {}, nginxPids)
   const bareFig = await measureCpu(`http://127.0.0.1:${barePort}${path}`, {}, () => [bare.pid])
   console.log(`\n${name}`)
   console.log(`  direct to the member  ${fmt(direct, false)}`)
   console.log(`  through our proxy     ${fmt(proxy)}`)
+  console.log(`  our spec route (ETag) ${fmt(specFig)}`)
   console.log(`  through nginx         ${fmt(nginxFig)}`)
   console.log(`  bare Bun relay        ${fmt(bareFig)}   (the floor: same client, no checks)`)
   console.log(
-    `  ours / nginx: ${(proxy.rps / nginxFig.rps).toFixed(2)}x req/s (bare Bun relay / nginx: ${(bareFig.rps / nginxFig.rps).toFixed(2)}x); added p50 over direct: ours ${(proxy.p50 - direct.p50).toFixed(2)} ms, nginx ${(nginxFig.p50 - direct.p50).toFixed(2)} ms`,
+    `  ours / nginx: ${(proxy.rps / nginxFig.rps).toFixed(2)}x req/s, spec route / nginx ${(specFig.rps / nginxFig.rps).toFixed(2)}x (bare Bun relay / nginx: ${(bareFig.rps / nginxFig.rps).toFixed(2)}x); added p50 over direct: ours ${(proxy.p50 - direct.p50).toFixed(2)} ms, nginx ${(nginxFig.p50 - direct.p50).toFixed(2)} ms`,
   )
 }
 

@@ -25,6 +25,21 @@ describe('proxy CRUD, generic over group/version/resource', () => {
     expect(await again.text()).toBe('')
   })
 
+  test("an object's ETag is the same for the same bytes and changes with them: an old one → 200 with the new object", async () => {
+    const l = await importedCluster(member)
+    const name = unique()
+    await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name }, data: { a: '1' } })
+    const path = `/core/v1/namespaces/demo/configmaps/${name}`
+    const first = (await send(l, 'GET', path)).headers.get('etag')!
+    expect((await send(l, 'GET', path)).headers.get('etag')).toBe(first)
+    expect((await send(l, 'GET', path, undefined, { 'if-none-match': `"x", W/${first}` })).status).toBe(304)
+    await send(l, 'PATCH', path, { data: { a: '2' } }, { 'content-type': 'application/merge-patch+json' })
+    const changed = await send(l, 'GET', path, undefined, { 'if-none-match': first })
+    expect(changed.status).toBe(200)
+    expect((await changed.json()).data).toEqual({ a: '2' })
+    expect(changed.headers.get('etag')).not.toBe(first)
+  })
+
   test('a cluster-scoped list and a named group (apps/v1)', async () => {
     const l = await importedCluster(member)
     expect((await (await send(l, 'GET', '/core/v1/namespaces')).json()).kind).toBe('NamespaceList')
