@@ -5,7 +5,7 @@ import { mintToken } from '../../src/identity/tokens/service'
 import { startEmulator } from '../../src/kube-emulator'
 import { makeOrg } from '../orgs/support'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
-import { registrationFixture } from './support'
+import { registrationFixture, WEBSOCKET_UPGRADE } from './support'
 
 // The cluster tier as a table: every kind of caller against every kind of route that names a
 // cluster, proven against the member's own request log (a refusal never reaches it).
@@ -77,14 +77,6 @@ async function world(): Promise<World> {
   }
 }
 
-const UPGRADE = {
-  upgrade: 'websocket',
-  connection: 'Upgrade',
-  'sec-websocket-version': '13',
-  'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
-  'sec-websocket-protocol': 'v5.channel.k8s.io',
-}
-
 /** One route of the tier: a request, and whether it is the kind that reaches the member when admitted. */
 interface Operation {
   name: string
@@ -123,7 +115,7 @@ const OPERATIONS: Operation[] = [
     name: 'exec (a pod that does not exist)',
     method: 'GET',
     path: '/api/v1/clusters/acme/prod/k8s/api/v1/namespaces/demo/pods/absent/exec?command=id&stdout=true',
-    headers: UPGRADE,
+    headers: WEBSOCKET_UPGRADE,
   },
   { name: 'remove the registration', method: 'DELETE', path: '/api/v1/clustersv2/acme/prod' },
 ]

@@ -5,6 +5,7 @@ import { mintToken } from '../../src/identity/tokens/service'
 import { startEmulator } from '../../src/kube-emulator'
 import { makeOrg } from '../orgs/support'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
+import { WEBSOCKET_UPGRADE } from './support'
 
 // Who may exec, attach and port-forward, and what the platform sends the member before it knows.
 // The member records every request that reaches it: a refusal must leave its log untouched.
@@ -48,14 +49,6 @@ async function kubeconfigToken(t: TestApp, who: TestUser, path: string, query = 
   return (YAML.parse(await res.text()) as { users: { user: { token: string } }[] }).users[0]!.user.token
 }
 
-const UPGRADE = {
-  upgrade: 'websocket',
-  connection: 'Upgrade',
-  'sec-websocket-version': '13',
-  'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
-  'sec-websocket-protocol': 'v5.channel.k8s.io',
-}
-
 const EXEC_QUERY = 'command=id&stdout=true'
 
 /** The paths of one pod's upgrade subresources on both path families. */
@@ -77,8 +70,13 @@ const otherUpgrades = (cluster: string, pod: string) => [
 ]
 
 /** Sends `path` as a WebSocket upgrade (or, with `headers` replacing them, as anything else) and reports the status. */
-const ask = async (l: Lab, path: string, credential: Record<string, string>, headers: Record<string, string> = UPGRADE, method = 'GET') =>
-  (await fetch(`${l.base}${path}`, { method, headers: { ...credential, ...headers } })).status
+const ask = async (
+  l: Lab,
+  path: string,
+  credential: Record<string, string>,
+  headers: Record<string, string> = WEBSOCKET_UPGRADE,
+  method = 'GET',
+) => (await fetch(`${l.base}${path}`, { method, headers: { ...credential, ...headers } })).status
 
 /** Runs `fn` and answers what reached the member meanwhile. */
 async function memberSaw(fn: () => Promise<unknown>): Promise<string[]> {
@@ -172,13 +170,13 @@ describe('only a WebSocket upgrade reaches an exec (24.4)', () => {
   test('anything but a valid WebSocket upgrade to an upgrade subresource → 400 before the member (token callers too)', async () => {
     const l = await lab()
     const credential = { authorization: `token ${l.alice.token}` }
-    const { 'sec-websocket-key': _key, ...noKey } = UPGRADE
+    const { 'sec-websocket-key': _key, ...noKey } = WEBSOCKET_UPGRADE
     const cases: [string, Record<string, string>, string][] = [
       ['no upgrade at all', {}, 'GET'],
       ["kubectl's SPDY fallback", { upgrade: 'SPDY/3.1', connection: 'Upgrade', 'x-stream-protocol-version': 'v4.channel.k8s.io' }, 'POST'],
       ['a WebSocket upgrade without its key', noKey, 'GET'],
-      ['a WebSocket upgrade of another version', { ...UPGRADE, 'sec-websocket-version': '8' }, 'GET'],
-      ['a POST WebSocket upgrade', UPGRADE, 'POST'],
+      ['a WebSocket upgrade of another version', { ...WEBSOCKET_UPGRADE, 'sec-websocket-version': '8' }, 'GET'],
+      ['a POST WebSocket upgrade', WEBSOCKET_UPGRADE, 'POST'],
     ]
     const reached = await memberSaw(async () => {
       for (const path of upgradePaths('alice/dev', l.pod))
@@ -211,7 +209,7 @@ async function execOutput(l: Lab, path: string, token: string): Promise<string> 
 describe("the member's refusal of an exec passes through (30.5)", () => {
   /** The answer to a WebSocket exec upgrade on `path` by alice (the member will not switch). */
   const refused = async (l: Lab, path: string) => {
-    const res = await fetch(`${l.base}${path}`, { headers: { authorization: `token ${l.alice.token}`, ...UPGRADE } })
+    const res = await fetch(`${l.base}${path}`, { headers: { authorization: `token ${l.alice.token}`, ...WEBSOCKET_UPGRADE } })
     return { status: res.status, body: (await res.json()) as Record<string, unknown> }
   }
 

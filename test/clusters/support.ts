@@ -102,3 +102,22 @@ export class LabNetwork implements Network {
     return this
   }
 }
+
+/** A cluster registered at an address where nothing listens: for routes that check the registration and never reach it. */
+export const deadRegistrationFixture = (t: TestApp, owner: UserRow, name: string) =>
+  registrationFixture(t, owner, name, {
+    server: 'https://127.0.0.1:9',
+    caData: '',
+    tlsServerName: '',
+    insecureSkipTlsVerify: false,
+    credential: { token: 'never-used' },
+  })
+
+/** The headers of a valid WebSocket opening handshake (RFC 6455 §4.1) asking for Kubernetes' v5 stream protocol. */
+export const WEBSOCKET_UPGRADE: Readonly<Record<string, string>> = {
+  upgrade: 'websocket',
+  connection: 'Upgrade',
+  'sec-websocket-version': '13',
+  'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+  'sec-websocket-protocol': 'v5.channel.k8s.io',
+}

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../src/deps'
 import { guard } from '../../src/http/guard'
-import { registrationFixture } from '../clusters/support'
+import { deadRegistrationFixture } from '../clusters/support'
 import { makeTestApp, testRequest } from '../support/app'
 
 /**
@@ -72,13 +72,7 @@ describe('guard kinds', () => {
       const res = await app.handle(testRequest('http://localhost', 'GET', path, { token }))
       return { status: res.status, body: res.status === 200 ? await res.json() : undefined }
     }
-    await registrationFixture(t, alice.user, 'dev', {
-      server: 'https://127.0.0.1:9',
-      caData: '',
-      tlsServerName: '',
-      insecureSkipTlsVerify: false,
-      credential: { token: 'never-used' },
-    })
+    await deadRegistrationFixture(t, alice.user, 'dev')
     return { alice, get }
   }
 

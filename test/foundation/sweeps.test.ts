@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { generate } from 'otplib'
 import { startSession } from '../../src/identity/sessions/service'
-import { registrationFixture } from '../clusters/support'
+import { deadRegistrationFixture } from '../clusters/support'
 import { basic, makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 
 /** Cross-cutting table tests over `app.routes`: ids, bodies and secrets, for every route at once. */
@@ -100,13 +100,7 @@ describe('bad bodies', () => {
     const admin = await t.admin()
     // Org and cluster routes check the org (and team) or the cluster before the body: give them real ones.
     expect((await t.as(admin).send('POST', '/api/v1/orgs', { username: 'acme' })).status).toBe(201)
-    await registrationFixture(t, admin.user, '1', {
-      server: 'https://127.0.0.1:9',
-      caData: '',
-      tlsServerName: '',
-      insecureSkipTlsVerify: false,
-      credential: { token: 'never-used' },
-    })
+    await deadRegistrationFixture(t, admin.user, '1')
     const [owners] = await (await t.as(admin).get('/api/v1/orgs/acme/teams')).json()
     const outcomes: string[] = []
     for (const route of bodyRoutes(t).filter((r) => !r.path.startsWith('/login/oauth/access_token'))) {
