@@ -3,10 +3,10 @@ import ipaddr from 'ipaddr.js'
 import { buildStamp } from './assets'
 
 /** Deployment modes register or omit whole route groups (docs/decisions.md §1). */
-export type DeploymentMode = 'hosted' | 'marketplace' | 'billing'
-export type RunMode = 'dev' | 'prod'
+type DeploymentMode = 'hosted' | 'marketplace' | 'billing'
+type RunMode = 'dev' | 'prod'
 
-export interface AdminSeed {
+interface AdminSeed {
   username: string
   /** Undefined: generate one and print it once on first start. */
   password: string | undefined
@@ -82,7 +82,7 @@ export interface ChartSourceSeed {
   insecureSkipTLSVerify?: boolean
 }
 
-export interface OrdersConfig {
+interface OrdersConfig {
   chartSources: ChartSourceSeed[]
   /** Loopback and private chart sources are allowed (tests, labs); metadata addresses never. */
   allowPrivateRegistries: boolean
@@ -258,7 +258,7 @@ export function decodeKey(text: string): Uint8Array | undefined {
 export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number]
 
 /** Parses `PLATFORM_TRUSTED_PROXIES`-style text (comma-separated CIDRs or single addresses); `bad` names the first entry that is neither. */
-export function parseCidrList(text: string): { cidrs: Cidr[] } | { bad: string } {
+function parseCidrList(text: string): { cidrs: Cidr[] } | { bad: string } {
   const cidrs: Cidr[] = []
   for (const entry of text
     .split(',')

@@ -34,7 +34,7 @@ export interface Deps {
 }
 
 /** A cookie set beside the session cookie at sign-in, by an area identity does not import. */
-export interface CompanionCookie {
+interface CompanionCookie {
   name: string
   maxAgeSeconds: number
   /** The value for `uid`, or undefined when there is none to give (no message bus configured). */

@@ -4,7 +4,7 @@ import { AppError } from '../errors'
 type UserRow = typeof users.$inferSelect
 
 /** How the caller proved who they are; decides CSRF, scopes and the Basic-only routes. */
-export type CredentialKind = 'token' | 'basic-password' | 'basic-token' | 'session' | 'oauth'
+type CredentialKind = 'token' | 'basic-password' | 'basic-token' | 'session' | 'oauth'
 
 /** Token scope categories (docs/decisions.md §1); `read:X` is implied by `write:X`. */
 export type ScopeCategory = 'user' | 'organization' | 'cluster' | 'admin'

@@ -270,7 +270,7 @@ async function loadOrgScope(
  * Who may create organizations (docs/decisions.md §2): site admins always; others unless the site turned
  * it off (`allowRegularOrgCreation`) or their own `allowCreateOrganization` flag is off.
  */
-export function mayCreateOrgs(config: Config, user: UserRow): boolean {
+function mayCreateOrgs(config: Config, user: UserRow): boolean {
   return user.isAdmin || (config.allowRegularOrgCreation && user.allowCreateOrganization)
 }
 
@@ -278,7 +278,7 @@ export function mayCreateOrgs(config: Config, user: UserRow): boolean {
  * Gitea's visibility (docs/decisions.md §1): public orgs to everyone, limited ones to signed-in users,
  * private ones to members and site admins.
  */
-export function orgVisibleTo(org: UserRow, actor: Actor | undefined, role: OrgRole | undefined): boolean {
+function orgVisibleTo(org: UserRow, actor: Actor | undefined, role: OrgRole | undefined): boolean {
   if (org.visibility === VISIBILITY.public) return true
   if (!actor) return false
   if (org.visibility === VISIBILITY.limited || actor.user.isAdmin) return true

@@ -28,12 +28,12 @@ export const ORG_PERMISSIONS = [
   // Not in the contract: who may send usage events for an org (docs/decisions.md §5a: owners and admins).
   'send:usage-events',
 ] as const
-export type OrgPermission = (typeof ORG_PERMISSIONS)[number]
+type OrgPermission = (typeof ORG_PERMISSIONS)[number]
 
 /** Permissions that exist only site-wide, never through an org role. */
 // `create:org-system-admin` is asked in an org's scope, so an org hidden from the caller stays 404.
-export const SITE_PERMISSIONS = ['view_usage_analytics:site_admin', 'admin:chart-source', 'create:org-system-admin'] as const
-export type SitePermission = (typeof SITE_PERMISSIONS)[number]
+const SITE_PERMISSIONS = ['view_usage_analytics:site_admin', 'admin:chart-source', 'create:org-system-admin'] as const
+type SitePermission = (typeof SITE_PERMISSIONS)[number]
 
 export type PermissionString = OrgPermission | SitePermission
 export const PERMISSION_STRINGS: readonly PermissionString[] = [...ORG_PERMISSIONS, ...SITE_PERMISSIONS]
@@ -47,7 +47,7 @@ export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'site-admin']
  * may not delete it, manage membership (`admin:org`), revoke credentials or change how members
  * sign in; members may see the avatar.
  */
-export const ROLE_PERMISSIONS = {
+const ROLE_PERMISSIONS = {
   owner: ORG_PERMISSIONS,
   admin: [
     'edit:org',

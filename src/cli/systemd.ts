@@ -16,7 +16,7 @@ const systemdWord = (word: string) => (/^[\w/.+-]+$/.test(word) ? word : `"${wor
  * after a crash but not after a configuration error (exit 2). Namespaces stay allowed: Helm renders
  * run in a network namespace of their own.
  */
-export const unitFile = (exec: string[]) => `# platform-api as a systemd service; see docs/operations.md ("Service").
+const unitFile = (exec: string[]) => `# platform-api as a systemd service; see docs/operations.md ("Service").
 # Settings (PLATFORM_PUBLIC_URL, PLATFORM_TRUSTED_PROXIES, PLATFORM_METRICS_TOKEN, ...) go into
 # /etc/platform-api/env, one NAME=value a line, readable by root alone.
 [Unit]

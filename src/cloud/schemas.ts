@@ -9,7 +9,7 @@ const secret = (description: string) =>
     }),
   )
 
-export const AwsBlock = t.Object(
+const AwsBlock = t.Object(
   {
     accessKeyID: text('Access key id'),
     secretAccessKey: secret('Secret access key'),
@@ -19,7 +19,7 @@ export const AwsBlock = t.Object(
   { description: 'Amazon Web Services or an S3-compatible store' },
 )
 
-export const GoogleCloudBlock = t.Object(
+const GoogleCloudBlock = t.Object(
   {
     projectID: text('Project whose buckets are listed'),
     serviceAccount: secret('The service-account key file (JSON) as a string; its private_key is the secret part'),
@@ -27,7 +27,7 @@ export const GoogleCloudBlock = t.Object(
   { description: 'Google Cloud' },
 )
 
-export const AzureBlock = t.Object(
+const AzureBlock = t.Object(
   {
     tenantID: text('Entra ID tenant id'),
     subscriptionID: text('Subscription id'),
@@ -37,7 +37,7 @@ export const AzureBlock = t.Object(
   { description: 'Azure service principal' },
 )
 
-export const AzureStorageBlock = t.Object(
+const AzureStorageBlock = t.Object(
   {
     account: text('Storage account name'),
     key: secret('Storage account key (base64)'),
@@ -48,7 +48,7 @@ export const AzureStorageBlock = t.Object(
   { description: 'Azure Blob storage account' },
 )
 
-export const FleetManagerBlock = t.Object(
+const FleetManagerBlock = t.Object(
   {
     accessKeyID: text('Fleet manager access key'),
     secretAccessKey: secret('Fleet manager secret key'),
@@ -57,7 +57,7 @@ export const FleetManagerBlock = t.Object(
   { description: 'Fleet manager (replaces Rancher)' },
 )
 
-export const TokenBlock = t.Object({ token: secret('API token') }, { description: 'A provider API token' })
+const TokenBlock = t.Object({ token: secret('API token') }, { description: 'A provider API token' })
 
 const credentialFields = {
   name: t.String({

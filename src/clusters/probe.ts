@@ -39,7 +39,7 @@ async function countNodes(deps: Deps, member: Member, timeoutMs: number): Promis
 }
 
 /** Version and node count, in parallel. Throws upstream naming the cause. */
-export async function readVersionAndNodes(deps: Deps, member: Member, timeoutMs: number): Promise<Omit<ClusterIdentity, 'uid'>> {
+async function readVersionAndNodes(deps: Deps, member: Member, timeoutMs: number): Promise<Omit<ClusterIdentity, 'uid'>> {
   const [version, nodeCount] = await Promise.all([
     getJson<{ gitVersion?: string }>(deps, member, '/version', timeoutMs),
     countNodes(deps, member, timeoutMs),
@@ -68,7 +68,7 @@ export async function inspectCluster(deps: Deps, member: Member, timeoutMs: numb
   }
 }
 
-export interface ClusterStatus {
+interface ClusterStatus {
   phase: 'Active' | 'NotReady' | 'Unknown'
   message?: string
   lastProbeTime: string

@@ -346,7 +346,7 @@ async function describeCluster(deps: Deps, probes: StatusProbes, row: store.Clus
 }
 
 /** Ages the way kubectl prints them: 45s, 12m, 5h, 3d, 2y. */
-export function kubectlAge(ms: number): string {
+function kubectlAge(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000))
   if (s < 120) return `${s}s`
   if (s < 2 * 3600) return `${Math.floor(s / 60)}m`

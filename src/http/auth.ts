@@ -8,9 +8,9 @@ import { pathOf } from './routable-url'
 
 export const SESSION_COOKIE = 'platform_session'
 export const CSRF_COOKIE = '_csrf'
-export const CSRF_HEADER = 'x-csrf-token'
+const CSRF_HEADER = 'x-csrf-token'
 /** The TOTP code on Basic password sign-ins of enrolled users (docs/decisions.md §1); Gitea's name is the alias. */
-export const OTP_HEADERS = ['x-platform-otp', 'x-gitea-otp'] as const
+const OTP_HEADERS = ['x-platform-otp', 'x-gitea-otp'] as const
 /** Paths whose Authorization header names an OAuth2 client, not a user: the endpoint checks it itself. */
 const CLIENT_AUTHENTICATED_PATHS = new Set(['/login/oauth/access_token'])
 /**
@@ -32,7 +32,7 @@ export const SESSION_STARTING_PATHS: ReadonlySet<string> = new Set([
 export const PLATFORM_QUERY_PARAMETERS: ReadonlySet<string> = new Set(['token', 'access_token', 'sudo'])
 
 /** First match wins (docs/decisions.md §1): query token, Authorization token/bearer, Basic, session cookie. */
-export function presentedCredential(
+function presentedCredential(
   request: Request,
   query: Pick<URLSearchParams, 'get'>,
   cookies: Record<string, string | undefined>,

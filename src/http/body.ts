@@ -23,10 +23,10 @@ export interface BodyLimits {
 }
 
 /** Deeper than any Kubernetes object or API body; shallow enough that nothing recurses into a crash. */
-export const MAX_JSON_DEPTH = 128
+const MAX_JSON_DEPTH = 128
 
 /** Throws `invalid` when the JSON text nests deeper than `limit`; a linear scan, strings skipped. */
-export function checkJsonDepth(text: string, limit = MAX_JSON_DEPTH): void {
+function checkJsonDepth(text: string, limit = MAX_JSON_DEPTH): void {
   let depth = 0
   let inString = false
   for (let i = 0; i < text.length; i++) {
@@ -43,7 +43,7 @@ export function checkJsonDepth(text: string, limit = MAX_JSON_DEPTH): void {
 }
 
 /** Parses a JSON body under the depth cap; empty text is no body, bad JSON is `invalid`. */
-export function parseJson(text: string): unknown {
+function parseJson(text: string): unknown {
   if (text.trim() === '') return undefined
   checkJsonDepth(text)
   try {

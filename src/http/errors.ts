@@ -35,7 +35,7 @@ export interface ErrorBody {
 }
 
 /** The error body; `docsUrl` points at the OpenAPI document. */
-export function errorBody(message: string, docsUrl: string, fields: FieldError[] = []): ErrorBody {
+function errorBody(message: string, docsUrl: string, fields: FieldError[] = []): ErrorBody {
   const body: ErrorBody = { message, url: docsUrl }
   if (fields.length > 0) body.errors = fields
   return body
@@ -82,7 +82,7 @@ function allowedValuesOf(issue: unknown): string | undefined {
 }
 
 /** Field errors of an Elysia validation failure, without the schema it would otherwise echo. */
-export function fieldsOf(error: Readonly<ValidationError>): FieldError[] {
+function fieldsOf(error: Readonly<ValidationError>): FieldError[] {
   const seen = new Set<string>()
   const fields: FieldError[] = []
   for (const issue of error.all) {

@@ -29,7 +29,7 @@ export interface Metrics {
   msgbusConnected: Gauge
 }
 
-export const METRICS_PATH = '/metrics'
+const METRICS_PATH = '/metrics'
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
@@ -135,7 +135,7 @@ const sameSecret = (presented: string, expected: string) => {
 }
 
 /** The exposition for a caller presenting `Authorization: Bearer <PLATFORM_METRICS_TOKEN>`. Throws notFound (unset), unauthenticated. */
-export async function exposition(deps: Deps, request: Request): Promise<Response> {
+async function exposition(deps: Deps, request: Request): Promise<Response> {
   const metrics = metricsOf(deps)
   const token = deps.config.metricsToken
   if (!metrics || token === undefined) throw new AppError('notFound', 'Not Found')

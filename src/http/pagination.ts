@@ -44,7 +44,7 @@ export function pageOf(query: Record<string, unknown>, user?: { pageSize: number
  * Gitea's `Link` header: comma-joined `<url>; rel="x"` entries for next, last, first, prev (each
  * only when meaningful), the query re-encoded with sorted keys and `page` replaced.
  */
-export function linkHeader(url: URL, publicUrl: string, total: number, page: number, limit: number): string {
+function linkHeader(url: URL, publicUrl: string, total: number, page: number, limit: number): string {
   const lastPage = Math.max(1, Math.ceil(total / limit))
   const at = (n: number) => {
     const params = new URLSearchParams(url.search)

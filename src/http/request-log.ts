@@ -16,7 +16,7 @@ const SECRET_QUERY = new Set([
 const started = new WeakMap<Request, { at: number; id: string }>()
 
 /** The path with secret query values replaced by `[redacted]`. */
-export function loggablePath(url: URL): string {
+function loggablePath(url: URL): string {
   if (!url.search) return url.pathname
   const params = new URLSearchParams(url.search)
   for (const key of [...params.keys()]) if (SECRET_QUERY.has(key.toLowerCase())) params.set(key, '[redacted]')

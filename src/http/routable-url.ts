@@ -19,7 +19,7 @@ export function pathOf(url: string): string {
  * same origin and puts the path where Elysia looks; the Request object itself is kept, as the
  * server needs it for the client address and WebSocket upgrades.
  */
-export function makeRoutable(request: Request): void {
+function makeRoutable(request: Request): void {
   const url = request.url
   const start = pathStart(url)
   if (start >= 11 || start < 0) return

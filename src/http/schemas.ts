@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 
-export const FieldErrorSchema = t.Object({
+const FieldErrorSchema = t.Object({
   field: t.String({ description: 'The offending field, dotted path' }),
   message: t.String({ description: 'What is wrong with it' }),
 })

@@ -15,11 +15,11 @@ export const MAX_FAILURES_PER_ACCOUNT = 30
 export const MAX_FAILURES_PER_ADDRESS = 20
 export const FAILURE_WINDOW_SECONDS = 15 * 60
 /** How long an address stays known to an account after a correct password from it. */
-export const KNOWN_ADDRESS_SECONDS = 30 * 24 * 3600
+const KNOWN_ADDRESS_SECONDS = 30 * 24 * 3600
 /** Password checks one client address, one account, and all unknown-user attempts may have waiting for a hash. */
-export const HASH_LINE_SHARE_PER_ADDRESS = 8
-export const HASH_LINE_SHARE_PER_ACCOUNT = 8
-export const HASH_LINE_SHARE_OF_UNKNOWN_USERS = 16
+const HASH_LINE_SHARE_PER_ADDRESS = 8
+const HASH_LINE_SHARE_PER_ACCOUNT = 8
+const HASH_LINE_SHARE_OF_UNKNOWN_USERS = 16
 /** Past this many tracked keys, expired windows are swept before a new key is added. */
 const SWEEP_THRESHOLD = 10_000
 
@@ -36,7 +36,7 @@ interface Window {
  * The key an account's failures are counted under: the user id when the login names a user (so
  * name, email and Basic attempts share one count), else the lower-cased login as typed.
  */
-export function accountKey(user: { id: number } | undefined, login: string): string {
+function accountKey(user: { id: number } | undefined, login: string): string {
   return user ? `user:${user.id}` : `login:${login.trim().toLowerCase()}`
 }
 
@@ -138,7 +138,7 @@ const pairKey = (account: string, address: string) => `${account}\u0000${address
 const SIGN_IN_LIMITER = runtimeSlot('sign-in limiter', (deps) => new SignInLimiter(() => deps.clock.now() / 1000))
 
 /** The limiter of one app instance (tests build many apps in one process). */
-export const signInLimiter = (deps: Deps): SignInLimiter => deps.runtimes.of(SIGN_IN_LIMITER)
+const signInLimiter = (deps: Deps): SignInLimiter => deps.runtimes.of(SIGN_IN_LIMITER)
 
 /**
  * Checks a password attempt under the limiter: takes its slot (tooManyRequests when locked out),

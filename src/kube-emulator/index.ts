@@ -15,8 +15,6 @@ import { execWebSocket, handle } from './server'
 import { BUILTIN } from './strategies'
 import { generateServerTls } from './tls'
 
-export type { UserSpec } from './rbac'
-
 export interface EmulatorOptions {
   /** 0 (the default) picks a free port. */
   port?: number

@@ -4,7 +4,7 @@
  */
 import { kubeStatus } from '../kube'
 
-export type LabelOp = '=' | '!=' | 'in' | 'notin' | 'exists' | '!' | '>' | '<'
+type LabelOp = '=' | '!=' | 'in' | 'notin' | 'exists' | '!' | '>' | '<'
 export interface LabelRequirement {
   key: string
   op: LabelOp

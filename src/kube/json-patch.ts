@@ -71,5 +71,3 @@ export function mergePatch(doc: unknown, patch: unknown): unknown {
   }
   return out
 }
-
-export type { Operation as JsonPatchOperation }

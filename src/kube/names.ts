@@ -13,7 +13,7 @@ const DNS1123_LABEL_MSG =
 const isAlnum = (c: string) => (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
 
 /** An RFC 1123 label: at most 63 lowercase alphanumerics or '-', alphanumeric at both ends. */
-export function isDnsLabel(s: string): boolean {
+function isDnsLabel(s: string): boolean {
   if (!s || s.length > 63 || !isAlnum(s[0]) || !isAlnum(s[s.length - 1])) return false
   for (const c of s) if (!isAlnum(c) && c !== '-') return false
   return true

@@ -1,6 +1,6 @@
 /** Shapes shared by the emulator's modules. Objects are plain JSON; only metadata is typed. */
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
 export type JsonObject = { [key: string]: JsonValue }
 
 export interface OwnerReference {
@@ -12,7 +12,7 @@ export interface OwnerReference {
   blockOwnerDeletion?: boolean
 }
 
-export interface ObjectMeta {
+interface ObjectMeta {
   name?: string
   generateName?: string
   namespace?: string

@@ -42,7 +42,7 @@ function checkSegment(kind: string, segment: string): string {
  * A namespace's own subresources (`namespaces/x/status`, `namespaces/x/finalize`) stay cluster-scoped.
  * Undefined when the segments name no resource; a segment that is no valid name is a 400 Status.
  */
-export function parseResourceSegments(group: string, version: string, segments: string[]): ResourcePath | undefined {
+function parseResourceSegments(group: string, version: string, segments: string[]): ResourcePath | undefined {
   let rest = segments
   let namespace = ''
   if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))) {

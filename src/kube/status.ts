@@ -9,7 +9,7 @@ export interface StatusCause {
   field?: string
 }
 
-export interface StatusDetails {
+interface StatusDetails {
   name?: string
   group?: string
   /** The plural resource, not the Kind: apimachinery names it `kind` for history's sake. */

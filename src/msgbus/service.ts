@@ -25,7 +25,7 @@ export const Messages = {
 export const COOKIE_TTL_SECONDS = 15 * 60
 
 /** Where an org's agents publish usage events (docs/decisions.md §5a). */
-export const usageEventsSubject = (orgName: string) => `usage.events.${orgName}`
+const usageEventsSubject = (orgName: string) => `usage.events.${orgName}`
 
 /** Personal credentials (docs/decisions.md §6a): own subjects and reply inboxes. */
 const personalPermissions = (uid: number): Permissions => ({

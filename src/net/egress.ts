@@ -14,7 +14,7 @@ export interface EgressPolicy extends Partial<Network> {
 }
 
 /** Every address a host name resolves to (IPv4 and IPv6). Throws with the resolver's `code` when it does not resolve. */
-export type Resolver = (host: string) => Promise<string[]>
+type Resolver = (host: string) => Promise<string[]>
 
 /**
  * How an app sees the network when it dials a user-given host: what a name resolves to, and which
@@ -172,7 +172,7 @@ export async function pin(url: URL, policy: EgressPolicy): Promise<Pinned> {
 export const tlsNameOf = (url: URL): string | undefined => (ipaddr.isValid(url.hostname.replace(/^\[|\]$/g, '')) ? undefined : url.hostname)
 
 /** TLS options Bun's fetch accepts beside the standard RequestInit. */
-export interface TlsOptions {
+interface TlsOptions {
   ca?: string
   cert?: string
   key?: string

@@ -5,7 +5,7 @@ export const ORDER_API_VERSION = 'releases.x-helm.dev/v1alpha1'
 const RELEASE_NAME = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'
 const NAMESPACE = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'
 
-export const SourceRef = t.Object(
+const SourceRef = t.Object(
   {
     apiGroup: t.Optional(t.String({ maxLength: 253, description: "Accepted and ignored (the original's FluxCD group)" })),
     kind: t.Optional(
@@ -21,7 +21,7 @@ export const SourceRef = t.Object(
   { description: 'Where the chart comes from' },
 )
 
-export const JsonPatchOperation = t.Object(
+const JsonPatchOperation = t.Object(
   {
     op: t.Union([t.Literal('add'), t.Literal('remove'), t.Literal('replace'), t.Literal('move'), t.Literal('copy'), t.Literal('test')], {
       description: 'RFC 6902 operation',
@@ -33,13 +33,13 @@ export const JsonPatchOperation = t.Object(
   { description: 'One JSON Patch operation' },
 )
 
-export const GroupVersionResource = t.Object({
+const GroupVersionResource = t.Object({
   group: t.String({ maxLength: 253, description: 'API group, "" for the core group' }),
   version: t.String({ maxLength: 63, description: 'API version' }),
   resource: t.String({ maxLength: 253, description: 'Resource, plural' }),
 })
 
-export const WaitFlags = t.Object(
+const WaitFlags = t.Object(
   {
     resource: t.Object(
       {
@@ -112,7 +112,7 @@ export type ChartSelection = typeof ChartSelection.static
 export const OrderPackage = t.Object({ chart: ChartSelection }, { description: 'One package of the order' })
 export type OrderPackage = typeof OrderPackage.static
 
-export const OrderMetadata = t.Object(
+const OrderMetadata = t.Object(
   {
     name: t.String({ description: "Defaults to the first package's release name" }),
     uid: t.String({ description: 'Assigned by the server; the {id} of the order routes' }),

@@ -11,7 +11,7 @@ import type { ValuesFlag } from './render/scripts'
  * Without either the chart renders with its defaults alone, exactly as bare `helm template`.
  */
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
 type JsonObject = { [key: string]: JsonValue }
 
 export interface ValuesInput {
@@ -30,7 +30,7 @@ export const Messages = {
 const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v)
 
 /** A parsed values file weighs this many times its YAML text (measured 2.9×, rounded up). */
-export const VALUES_WEIGHT = 4
+const VALUES_WEIGHT = 4
 
 /** Parsed values files of charts by digest, kept up to a bound in bytes, so a render does not parse the same values.yaml again. */
 export class ValuesFiles {

@@ -23,7 +23,7 @@ export const Messages = {
 const PRIVATE = VISIBILITY.private
 
 /** The stable avatar URL of an account (served by avatars/routes.ts). */
-export const avatarUrlOf = (publicUrl: string, account: UserRow) => `${publicUrl}/avatars/${encodeURIComponent(account.lowerName)}`
+const avatarUrlOf = (publicUrl: string, account: UserRow) => `${publicUrl}/avatars/${encodeURIComponent(account.lowerName)}`
 
 /** The Organization JSON: the spec's fields, `name` for Gitea clients, `orgType` as a number. */
 function presentOrg(publicUrl: string, org: UserRow, details: store.OrgDetailsRow | undefined): Organization {

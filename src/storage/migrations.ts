@@ -51,7 +51,7 @@ export function appliedMigrations(sqlite: BunSqlite): AppliedMigrations {
   return { count: row.count, lastStamp: row.lastStamp === null ? undefined : Number(row.lastStamp) }
 }
 
-export const schemaMessages = {
+const schemaMessages = {
   newer: (plan: Pick<SchemaPlan, 'database' | 'program'>) =>
     `the database is at schema version ${plan.database}, newer than platform-api ${packageJson.version} knows (schema version ${plan.program}): run the newer platform-api that wrote it, or restore a backup made before the upgrade`,
 } as const

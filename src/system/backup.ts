@@ -25,7 +25,7 @@ const FILES = 'files'
 /** Input the commands refuse, changing nothing (exit 2). */
 export class BadBackupInput extends Error {}
 
-export const BackupMessages = {
+const BackupMessages = {
   notEmpty: (dir: string) => `${dir} is not empty: a backup goes into a new or empty directory`,
   notABackup: (dir: string) => `${dir} is not a backup: no readable manifest.json`,
   corrupt: (path: string, why: string) => `the backup is damaged: ${path} ${why}`,
@@ -119,7 +119,7 @@ export function backup(config: Config, dir: string): BackupResult {
 }
 
 /** The backup's manifest once every file it lists is there with its size and digest. Throws BadBackupInput. */
-export function verifyBackup(dir: string): BackupManifest {
+function verifyBackup(dir: string): BackupManifest {
   let manifest: unknown
   try {
     manifest = JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8'))

@@ -1,7 +1,7 @@
 import { AppError } from '../errors'
 import { UnreadableBody } from '../http/body'
 
-export const BodyMessages = {
+const BodyMessages = {
   notEvents: 'the body must be a JSON array of events, or NDJSON (application/x-ndjson) with one event per line',
   notEventsMessage: 'the message must be one event object, a JSON array of events, or NDJSON with one event per line',
   tooLarge: (max: number) => `request body larger than ${max} bytes`,
@@ -18,7 +18,7 @@ export class BadLine {
 }
 
 /** Splits NDJSON text into values; a bad line becomes a BadLine; no good line at all is `invalid`. */
-export function parseNdjson(text: string): NdjsonLines {
+function parseNdjson(text: string): NdjsonLines {
   const values: unknown[] = []
   let good = 0
   for (const line of text.split('\n')) {

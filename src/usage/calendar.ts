@@ -5,7 +5,7 @@ export const DAY_MS = 86_400_000
 /** The fixed month of the spec (docs/decisions.md §5): 730 hours, whatever the calendar month's length. */
 export const MONTH_MINUTES = 43_800
 
-export const MONTH_NAMES = [
+const MONTH_NAMES = [
   'January',
   'February',
   'March',

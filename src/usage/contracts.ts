@@ -7,7 +7,7 @@ import * as store from './store'
 
 /** Contracts of docs/decisions.md §5a: paid minutes of an org's product are billable. Site admins manage them. */
 
-export const ContractMessages = {
+const ContractMessages = {
   orgNotFound: 'org names no organization',
   badTime: (field: string) => `${field} must be an RFC 3339 date-time`,
   endBeforeStart: 'end must be after start',

@@ -37,7 +37,7 @@ export interface Segment {
 
 export const compareReadings = (a: Pick<Reading, 'at' | 'rank'>, b: Pick<Reading, 'at' | 'rank'>) => a.at - b.at || a.rank - b.rank
 
-export const opensSegment = (r: Reading) => r.rank !== DELETED_RANK && r.cpuMillis !== null && r.memoryBytes !== null
+const opensSegment = (r: Reading) => r.rank !== DELETED_RANK && r.cpuMillis !== null && r.memoryBytes !== null
 
 /** The segments the readings from index `from` open; `readings` are in time order. */
 export function segmentsOf(readings: readonly Reading[], from = 0): Segment[] {
@@ -57,7 +57,7 @@ export function segmentsOf(readings: readonly Reading[], from = 0): Segment[] {
 export type Coverage = readonly (readonly [number, number])[]
 
 /** Milliseconds of [start, end) inside the coverage. */
-export function coveredMs(coverage: Coverage, start: number, end: number): number {
+function coveredMs(coverage: Coverage, start: number, end: number): number {
   let total = 0
   for (const [from, to] of coverage) total += Math.max(0, Math.min(end, to) - Math.max(start, from))
   return total
@@ -103,7 +103,7 @@ export interface Tally {
   days: Map<number, DayTally>
 }
 
-export const emptyTally = (): Tally => ({ months: new Map(), days: new Map() })
+const emptyTally = (): Tally => ({ months: new Map(), days: new Map() })
 
 const zeroMonth = (): MonthTally => ({
   activeMs: 0,
@@ -132,7 +132,7 @@ function dayTally(tally: Tally, day: number): DayTally {
 }
 
 /** Adds `sign` × [start, end) of a segment, cut at UTC day boundaries, to the tally. */
-export function addSpan(tally: Tally, segment: Segment, start: number, end: number, coverage: Coverage, sign: 1 | -1): void {
+function addSpan(tally: Tally, segment: Segment, start: number, end: number, coverage: Coverage, sign: 1 | -1): void {
   for (let from = start; from < end; ) {
     const to = Math.min(end, (dayOf(from) + 1) * DAY_MS)
     const ms = to - from
@@ -167,7 +167,7 @@ export function addSpan(tally: Tally, segment: Segment, start: number, end: numb
 }
 
 /** Counts events per day and month. */
-export function addEvents(tally: Tally, readings: readonly Reading[]): void {
+function addEvents(tally: Tally, readings: readonly Reading[]): void {
   for (const r of readings) {
     monthTally(tally, monthKeyAt(r.at)).events++
     dayTally(tally, dayOf(r.at)).events++

@@ -31,7 +31,7 @@ export interface UsageEvent {
 }
 
 /** Events may run ahead of our clock by this much (agents' clocks drift). */
-export const CLOCK_SKEW_MS = 5 * 60_000
+const CLOCK_SKEW_MS = 5 * 60_000
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$/i
 const MAX_TEXT = 253
 

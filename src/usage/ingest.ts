@@ -14,7 +14,7 @@ export interface IngestResult {
   rejected: { index: number; message: string }[]
 }
 
-export const IngestMessages = {
+const IngestMessages = {
   productChanged: (uid: string, product: string) => `object ${uid} was reported as ${product}; an object keeps its product`,
 } as const
 

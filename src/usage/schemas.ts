@@ -84,8 +84,6 @@ export const GeneratedDates = t.Object(
   { title: 'GeneratedDates' },
 )
 
-export const ProductSchema = productUnion
-
 export const YearMonthParams = t.Object({
   year: t.String({ description: 'Four-digit year' }),
   month: t.String({ description: 'Month: 1-12 with or without a leading zero, an English month name or its three-letter abbreviation' }),
@@ -98,7 +96,7 @@ const amount = t.Object({
   memoryGiBMonth: t.Number({ description: 'GiB-minutes / 43,800, two decimals' }),
 })
 
-export const UsageAmounts = t.Object(
+const UsageAmounts = t.Object(
   {
     cpuCoreMinutes: t.Number({ description: 'Σ cores × minutes, two decimals' }),
     memoryGiBMinutes: t.Number({ description: 'Σ GiB × minutes, two decimals' }),

@@ -23,7 +23,7 @@ import type { PdfPrinter } from './pdf/printer'
 import { buildMonthlyReport, renderReportHtml, reportFooter } from './pdf/report'
 import * as store from './store'
 
-export const Messages = {
+const Messages = {
   orgNotFound: 'organization does not exist',
   unknownProduct: `resourceType must be one of: ${PRODUCTS.join(', ')}`,
   badYearMonth: (name: string) => `${name} must be YYYY-MM with a month 01-12`,
@@ -31,7 +31,7 @@ export const Messages = {
   rangeTooLong: 'the period spans more than 24 months',
 } as const
 
-export const MAX_PERIOD_MONTHS = 24
+const MAX_PERIOD_MONTHS = 24
 const DEFAULT_WINDOW_MONTHS = 6
 
 /** The org named by the `org` query of a usage route. Throws notFound. */
@@ -57,7 +57,7 @@ export function changeFromPrevious(current: number, previous: number): number {
 export const toCoreMonths = (coreMinutes: number) => round2(settle(coreMinutes) / MONTH_MINUTES)
 
 /** Looks up the paid coverage of an org's clusters per product. */
-export async function coverageFor(db: Executor, orgId: number): Promise<(product: string, clusterUid: string) => Coverage> {
+async function coverageFor(db: Executor, orgId: number): Promise<(product: string, clusterUid: string) => Coverage> {
   const contracts = await store.listContracts(db, orgId)
   return (product, clusterUid) =>
     mergeIntervals(
@@ -126,8 +126,6 @@ function addDayTally(row: DayTally, delta: DayTally): void {
 
 export const totalCpu = (r: MonthTally) => r.cpuProd + r.cpuNonProd
 export const totalMem = (r: MonthTally) => r.memProd + r.memNonProd
-export const billableCpu = (r: MonthTally) => r.billCpuProd + r.billCpuNonProd
-export const billableMem = (r: MonthTally) => r.billMemProd + r.billMemNonProd
 
 export interface MonthlySummaryQuery {
   period_start?: string
@@ -149,7 +147,7 @@ export interface MonthSummary {
  * The window of a monthly summary: as given (checked as requested, before clamping) or the six
  * months ending with the current one. Throws badRequest.
  */
-export function summaryWindow(query: MonthlySummaryQuery, now: number): { from: MonthKey; to: MonthKey } {
+function summaryWindow(query: MonthlySummaryQuery, now: number): { from: MonthKey; to: MonthKey } {
   const current = monthKeyAt(now)
   if (query.period_start === undefined) return { from: addMonths(current, 1 - DEFAULT_WINDOW_MONTHS), to: current }
   const from = parseYearMonth(query.period_start)
@@ -162,7 +160,7 @@ export function summaryWindow(query: MonthlySummaryQuery, now: number): { from: 
 }
 
 /** Totals of one product per month (core-minutes, GiB-minutes, instances) for the whole org. */
-export async function productMonthTotals(db: Executor, orgId: number, product: Product, from: MonthKey, to: MonthKey, now: number) {
+async function productMonthTotals(db: Executor, orgId: number, product: Product, from: MonthKey, to: MonthKey, now: number) {
   const totals = new Map<MonthKey, { cpu: number; mem: number; instances: number }>()
   for (const row of await objectMonthsAt(db, orgId, from, to, { product }, now)) {
     let t = totals.get(row.month)
@@ -218,7 +216,7 @@ export async function generatedMonthList(deps: Deps, org: UserRow): Promise<{ ye
   return { yearMonthList: list }
 }
 
-export const PathMessages = {
+const PathMessages = {
   badYear: 'year must be four digits',
   badMonth: 'month must be 1-12 (with or without a leading zero), an English month name or its three-letter abbreviation',
 } as const

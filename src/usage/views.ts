@@ -25,7 +25,7 @@ import * as store from './store'
  * minutes covered by a paid contract of the org for the product, both split PROD / NON-PROD.
  */
 
-export const ViewMessages = {
+const ViewMessages = {
   badViewType: 'view_type must be total or billable',
   badContractId: 'contractID must be a whole number',
   unknownProduct: 'product must be one of: dbprod, backupprod, secretsprod, ingressprod',
@@ -304,7 +304,7 @@ function addInto(months: Map<MonthKey, MonthTally>, month: MonthKey, delta: Mont
 }
 
 /** Constant-resource runs of an object: consecutive segments with the same resources and mode joined. */
-export function quotaRuns(segments: readonly Segment[], from: number, to: number, now: number) {
+function quotaRuns(segments: readonly Segment[], from: number, to: number, now: number) {
   const runs: { start: number; end: number; cpuMillis: number; memoryBytes: number; prod: boolean }[] = []
   for (const s of segments) {
     const start = Math.max(s.start, from)

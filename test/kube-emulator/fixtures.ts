@@ -54,7 +54,7 @@ export { eventually } from '../support/wait'
 /** A scratch directory (kubectl's HOME and cache, kubeconfig files). */
 export const scratch = () => mkdtempSync(join(tmpdir(), 'kube-emulator-'))
 
-export const KUBECTL = join(import.meta.dir, '../../.tools/bin/kubectl')
+const KUBECTL = join(import.meta.dir, '../../.tools/bin/kubectl')
 
 export interface Kubectl {
   run(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }>

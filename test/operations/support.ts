@@ -6,7 +6,7 @@ import { MAIN } from '../support/process'
 export const REPO = resolve(import.meta.dir, '../..')
 
 /** The last release before the single binary (docs/operations.md, "Upgrades"): its schema is the one an upgrade starts from. */
-export const PREVIOUS_RELEASE = 'e02daed'
+const PREVIOUS_RELEASE = 'e02daed'
 
 export interface CliRun {
   code: number

@@ -12,7 +12,7 @@ import { tempDir } from './app'
  * small OCI registry (manifests, blobs, tags/list, optional Bearer token flow).
  */
 
-export const HELM = join(import.meta.dir, '../../.tools/bin/helm')
+const HELM = join(import.meta.dir, '../../.tools/bin/helm')
 
 export function helm(args: string[], cwd?: string): string {
   const run = Bun.spawnSync([HELM, ...args], {

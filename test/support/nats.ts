@@ -6,10 +6,10 @@ import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/trans
 import { freePort } from './ports'
 import { MAIN } from './process'
 
-export const NATS_SERVER = '/usr/sbin/nats-server'
+const NATS_SERVER = '/usr/sbin/nats-server'
 
 /** Runs `msgbus nats-config` over `dataDir` as an operator would, returning the printed configuration. */
-export function printNatsConfig(dataDir: string, args: string[]): string {
+function printNatsConfig(dataDir: string, args: string[]): string {
   const run = Bun.spawnSync([process.execPath, MAIN, 'msgbus', 'nats-config', ...args], {
     env: { ...process.env, PLATFORM_DATA_DIR: dataDir },
   })

@@ -41,7 +41,7 @@ const NETWORK_REASONS: Record<string, string> = {
 export const isTlsFailure = (error: AppError) => error.message.includes('TLS certificate')
 
 /** A connection that failed or timed out, as `upstream` naming the cluster (never its address or credential). */
-export const networkFailure = (clusterName: string, error: unknown) => {
+const networkFailure = (clusterName: string, error: unknown) => {
   const code = (error as { code?: unknown }).code
   const reason =
     error instanceof Error && error.name === 'TimeoutError'

@@ -77,7 +77,7 @@ function isData(contentType: string | null): boolean {
   return DATA_TYPES.has(media) || DATA_SUFFIX.test(media)
 }
 
-export const RelayMessages = {
+const RelayMessages = {
   badSegment: (segment: string, why: string) => `invalid path segment ${JSON.stringify(segment)}: ${why}`,
   redirect: (cluster: string, status: number) =>
     `cluster "${cluster}" answered with a redirect (${status}), which the platform does not follow`,

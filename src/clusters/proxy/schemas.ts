@@ -9,7 +9,7 @@ export const GROUPS = {
   uiDatabase: 'ui.kubedb.com',
 } as const
 
-export const K8sObject = t.Object(
+const K8sObject = t.Object(
   {
     apiVersion: t.Optional(t.String({ description: 'group/version, or v1 for the core group' })),
     kind: t.Optional(t.String({ description: 'The object kind (List, Table, Status for those answers)' })),
@@ -26,12 +26,12 @@ const objectIdentity = {
   resource: t.Optional(t.String({ description: 'Resource (plural)' })),
 }
 
-export const BatchDeleteRequest = t.Object(
+const BatchDeleteRequest = t.Object(
   { resources: t.Array(t.Object(objectIdentity), { maxItems: 500, description: 'The objects to delete, each independently' }) },
   { title: 'BatchDeleteRequest' },
 )
 
-export const BatchDeleteResponse = t.Object(
+const BatchDeleteResponse = t.Object(
   {
     resourcesStatus: t.Array(t.Object({ ...objectIdentity, status: K8sObject }), {
       description: 'Only the deletions that failed, each with the Status the member answered',

@@ -111,7 +111,7 @@ export function passThrough(
   })
 }
 
-export const UpgradeRelayMessages = {
+const UpgradeRelayMessages = {
   notUpgraded: 'the connection could not be switched to a WebSocket',
 } as const
 

@@ -355,7 +355,7 @@ function pointer(doc: Json, ref: string): Json | undefined {
  * `{out: {"$ref": ptr}, …}` builds an object; when the current value is an array, an operation
  * maps over its elements. Throws badRequest for anything else.
  */
-export function applyFilter(doc: unknown, filter: string): unknown {
+function applyFilter(doc: unknown, filter: string): unknown {
   let operations: unknown
   try {
     operations = JSON.parse(filter)

@@ -6,7 +6,7 @@ import * as store from '../store'
 import { identiconSvg } from './identicon'
 import { MAX_AVATAR_BYTES, readAvatar, removeAvatar, Messages as StoreMessages, saveAvatar } from './store'
 
-export const Messages = {
+const Messages = {
   ...StoreMessages,
   avatarLinkInvalid: 'avatar_link must be an http(s) URL or an email address',
   nothingToChange: 'send an avatar file or an avatar_link',

@@ -20,7 +20,7 @@ const TYPE_OF_EXTENSION = Object.fromEntries(Object.entries(EXTENSION).map(([typ
 const startsWith = (bytes: Uint8Array, prefix: number[], at = 0) => prefix.every((b, i) => bytes[at + i] === b)
 
 /** The image type by magic bytes (never by the client's Content-Type or file name), or undefined. */
-export function sniffImageType(bytes: Uint8Array): AvatarType | undefined {
+function sniffImageType(bytes: Uint8Array): AvatarType | undefined {
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png'
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg'
   if (startsWith(bytes, [0x47, 0x49, 0x46, 0x38]) && (bytes[4] === 0x37 || bytes[4] === 0x39) && bytes[5] === 0x61) return 'image/gif'

@@ -94,7 +94,7 @@ export async function deleteEmailById(db: Database, user: UserRow, id: number): 
 }
 
 /** Makes the caller's activated address `id` primary. Throws notFound (not the caller's) or invalid. */
-export async function makePrimary(db: Database, user: UserRow, id: number): Promise<void> {
+async function makePrimary(db: Database, user: UserRow, id: number): Promise<void> {
   await db.write(async (tx) => {
     const row = await store.findEmailOfUser(tx, user.id, id)
     if (!row) throw new AppError('notFound', Messages.emailNotFound)

@@ -19,8 +19,8 @@ export const OAUTH_ACCESS_PREFIX = 'poa_'
 const REFRESH_PREFIX = 'por_'
 const CODE_PREFIX = 'poc_'
 export const CODE_TTL_SECONDS = 10 * 60
-export const ACCESS_TTL_SECONDS = 60 * 60
-export const REFRESH_TTL_SECONDS = 30 * 24 * 3600
+const ACCESS_TTL_SECONDS = 60 * 60
+const REFRESH_TTL_SECONDS = 30 * 24 * 3600
 
 /** An RFC 6749 §5.2 error of the token endpoint, rendered as `{error, error_description}`. */
 export class OAuthError extends Error {

@@ -11,7 +11,7 @@ export const Messages = {
 } as const
 
 /** Prefix of client secrets, so a leaked one is recognisable in logs and scanners. */
-export const CLIENT_SECRET_PREFIX = 'pos_'
+const CLIENT_SECRET_PREFIX = 'pos_'
 
 export const randomSecret = (prefix: string) => `${prefix}${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`
 
@@ -22,7 +22,7 @@ export interface ApplicationParams {
 }
 
 /** The wire shape; `client_secret` only on creation. */
-export function presentApplication(row: store.ApplicationRow, clientSecret?: string) {
+function presentApplication(row: store.ApplicationRow, clientSecret?: string) {
   return {
     id: row.id,
     name: row.name,

@@ -4,8 +4,8 @@ import { sha256Hex } from '../tokens/secrets'
 import * as store from './store'
 
 /** A session lives at most this long; "remember me" stretches it. */
-export const SESSION_TTL_SECONDS = 24 * 3600
-export const REMEMBERED_SESSION_TTL_SECONDS = 30 * 24 * 3600
+const SESSION_TTL_SECONDS = 24 * 3600
+const REMEMBERED_SESSION_TTL_SECONDS = 30 * 24 * 3600
 /** Unused this long, a session is dead even before it expires. */
 export const SESSION_IDLE_SECONDS = 7 * 24 * 3600
 

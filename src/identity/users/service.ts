@@ -32,10 +32,10 @@ export function visibleTo(reader: Reader): followStore.VisibleTo {
 }
 
 /** Whether `reader` may see `user`'s profile; hidden users answer 404, never 403. */
-export const canSee = (reader: Reader, user: store.UserRow): boolean => userVisibleTo(user, reader.user)
+const canSee = (reader: Reader, user: store.UserRow): boolean => userVisibleTo(user, reader.user)
 
 /** Users as `reader` may see them, with their follow counters. */
-export async function presentUsers(db: Database, rows: store.UserRow[], reader: Reader): Promise<User[]> {
+async function presentUsers(db: Database, rows: store.UserRow[], reader: Reader): Promise<User[]> {
   const counts = await followStore.followCounts(
     db.read,
     rows.map((row) => row.id),

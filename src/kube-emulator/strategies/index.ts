@@ -16,7 +16,6 @@ export {
   type BuiltinEntry,
   fieldAt,
   metadataDecodeError,
-  type PrinterColumn,
   type ScaleSpec,
   type Strategy,
   type Subresources,

@@ -27,7 +27,7 @@ export interface Subresources {
 }
 
 /** A column of a CRD's `additionalPrinterColumns`, used for Table output. */
-export interface PrinterColumn {
+interface PrinterColumn {
   name: string
   type: string
   jsonPath: string
@@ -75,7 +75,7 @@ export function fieldAt(obj: unknown, path: string[]): unknown {
   for (const p of path) cur = isObject(cur) ? cur[p] : undefined
   return cur
 }
-export const text = (v: unknown) => (v === undefined || v === null ? '' : String(v))
+const text = (v: unknown) => (v === undefined || v === null ? '' : String(v))
 export const at = (path: string) => (obj: KubeObject) => text(fieldAt(obj, path.split('.')))
 
 /** A built-in resource's entry: the versions it is served at and its strategy. */

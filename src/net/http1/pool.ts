@@ -18,7 +18,7 @@ export const MAX_CONNECTIONS_PER_ORIGIN = 32
 /** An idle connection is closed after this long: well before the usual server idle timeouts (Bun 10 s, Go 90 s, nginx 75 s). */
 export const IDLE_CLOSE_MS = 4_000
 /** A body larger than this is refused: the answer is buffered whole. */
-export const MAX_BODY_BYTES = 512 * 1024 * 1024
+const MAX_BODY_BYTES = 512 * 1024 * 1024
 /** Bodies up to this declared length get their buffer at once. */
 const PREALLOCATE_BYTES = 1024 * 1024
 /** How often deadlines, idle connections and calls whose client left are checked. */
@@ -35,7 +35,7 @@ export interface Answer {
 export class ClientGone extends Error {}
 
 const resetError = () => Object.assign(new Error('closed'), { code: 'ECONNRESET' })
-export const timedOut = () => Object.assign(new Error('timeout'), { name: 'TimeoutError' })
+const timedOut = () => Object.assign(new Error('timeout'), { name: 'TimeoutError' })
 
 /** Collects one answer whole. */
 class WholeAnswer implements AnswerSink {

@@ -28,10 +28,10 @@ export interface ChartLocation {
   digest: string | undefined
 }
 
-export const MAX_INDEX_BYTES = 50 * 1024 * 1024
+const MAX_INDEX_BYTES = 50 * 1024 * 1024
 
 /** The repository's index URL: `index.yaml` beside the repository URL, its query kept. */
-export function indexUrlOf(repoUrl: URL): URL {
+function indexUrlOf(repoUrl: URL): URL {
   const base = new URL(repoUrl)
   if (!base.pathname.endsWith('/')) base.pathname += '/'
   const url = new URL('index.yaml', base)

@@ -11,7 +11,7 @@ import { isExactVersion, pickVersion } from './versions'
  * the registry's own host and port; a realm elsewhere is asked anonymously (docs/api/orders.md).
  */
 
-export const CHART_LAYER_TYPES = ['application/vnd.cncf.helm.chart.content.v1.tar+gzip', 'application/tar+gzip']
+const CHART_LAYER_TYPES = ['application/vnd.cncf.helm.chart.content.v1.tar+gzip', 'application/tar+gzip']
 const MANIFEST_TYPE = 'application/vnd.oci.image.manifest.v1+json'
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 const MAX_TAG_PAGES = 20

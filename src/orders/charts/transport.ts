@@ -19,7 +19,7 @@ export interface RegistryAccess {
   timeoutMs: number
 }
 
-export const PRIVATE_REGISTRIES_SETTING = 'PLATFORM_ALLOW_PRIVATE_REGISTRIES'
+const PRIVATE_REGISTRIES_SETTING = 'PLATFORM_ALLOW_PRIVATE_REGISTRIES'
 const MAX_REDIRECTS = 5
 
 export const registryPolicy = (access: Pick<RegistryAccess, 'allowPrivate'>): EgressPolicy => ({

@@ -22,7 +22,7 @@ export function renderKeyOf(key: RenderKey): string {
  * A render weighs this many times the bytes of Helm's output: the documents' text (measured 2.3×)
  * and, once a route asked for them, their parsed objects (3.1× more), rounded up.
  */
-export const RENDER_WEIGHT = 6
+const RENDER_WEIGHT = 6
 
 /** Renders kept in memory up to a bound in bytes, least recently used dropped first; concurrent misses of one key share one Helm run. */
 export class RenderCache {

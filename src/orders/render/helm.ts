@@ -34,7 +34,7 @@ export interface TemplateRequest {
   valuesJson: string | undefined
 }
 
-export const MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 const PRLIMIT = '/usr/bin/prlimit'
 const UNSHARE = '/usr/bin/unshare'
 /** A new network namespace: as root directly, as another user inside a user namespace of its own. */

@@ -64,18 +64,18 @@ function wordsOf(text: string): string[] {
 
 const capitalize = (word: string) => (ACRONYMS.has(word.toUpperCase()) ? word.toUpperCase() : word.charAt(0).toUpperCase() + word.slice(1))
 
-export const pascalize = (text: string) => wordsOf(text).map(capitalize).join('')
-export const camelize = (text: string) => {
+const pascalize = (text: string) => wordsOf(text).map(capitalize).join('')
+const camelize = (text: string) => {
   const p = pascalize(text)
   return p.charAt(0).toLowerCase() + p.slice(1)
 }
-export const underscore = (text: string) =>
+const underscore = (text: string) =>
   wordsOf(text)
     .map((w) => w.toLowerCase())
     .join('_')
 
 /** `apps` → `Apps`, `rbac.authorization.k8s.io` → `RbacAuthorization`, core → ``. */
-export function groupPrefix(apiVersion: string): string {
+function groupPrefix(apiVersion: string): string {
   const slash = apiVersion.indexOf('/')
   if (slash === -1) return ''
   const group = apiVersion.slice(0, slash).replace(/\.(k8s\.io|kubernetes\.io)$/, '')

@@ -17,7 +17,7 @@ export interface ValuesFlag {
   arg: string
 }
 
-export interface WaitFor {
+interface WaitFor {
   resource: { group?: string; resource: string }
   labels?: { matchLabels?: Record<string, string> }
   all?: boolean

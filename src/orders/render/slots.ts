@@ -14,7 +14,7 @@ export interface SlotShares {
   waitingPerCaller: number
 }
 
-export const Messages = { busy: 'too many chart renders in progress, retry shortly' } as const
+const Messages = { busy: 'too many chart renders in progress, retry shortly' } as const
 
 export class FairSlots {
   private inUse = 0

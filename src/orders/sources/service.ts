@@ -7,7 +7,7 @@ import type { ChartSource, ChartSourceSpec, ChartSourceUpdate } from './schemas'
 import type { ChartSourceRow, NewChartSource } from './store'
 import * as store from './store'
 
-export const Messages = {
+const Messages = {
   notFound: 'chart source not found',
   nameMismatch: 'must equal the name in the path',
   credentialsInUrl: 'credentials belong in username and password, not in the URL',

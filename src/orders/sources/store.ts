@@ -6,7 +6,7 @@ import { type Executor, isUniqueViolation } from '../../storage/database'
 export type ChartSourceRow = typeof chartSources.$inferSelect
 export type NewChartSource = typeof chartSources.$inferInsert
 
-export const StoreMessages = { nameTaken: 'a chart source with this name exists' } as const
+const StoreMessages = { nameTaken: 'a chart source with this name exists' } as const
 
 export async function listSources(db: Executor): Promise<ChartSourceRow[]> {
   return db.select().from(chartSources).orderBy(asc(chartSources.name)).all()

@@ -14,7 +14,7 @@ export interface OidcClient {
   clientSecret: string
 }
 
-export const OidcMessages = {
+const OidcMessages = {
   unreachable: (host: string) => `the identity provider at ${host} could not be reached`,
   notOidc: (url: string) => `${url} is not a valid OpenID configuration`,
   httpsOnly: 'the discovery URL must be https (http is allowed only with PLATFORM_ALLOW_PRIVATE_ENDPOINTS=true)',
@@ -25,7 +25,7 @@ export const OidcMessages = {
 const WELL_KNOWN = '/.well-known/openid-configuration'
 
 /** The issuer a discovery URL names: the URL itself, or the URL without the well-known suffix. */
-export function issuerOf(discoveryUrl: string): URL {
+function issuerOf(discoveryUrl: string): URL {
   const url = new URL(discoveryUrl)
   if (url.pathname.endsWith(WELL_KNOWN)) url.pathname = url.pathname.slice(0, -WELL_KNOWN.length) || '/'
   url.search = ''

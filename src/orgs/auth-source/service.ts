@@ -25,7 +25,7 @@ export const Messages = {
 } as const
 
 /** Gitea's OAuth2 provider names; openidConnect fits every OIDC provider (Keycloak, Dex, Entra ID, Google). */
-export const PROVIDERS = [
+const PROVIDERS = [
   'openidConnect',
   'gitea',
   'gitlab',
@@ -45,11 +45,11 @@ export const PROVIDERS = [
 ] as const
 
 /** The path (under /api/v1) that starts and finishes an org's sign-in: the spec's oauthCallbackPath. */
-export const callbackPath = (orgId: number) => `/user/oauth2/org-${orgId}`
+const callbackPath = (orgId: number) => `/user/oauth2/org-${orgId}`
 const redirectUri = (deps: Deps, orgId: number) => `${deps.config.publicUrl}/api/v1${callbackPath(orgId)}`
 const policyOf = (deps: Deps) => ({ allowPrivate: deps.config.allowPrivateEndpoints })
 
-export function present(row: store.AuthSourceRow): OrgAuthSourceResponse {
+function present(row: store.AuthSourceRow): OrgAuthSourceResponse {
   return {
     id: row.orgId,
     orgID: row.orgId,
@@ -141,7 +141,7 @@ async function activeSource(deps: Deps, orgId: number): Promise<{ row: store.Aut
 }
 
 /** What the browser keeps between the start and the callback, sealed in a short-lived cookie. */
-export interface SignInState {
+interface SignInState {
   orgId: number
   state: string
   nonce: string
@@ -156,7 +156,7 @@ export interface SignInState {
 export const STATE_TTL_SECONDS = 600
 
 /** A path on this site, or `/`: an open redirect through the callback is not possible. */
-export function sameSiteTarget(redirectTo: string | undefined): string {
+function sameSiteTarget(redirectTo: string | undefined): string {
   return redirectTo && /^\/(?![/\\])/.test(redirectTo) ? redirectTo : '/'
 }
 

@@ -6,7 +6,7 @@ import { type Executor, isUniqueViolation } from '../../storage/database'
 export type AuthSourceRow = typeof orgAuthSources.$inferSelect
 export type NewAuthSource = typeof orgAuthSources.$inferInsert
 
-export const StoreMessages = { exists: 'this organization already has an auth source' } as const
+const StoreMessages = { exists: 'this organization already has an auth source' } as const
 
 export async function findAuthSource(db: Executor, orgId: number): Promise<AuthSourceRow | undefined> {
   return db.select().from(orgAuthSources).where(eq(orgAuthSources.orgId, orgId)).get()

@@ -17,7 +17,7 @@ export const Messages = {
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
 
 /** 20 upper-case alphanumerics (docs/decisions.md §6a), uniformly drawn. */
-export function newAccessKeyId(): string {
+function newAccessKeyId(): string {
   let id = ''
   while (id.length < 20) {
     for (const byte of crypto.getRandomValues(new Uint8Array(32))) {
@@ -29,7 +29,7 @@ export function newAccessKeyId(): string {
 }
 
 /** 40 base64url characters (30 random bytes). */
-export const newSecretAccessKey = (): string => Buffer.from(crypto.getRandomValues(new Uint8Array(30))).toString('base64url')
+const newSecretAccessKey = (): string => Buffer.from(crypto.getRandomValues(new Uint8Array(30))).toString('base64url')
 
 /** The org's sync token, secret included (holders of view:sync-token see it). Throws notFound. */
 export async function getSyncToken(deps: Deps, scope: OrgScope): Promise<FleetmgrApiToken> {

@@ -13,7 +13,7 @@ export const Messages = {
 } as const
 
 /** Lifetime of a hosted token (docs/decisions.md §6a). */
-export const HOSTED_TOKEN_TTL_SECONDS = 600
+const HOSTED_TOKEN_TTL_SECONDS = 600
 
 interface PublicJwk {
   kty: string

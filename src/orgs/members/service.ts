@@ -25,7 +25,7 @@ export const Messages = {
   siteAdminInAdminOrg: ConditionMessages.siteAdminInAdminOrg,
 } as const
 
-export const MEMBER_ACTIONS = ['private', 'public', 'remove', 'leave'] as const
+const MEMBER_ACTIONS = ['private', 'public', 'remove', 'leave'] as const
 
 /**
  * Members as `actor` may see them: all members for members and site admins, public

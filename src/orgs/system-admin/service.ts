@@ -22,7 +22,7 @@ export const Messages = {
 } as const
 
 /** The bot's login (docs/decisions.md §6a). */
-export const systemAdminLogin = (org: UserRow) => `${org.name}-sysadmin`
+const systemAdminLogin = (org: UserRow) => `${org.name}-sysadmin`
 
 /**
  * Makes the org's system admin in `tx`: a bot user that cannot sign in with a password. It is no

@@ -6,7 +6,7 @@
 export const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
 
-export interface ChartSeries {
+interface ChartSeries {
   label: string
   color: string
   values: number[]
@@ -22,7 +22,7 @@ export interface StackedBars {
 }
 
 /** A "nice" axis maximum and step for values up to `max` (1, 2, 2.5, 5 × 10ⁿ steps). */
-export function niceScale(max: number, ticks = 4): { top: number; step: number } {
+function niceScale(max: number, ticks = 4): { top: number; step: number } {
   if (!(max > 0)) return { top: 1, step: 0.25 }
   const rough = max / ticks
   const power = 10 ** Math.floor(Math.log10(rough))

@@ -46,7 +46,7 @@ export interface PrinterOptions {
   metrics?: Pick<Metrics, 'pdfRenders' | 'pdfQueueDepth'>
 }
 
-export interface PrintLayout {
+interface PrintLayout {
   /** HTML of the page footer (Chromium fills `.pageNumber` and `.totalPages`). */
   footerHtml: string
 }

@@ -31,7 +31,7 @@ export interface MonthlyReport {
   history: { month: MonthKey; cpu: Record<Product, number>; mem: Record<Product, number> }[]
 }
 
-export const PRODUCT_LABELS: Record<Product, string> = {
+const PRODUCT_LABELS: Record<Product, string> = {
   dbprod: 'Databases',
   backupprod: 'Backups',
   secretsprod: 'Secrets',
@@ -113,7 +113,7 @@ export async function buildMonthlyReport(deps: Deps, org: UserRow, month: MonthK
 const TEMPLATE = readFileSync(assetPath('reports/monthly-report.html'), 'utf8')
 const STYLE = readFileSync(assetPath('reports/monthly-report.css'), 'utf8')
 
-export const periodOf = (month: MonthKey) => `${monthName(month)} ${yearOf(month)}`
+const periodOf = (month: MonthKey) => `${monthName(month)} ${yearOf(month)}`
 const shortMonth = (month: MonthKey) => `${monthName(month).slice(0, 3)} ${String(yearOf(month)).slice(2)}`
 const cm = (minutes: number) => formatNumber(toCoreMonths(minutes))
 

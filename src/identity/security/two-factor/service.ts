@@ -24,7 +24,7 @@ export const Messages = {
 export const MAX_FAILED_CODES = 5
 export const LOCK_SECONDS = 5 * 60
 /** How long a shown-but-unconfirmed secret stays usable. */
-export const ENROLLMENT_TTL_SECONDS = 10 * 60
+const ENROLLMENT_TTL_SECONDS = 10 * 60
 /** One step either side of now (30 s periods), as Gitea accepts. */
 const TOLERANCE_SECONDS = 30
 
