@@ -1,8 +1,7 @@
 import { closeDeps, createApp, openDeps } from '../app'
-import { startSandbox } from '../clusters/sandbox'
+import { startBackgroundWork } from '../background'
 import { loadConfig, type ServeFlags } from '../config'
 import { ensureFirstAdmin } from '../identity/service'
-import { startMsgbus } from '../msgbus/bus'
 import { type Command, CommandFailed, PROGRAM, parse } from './command'
 
 export const serve: Command = {
@@ -52,10 +51,8 @@ generated password once when PLATFORM_ADMIN_PASSWORD is not set.
         `cannot listen on ${config.host}:${config.port}: ${code ?? (error instanceof Error ? error.message : String(error))}`,
       )
     }
-    // Connect to the message bus and push every account's claims, retrying while it is down.
-    const stopMsgbus = startMsgbus(deps)
     // Only once the port is ours: a server that cannot listen must not re-point the running one's sandbox.
-    const sandbox = config.sandboxCluster ? await startSandbox(deps) : undefined
+    const stopBackground = await startBackgroundWork(deps)
     // Handlers first, then the "listening" line: whoever waits for that line may signal at once.
     const stopped = new Promise<number>((resolveExit) => {
       let stopping = false
@@ -68,8 +65,7 @@ generated password once when PLATFORM_ADMIN_PASSWORD is not set.
         }, config.shutdownGraceSeconds * 1000)
         await app.server?.stop(false)
         clearTimeout(grace)
-        await sandbox?.stop()
-        await stopMsgbus()
+        await stopBackground()
         await closeDeps(deps)
         deps.log.info('stopped')
         resolveExit(0)

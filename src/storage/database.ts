@@ -73,7 +73,7 @@ function prepareFile(path: string, migrationsFolder: string, backupDir: string |
   restrictToOwner(path)
   const sqlite = new BunSqlite(path, { readwrite: true, strict: true })
   try {
-    sqlite.exec('PRAGMA busy_timeout = 5000')
+    sqlite.exec(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`)
     const plan = planMigrations(appliedMigrations(sqlite), knownMigrations(migrationsFolder))
     if (backupDir && plan.pending > 0 && plan.database > 0) backupBeforeMigrating(sqlite, backupDir, plan)
   } finally {
@@ -118,9 +118,11 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
   if (path !== ':memory:') restrictToOwner(path)
   const writer = new StatementCachingSqlite(path, { create: true, readwrite: true, strict: true })
   // FULL: every commit is fsynced, so an acknowledged write survives a power cut, not only a kill.
-  writer.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;')
+  writer.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = ${BUSY_WAIT_MS}; PRAGMA foreign_keys = ON;`)
   const writeDb = drizzleBun({ client: writer, schema })
   migrateBun(writeDb, { migrationsFolder })
+  // From now on a write lock held by another process is waited for without blocking this one (beginImmediate).
+  writer.exec('PRAGMA busy_timeout = 0')
   // A second, read-only connection: readers never see the writer's uncommitted rows, and a
   // write through the read handle fails loudly instead of slipping past the queue.
   const reader = path === ':memory:' ? writer : new StatementCachingSqlite(path, { readonly: true, strict: true })
@@ -148,7 +150,7 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
     read: readDb as unknown as Executor,
     write: (work) =>
       enqueue(async () => {
-        writer.run('BEGIN IMMEDIATE')
+        await beginImmediate(writer)
         try {
           const result = await work(writeDb as unknown as Executor)
           writer.run('COMMIT')
@@ -171,6 +173,27 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
         writer.close()
       })
     },
+  }
+}
+
+/** How long a write waits for another process's write lock before failing (503 at the edge). */
+const BUSY_WAIT_MS = 5000
+
+/**
+ * Takes the write lock, waiting (up to BUSY_WAIT_MS) while another process holds it. SQLite's own
+ * busy handler would sleep inside the call and freeze this process's event loop, every request
+ * with it; this loop waits between tries instead.
+ */
+async function beginImmediate(writer: BunSqlite): Promise<void> {
+  const deadline = performance.now() + BUSY_WAIT_MS
+  for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 50)) {
+    try {
+      writer.run('BEGIN IMMEDIATE')
+      return
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || performance.now() > deadline) throw error
+      await Bun.sleep(pauseMs)
+    }
   }
 }
 
@@ -208,8 +231,10 @@ async function remoteMigrations(client: LibsqlClient): Promise<AppliedMigrations
 }
 
 async function openLibsql(url: string, authToken: string | undefined, migrationsFolder: string): Promise<Database> {
-  // `timeout` applies to every pooled connection (a PRAGMA would reach only one of them).
-  const client = await libsqlClient({ url, timeout: 5000, authToken })
+  // `timeout` applies to every pooled connection (a PRAGMA would reach only one of them). It waits
+  // inside SQLite, freezing the event loop while another process writes a local file; failing fast
+  // and retrying is no way out here: a local connection whose BEGIN failed busy stays unusable.
+  const client = await libsqlClient({ url, timeout: BUSY_WAIT_MS, authToken })
   if (url.startsWith('file:')) await client.execute('PRAGMA journal_mode = WAL')
   else {
     // A remote server's schema is checked here (a local file's was before opening); its own backups apply.

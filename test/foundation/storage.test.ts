@@ -1,3 +1,4 @@
+import { Database as BunSqlite } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { users } from '../../db/schema'
@@ -90,6 +91,28 @@ for (const driver of ['bun:sqlite', 'libsql'] as const) {
 test('a write through the read handle fails instead of bypassing the write queue (bun:sqlite)', async () => {
   const db = await openDatabase(`file:${join(tempDir(), 'platform.db')}`, { driver: 'bun:sqlite' })
   await expect(insertUser(db.read, newUser('sneaky'))).rejects.toThrow(/readonly/)
+  await db.close()
+})
+
+test('a write while another process holds the write lock waits without freezing this process, and commits once the lock is free (bun:sqlite)', async () => {
+  const path = join(tempDir(), 'platform.db')
+  const db = await openDatabase(`file:${path}`, { driver: 'bun:sqlite' })
+  const otherProcess = new BunSqlite(path)
+  otherProcess.run('BEGIN IMMEDIATE')
+  let committed = false
+  const write = db
+    .write((tx) => insertUser(tx, newUser('patient')))
+    .then(() => {
+      committed = true
+    })
+  // This process goes on answering (a frozen one would only get here once the write had failed).
+  expect(await findUserByName(db.read, 'patient')).toBeUndefined()
+  expect(committed).toBe(false)
+  otherProcess.run('COMMIT')
+  otherProcess.close()
+  await write
+  expect(committed).toBe(true)
+  expect(await findUserByName(db.read, 'patient')).toBeDefined()
   await db.close()
 })
 
