@@ -1,7 +1,12 @@
 import { startSandbox } from './clusters/sandbox'
 import type { Deps } from './deps'
+import { sweepLimiter } from './identity/limiter/service'
+import { sweepTickets } from './identity/signin/tickets'
 import { startMsgbus } from './msgbus/bus'
-import { holdAsSingleton } from './singletons/service'
+import { holdAsSingleton, runAsSingleton } from './singletons/service'
+
+/** How often expired sign-in state (limiter windows, checks never settled, known addresses, tickets) is deleted. */
+const SIGN_IN_SWEEP_EVERY_MS = 10 * 60_000
 
 /**
  * What a serving process runs beside its requests (docs/operations.md, "Several processes and
@@ -13,6 +18,12 @@ import { holdAsSingleton } from './singletons/service'
  */
 export async function startBackgroundWork(deps: Deps): Promise<() => Promise<void>> {
   const stops: (() => Promise<void>)[] = [startMsgbus(deps)]
+  stops.push(
+    runAsSingleton(deps, 'sign-in-sweep', SIGN_IN_SWEEP_EVERY_MS, async () => {
+      await sweepLimiter(deps)
+      await sweepTickets(deps)
+    }).stop,
+  )
   if (deps.config.sandboxCluster) {
     const sandbox = holdAsSingleton(deps, 'sandbox-cluster', async () => {
       const emulator = await startSandbox(deps)

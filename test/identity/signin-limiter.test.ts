@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import {
+  checkPasswordAttempt,
   Messages as LimiterMessages,
   MAX_FAILURES_PER_ACCOUNT,
   MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS,
   MAX_FAILURES_PER_ADDRESS,
-  SignInLimiter,
-} from '../../src/identity/sign-in-limiter'
-import { makeTestApp, PASSWORD } from '../support/app'
-import { signInFrom } from '../support/source-address'
+} from '../../src/identity/limiter/service'
+import { basic, makeTestApp, PASSWORD } from '../support/app'
+import { requestFrom, signInFrom } from '../support/source-address'
 
 /** Attacker addresses that, each failing its full per-pair allowance, reach the account-wide limit. */
 const ATTACKERS = MAX_FAILURES_PER_ACCOUNT / MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS
@@ -56,13 +56,15 @@ describe('distributed guessing cannot lock the owner out', () => {
 })
 
 describe('the account-wide limit, unit by unit', () => {
-  test(`after ${MAX_FAILURES_PER_ACCOUNT} failures from many addresses, each of those addresses is refused`, () => {
-    const limiter = new SignInLimiter(() => 1_000)
-    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++) limiter.takeSlot('user:1', `203.0.113.${i}`)
-    expect(() => limiter.takeSlot('user:1', '203.0.113.3')).toThrow(LimiterMessages.tooManyAttempts)
-    expect(() => limiter.takeSlot('user:1', '198.51.100.7')).not.toThrow()
-    expect(() => limiter.takeSlot('user:1', '198.51.100.7')).toThrow(LimiterMessages.tooManyAttempts)
-  })
+  test(`after ${MAX_FAILURES_PER_ACCOUNT} failures from many addresses, each of those addresses is refused`, async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const guess = (address: string) => checkPasswordAttempt(t.deps, alice.user, 'alice', 'guess', address)
+    for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT; i++) expect(await guess(`203.0.113.${i}`)).toBe(false)
+    await expect(guess('203.0.113.3')).rejects.toThrow(LimiterMessages.tooManyAttempts)
+    expect(await guess('198.51.100.7')).toBe(false)
+    await expect(guess('198.51.100.7')).rejects.toThrow(LimiterMessages.tooManyAttempts)
+  }, 30_000)
 })
 
 describe('PLATFORM_TRUSTED_PROXIES', () => {
@@ -128,5 +130,39 @@ describe('the password-hashing line under a flood', () => {
     const busy = replies.filter((r) => r.status === 503)
     expect(busy.length).toBeGreaterThan(0)
     expect(busy[0].headers['retry-after']).toBe('1')
+  }, 30_000)
+})
+
+describe('parallel attempts on a real port', () => {
+  const basicFrom = (base: string, password: string) =>
+    requestFrom('127.0.0.1', `${base}/api/v1/user`, { headers: { authorization: basic('alice', password) } })
+
+  test('a script sends 12 Basic requests with the right password at once → 12 × 200, none refused as too many failures', async () => {
+    const { base } = await aliceOnRealPort()
+    const statuses = (await Promise.all(Array.from({ length: 12 }, () => basicFrom(base, PASSWORD)))).map((r) => r.status)
+    expect(statuses).toEqual(Array(12).fill(200))
+  }, 30_000)
+
+  test(`${MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS - 1} typos and 8 right passwords at once → the typos 401, the right ones 200, none 429`, async () => {
+    const { base } = await aliceOnRealPort()
+    const passwords = [...Array(MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS - 1).fill('typo'), ...Array(8).fill(PASSWORD)]
+    const statuses = (await Promise.all(passwords.map((p) => basicFrom(base, p)))).map((r) => r.status)
+    expect(statuses).toEqual(passwords.map((p) => (p === PASSWORD ? 200 : 401)))
+  }, 30_000)
+
+  test(`a guesser sends 12 wrong passwords at once → exactly ${MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS} are checked (401), the rest 429; then the right password is 429 too`, async () => {
+    const { base } = await aliceOnRealPort()
+    const statuses = (await Promise.all(Array.from({ length: 12 }, (_, i) => basicFrom(base, `guess${i}`)))).map((r) => r.status)
+    expect(statuses.filter((s) => s === 401)).toHaveLength(MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(12 - MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS)
+    expect((await basicFrom(base, PASSWORD)).status).toBe(429)
+  }, 30_000)
+
+  test('12 requests at once with a token as the Basic password → 12 × 200 (tokens take no place under the limiter)', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const base = await t.listen()
+    const replies = await Promise.all(Array.from({ length: 12 }, () => basicFrom(base, alice.token)))
+    expect(replies.map((r) => r.status)).toEqual(Array(12).fill(200))
   }, 30_000)
 })

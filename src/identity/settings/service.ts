@@ -5,10 +5,10 @@ import { type Executor, isUniqueViolation } from '../../storage/database'
 import { removeAvatar } from '../avatars/store'
 import { findOwnEmail } from '../emails/service'
 import { type EmailRow, setPrimaryEmail } from '../emails/store'
+import { checkPasswordAttempt } from '../limiter/service'
 import { hashPassword } from '../passwords'
 import { assertUsableName, MIN_PASSWORD_LENGTH } from '../service'
 import { deleteOtherSessions } from '../sessions/store'
-import { checkPasswordAttempt } from '../sign-in-limiter'
 import * as store from '../store'
 
 export const Messages = {

@@ -2,12 +2,12 @@ import { nowSeconds } from '../../clock'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { bindPrimaryEmail } from '../emails/service'
+import { checkPasswordAttempt } from '../limiter/service'
 import { checkSecondFactor } from '../security/two-factor/service'
 import { hasSecurityKey, requestAssertion, verifyAssertion } from '../security/webauthn/service'
 import { endSession, type NewSessionCookies, startSession } from '../sessions/service'
-import { checkPasswordAttempt } from '../sign-in-limiter'
 import * as store from '../store'
-import { signInTickets } from './tickets'
+import * as tickets from './tickets'
 
 export const Messages = {
   userNotFound: 'user does not exist',
@@ -54,7 +54,7 @@ export async function signIn(deps: Deps, input: SignInInput, client: SignInClien
   if (user.prohibitLogin) throw new AppError('methodNotAllowed', Messages.prohibited)
   if (!user.isActive) throw new AppError('methodNotAllowed', Messages.inactive)
   if ((await store.hasTwoFactor(deps.db.read, user.id)) || (await hasSecurityKey(deps, user.id)))
-    throw new TwoFactorRequired(signInTickets(deps).issue(user.id, input.remember ?? false))
+    throw new TwoFactorRequired(await tickets.issueTicket(deps, user.id, input.remember ?? false))
   return startSignedInSession(deps, user, input.remember ?? false, client)
 }
 
@@ -72,7 +72,7 @@ async function startSignedInSession(deps: Deps, user: store.UserRow, remember: b
 
 /** The waiting sign-in of `ticketId` and its user, still allowed to sign in. Throws unauthenticated. */
 async function waitingSignIn(deps: Deps, ticketId: string | undefined) {
-  const ticket = ticketId ? signInTickets(deps).find(ticketId) : undefined
+  const ticket = ticketId ? await tickets.findTicket(deps, ticketId) : undefined
   const user = ticket ? await store.findUserById(deps.db.read, ticket.uid) : undefined
   if (!ticketId || !ticket || !user || user.prohibitLogin || !user.isActive) throw new AppError('unauthenticated', Messages.noTicket)
   return { id: ticketId, ticket, user }
@@ -85,14 +85,13 @@ async function finishSignIn(
   client: SignInClient,
   check: () => Promise<void>,
 ): Promise<NewSessionCookies> {
-  const tickets = signInTickets(deps)
   try {
     await check()
   } catch (e) {
-    tickets.countFailure(waiting.id)
+    await tickets.countTicketFailure(deps, waiting.id)
     throw e
   }
-  if (!tickets.take(waiting.id)) throw new AppError('unauthenticated', Messages.noTicket)
+  if (!(await tickets.takeTicket(deps, waiting.id))) throw new AppError('unauthenticated', Messages.noTicket)
   return startSignedInSession(deps, waiting.user, waiting.ticket.remember, client)
 }
 
@@ -116,7 +115,7 @@ export async function securityKeyOptions(deps: Deps, ticketId: string | undefine
   const waiting = await waitingSignIn(deps, ticketId)
   if (!(await hasSecurityKey(deps, waiting.user.id))) throw new AppError('badRequest', Messages.noSecurityKey)
   const { publicKey, challenge } = await requestAssertion(deps, waiting.user.id)
-  waiting.ticket.challenge = challenge
+  await tickets.setTicketChallenge(deps, waiting.id, challenge)
   return { publicKey }
 }
 
@@ -128,10 +127,9 @@ export async function finishWithSecurityKey(
   client: SignInClient,
 ): Promise<NewSessionCookies> {
   const waiting = await waitingSignIn(deps, ticketId)
-  const challenge = waiting.ticket.challenge
-  if (!challenge) throw new AppError('badRequest', Messages.noChallenge)
   // A challenge answers once, right or wrong.
-  waiting.ticket.challenge = undefined
+  const challenge = await tickets.takeTicketChallenge(deps, waiting.id)
+  if (!challenge) throw new AppError('badRequest', Messages.noChallenge)
   return finishSignIn(deps, waiting, client, () => verifyAssertion(deps, waiting.user.id, assertion, challenge))
 }
 

@@ -1,61 +1,60 @@
-import { type Deps, runtimeSlot } from '../../deps'
+import type { Deps } from '../../deps'
+import { sha256Hex } from '../tokens/secrets'
+import * as store from './store'
+
+/**
+ * Tickets of half-finished sign-ins live in the database, so the second step may reach any process
+ * (or machine) and survives a restart. The ticket itself is a random bearer value in a cookie;
+ * the database keeps only its SHA-256.
+ */
 
 /** How long a password-checked sign-in waits for its second factor. */
 export const TICKET_TTL_SECONDS = 5 * 60
 /** Wrong second factors one ticket survives; then the password must be given again. */
 export const MAX_TICKET_FAILURES = 5
-/** Past this many tickets, expired ones are swept before a new one is issued. */
-const SWEEP_THRESHOLD = 10_000
 
 /** A sign-in whose password was right, waiting for the second factor. */
 export interface SignInTicket {
   uid: number
   remember: boolean
-  expiresAt: number
-  failures: number
-  /** The WebAuthn challenge last requested for this sign-in. */
-  challenge?: string
 }
 
-/**
- * Tickets of half-finished sign-ins, in memory: they live five minutes, and a restart only asks
- * the user for the password again.
- */
-export class SignInTickets {
-  private readonly tickets = new Map<string, SignInTicket>()
-
-  /** `now` in seconds since the epoch, fractions kept. */
-  constructor(private readonly now: () => number) {}
-
-  issue(uid: number, remember: boolean): string {
-    const now = this.now()
-    if (this.tickets.size >= SWEEP_THRESHOLD) for (const [id, t] of this.tickets) if (t.expiresAt <= now) this.tickets.delete(id)
-    const id = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')
-    this.tickets.set(id, { uid, remember, expiresAt: now + TICKET_TTL_SECONDS, failures: 0 })
-    return id
-  }
-
-  /** The live ticket, or undefined when unknown or expired. */
-  find(id: string): SignInTicket | undefined {
-    const ticket = this.tickets.get(id)
-    if (ticket && ticket.expiresAt > this.now()) return ticket
-    this.tickets.delete(id)
-    return undefined
-  }
-
-  /** Ends the ticket; true for the one caller that ended it (two parallel finishes: one session). */
-  take(id: string): boolean {
-    return this.tickets.delete(id)
-  }
-
-  /** Counts a wrong second factor; the ticket ends at the limit. */
-  countFailure(id: string): void {
-    const ticket = this.tickets.get(id)
-    if (ticket && ++ticket.failures >= MAX_TICKET_FAILURES) this.tickets.delete(id)
-  }
+/** Issues a ticket for `uid` and returns its value (the cookie's). */
+export async function issueTicket(deps: Deps, uid: number, remember: boolean): Promise<string> {
+  const id = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')
+  const expiresAtMs = deps.clock.now() + TICKET_TTL_SECONDS * 1000
+  await deps.db.write((tx) => store.insertTicket(tx, { idHash: sha256Hex(id), uid, remember, expiresAtMs }))
+  return id
 }
 
-const SIGN_IN_TICKETS = runtimeSlot('sign-in tickets', (deps) => new SignInTickets(() => deps.clock.now() / 1000))
+/** The live ticket, or undefined when unknown or expired. */
+export async function findTicket(deps: Deps, id: string): Promise<SignInTicket | undefined> {
+  const row = await store.findLiveTicket(deps.db.read, sha256Hex(id), deps.clock.now())
+  return row && { uid: row.uid, remember: row.remember }
+}
 
-/** The tickets of one app instance (tests build many apps in one process). */
-export const signInTickets = (deps: Deps): SignInTickets => deps.runtimes.of(SIGN_IN_TICKETS)
+/** Ends the ticket; true for the one caller that ended it (two parallel finishes, on any processes: one session). */
+export function takeTicket(deps: Deps, id: string): Promise<boolean> {
+  return deps.db.write((tx) => store.deleteTicket(tx, sha256Hex(id)))
+}
+
+/** Counts a wrong second factor; the ticket ends at MAX_TICKET_FAILURES. */
+export function countTicketFailure(deps: Deps, id: string): Promise<void> {
+  return deps.db.write((tx) => store.countTicketFailure(tx, sha256Hex(id), MAX_TICKET_FAILURES))
+}
+
+/** Keeps the WebAuthn challenge last requested for the ticket's sign-in. */
+export function setTicketChallenge(deps: Deps, id: string, challenge: string): Promise<void> {
+  return deps.db.write((tx) => store.setTicketChallenge(tx, sha256Hex(id), challenge))
+}
+
+/** The ticket's challenge, cleared: a challenge answers once, right or wrong. */
+export function takeTicketChallenge(deps: Deps, id: string): Promise<string | undefined> {
+  return deps.db.write((tx) => store.takeTicketChallenge(tx, sha256Hex(id)))
+}
+
+/** Forgets expired tickets (a periodic singleton). */
+export async function sweepTickets(deps: Deps): Promise<void> {
+  const nowMs = deps.clock.now()
+  await deps.db.write((tx) => store.deleteExpiredTickets(tx, nowMs))
+}
