@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import ipaddr from 'ipaddr.js'
 import { buildStamp } from './assets'
@@ -45,6 +46,10 @@ export interface Config {
   bodyTimeoutSeconds: number
   /** Seconds an in-flight request may take to finish after SIGTERM. */
   shutdownGraceSeconds: number
+  /** Processes `serve` runs on one port (docs/decisions.md §9); 1: this process serves. */
+  workers: number
+  /** Set by `serve --workers` in the processes it starts: this one is worker N and shares the port. */
+  workerId: number | undefined
   /** Regular users may create organizations (site admins always may). */
   allowRegularOrgCreation: boolean
   /** User-given endpoints (cloud, clusters, discovery, avatars) may be loopback or private addresses; metadata addresses never. */
@@ -110,6 +115,7 @@ export interface ServeFlags {
   host?: string
   dataDir?: string
   dev?: boolean
+  workers?: string
 }
 
 /**
@@ -177,6 +183,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxBodyBytes: parsePositiveInt(env.PLATFORM_MAX_BODY_BYTES ?? String(10 * 1024 * 1024), 'PLATFORM_MAX_BODY_BYTES'),
     bodyTimeoutSeconds: parsePositiveInt(env.PLATFORM_BODY_TIMEOUT_SECONDS ?? '30', 'PLATFORM_BODY_TIMEOUT_SECONDS'),
     shutdownGraceSeconds: parsePositiveInt(env.PLATFORM_SHUTDOWN_GRACE_SECONDS ?? '10', 'PLATFORM_SHUTDOWN_GRACE_SECONDS'),
+    workers: parseWorkers(flags.workers ?? env.PLATFORM_WORKERS ?? '1', flags.workers !== undefined ? '--workers' : 'PLATFORM_WORKERS'),
+    workerId: env.PLATFORM_WORKER_ID ? parsePositiveInt(env.PLATFORM_WORKER_ID, 'PLATFORM_WORKER_ID') : undefined,
     allowRegularOrgCreation: !parseBool(env.PLATFORM_DISABLE_REGULAR_ORG_CREATION ?? 'false', 'PLATFORM_DISABLE_REGULAR_ORG_CREATION'),
     allowPrivateEndpoints: parseBool(env.PLATFORM_ALLOW_PRIVATE_ENDPOINTS ?? 'false', 'PLATFORM_ALLOW_PRIVATE_ENDPOINTS'),
     bucketListPageSize: parsePositiveInt(env.PLATFORM_BUCKET_LIST_PAGE_SIZE ?? '1000', 'PLATFORM_BUCKET_LIST_PAGE_SIZE'),
@@ -281,6 +289,16 @@ function parseDriver(text: string): Config['databaseDriver'] {
   if (text === '') return undefined
   if (text === 'bun:sqlite' || text === 'libsql') return text
   throw new ConfigError(`PLATFORM_DATABASE_DRIVER must be bun:sqlite or libsql, got "${text}"`)
+}
+
+/** At most this many workers: far past any machine's cores, short of a typo's thousands of processes. */
+const MAX_WORKERS = 256
+
+function parseWorkers(text: string, name: string): number {
+  if (text.trim().toLowerCase() === 'auto') return availableParallelism()
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || Number(text) > MAX_WORKERS)
+    throw new ConfigError(`${name} must be a number of processes 1-${MAX_WORKERS} or auto (one per core), got "${text}"`)
+  return Number(text)
 }
 
 function parsePort(text: string, name: string): number {

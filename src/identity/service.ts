@@ -42,31 +42,35 @@ export const isEmailAddress = (email: string) => email.length <= 254 && /^[^\s@]
 
 /** Creates an individual account. Throws invalid (name, email, password) or duplicate (name taken). */
 export async function createUser(db: Database, input: NewUserInput): Promise<store.UserRow> {
+  const row = await newUserRow(input)
+  return db.write((tx) => store.insertUser(tx, row))
+}
+
+/** The row of a new account, its password hashed. Throws invalid (name, email, password). */
+async function newUserRow(input: NewUserInput): Promise<Parameters<typeof store.insertUser>[1]> {
   assertUsableName(input.username, 'username', input.allowReservedName)
   if (!isEmailAddress(input.email))
     throw new AppError('invalid', Messages.emailInvalid, [{ field: 'email', message: Messages.emailInvalid }])
   if (input.password.length < MIN_PASSWORD_LENGTH)
     throw new AppError('invalid', Messages.passwordTooShort, [{ field: 'password', message: Messages.passwordTooShort }])
-  const passwordHash = await hashPassword(input.password)
-  return db.write((tx) =>
-    store.insertUser(tx, {
-      name: input.username,
-      lowerName: input.username.toLowerCase(),
-      email: input.email,
-      fullName: input.fullName ?? '',
-      passwordHash,
-      isAdmin: input.isAdmin ?? false,
-      mustChangePassword: input.mustChangePassword ?? false,
-      visibility: VISIBILITY[input.visibility ?? 'public'],
-      // Privacy by default (docs/decisions.md §2): others see a real address only once its owner shares it.
-      keepEmailPrivate: true,
-    }),
-  )
+  return {
+    name: input.username,
+    lowerName: input.username.toLowerCase(),
+    email: input.email,
+    fullName: input.fullName ?? '',
+    passwordHash: await hashPassword(input.password),
+    isAdmin: input.isAdmin ?? false,
+    mustChangePassword: input.mustChangePassword ?? false,
+    visibility: VISIBILITY[input.visibility ?? 'public'],
+    // Privacy by default (docs/decisions.md §2): others see a real address only once its owner shares it.
+    keepEmailPrivate: true,
+  }
 }
 
 /**
  * Creates the first site admin when the database has no user yet. Returns the generated
- * password when none was configured (to be printed once), or undefined.
+ * password when none was configured (to be printed once), or undefined. Decided inside the write:
+ * of several processes (machines) starting at once on an empty database, one creates it.
  */
 export async function ensureFirstAdmin(
   db: Database,
@@ -75,14 +79,19 @@ export async function ensureFirstAdmin(
   if ((await store.countUsers(db.read)) > 0) return { created: false }
   const generatedPassword =
     seed.password === undefined ? Buffer.from(crypto.getRandomValues(new Uint8Array(15))).toString('base64url') : undefined
-  await createUser(db, {
+  const row = await newUserRow({
     username: seed.username,
     email: seed.email,
     password: seed.password ?? generatedPassword!,
     isAdmin: true,
     allowReservedName: true,
   })
-  return { created: true, generatedPassword }
+  const created = await db.write(async (tx) => {
+    if ((await store.countUsers(tx)) > 0) return false
+    await store.insertUser(tx, row)
+    return true
+  })
+  return created ? { created, generatedPassword } : { created }
 }
 
 const ZERO_TIME = '1970-01-01T00:00:00Z'

@@ -2,6 +2,8 @@ import { describe, expect, test } from 'bun:test'
 import { generate } from 'otplib'
 import { closeDeps } from '../../src/app'
 import { checkPasswordAttempt, Messages as LimiterMessages } from '../../src/identity/limiter/service'
+import { ensureFirstAdmin } from '../../src/identity/service'
+import { countUsers } from '../../src/identity/store'
 import { makeTestApp, PASSWORD, type TestApp } from '../support/app'
 
 /**
@@ -65,5 +67,17 @@ describe('second-factor sign-in', () => {
       .map((c) => c.split(';')[0])
       .join('; ')
     for (const t of [a, b]) expect((await t.request('GET', '/api/v1/user', { headers: { cookie: session } })).status).toBe(200)
+  })
+})
+
+describe('start-up', () => {
+  test('two processes start on an empty database at once → one creates the first site admin, neither fails', async () => {
+    // bun:sqlite: the libSQL driver waits for another connection's lock inside SQLite, which one test process cannot serve.
+    const a = await makeTestApp({ PLATFORM_DATABASE_DRIVER: 'bun:sqlite' })
+    const b = await makeTestApp({ PLATFORM_DATA_DIR: a.config.dataDir, PLATFORM_DATABASE_DRIVER: 'bun:sqlite' })
+    const seed = { username: 'admin', password: 'admin-password-1', email: 'admin@localhost' }
+    const results = await Promise.all([ensureFirstAdmin(a.deps.db, seed), ensureFirstAdmin(b.deps.db, seed)])
+    expect(results.map((r) => r.created).sort()).toEqual([false, true])
+    expect(await countUsers(a.deps.db.read)).toBe(1)
   })
 })

@@ -1,0 +1,23 @@
+import type { Config } from '../config'
+import type { Deps } from '../deps'
+import { ensureFirstAdmin } from '../identity/service'
+import { CommandFailed } from './command'
+
+/** Applies migrations (openDeps) and creates the first site admin when there is no user yet, printing a generated password once. */
+export async function prepareDatabase(deps: Deps): Promise<void> {
+  const admin = await ensureFirstAdmin(deps.db, deps.config.admin)
+  if (!admin.created) return
+  deps.log.info('first site admin created', { username: deps.config.admin.username })
+  // The one place a password is printed: to the operator's terminal, once, not to the log.
+  if (admin.generatedPassword)
+    process.stderr.write(`\n  site admin "${deps.config.admin.username}" password (shown once): ${admin.generatedPassword}\n\n`)
+}
+
+/** The listen error an operator can act on: a port in use, an address that cannot be bound. */
+export function listenFailed(config: Config, error: unknown): CommandFailed {
+  const code = (error as { code?: string }).code
+  if (code === 'EADDRINUSE') return new CommandFailed(`port ${config.port} on ${config.host} is already in use (another server running?)`)
+  return new CommandFailed(
+    `cannot listen on ${config.host}:${config.port}: ${code ?? (error instanceof Error ? error.message : String(error))}`,
+  )
+}
