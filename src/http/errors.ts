@@ -1,6 +1,7 @@
 import { Elysia, type ValidationError } from 'elysia'
 import { AppError, type ErrorKind, type FieldError } from '../errors'
 import type { Logger } from '../logger'
+import { isDatabaseUnavailable } from '../storage/database'
 import { requestIdOfRequest } from './request-log'
 
 const STATUS: Record<ErrorKind, number> = {
@@ -43,6 +44,24 @@ function errorBody(message: string, docsUrl: string, fields: FieldError[] = []):
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
+export const Messages = {
+  databaseUnavailable: 'the database cannot be reached right now; nothing was changed, retry shortly',
+} as const
+
+/** Seconds a client is asked to wait when the database cannot answer. */
+const DATABASE_RETRY_AFTER_SECONDS = '5'
+
+/**
+ * The AppError an answer is made from: the error itself, or 503 with Retry-After for a database
+ * that cannot answer now (a write is one transaction, so a failed one left nothing behind).
+ */
+function knownError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error
+  if (isDatabaseUnavailable(error))
+    return new AppError('unavailable', Messages.databaseUnavailable, [], { 'retry-after': DATABASE_RETRY_AFTER_SECONDS })
+  return undefined
+}
+
 /** The log line of a failure the server did not expect: the request id to find it by, never the request's secrets. */
 export function logUnexpected(log: Logger, request: Request, error: unknown): void {
   log.error('unexpected error', {
@@ -56,7 +75,8 @@ export function logUnexpected(log: Logger, request: Request, error: unknown): vo
 
 /**
  * The answer to a failure outside Elysia's lifecycle (http/lean-route.ts), as errorHandler gives
- * it inside: an AppError by its kind, anything else logged and a bare 500.
+ * it inside: an AppError by its kind, an unreachable database 503, anything else a bare 500; all
+ * but AppErrors logged.
  */
 export function errorResponse(
   error: unknown,
@@ -65,8 +85,10 @@ export function errorResponse(
   request: Request,
 ): Response {
   if (!(error instanceof AppError)) logUnexpected(request, error)
-  const [status, message, fields, headers] =
-    error instanceof AppError ? [STATUS[error.kind], error.message, error.fields, error.headers] : [500, 'Internal Server Error', [], {}]
+  const known = knownError(error)
+  const [status, message, fields, headers] = known
+    ? [STATUS[known.kind], known.message, known.fields, known.headers]
+    : [500, 'Internal Server Error', [], {}]
   return new Response(JSON.stringify(errorBody(message, docsUrl, fields)), { status, headers: { ...headers, 'content-type': JSON_TYPE } })
 }
 
@@ -100,7 +122,8 @@ function fieldsOf(error: Readonly<ValidationError>): FieldError[] {
 
 /**
  * Translates every failure into the one error body: AppError by kind, validation to 422,
- * unknown routes to 404, anything else logged with the request id and answered as a bare 500.
+ * unknown routes to 404, an unreachable database to 503 with Retry-After (logged), anything else
+ * logged with the request id and answered as a bare 500.
  */
 export const errorHandler = (
   docsUrl: string,
@@ -132,5 +155,7 @@ export const errorHandler = (
     }
     if (code === 'INVALID_COOKIE_SIGNATURE') return reply(401, 'Invalid cookie')
     logUnexpected(request, error)
+    const database = knownError(error)
+    if (database) return reply(STATUS[database.kind], database.message, database.fields, database.headers)
     return reply(500, 'Internal Server Error')
   })

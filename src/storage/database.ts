@@ -273,6 +273,22 @@ async function openLibsql(url: string, authToken: string | undefined, migrations
   }
 }
 
+/**
+ * Codes of a database that cannot answer now (locked past the busy wait, disk failing or full,
+ * a libSQL server out of reach), for which a client should retry later, not a bug.
+ */
+const UNAVAILABLE =
+  /^(SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|PROTOCOL)|HRANA_|SERVER_ERROR|STREAM_EXPIRED|ConnectionRefused|ConnectionClosed|FailedToOpenSocket|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH)/
+
+/** True when `error` (or its cause) says the database cannot answer right now, on either driver. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const { code, extendedCode } = e as { code?: unknown; extendedCode?: unknown }
+    if ([code, extendedCode].some((c) => typeof c === 'string' && UNAVAILABLE.test(c))) return true
+  }
+  return false
+}
+
 /** True when `error` (or its cause) is a SQLite UNIQUE constraint failure, on either driver. */
 export function isUniqueViolation(error: unknown): boolean {
   for (let e: unknown = error; e instanceof Error; e = e.cause) {
