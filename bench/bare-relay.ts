@@ -3,7 +3,8 @@
 // check, no authorization, no path or header checks. What is left between this and nginx is the
 // cost of Bun's HTTP server and TLS client themselves; what is left between the platform and this
 // is the platform's own work. Not a proxy anyone should run: the bench starts it on loopback.
-// Usage (by bench/proxy.ts): bun bench/bare-relay.ts; reads MEMBER_KUBECONFIG, prints its port.
+// Usage (by bench/proxy.ts): PORT=N bun bench/bare-relay.ts; reads MEMBER_KUBECONFIG; several share PORT
+// (reusePort); prints its port.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,8 +19,9 @@ const deps = await openDeps(
   loadConfig({ PLATFORM_DATA_DIR: mkdtempSync(join(tmpdir(), 'platform-bare-relay-')), PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' }),
 )
 const server = Bun.serve({
-  port: 0,
+  port: Number(process.env.PORT ?? 0),
   hostname: '127.0.0.1',
+  reusePort: true,
   async fetch(request) {
     const url = request.url
     const answer = await callMember(deps, member, {

@@ -2,14 +2,28 @@
 // GET of one object and of a 500-item list, measured with wrk (Debian `wrk`, `nginx`); then many
 // watches and followed logs held through the proxy while the platform's RSS is watched. A bare Bun
 // relay over the same client (bench/bare-relay.ts) shows how much of the gap to nginx is the runtime.
-// Usage: npm run bench:proxy [-- --duration 5 --connections 20 --hold 60 --watches 200 --logs 50]
+// With --workers 1,2 each proxy runs as that many processes on one port in turn (the platform as
+// `serve --workers N`, the bare relay with reusePort × N, nginx with worker_processes N).
+// Usage: npm run bench:proxy [-- --duration 5 --connections 20 --hold 60 --watches 200 --logs 50 --workers 1,2]
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startEmulator } from '../src/kube-emulator'
-import { type Figures, wrk as measure } from './wrk'
+import {
+  freePort,
+  MAIN,
+  type Measured,
+  measureCpu,
+  requireTools,
+  rssMbOf,
+  startBare,
+  startNginx,
+  startPlatform,
+  type Target,
+  workerCounts,
+} from './processes'
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -19,18 +33,13 @@ const { values } = parseArgs({
     hold: { type: 'string', default: '60' },
     watches: { type: 'string', default: '200' },
     logs: { type: 'string', default: '50' },
+    workers: { type: 'string', default: '1' },
   },
 })
-
-for (const tool of ['wrk', 'nginx']) {
-  if (Bun.spawnSync(['which', tool], { env: { PATH: `${process.env.PATH}:/usr/sbin` } }).exitCode !== 0) {
-    console.error(`${tool} is not installed: apt-get install -y ${tool}`)
-    process.exit(2)
-  }
-}
+requireTools('wrk', 'nginx')
+const counts = workerCounts(values.workers)
 
 const dir = mkdtempSync(join(tmpdir(), 'platform-bench-proxy-'))
-const root = resolve(import.meta.dir, '..')
 const member = await startEmulator({ tls: true, seed: true, logIntervalMs: 1000 })
 const memberUrl = new URL(member.url)
 const asMember = { authorization: `Bearer ${member.token}` }
@@ -55,8 +64,7 @@ for (let i = 0; i < 500; i += 50)
     ),
   )
 
-step('starting the platform')
-// The platform as its own process, so its RSS is its own.
+// The platform as its own processes, so their CPU and RSS are their own.
 const env = {
   ...process.env,
   PLATFORM_DATA_DIR: join(dir, 'data'),
@@ -65,58 +73,18 @@ const env = {
   PLATFORM_SANDBOX_CLUSTER: 'false',
   PLATFORM_REQUEST_LOG: 'false',
 }
-const main = join(root, 'src/main.ts')
-/** Reads a child's stdout until `pattern` matches, then lets the rest drain; the match's first group. */
-async function readUntil(child: { stdout: ReadableStream<Uint8Array> }, pattern: RegExp, what: string): Promise<string> {
-  const reader = child.stdout.getReader()
-  let seen = ''
-  let match: RegExpExecArray | null
-  while (!(match = pattern.exec(seen))) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`${what} did not start: ${seen}`)
-    seen += new TextDecoder().decode(value)
-  }
-  reader.releaseLock()
-  void child.stdout.pipeTo(new WritableStream()).catch(() => undefined)
-  return match[1]!
-}
-const platform = Bun.spawn([process.execPath, main, 'serve', '--port', '0', '--host', '127.0.0.1'], {
-  env,
-  stdout: 'pipe',
-  stderr: 'inherit',
-})
-const platformPort = await readUntil(platform, /"event":"listening".*"url":"http:\/\/[^:]+:(\d+)"/, 'the platform')
 const run = async (...args: string[]) => {
-  const child = Bun.spawn([process.execPath, main, ...args], { env, stdout: 'pipe', stderr: 'pipe' })
+  const child = Bun.spawn([process.execPath, MAIN, ...args], { env, stdout: 'pipe', stderr: 'pipe' })
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   if (code !== 0) throw new Error(`${args.join(' ')}: ${err}`)
   return out.trim()
 }
-step('token and cluster import')
-const token = await run('admin', 'create-token', '--username', 'admin')
 writeFileSync(join(dir, 'member.kubeconfig'), member.kubeconfig())
-await run('cluster', 'import', '--owner', 'admin', '--name', 'dev', '--kubeconfig', join(dir, 'member.kubeconfig'))
-
-// nginx as a reverse proxy to the same member, TLS upstream verified against its CA, keep-alive.
 writeFileSync(join(dir, 'ca.pem'), member.caCertPem!)
-const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') })
-const nginxPort = probe.port!
-probe.stop(true)
-writeFileSync(
-  join(dir, 'nginx.conf'),
-  `worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/nginx-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  upstream member { server ${memberUrl.host}; keepalive 64; }
-  server {
-    listen 127.0.0.1:${nginxPort};
-    location / {
-      proxy_pass https://member;
+// nginx as a reverse proxy to the same member, TLS upstream verified against its CA, keep-alive.
+const nginxSite = {
+  http: `upstream member { server ${memberUrl.host}; keepalive 64; }`,
+  location: `      proxy_pass https://member;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Authorization "Bearer ${member.token}";
@@ -127,133 +95,111 @@ http {
       proxy_ssl_name localhost;
       proxy_ssl_server_name on;
       proxy_ssl_session_reuse on;
-      proxy_buffering off;
-    }
-  }
-}
-`,
-)
-// The floor: a bare Bun relay over the same client, no checks at all (bench/bare-relay.ts).
-const bare = Bun.spawn([process.execPath, join(root, 'bench/bare-relay.ts')], {
-  env: { ...process.env, MEMBER_KUBECONFIG: member.kubeconfig() },
-  stdout: 'pipe',
-  stderr: 'inherit',
-})
-const barePort = await readUntil(bare, /^(\d+)\n/, 'the bare relay')
-// Whatever happens, no nginx or platform process outlives the bench.
-const children: { kill(): void }[] = [platform, bare]
-process.on('exit', () => {
-  for (const child of children) child.kill()
-})
-const nginx = Bun.spawn(['nginx', '-c', join(dir, 'nginx.conf'), '-p', dir], {
-  env: { PATH: `${process.env.PATH}:/usr/sbin` },
-  stdout: 'ignore',
-  stderr: 'inherit',
-})
-children.push(nginx)
-for (let i = 0; i < 50; i++) {
-  const ok = await fetch(`http://127.0.0.1:${nginxPort}/version`).then(
-    (r) => r.ok,
-    () => false,
-  )
-  if (ok) break
-  await Bun.sleep(100)
+      proxy_buffering off;`,
 }
 
-step('nginx up')
-
-// CPU time per request of each proxy (from /proc: the platform's process, nginx's master and
-// workers) and of the member (this process, which runs the emulator): a figure that says what a
-// request costs even when other work on the machine moves req/s around.
-const ticksPerSecond = Number(new TextDecoder().decode(Bun.spawnSync(['getconf', 'CLK_TCK']).stdout).trim()) || 100
-const cpuMsOf = (pids: number[]) =>
-  pids.reduce((sum, pid) => {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return sum + ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond
-  }, 0)
-const nginxPids = () => [
-  nginx.pid,
-  ...readFileSync(`/proc/${nginx.pid}/task/${nginx.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
-]
-interface Measured extends Figures {
-  proxyUs: number
+// CPU time per request of each proxy (its processes, from /proc) and of the member (this process,
+// which runs the emulator): a figure that says what a request costs even when other work on the
+// machine moves req/s around.
+interface WithMember extends Measured {
   memberUs: number
 }
-const measureCpu = async (url: string, headers: Record<string, string>, pids: () => number[]): Promise<Measured> => {
-  const proxyBefore = cpuMsOf(pids())
+const measureWithMember = async (url: string, headers: Record<string, string>, target: Pick<Target, 'pids'>): Promise<WithMember> => {
   const memberBefore = process.cpuUsage()
-  const figures = await measure(url, headers, values)
-  const member = process.cpuUsage(memberBefore)
-  return {
-    ...figures,
-    proxyUs: ((cpuMsOf(pids()) - proxyBefore) * 1000) / figures.requests,
-    memberUs: (member.user + member.system) / figures.requests,
-  }
+  const figures = await measureCpu(url, headers, values, target)
+  const used = process.cpuUsage(memberBefore)
+  return { ...figures, memberUs: (used.user + used.system) / figures.requests }
 }
-const ours = `http://127.0.0.1:${platformPort}/api/v1/clusters/admin/dev/k8s`
-const viaNginx = `http://127.0.0.1:${nginxPort}`
-const fmt = (f: Measured, proxied = true) =>
-  `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms  CPU/request: ${proxied ? `proxy ${f.proxyUs.toFixed(0)} µs, ` : ''}member ${f.memberUs.toFixed(0)} µs`
+const fmt = (f: WithMember, proxied = true) =>
+  `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms  CPU/request: ${proxied ? `proxy ${f.cpuUs.toFixed(0)} µs, ` : ''}member ${f.memberUs.toFixed(0)} µs`
 console.log(
-  `wrk -t2 -c${values.connections} -d${values.duration}s per target, same machine, one run (2 cores shared by wrk, the proxy and the member)`,
+  `wrk -t2 -c${values.connections} -d${values.duration}s per target, same machine, one run (${navigator.hardwareConcurrency} cores shared by wrk, the proxy and the member)`,
 )
 // Each case: the member's path, and the same object on the spec's route (…/proxy/{group}/{version}/…), which adds an ETag.
 const cases: [string, string, string][] = [
   ['GET one object', '/api/v1/namespaces/bench/configmaps/cm-7', '/core/v1/namespaces/bench/configmaps/cm-7'],
   ['GET a 500-item list', '/api/v1/namespaces/bench/configmaps', '/core/v1/namespaces/bench/configmaps'],
 ]
-const spec = `http://127.0.0.1:${platformPort}/api/v1/clusters/admin/dev/proxy`
-for (const [name, path, specPath] of cases) {
-  const direct = await measureCpu(`${member.url}${path}`, asMember, () => [])
-  const proxy = await measureCpu(`${ours}${path}`, { authorization: `token ${token}` }, () => [platform.pid])
-  const specFig = await measureCpu(`${spec}${specPath}`, { authorization: `token ${token}` }, () => [platform.pid])
-  const nginxFig = await measureCpu(`${viaNginx}${path}`, {}, nginxPids)
-  const bareFig = await measureCpu(`http://127.0.0.1:${barePort}${path}`, {}, () => [bare.pid])
-  console.log(`\n${name}`)
-  console.log(`  direct to the member  ${fmt(direct, false)}`)
-  console.log(`  through our proxy     ${fmt(proxy)}`)
-  console.log(`  our spec route (ETag) ${fmt(specFig)}`)
-  console.log(`  through nginx         ${fmt(nginxFig)}`)
-  console.log(`  bare Bun relay        ${fmt(bareFig)}   (the floor: same client, no checks)`)
-  console.log(
-    `  ours / nginx: ${(proxy.rps / nginxFig.rps).toFixed(2)}x req/s, spec route / nginx ${(specFig.rps / nginxFig.rps).toFixed(2)}x (bare Bun relay / nginx: ${(bareFig.rps / nginxFig.rps).toFixed(2)}x); added p50 over direct: ours ${(proxy.p50 - direct.p50).toFixed(2)} ms, nginx ${(nginxFig.p50 - direct.p50).toFixed(2)} ms`,
-  )
+const noProcesses = { pids: () => [] }
+let token: string | undefined
+/** Per process count and case: what each proxy measured. */
+const results: { workers: number; name: string; ours: WithMember; nginx: WithMember; bare: WithMember }[] = []
+for (const [index, workers] of counts.entries()) {
+  step(`starting the proxies as ${workers} process(es) each`)
+  const platform = await startPlatform(workers, freePort(), env)
+  if (!token) {
+    token = await run('admin', 'create-token', '--username', 'admin')
+    await run('cluster', 'import', '--owner', 'admin', '--name', 'dev', '--kubeconfig', join(dir, 'member.kubeconfig'))
+  }
+  const nginx = await startNginx(dir, workers, freePort(), nginxSite)
+  const bare = await startBare('bare-relay.ts', workers, freePort(), { MEMBER_KUBECONFIG: member.kubeconfig() })
+  const ours = `http://127.0.0.1:${platform.port}/api/v1/clusters/admin/dev/k8s`
+  const spec = `http://127.0.0.1:${platform.port}/api/v1/clusters/admin/dev/proxy`
+  console.log(`\n${workers} process${workers === 1 ? '' : 'es'} per proxy`)
+  for (const [name, path, specPath] of cases) {
+    const direct = await measureWithMember(`${member.url}${path}`, asMember, noProcesses)
+    const proxy = await measureWithMember(`${ours}${path}`, { authorization: `token ${token}` }, platform)
+    const specFig = await measureWithMember(`${spec}${specPath}`, { authorization: `token ${token}` }, platform)
+    const nginxFig = await measureWithMember(`http://127.0.0.1:${nginx.port}${path}`, {}, nginx)
+    const bareFig = await measureWithMember(`http://127.0.0.1:${bare.port}${path}`, {}, bare)
+    results.push({ workers, name, ours: proxy, nginx: nginxFig, bare: bareFig })
+    console.log(`\n${name}`)
+    console.log(`  direct to the member  ${fmt(direct, false)}`)
+    console.log(`  through our proxy     ${fmt(proxy)}`)
+    console.log(`  our spec route (ETag) ${fmt(specFig)}`)
+    console.log(`  through nginx         ${fmt(nginxFig)}`)
+    console.log(`  bare Bun relay        ${fmt(bareFig)}   (the floor: same client, no checks)`)
+    console.log(
+      `  ours / nginx: ${(proxy.rps / nginxFig.rps).toFixed(2)}x req/s, spec route / nginx ${(specFig.rps / nginxFig.rps).toFixed(2)}x (bare Bun relay / nginx: ${(bareFig.rps / nginxFig.rps).toFixed(2)}x); added p50 over direct: ours ${(proxy.p50 - direct.p50).toFixed(2)} ms, nginx ${(nginxFig.p50 - direct.p50).toFixed(2)} ms`,
+    )
+  }
+  await nginx.stop()
+  await bare.stop()
+  if (index === 0) await holdStreams(`${ours}`, platform)
+  await platform.stop()
 }
 
-// Held streams: watches and followed logs through the proxy, the platform's RSS before and after.
-const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${platform.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
-const pods = ((await (await memberFetch('/api/v1/namespaces/demo/pods')).json()) as { items: { metadata: { name: string } }[] }).items
-const before = rss()
-const controllers: AbortController[] = []
-let bytes = 0
-const hold = (path: string) => {
-  const controller = new AbortController()
-  controllers.push(controller)
-  void fetch(`${ours}${path}`, { headers: { authorization: `token ${token}` }, signal: controller.signal })
-    .then(async (res) => {
-      const body = res.body!.getReader()
-      for (let read = await body.read(); !read.done; read = await body.read()) bytes += read.value.byteLength
-    })
-    .catch(() => undefined)
+if (counts.length > 1) {
+  console.log(`\nreq/s and CPU per request with N processes against ${counts[0]}`)
+  for (const r of results.filter((x) => x.workers !== counts[0])) {
+    const base = results.find((x) => x.workers === counts[0] && x.name === r.name)!
+    const line = (k: 'ours' | 'nginx' | 'bare') =>
+      `${k} ${(r[k].rps / base[k].rps).toFixed(2)}x req/s, CPU ${base[k].cpuUs.toFixed(0)} → ${r[k].cpuUs.toFixed(0)} µs`
+    console.log(`  ${r.name}, ${r.workers} vs ${counts[0]}: ${line('ours')}; ${line('nginx')}; ${line('bare')}`)
+  }
 }
-for (let i = 0; i < Number(values.watches); i++) hold('/api/v1/namespaces/demo/configmaps?watch=true')
-for (let i = 0; i < Number(values.logs); i++) hold(`/api/v1/namespaces/demo/pods/${pods[i % pods.length]!.metadata.name}/log?follow=true`)
-let peak = before
-const holdUntil = Date.now() + Number(values.hold) * 1000
-while (Date.now() < holdUntil) {
-  await Bun.sleep(1000)
-  peak = Math.max(peak, rss())
-}
-const held = rss()
-for (const c of controllers) c.abort()
-console.log(
-  `\n${values.watches} watches + ${values.logs} followed logs held ${values.hold} s through the proxy: platform RSS ${before.toFixed(0)} MB → ${held.toFixed(0)} MB (peak ${peak.toFixed(0)} MB, growth ${(held - before).toFixed(1)} MB), ${(bytes / 1024).toFixed(0)} KiB streamed`,
-)
-
-nginx.kill()
-bare.kill()
-platform.kill()
 await member.stop()
 rmSync(dir, { recursive: true, force: true })
 process.exit(0)
+
+/** Watches and followed logs held through the proxy at `ours`, the platform's RSS before and after. */
+async function holdStreams(ours: string, platform: Target): Promise<void> {
+  const rss = () => rssMbOf(platform.pids())
+  const pods = ((await (await memberFetch('/api/v1/namespaces/demo/pods')).json()) as { items: { metadata: { name: string } }[] }).items
+  const before = rss()
+  const controllers: AbortController[] = []
+  let bytes = 0
+  const hold = (path: string) => {
+    const controller = new AbortController()
+    controllers.push(controller)
+    void fetch(`${ours}${path}`, { headers: { authorization: `token ${token}` }, signal: controller.signal })
+      .then(async (res) => {
+        const body = res.body!.getReader()
+        for (let read = await body.read(); !read.done; read = await body.read()) bytes += read.value.byteLength
+      })
+      .catch(() => undefined)
+  }
+  for (let i = 0; i < Number(values.watches); i++) hold('/api/v1/namespaces/demo/configmaps?watch=true')
+  for (let i = 0; i < Number(values.logs); i++) hold(`/api/v1/namespaces/demo/pods/${pods[i % pods.length]!.metadata.name}/log?follow=true`)
+  let peak = before
+  const holdUntil = Date.now() + Number(values.hold) * 1000
+  while (Date.now() < holdUntil) {
+    await Bun.sleep(1000)
+    peak = Math.max(peak, rss())
+  }
+  const held = rss()
+  for (const c of controllers) c.abort()
+  console.log(
+    `\n${values.watches} watches + ${values.logs} followed logs held ${values.hold} s through the proxy: platform RSS ${before.toFixed(0)} MB → ${held.toFixed(0)} MB (peak ${peak.toFixed(0)} MB, growth ${(held - before).toFixed(1)} MB), ${(bytes / 1024).toFixed(0)} KiB streamed`,
+  )
+}
