@@ -67,7 +67,13 @@ async function serveHere(config: Config): Promise<number> {
   const stopped = new Promise<number>((resolveExit) => {
     let stopping = false
     const stop = async (signal: string) => {
-      if (stopping) process.exit(1)
+      if (stopping) {
+        // A second signal to a lone server means "now". A worker may get the same SIGTERM twice (from
+        // its supervisor and from a service manager signalling the whole group): it keeps draining,
+        // and its supervisor kills it if asked twice.
+        if (config.workerId === undefined) process.exit(1)
+        return
+      }
       stopping = true
       deps.log.info('shutting down', { signal })
       const grace = setTimeout(() => {
