@@ -40,6 +40,7 @@ import { systemAdminRoutes } from './orgs/system-admin/routes'
 import { teamRoutes } from './orgs/teams/routes'
 import { Runtimes } from './runtimes'
 import { openDatabase } from './storage/database'
+import { assertSharedSecretKey } from './storage/key-check'
 import { loadOrCreateKey, secretBox } from './storage/secret-box'
 import { systemRoutes } from './system/routes'
 import { buildInfo } from './system/service'
@@ -66,6 +67,10 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
     backupDir: upgradeBackupDir(config),
   })
   const secrets = await secretBox(loadOrCreateKey(config.secretKey, config.dataDir))
+  await assertSharedSecretKey(db, secrets).catch(async (error: unknown) => {
+    await db.close()
+    throw error
+  })
   const orgs = orgFacts(db)
   // The slots base layers call into areas through: http/ and authz/ import no area.
   const deps: Deps = {

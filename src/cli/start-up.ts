@@ -1,10 +1,16 @@
 import type { Config } from '../config'
 import type { Deps } from '../deps'
+import { importAvatarFiles } from '../identity/avatars/store'
 import { ensureFirstAdmin } from '../identity/service'
 import { CommandFailed } from './command'
 
-/** Applies migrations (openDeps) and creates the first site admin when there is no user yet, printing a generated password once. */
+/**
+ * Applies migrations (openDeps), moves avatar files of an earlier version into the database, and
+ * creates the first site admin when there is no user yet, printing a generated password once.
+ */
 export async function prepareDatabase(deps: Deps): Promise<void> {
+  const avatars = await importAvatarFiles(deps.db, deps.config.dataDir)
+  if (avatars > 0) deps.log.info('avatar files moved into the database', { avatars })
   const admin = await ensureFirstAdmin(deps.db, deps.config.admin)
   if (!admin.created) return
   deps.log.info('first site admin created', { username: deps.config.admin.username })

@@ -142,7 +142,7 @@ export async function deleteOrg(deps: Deps, scope: OrgScope, actor: Actor): Prom
     await orgLastAdmin(tx, scope, actor)
     await store.deleteOrg(tx, scope.org.id)
   })
-  if (scope.org.avatar) await removeAvatar(deps.config.dataDir, scope.org.avatar)
+  if (scope.org.avatar) await removeAvatar(deps.db, scope.org.avatar)
 }
 
 /**
@@ -195,14 +195,14 @@ const bytesOf = async (file: File | undefined) => (file ? new Uint8Array(await f
 
 /** Replaces the org's avatar with an uploaded image. Throws invalid (missing, too large, not an image), notFound (org deleted meanwhile). */
 export async function uploadOrgAvatar(deps: Deps, scope: OrgScope, file: File | undefined): Promise<{ avatar_url: string }> {
-  const name = await saveAvatar(deps.config.dataDir, `org-${scope.org.id}`, await bytesOf(file))
+  const name = await saveAvatar(deps.db, `org-${scope.org.id}`, await bytesOf(file))
   try {
     await writeInOrg(deps, scope, (tx) => updateUser(tx, scope.org.id, { avatar: name }))
   } catch (e) {
-    await removeAvatar(deps.config.dataDir, name)
+    await removeAvatar(deps.db, name)
     throw e
   }
-  if (scope.org.avatar) await removeAvatar(deps.config.dataDir, scope.org.avatar)
+  if (scope.org.avatar) await removeAvatar(deps.db, scope.org.avatar)
   return { avatar_url: orgAvatarUrl(deps, scope) }
 }
 
@@ -213,7 +213,7 @@ export async function uploadOrgAvatar(deps: Deps, scope: OrgScope, file: File | 
 export async function createOrgFromForm(deps: Deps, creator: UserRow, form: CreateOrgParams): Promise<UserRow> {
   assertUsableName(form.org_name, 'org_name')
   // A fresh key per upload: two forms for one name must not share (and then delete) one file.
-  const avatar = form.avatar ? await saveAvatar(deps.config.dataDir, `org-new-${crypto.randomUUID()}`, await bytesOf(form.avatar)) : ''
+  const avatar = form.avatar ? await saveAvatar(deps.db, `org-new-${crypto.randomUUID()}`, await bytesOf(form.avatar)) : ''
   try {
     const org = await createOrg(deps, creator, {
       username: form.org_name,
@@ -227,7 +227,7 @@ export async function createOrgFromForm(deps: Deps, creator: UserRow, form: Crea
     if (!avatar) return org
     return (await deps.db.write((tx) => updateUser(tx, org.id, { avatar })))!
   } catch (e) {
-    if (avatar) await removeAvatar(deps.config.dataDir, avatar)
+    if (avatar) await removeAvatar(deps.db, avatar)
     throw e
   }
 }
@@ -235,5 +235,5 @@ export async function createOrgFromForm(deps: Deps, creator: UserRow, form: Crea
 /** Goes back to the generated default avatar. */
 export async function deleteOrgAvatar(deps: Deps, scope: OrgScope): Promise<void> {
   await writeInOrg(deps, scope, (tx) => updateUser(tx, scope.org.id, { avatar: '' }))
-  if (scope.org.avatar) await removeAvatar(deps.config.dataDir, scope.org.avatar)
+  if (scope.org.avatar) await removeAvatar(deps.db, scope.org.avatar)
 }

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Messages as AvatarMessages, MAX_AVATAR_BYTES } from '../../src/identity/avatars/store'
+import { avatarImages } from '../../db/schema'
+import { Messages as AvatarMessages, importAvatarFiles, MAX_AVATAR_BYTES } from '../../src/identity/avatars/store'
 import { Messages } from '../../src/identity/settings/service'
 import { findUserById, updateUser } from '../../src/identity/store'
 import { basic, PASSWORD, type TestApp } from '../support/app'
@@ -13,6 +14,9 @@ const PNG = new Uint8Array([
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0])
 const GIF = new TextEncoder().encode('GIF89a\x01\x00\x01\x00')
 const WEBP = new Uint8Array([...new TextEncoder().encode('RIFF'), 20, 0, 0, 0, ...new TextEncoder().encode('WEBPVP8 ')])
+
+/** Names of the stored avatar images (every process sharing the database serves them). */
+const storedAvatars = async (t: TestApp) => (await t.deps.db.read.select({ name: avatarImages.name }).from(avatarImages)).map((r) => r.name)
 
 const form = (fields: Record<string, string | Blob>) => {
   const data = new FormData()
@@ -219,12 +223,12 @@ describe('/api/v1/user/settings/account/delete', () => {
     expect((await t.request('GET', '/api/v1/user', { headers: { cookie: session.cookie } })).status).toBe(401)
   })
 
-  test('what hung off it is gone: follows both ways, its emails (free to take again), its avatar file', async () => {
+  test('what hung off it is gone: follows both ways, its emails (free to take again), its avatar image', async () => {
     const { t, bob } = await aliceDeletesHerAccount()
     expect(await (await t.as(bob).get('/api/v1/user/followers')).json()).toEqual([])
     expect(await (await t.as(bob).get('/api/v1/user/following')).json()).toEqual([])
     expect((await t.as(bob).send('POST', '/api/v1/user/emails', { emails: ['alt@x.test', 'alice@example.com'] })).status).toBe(201)
-    expect(readdirSync(join(t.config.dataDir, 'avatars'))).toEqual([])
+    expect(await storedAvatars(t)).toEqual([])
   })
 
   test('wrong or missing password → 403 and the account stays', async () => {
@@ -303,7 +307,7 @@ describe('avatars', () => {
       .send('POST', '/api/v1/user/settings/avatar', form({ avatar: new File(['<svg onload=alert(1)>'], 'x.png', { type: 'image/png' }) }))
     expect(res.status).toBe(422)
     expect((await res.json()).message).toBe(AvatarMessages.avatarNotImage)
-    expect(existsSync(join(t.config.dataDir, 'avatars'))).toBe(false)
+    expect(await storedAvatars(t)).toEqual([])
   })
 
   test('an image over 1 MiB → 422', async () => {
@@ -416,12 +420,12 @@ describe('avatars', () => {
     })
   })
 
-  test('delete → 200; the stored file goes and the generated identicon is served', async () => {
+  test('delete → 200; the stored image goes and the generated identicon is served', async () => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar: new Blob([PNG]) }))
     expect((await t.as(alice).send('POST', '/api/v1/user/settings/avatar/delete')).status).toBe(200)
-    expect(readdirSync(join(t.config.dataDir, 'avatars'))).toEqual([])
+    expect(await storedAvatars(t)).toEqual([])
     const image = await t.request('GET', '/avatars/alice')
     expect(image.status).toBe(200)
     expect(image.headers.get('content-type')).toBe('image/svg+xml')
@@ -433,12 +437,26 @@ describe('avatars', () => {
     })
   })
 
-  test('a new upload replaces the old file', async () => {
+  test('a new upload replaces the old image', async () => {
     const t = await makeHttpTestApp()
     const [alice] = await t.users('alice')
     await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar: new Blob([PNG]) }))
     await t.as(alice).send('POST', '/api/v1/user/settings/avatar', form({ avatar: new Blob([GIF]) }))
-    expect(readdirSync(join(t.config.dataDir, 'avatars')).map((f) => f.split('.').pop())).toEqual(['gif'])
+    expect((await storedAvatars(t)).map((name) => name.split('.').pop())).toEqual(['gif'])
+  })
+
+  test('an avatar file an earlier version kept in the data dir → moved into the database at start and still served; the file gone', async () => {
+    const t = await makeHttpTestApp()
+    const [alice] = await t.users('alice')
+    const name = `user-${alice.user.id}-0123456789abcdef.png`
+    mkdirSync(join(t.config.dataDir, 'avatars'))
+    writeFileSync(join(t.config.dataDir, 'avatars', name), PNG)
+    await t.deps.db.write((tx) => updateUser(tx, alice.user.id, { avatar: name }))
+    expect(await importAvatarFiles(t.deps.db, t.config.dataDir)).toBe(1)
+    expect(existsSync(join(t.config.dataDir, 'avatars'))).toBe(false)
+    const image = await t.request('GET', '/avatars/alice')
+    expect(image.headers.get('content-type')).toBe('image/png')
+    expect(new Uint8Array(await image.arrayBuffer())).toEqual(PNG)
   })
 
   test('/avatars/<unknown> → 404; anonymous settings → 401', async () => {

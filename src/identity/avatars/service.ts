@@ -76,9 +76,9 @@ async function fetchAvatar(deps: Deps, link: string): Promise<Uint8Array> {
  */
 export async function updateAvatar(deps: Deps, user: store.UserRow, input: { avatar?: File; avatar_link?: string }): Promise<void> {
   const keep = async (bytes: Uint8Array, avatarLink: string) => {
-    const fileName = await saveAvatar(deps.config.dataDir, `user-${user.id}`, bytes)
+    const fileName = await saveAvatar(deps.db, `user-${user.id}`, bytes)
     await deps.db.write((tx) => store.updateUser(tx, user.id, { avatar: fileName, avatarLink }))
-    if (user.avatar !== fileName) await removeAvatar(deps.config.dataDir, user.avatar)
+    if (user.avatar !== fileName) await removeAvatar(deps.db, user.avatar)
   }
   if (input.avatar && input.avatar.size > 0) {
     if (input.avatar.size > MAX_AVATAR_BYTES)
@@ -91,13 +91,13 @@ export async function updateAvatar(deps: Deps, user: store.UserRow, input: { ava
   if (!isEmailAddress(link))
     throw new AppError('invalid', Messages.avatarLinkInvalid, [{ field: 'avatar_link', message: Messages.avatarLinkInvalid }])
   await deps.db.write((tx) => store.updateUser(tx, user.id, { avatar: '', avatarLink: link }))
-  await removeAvatar(deps.config.dataDir, user.avatar)
+  await removeAvatar(deps.db, user.avatar)
 }
 
 /** Back to the generated default: the stored image and the link are dropped. */
 export async function deleteAvatar(deps: Deps, user: store.UserRow): Promise<void> {
   await deps.db.write((tx) => store.updateUser(tx, user.id, { avatar: '', avatarLink: '' }))
-  await removeAvatar(deps.config.dataDir, user.avatar)
+  await removeAvatar(deps.db, user.avatar)
 }
 
 export type AvatarImage = { kind: 'image'; bytes: Uint8Array | string; type: string; etag: string } | { kind: 'redirect'; location: string }
@@ -113,7 +113,7 @@ export async function avatarImage(deps: Deps, name: string): Promise<AvatarImage
   const account = await store.findAccountByName(deps.db.read, name)
   if (!account) throw new AppError('notFound', Messages.avatarNotFound)
   if (account.avatar !== '') {
-    const stored = await readAvatar(deps.config.dataDir, account.avatar)
+    const stored = await readAvatar(deps.db.read, account.avatar)
     if (stored) return { kind: 'image', bytes: stored.bytes, type: stored.type, etag: etagOf(stored.bytes) }
   }
   if (account.avatarLink !== '' && isEmailAddress(account.avatarLink)) {

@@ -1,10 +1,15 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { readdir, readFile, rm, rmdir } from 'node:fs/promises'
 import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
+import { avatarImages } from '../../../db/schema'
 import { AppError } from '../../errors'
+import type { Database, Executor } from '../../storage/database'
 
 /**
- * Avatar files of users and organizations, under `<dataDir>/avatars/`. Files are stored as
- * uploaded (after the type and size checks): resizing would need a native image library.
+ * Avatars of users and organizations, in the database so that every process and machine sharing
+ * it serves them. Stored as uploaded (after the type and size checks): resizing would need a
+ * native image library.
  */
 export const MAX_AVATAR_BYTES = 1024 * 1024
 
@@ -28,40 +33,63 @@ function sniffImageType(bytes: Uint8Array): AvatarType | undefined {
   return undefined
 }
 
-const directory = (dataDir: string) => join(dataDir, 'avatars')
-
 /**
- * Checks and stores an avatar for `key` (e.g. `user-12`, `org-7`); returns the stored file name
+ * Checks and stores an avatar for `key` (e.g. `user-12`, `org-7`); returns the stored name
  * (which changes with the content, so URLs and ETags follow). Throws invalid (too large, not an image).
  */
-export async function saveAvatar(dataDir: string, key: string, bytes: Uint8Array): Promise<string> {
+export async function saveAvatar(db: Database, key: string, bytes: Uint8Array): Promise<string> {
   if (bytes.byteLength > MAX_AVATAR_BYTES)
     throw new AppError('invalid', Messages.avatarTooLarge, [{ field: 'avatar', message: Messages.avatarTooLarge }])
   const type = sniffImageType(bytes)
   if (!type) throw new AppError('invalid', Messages.avatarNotImage, [{ field: 'avatar', message: Messages.avatarNotImage }])
   if (!/^[a-z0-9-]{1,64}$/.test(key)) throw new Error(`avatar key "${key}" is not a plain name`)
   const digest = new Bun.CryptoHasher('sha256').update(bytes).digest('hex').slice(0, 16)
-  const fileName = `${key}-${digest}.${EXTENSION[type]}`
-  await mkdir(directory(dataDir), { recursive: true })
-  const temp = join(directory(dataDir), `.${fileName}.${crypto.randomUUID()}`)
-  await writeFile(temp, bytes)
-  await rename(temp, join(directory(dataDir), fileName))
-  return fileName
+  const name = `${key}-${digest}.${EXTENSION[type]}`
+  await db.write((tx) => insertImage(tx, name, bytes))
+  return name
 }
 
-/** The stored bytes and type of `fileName`, or undefined when it is gone. */
-export async function readAvatar(dataDir: string, fileName: string): Promise<{ bytes: Uint8Array; type: AvatarType } | undefined> {
-  const type = TYPE_OF_EXTENSION[fileName.split('.').pop() ?? '']
-  if (!type || !/^[a-z0-9-]+\.[a-z]+$/.test(fileName)) return undefined
-  try {
-    return { bytes: new Uint8Array(await readFile(join(directory(dataDir), fileName))), type }
-  } catch {
-    return undefined
+const insertImage = (tx: Executor, name: string, bytes: Uint8Array) =>
+  tx
+    .insert(avatarImages)
+    .values({ name, bytes: Buffer.from(bytes) })
+    .onConflictDoNothing()
+
+const STORED_NAME = /^[a-z0-9-]+\.[a-z]+$/
+
+/** The stored bytes and type of `name`, or undefined when it is gone. */
+export async function readAvatar(db: Executor, name: string): Promise<{ bytes: Uint8Array; type: AvatarType } | undefined> {
+  const type = TYPE_OF_EXTENSION[name.split('.').pop() ?? '']
+  if (!type || !STORED_NAME.test(name)) return undefined
+  const [row] = await db.select({ bytes: avatarImages.bytes }).from(avatarImages).where(eq(avatarImages.name, name))
+  return row ? { bytes: new Uint8Array(row.bytes), type } : undefined
+}
+
+/** Removes a stored avatar; a missing one is fine. */
+export async function removeAvatar(db: Database, name: string): Promise<void> {
+  if (name === '') return
+  await db.write(async (tx) => {
+    await tx.delete(avatarImages).where(eq(avatarImages.name, name))
+  })
+}
+
+/**
+ * Moves avatar files an earlier version kept in `<dataDir>/avatars/` into the database (each file
+ * deleted once its row is committed), so an upgraded server keeps serving them. Run at start.
+ */
+export async function importAvatarFiles(db: Database, dataDir: string): Promise<number> {
+  const directory = join(dataDir, 'avatars')
+  if (!existsSync(directory)) return 0
+  let moved = 0
+  for (const name of await readdir(directory)) {
+    if (!STORED_NAME.test(name) || !TYPE_OF_EXTENSION[name.split('.').pop() ?? '']) continue
+    const file = join(directory, name)
+    const bytes = new Uint8Array(await readFile(file))
+    await db.write((tx) => insertImage(tx, name, bytes))
+    await rm(file)
+    moved++
   }
-}
-
-/** Removes a stored avatar file; a missing file is fine. */
-export async function removeAvatar(dataDir: string, fileName: string): Promise<void> {
-  if (fileName === '' || !/^[a-z0-9-]+\.[a-z]+$/.test(fileName)) return
-  await rm(join(directory(dataDir), fileName), { force: true })
+  // Gone once empty (half-written files of the old version, named with a leading dot, keep it).
+  await rmdir(directory).catch(() => undefined)
+  return moved
 }

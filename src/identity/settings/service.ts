@@ -134,7 +134,7 @@ export async function deleteAccount(deps: Deps, user: store.UserRow, password: s
     await ownsNoOrgAlone(tx, user.id)
     await store.deleteUser(tx, user.id)
   })
-  await removeAvatar(deps.config.dataDir, user.avatar)
+  await removeAvatar(deps.db, user.avatar)
 }
 
 export const pageSizeOf = (user: store.UserRow) => ({ pageSize: user.pageSize > 0 ? user.pageSize : DEFAULT_PAGE_SIZE })
