@@ -8,6 +8,7 @@ import { proxyRoutes } from './clusters/proxy/routes'
 import { clusterRoutes } from './clusters/routes'
 import { type Config, ConfigError } from './config'
 import type { Deps } from './deps'
+import { AppError } from './errors'
 import { actorOf, resolveActor } from './http/auth'
 import { jsonBody } from './http/body'
 import { errorHandler, logUnexpected } from './http/errors'
@@ -39,7 +40,7 @@ import { orgFacts } from './orgs/scope-facts'
 import { systemAdminRoutes } from './orgs/system-admin/routes'
 import { teamRoutes } from './orgs/teams/routes'
 import { Runtimes } from './runtimes'
-import { openDatabase } from './storage/database'
+import { isDatabaseUnavailable, openDatabase } from './storage/database'
 import { assertSharedSecretKey } from './storage/key-check'
 import { loadOrCreateKey, secretBox } from './storage/secret-box'
 import { systemRoutes } from './system/routes'
@@ -65,6 +66,8 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
     authToken: config.databaseAuthToken,
     driver: config.databaseDriver,
     backupDir: upgradeBackupDir(config),
+  }).catch((error: unknown) => {
+    throw isDatabaseUnavailable(error) ? databaseUnreachable(config.databaseUrl, error) : error
   })
   const secrets = await secretBox(loadOrCreateKey(config.secretKey, config.dataDir))
   await assertSharedSecretKey(db, secrets).catch(async (error: unknown) => {
@@ -91,6 +94,18 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
     busCookie: { name: MSGBUS_COOKIE, maxAgeSeconds: COOKIE_TTL_SECONDS, issue: (uid) => signInBearerJwt(deps, uid) },
   }
   return deps
+}
+
+/** One line an operator can act on, naming the database without its credentials (a remote URL's user, password and query). */
+function databaseUnreachable(url: string, error: unknown): AppError {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  const where = parsed && parsed.protocol !== 'file:' ? `${parsed.protocol}//${parsed.host}` : url.split('?')[0]
+  let reason = ''
+  for (let e: unknown = error; e instanceof Error && !reason; e = e.cause) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string') reason = (e.message.startsWith(code) ? e.message : `${code}: ${e.message}`).slice(0, 200)
+  }
+  return new AppError('unavailable', `the database at DATABASE_URL (${where}) cannot be reached: ${reason}`)
 }
 
 /** Closes what openDeps opened and what the areas made since (their runtimes), then the database. */
