@@ -26,7 +26,7 @@ export const backup: Command = {
 
 Writes a backup of the configured data (PLATFORM_DATA_DIR, DATABASE_URL) into DIR, which must be new
 or empty: a consistent copy of the database taken while the server keeps writing (SQLite's VACUUM
-INTO), the data key (secret.key), every file of the data dir that is not a cache (avatars, ...), and
+INTO), the data key (secret.key), every other file of the data dir that is not a cache, and
 manifest.json with the version, schema version, time, sizes and SHA-256 digests. A remote libSQL
 database is not copied: that server's own backups apply.`,
   async run(args) {

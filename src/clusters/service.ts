@@ -159,7 +159,7 @@ export async function importCluster(
 export async function registerSandbox(deps: Deps, owner: UserRow, connection: ClusterConnection): Promise<void> {
   const checked = checkConnection(connection)
   // The platform's own emulator on loopback: reached whatever PLATFORM_ALLOW_PRIVATE_ENDPOINTS says.
-  trustOwnMember(deps, checked)
+  await trustOwnMember(deps, checked)
   const identity = await inspectCluster(deps, { name: 'sandbox', connection: checked }, IMPORT_TIMEOUT_MS)
   const existing = await store.findClusterOfOwner(deps.db.read, owner.id, 'sandbox')
   const columns = await connectionColumns(deps, checked)

@@ -1,7 +1,6 @@
-import { eq } from 'drizzle-orm'
-import { deploymentFacts } from '../../db/schema'
 import { ConfigError } from '../config'
-import type { Database, Executor } from './database'
+import type { Database } from './database'
+import { readFact, writeFact } from './deployment-facts'
 import type { SecretBox } from './secret-box'
 
 const FACT = 'secret-key-check'
@@ -14,13 +13,12 @@ const PLAINTEXT = 'platform-api secret key'
  * start says so at once. Throws ConfigError.
  */
 export async function assertSharedSecretKey(db: Database, secrets: SecretBox): Promise<void> {
-  const storedValue = async (tx: Executor) => (await tx.select().from(deploymentFacts).where(eq(deploymentFacts.name, FACT)))[0]?.value
-  let stored = await storedValue(db.read)
+  let stored = await readFact(db.read, FACT)
   if (stored === undefined) {
     const sealed = await secrets.seal(PLAINTEXT)
     stored = await db.write(async (tx) => {
-      await tx.insert(deploymentFacts).values({ name: FACT, value: sealed }).onConflictDoNothing()
-      return (await storedValue(tx))!
+      await writeFact(tx, FACT, sealed, { onlyFirst: true })
+      return (await readFact(tx, FACT))!
     })
   }
   const opened = await secrets.open(stored).catch(() => undefined)

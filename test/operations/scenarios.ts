@@ -94,7 +94,6 @@ export async function backupDuringWrites(api: ServerFetch, dataDir: string, prog
   const paths = manifest.files.map((f: { path: string }) => f.path)
   expect(paths).toContain('platform.db')
   expect(paths).toContain('secret.key')
-  expect(paths.some((p: string) => p.startsWith('files/avatars/'))).toBe(true)
   expect(paths.some((p: string) => /charts|backups|tools|sandbox/.test(p))).toBe(false)
   return { backupDir, token, systemAccount, avatarPath }
 }

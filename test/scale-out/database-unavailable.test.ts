@@ -3,7 +3,7 @@ import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Messages } from '../../src/http/errors'
 import { makeTestApp, tempDir } from '../support/app'
-import { freePort } from '../support/nats'
+import { freePort } from '../support/ports'
 import { MAIN } from '../support/process'
 
 test('another process holds the write lock past the busy wait → a write is 503 with Retry-After and leaves nothing; reads still answer; once free, the same write succeeds', async () => {

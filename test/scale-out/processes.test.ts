@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { generate } from 'otplib'
 import { startEmulator } from '../../src/kube-emulator'
 import { basic, tempDir } from '../support/app'
-import { closesWithin, connectRefusal, connectWithCredentials, freePort, natsServer } from '../support/nats'
+import { closesWithin, connectRefusal, connectWithCredentials, natsServer } from '../support/nats'
+import { freePort } from '../support/ports'
 import { createTokenOnCommandLine, startServer } from '../support/process'
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { tempDir } from '../support/app'
-import { MAIN } from '../support/process'
+import { createTokenOnCommandLine, MAIN } from '../support/process'
 import { eventually } from '../support/wait'
 
 // Real processes (each start applies migrations and imports the app) on a machine that may be busy:
@@ -133,6 +133,23 @@ describe('serve --workers N', () => {
     process.kill(holderPid, 'SIGKILL')
     const second = await s.waitFor((l) => l.event === 'singleton started' && l.singleton === 'sandbox-cluster' && l !== first)
     expect(Number(String(second.holder).split(':')[1])).not.toBe(holderPid)
+  }, 90_000)
+
+  test('the sandbox runs on one worker → every worker proxies to it (each request on a new connection)', async () => {
+    const dataDir = tempDir()
+    const s = await startWorkers(2, dataDir, { PLATFORM_SANDBOX_CLUSTER: 'true' })
+    await s.waitFor((l) => l.event === 'sandbox cluster ready')
+    const token = createTokenOnCommandLine(dataDir, 'admin')
+    const statuses = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const res = await fetch(`${s.base}/api/v1/clusters/admin/sandbox/k8s/version`, {
+          headers: { authorization: `token ${token}`, connection: 'close' },
+        })
+        await res.arrayBuffer()
+        return res.status
+      }),
+    )
+    expect(statuses).toEqual(Array(16).fill(200))
   }, 90_000)
 })
 

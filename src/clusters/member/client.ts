@@ -1,9 +1,11 @@
+import { hostname } from 'node:os'
 import { connect } from 'node:tls'
 import { type Deps, runtimeSlot } from '../../deps'
 import { AppError } from '../../errors'
 import { type EgressPolicy, egressFetch, pin, resolveChecked, tlsNameOf } from '../../net/egress'
 import { type Answer, Pools } from '../../net/http1/pool'
 import { headerLine, type Origin, type OriginTls } from '../../net/http1/request'
+import { readFact, writeFact } from '../../storage/deployment-facts'
 import type { ClusterConnection } from '../connection'
 import { MemberMessages, memberFailure } from './failures'
 
@@ -52,27 +54,39 @@ const MEMBER_POOLS = runtimeSlot(
 const OWN_MEMBERS = runtimeSlot('clusters.own-members', () => new Set<string>())
 const ownKey = (connection: ClusterConnection) =>
   'token' in connection.credential ? `${connection.server}\u0000${connection.credential.token}` : undefined
+/**
+ * The sandbox another process of this host serves, in the database: every worker of `serve
+ * --workers` proxies to the one the singleton runs. Its host, and a digest of server and token.
+ */
+const SHARED_OWN_MEMBER = 'sandbox-member'
+const sharedOwnFact = (key: string) => `${hostname()} ${new Bun.CryptoHasher('sha256').update(key).digest('hex')}`
 
 /**
- * Marks `connection` as a member this process runs itself (the sandbox): reached on loopback
- * whatever PLATFORM_ALLOW_PRIVATE_ENDPOINTS says, but only with its own token, so registering its
- * address with another credential reaches nothing.
+ * Marks `connection` as a member a process of this host runs itself (the sandbox): reached on
+ * loopback whatever PLATFORM_ALLOW_PRIVATE_ENDPOINTS says, but only with its own token, so
+ * registering its address with another credential reaches nothing.
  */
-export function trustOwnMember(deps: Deps, connection: ClusterConnection): void {
+export async function trustOwnMember(deps: Deps, connection: ClusterConnection): Promise<void> {
   const key = ownKey(connection)
-  if (key) deps.runtimes.of(OWN_MEMBERS).add(key)
+  if (!key) return
+  deps.runtimes.of(OWN_MEMBERS).add(key)
+  await deps.db.write((tx) => writeFact(tx, SHARED_OWN_MEMBER, sharedOwnFact(key)))
+}
+
+async function isOwnMember(deps: Deps, connection: ClusterConnection): Promise<boolean> {
+  const key = ownKey(connection)
+  if (key === undefined) return false
+  return deps.runtimes.of(OWN_MEMBERS).has(key) || (await readFact(deps.db.read, SHARED_OWN_MEMBER)) === sharedOwnFact(key)
 }
 
 /** The egress policy as it stands now: private addresses while PLATFORM_ALLOW_PRIVATE_ENDPOINTS is on (or for an own member), metadata never. */
-function policyOf(deps: Deps, connection: ClusterConnection): EgressPolicy {
-  const key = ownKey(connection)
-  const own = key !== undefined && deps.runtimes.of(OWN_MEMBERS).has(key)
-  return { allowPrivate: deps.config.allowPrivateEndpoints || own, ...deps.network }
+async function policyOf(deps: Deps, connection: ClusterConnection): Promise<EgressPolicy> {
+  return { allowPrivate: deps.config.allowPrivateEndpoints || (await isOwnMember(deps, connection)), ...deps.network }
 }
 
 /** Checks the server's address with the egress policy, as each connection will (registration's early word). Throws EgressRefused. */
 export async function checkServerAddress(deps: Deps, connection: ClusterConnection): Promise<void> {
-  await resolveChecked(new URL(connection.server), policyOf(deps, connection))
+  await resolveChecked(new URL(connection.server), await policyOf(deps, connection))
 }
 
 /**
@@ -142,7 +156,7 @@ export async function streamMember(deps: Deps, member: Member, request: MemberSt
     return await egressFetch(
       `${member.connection.server}${request.path}`,
       { method: request.method, headers, body: request.body, decompress: false, tls, signal: request.signal },
-      policyOf(deps, member.connection),
+      await policyOf(deps, member.connection),
     )
   } catch (error) {
     throw memberFailure(member.name, error)
@@ -163,7 +177,7 @@ export async function openMemberWebSocket(
   extraHeaders: Record<string, string>,
 ): Promise<WebSocket> {
   const url = new URL(member.connection.server)
-  const { url: pinned } = await pin(url, policyOf(deps, member.connection)).catch((error: unknown) => {
+  const { url: pinned } = await pin(url, await policyOf(deps, member.connection)).catch((error: unknown) => {
     throw memberFailure(member.name, error)
   })
   const { authorization, tls } = credentialsOf(member.connection)
@@ -182,7 +196,7 @@ export async function openMemberWebSocket(
  */
 export async function describeMemberCertificate(deps: Deps, connection: ClusterConnection): Promise<string> {
   const url = new URL(connection.server)
-  const pinned = await pin(url, policyOf(deps, connection)).catch(() => undefined)
+  const pinned = await pin(url, await policyOf(deps, connection)).catch(() => undefined)
   if (!pinned) return ''
   return new Promise((resolve) => {
     const socket = connect(
@@ -240,7 +254,7 @@ function originOf(deps: Deps, connection: ClusterConnection): Origin {
   const secure = url.protocol === 'https:'
   const { authorization, tls } = credentialsOf(connection)
   return {
-    dial: () => resolveChecked(url, policyOf(deps, connection)),
+    dial: async () => resolveChecked(url, await policyOf(deps, connection)),
     port: url.port ? Number(url.port) : secure ? 443 : 80,
     tls: secure ? tls : undefined,
     hostHeader: url.host,
