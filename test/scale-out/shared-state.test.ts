@@ -5,22 +5,13 @@ import { checkPasswordAttempt, Messages as LimiterMessages } from '../../src/ide
 import { ensureFirstAdmin } from '../../src/identity/service'
 import { countUsers } from '../../src/identity/store'
 import { makeTestApp, PASSWORD, type TestApp } from '../support/app'
-
-/**
- * State a second process needs lives in the database: two apps on one data dir here stand for two
- * processes (test/scale-out/processes.test.ts starts real ones).
- */
-async function twoProcesses(): Promise<[TestApp, TestApp]> {
-  const a = await makeTestApp()
-  const b = await makeTestApp({ PLATFORM_DATA_DIR: a.config.dataDir })
-  return [a, b]
-}
+import { twoApps } from './support'
 
 const ADDRESS = '203.0.113.9'
 
 describe('the sign-in limiter', () => {
   test('3 wrong passwords on one process and 2 on the other → the pair is locked on both, the right password 429', async () => {
-    const [a, b] = await twoProcesses()
+    const [a, b] = await twoApps()
     const [alice] = await a.users('alice')
     const guess = (t: TestApp, password = 'wrong') => checkPasswordAttempt(t.deps, alice.user, 'alice', password, ADDRESS)
     for (const t of [a, a, a, b, b]) expect(await guess(t)).toBe(false)
@@ -29,7 +20,7 @@ describe('the sign-in limiter', () => {
   })
 
   test('a locked-out address stays locked when the server restarts', async () => {
-    const [a] = await twoProcesses()
+    const a = await makeTestApp()
     const [alice] = await a.users('alice')
     for (let i = 0; i < 5; i++) await checkPasswordAttempt(a.deps, alice.user, 'alice', 'wrong', ADDRESS)
     await closeDeps(a.deps)
@@ -50,7 +41,7 @@ describe('second-factor sign-in', () => {
       ?.slice('platform_signin_ticket='.length)
 
   test('the password step on one process, the TOTP step on the other → 200 and a session valid on both', async () => {
-    const [a, b] = await twoProcesses()
+    const [a, b] = await twoApps()
     const [alice] = await a.users('alice')
     const { secret } = await (await a.as(alice).get(`${SECURITY}/twofa/enroll`)).json()
     expect((await a.as(alice).send('POST', `${SECURITY}/twofa/enroll`, { passcode: await generate({ secret }) })).status).toBe(200)
@@ -73,8 +64,7 @@ describe('second-factor sign-in', () => {
 describe('start-up', () => {
   test('two processes start on an empty database at once → one creates the first site admin, neither fails', async () => {
     // bun:sqlite: the libSQL driver waits for another connection's lock inside SQLite, which one test process cannot serve.
-    const a = await makeTestApp({ PLATFORM_DATABASE_DRIVER: 'bun:sqlite' })
-    const b = await makeTestApp({ PLATFORM_DATA_DIR: a.config.dataDir, PLATFORM_DATABASE_DRIVER: 'bun:sqlite' })
+    const [a, b] = await twoApps()
     const seed = { username: 'admin', password: 'admin-password-1', email: 'admin@localhost' }
     const results = await Promise.all([ensureFirstAdmin(a.deps.db, seed), ensureFirstAdmin(b.deps.db, seed)])
     expect(results.map((r) => r.created).sort()).toEqual([false, true])

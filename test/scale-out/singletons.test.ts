@@ -1,20 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { closeDeps } from '../../src/app'
 import { holdAsSingleton, LEASE_MS, RENEW_EVERY_MS, runAsSingleton } from '../../src/singletons/service'
-import { makeTestApp, type TestApp } from '../support/app'
-
-/** Two apps on one database: what two processes (or machines) sharing it see. */
-async function twoProcesses(): Promise<[TestApp, TestApp]> {
-  const a = await makeTestApp()
-  const b = await makeTestApp({ PLATFORM_DATA_DIR: a.config.dataDir })
-  return [a, b]
-}
+import { twoApps } from './support'
 
 const MINUTE = 60_000
 
 describe('runAsSingleton: a periodic job', () => {
   test('two processes schedule one job → each period runs once, on one of them', async () => {
-    const [a, b] = await twoProcesses()
+    const [a, b] = await twoApps()
     const runs: string[] = []
     const jobA = runAsSingleton(a.deps, 'sweep', 10 * MINUTE, async () => void runs.push('a'))
     const jobB = runAsSingleton(b.deps, 'sweep', 10 * MINUTE, async () => void runs.push('b'))
@@ -28,7 +21,7 @@ describe('runAsSingleton: a periodic job', () => {
   })
 
   test('the process that ran a period is gone → the next period runs on the other', async () => {
-    const [a, b] = await twoProcesses()
+    const [a, b] = await twoApps()
     const runs: string[] = []
     const jobA = runAsSingleton(a.deps, 'sweep', 10 * MINUTE, async () => void runs.push('a'))
     expect(await jobA.runIfDue()).toBe(true)
@@ -41,7 +34,7 @@ describe('runAsSingleton: a periodic job', () => {
   })
 
   test('a failing run is logged with the job name and the next period runs again', async () => {
-    const [a] = await twoProcesses()
+    const [a] = await twoApps()
     let calls = 0
     const job = runAsSingleton(a.deps, 'flaky', MINUTE, async () => {
       calls++
@@ -66,7 +59,7 @@ describe('holdAsSingleton: a long-running service', () => {
   }
 
   test('two processes hold one service → it runs on one of them only', async () => {
-    const [a, b] = await twoProcesses()
+    const [a, b] = await twoApps()
     const { running, service } = counter()
     const onA = holdAsSingleton(a.deps, 'svc', service('a'))
     const onB = holdAsSingleton(b.deps, 'svc', service('b'))
@@ -75,7 +68,7 @@ describe('holdAsSingleton: a long-running service', () => {
   })
 
   test('its holder stops (SIGTERM) → the lease is given up and the other process starts it at its next check', async () => {
-    const [a, b] = await twoProcesses()
+    const [a, b] = await twoApps()
     const { running, service } = counter()
     expect(await holdAsSingleton(a.deps, 'svc', service('a')).check()).toBe(true)
     const onB = holdAsSingleton(b.deps, 'svc', service('b'))
@@ -87,7 +80,7 @@ describe('holdAsSingleton: a long-running service', () => {
   })
 
   test('its holder stops renewing (hung, or dead on another machine) → the other takes over once the lease ran out, and the old holder stops its copy', async () => {
-    const [a, b] = await twoProcesses()
+    const [a, b] = await twoApps()
     const { running, service } = counter()
     const onA = holdAsSingleton(a.deps, 'svc', service('a'))
     expect(await onA.check()).toBe(true)
@@ -103,7 +96,7 @@ describe('holdAsSingleton: a long-running service', () => {
   })
 
   test('a service that fails to start → logged, the lease given up for another process to try', async () => {
-    const [a, b] = await twoProcesses()
+    const [a, b] = await twoApps()
     const failing = holdAsSingleton(a.deps, 'svc', async () => {
       throw new Error('no site admin')
     })
