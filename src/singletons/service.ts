@@ -35,9 +35,6 @@ const SINGLETONS = runtimeSlot(
   },
 )
 
-/** This app's name in lease rows. */
-export const leaseHolder = (deps: Deps): string => deps.runtimes.of(SINGLETONS).holder
-
 export interface SingletonJob {
   /** Runs the job when its period is due and no other process took it: true when this process ran it. */
   runIfDue(): Promise<boolean>

@@ -11,7 +11,7 @@ export interface PlainResponse {
  * test can play many clients the way an attacker with many addresses would. fetch cannot bind
  * a source address; node:http can.
  */
-function requestFrom(
+export function requestFrom(
   sourceAddress: string,
   url: string,
   init: { method?: string; headers?: Record<string, string>; body?: string } = {},

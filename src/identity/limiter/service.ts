@@ -17,11 +17,11 @@ export const MAX_FAILURES_PER_ACCOUNT = 30
 export const MAX_FAILURES_PER_ADDRESS = 20
 export const FAILURE_WINDOW_SECONDS = 15 * 60
 /** How long an address stays known to an account after a correct password from it. */
-export const KNOWN_ADDRESS_SECONDS = 30 * 24 * 3600
+const KNOWN_ADDRESS_SECONDS = 30 * 24 * 3600
 /** Password checks one client address, one account, and all unknown-user attempts may have waiting for a hash. */
-export const HASH_LINE_SHARE_PER_ADDRESS = 8
-export const HASH_LINE_SHARE_PER_ACCOUNT = 8
-export const HASH_LINE_SHARE_OF_UNKNOWN_USERS = 16
+const HASH_LINE_SHARE_PER_ADDRESS = 8
+const HASH_LINE_SHARE_PER_ACCOUNT = 8
+const HASH_LINE_SHARE_OF_UNKNOWN_USERS = 16
 /** A check whose process died without a verdict stops holding its place after this long. */
 const CHECK_IN_FLIGHT_MS = 30_000
 /** How long an attempt waits for the verdicts of checks in flight before it is answered 503. */
@@ -38,15 +38,15 @@ export const Messages = {
  * The key an account's failures are counted under: the user id when the login names a user (so
  * name, email and Basic attempts share one count), else the lower-cased login as typed.
  */
-export function accountKey(user: { id: number } | undefined, login: string): string {
+function accountKey(user: { id: number } | undefined, login: string): string {
   return user ? `user:${user.id}` : `login:${login.trim().toLowerCase()}`
 }
 
 /** What the limiter says to an attempt: go (hash it), wait for verdicts in flight, or refuse until `retryAfterSeconds`. */
-export type Assessment = { go: true } | { wait: true } | { retryAfterSeconds: number }
+type Assessment = { go: true } | { wait: true } | { retryAfterSeconds: number }
 
 /** The counts an assessment reads, for one account from one address. */
-export interface LimiterState {
+interface LimiterState {
   failures: Partial<Record<store.WindowKind, store.FailureWindow>>
   inFlight: Record<store.WindowKind, number>
   known: boolean
@@ -58,7 +58,7 @@ export interface LimiterState {
  * flight together reach one, since those checks may yet fail; else lets the attempt go. So an
  * attempt in flight never refuses another, and no more attempts than the limit are ever hashed.
  */
-export function assess(state: LimiterState, nowMs: number): Assessment {
+function assess(state: LimiterState, nowMs: number): Assessment {
   const limits: [store.WindowKind, number][] = [
     ['pair', MAX_FAILURES_PER_ACCOUNT_FROM_ADDRESS],
     ['address', MAX_FAILURES_PER_ADDRESS],
