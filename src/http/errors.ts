@@ -2,6 +2,7 @@ import { Elysia, type ValidationError } from 'elysia'
 import { AppError, type ErrorKind, type FieldError } from '../errors'
 import type { Logger } from '../logger'
 import { isDatabaseUnavailable } from '../storage/database'
+import { unservedMethod } from './methods'
 import { requestIdOfRequest } from './request-log'
 
 const STATUS: Record<ErrorKind, number> = {
@@ -122,8 +123,8 @@ function fieldsOf(error: Readonly<ValidationError>): FieldError[] {
 
 /**
  * Translates every failure into the one error body: AppError by kind, validation to 422,
- * unknown routes to 404, an unreachable database to 503 with Retry-After (logged), anything else
- * logged with the request id and answered as a bare 500.
+ * unknown routes to 404 (405 for a method the server serves nowhere), an unreachable database to 503
+ * with Retry-After (logged), anything else logged with the request id and answered as a bare 500.
  */
 export const errorHandler = (
   docsUrl: string,
@@ -150,7 +151,8 @@ export const errorHandler = (
         () => undefined,
         (e: unknown) => e,
       )
-      if (refusal instanceof AppError) return reply(STATUS[refusal.kind], refusal.message, refusal.fields, refusal.headers)
+      const refused = refusal instanceof AppError ? refusal : unservedMethod(request.method)
+      if (refused) return reply(STATUS[refused.kind], refused.message, refused.fields, refused.headers)
       return reply(404, 'Not Found')
     }
     if (code === 'INVALID_COOKIE_SIGNATURE') return reply(401, 'Invalid cookie')

@@ -4,6 +4,7 @@ import { PLATFORM_QUERY_PARAMETERS } from '../../http/auth'
 import { pathSegmentErrors } from '../../kube'
 import type { ClusterConnection } from '../connection'
 import { callMember, MEMBER_TIMEOUT_MS, type Member, streamMember } from '../member/client'
+import { MemberMessages } from '../member/failures'
 
 /**
  * Request headers a client may have passed on to the member cluster. Everything else stays here:
@@ -189,6 +190,20 @@ const UNENDING = new AbortController().signal
 
 const isRedirect = (status: number) => status >= 300 && status < 400 && status !== 304
 
+/** Methods that change nothing at the member: sent at once, whatever happens to their client. */
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/**
+ * Lets the event loop turn once, then throws clientClosed if the client's connection is gone. Bun
+ * closes a connection, answering nothing, when a request is pipelined behind one still being
+ * answered, and the request's abort comes a turn after the pipelined request was read: a change
+ * sent before that turn would run at the member with its answer lost (docs/api/proxy.md).
+ */
+async function clientStillThere(member: Member, signal: AbortSignal): Promise<void> {
+  await new Promise((turned) => setImmediate(turned))
+  if (signal.aborted) throw new AppError('clientClosed', MemberMessages.clientGone(member.name))
+}
+
 /**
  * Sends one request to the member and hands back its answer unchanged: status, allow-listed
  * headers, the bytes as sent (still compressed). A stream (watch, followed log) is piped without
@@ -199,6 +214,7 @@ const isRedirect = (status: number) => status >= 300 && status < 400 && status !
 export async function relay(deps: Deps, member: Member, request: RelayRequest): Promise<Response> {
   if (!request.streaming) {
     const body = request.body === null ? null : await new Response(request.body).bytes()
+    if (!SAFE_METHODS.has(request.method) && request.clientSignal) await clientStillThere(member, request.clientSignal)
     const answer = await callMember(deps, member, {
       method: request.method,
       path: request.path,

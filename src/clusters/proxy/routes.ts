@@ -6,6 +6,7 @@ import type { Deps } from '../../deps'
 import { finalResponse } from '../../http/final-response'
 import { admitInCluster, guard } from '../../http/guard'
 import { leanRoute } from '../../http/lean-route'
+import { assertServedMethod } from '../../http/methods'
 import { pathOf } from '../../http/routable-url'
 import { ErrorBody } from '../../http/schemas'
 import { asksUpgrade } from '../../http/websocket-upgrade'
@@ -64,7 +65,7 @@ async function passThroughAnswer(
 ): Promise<Response | undefined> {
   const url = new URL(request.url)
   const segments = safeSegments(rest)
-  const target = await proxy.targetOf(deps, me, cluster)
+  const target = await proxy.targetOf(deps, me, cluster, request.signal)
   if (asksUpgrade(request)) return proxy.relayUpgrade(target, segments, request, server)
   const streaming = isStreaming(request.method, segments, url.searchParams)
   // A watch or a followed log may sit idle far longer than the server's idle timeout.
@@ -84,7 +85,7 @@ async function specAnswer(
 ): Promise<Response | undefined> {
   const url = new URL(request.url)
   if (isStreaming(request.method, safeSegments(rest), url.searchParams)) server?.timeout(request, 0)
-  return proxyRequest(await proxy.targetOf(deps, me, cluster), rest, request, body, server)
+  return proxyRequest(await proxy.targetOf(deps, me, cluster, request.signal), rest, request, body, server)
 }
 
 /**
@@ -118,6 +119,8 @@ export const proxyRoutes = (deps: Deps) =>
     .all(
       '/clusters/:owner/:cluster/k8s/*',
       async ({ me, cluster, request, body, server, set }) => {
+        // Only the methods Kubernetes takes are relayed (PROPFIND, QUERY and such: 405).
+        assertServedMethod(request.method)
         const answer = await passThroughAnswer(deps, me, cluster, restOf(request), request, body, server)
         return answer && finalResponse(set, answer)
       },
@@ -135,6 +138,8 @@ export const proxyRoutes = (deps: Deps) =>
     .all(
       '/clusters/:owner/:cluster/proxy/*',
       async ({ me, cluster, request, body, server, set }) => {
+        // Only the methods Kubernetes takes are relayed (PROPFIND, QUERY and such: 405).
+        assertServedMethod(request.method)
         const answer = await specAnswer(deps, me, cluster, restOf(request), request, body, server)
         return answer && finalResponse(set, answer)
       },

@@ -58,14 +58,17 @@ export interface Target {
   connection: ClusterConnection
   /** Headers the platform adds for the cluster: impersonation when the registration asks for it. */
   identity: Record<string, string>
-  /** Sends one request to the cluster on the caller's behalf (relay.ts). */
-  relay(request: RelayRequest): Promise<Response>
+  /** Sends one request to the cluster on the caller's behalf (relay.ts), ended when the caller's own request is. */
+  relay(request: Omit<RelayRequest, 'clientSignal'>): Promise<Response>
   /** Opens a WebSocket to `path` of the cluster offering `protocols`, with the identity headers. */
   openWebSocket(path: string, protocols: string[]): Promise<WebSocket>
 }
 
-/** The admitted cluster's connection, and the impersonation headers of registrations that ask for them. */
-export async function targetOf(deps: Deps, actor: Actor, scope: ClusterScope): Promise<Target> {
+/**
+ * The admitted cluster's connection, and the impersonation headers of registrations that ask for
+ * them; every call to the cluster for this request carries `clientSignal`, the request's own.
+ */
+export async function targetOf(deps: Deps, actor: Actor, scope: ClusterScope, clientSignal: AbortSignal): Promise<Target> {
   const identity: Record<string, string> = scope.cluster.impersonate
     ? {
         'impersonate-user': actor.user.name,
@@ -78,7 +81,7 @@ export async function targetOf(deps: Deps, actor: Actor, scope: ClusterScope): P
     scope,
     connection: member.connection,
     identity,
-    relay: (request) => timedUpstream(deps, label, () => relay(deps, member, request)),
+    relay: (request) => timedUpstream(deps, label, () => relay(deps, member, { ...request, clientSignal })),
     openWebSocket: (path, protocols) => openMemberWebSocket(deps, member, path, protocols, identity),
   }
 }
@@ -107,7 +110,6 @@ export function passThrough(
     headers: forwardedHeaders(request, target.identity),
     body: upstreamBody(request, parsedBody),
     streaming,
-    clientSignal: request.signal,
   })
 }
 

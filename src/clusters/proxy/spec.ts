@@ -201,7 +201,6 @@ async function serve(target: Target, p: Parsed, request: Request, parsedBody: un
     headers,
     body: upstreamBody(request, parsedBody),
     streaming,
-    clientSignal: request.signal,
   })
   if (request.method === 'GET' && !streaming) return withETag(request, res)
   return request.method === 'POST' ? createdAs200(res) : res
