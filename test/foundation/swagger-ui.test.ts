@@ -9,7 +9,8 @@ test("the Swagger UI in a real browser loads the document and lists the operatio
   const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, pipe: true, args: CHROMIUM_ARGS })
   afterAll(() => browser.close())
   const page = await browser.newPage()
-  await page.goto(`${base}/api/v1/swagger`, { waitUntil: 'networkidle0' })
+  // A loaded machine takes longer than goto's default 30 s to render the document's operations.
+  await page.goto(`${base}/api/v1/swagger`, { waitUntil: 'networkidle0', timeout: 60_000 })
   await page.waitForSelector('.opblock-summary-description', { timeout: 60_000 })
   const text = await page.evaluate(() => document.body.textContent)
   expect(text).not.toContain('Failed to load API definition')
