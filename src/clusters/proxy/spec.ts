@@ -113,8 +113,8 @@ const json = (body: unknown, status = 200) =>
 
 /**
  * A strong validator of exact bytes: their length and their 64-bit wyhash. A cache check needs no
- * cryptographic hash (the member chooses the bytes anyway); sha256 cost the route ~15 % of its
- * throughput against the passthrough (docs/benchmarks.md).
+ * cryptographic hash (the member chooses the bytes anyway), and sha256 cost 2.4 µs per object and
+ * 69 µs per 49 KB list where this costs 0.9 and 4.5 (docs/benchmarks.md).
  */
 const etagOf = (bytes: Uint8Array) => `"${bytes.byteLength.toString(36)}-${Bun.hash.wyhash(bytes).toString(36)}"`
 
