@@ -94,8 +94,12 @@ export async function insertCluster(db: Executor, cluster: NewCluster): Promise<
   }
 }
 
-/** Updates a cluster's registration; undefined when it is gone. A name or uid taken is `conflict`. */
+/**
+ * Updates a cluster's registration; undefined when it is gone. A name or uid taken is `conflict`.
+ * A PATCH that changes nothing reads the row as it is (an empty SET is no statement SQL has).
+ */
 export async function updateCluster(db: Executor, id: number, changes: Partial<NewCluster>): Promise<ClusterRow | undefined> {
+  if (Object.keys(changes).length === 0) return (await db.select().from(clusters).where(eq(clusters.id, id)))[0]
   try {
     const [row] = await db.update(clusters).set(changes).where(eq(clusters.id, id)).returning()
     return row

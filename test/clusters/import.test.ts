@@ -289,6 +289,14 @@ describe('registry routes', () => {
     expect((await res.json()).displayName).toBe('Development')
   })
 
+  test('PATCH with a body that changes nothing → 200 with the registration as it is (found by the fuzz pass)', async () => {
+    const { t, alice } = await withCluster()
+    const before = await (await t.as(alice).get('/api/v1/clustersv2/alice/dev')).json()
+    const res = await t.as(alice).send('PATCH', '/api/v1/clustersv2/alice/dev', {})
+    expect(res.status).toBe(200)
+    expect((await res.json()).displayName).toBe(before.displayName)
+  })
+
   test('PATCH rotating to a refused token → 422 and the old credential stays', async () => {
     const { t, alice } = await withCluster()
     const res = await t

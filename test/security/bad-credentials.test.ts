@@ -15,12 +15,14 @@ describe('invalid credentials on every route', () => {
   /**
    * Where the Authorization header or the cookie means something else (the OAuth2 token endpoint
    * authenticates clients; sign-in and its second steps start a new session), and the static API documentation, which
-   * knows nobody and must open even in a browser holding a dead session cookie.
+   * knows nobody and must open even in a browser holding a dead session cookie. `/metrics` takes no account's
+   * credential at all: it is off (404) unless PLATFORM_METRICS_TOKEN is set (test/operations/metrics.test.ts).
    */
   const exempt = (path: string, carrier: string) =>
     (path === '/login/oauth/access_token' && /^(Authorization|Basic)/.test(carrier)) ||
     (SESSION_STARTING_PATHS.has(path) && carrier === 'an unknown session cookie') ||
-    path.startsWith('/api/v1/swagger')
+    path.startsWith('/api/v1/swagger') ||
+    path === '/metrics'
 
   for (const [carrier, place] of carriers) {
     test(`a caller presents an invalid credential via ${carrier} on every route → 401`, async () => {
