@@ -1,9 +1,11 @@
 import { afterAll, expect, test } from 'bun:test'
+import { readdirSync } from 'node:fs'
 import type { ClusterConnection } from '../../src/clusters/connection'
-import { callMember, memberJson as memberJsonOf } from '../../src/clusters/member/client'
+import { callMember, HANDSHAKE_TIMEOUT_MS, memberJson as memberJsonOf, openMemberWebSocket } from '../../src/clusters/member/client'
 import { AppError } from '../../src/errors'
 import { startEmulator } from '../../src/kube-emulator'
 import { makeTestApp } from '../support/app'
+import { eventually } from '../support/wait'
 
 const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
 const memberJson = <T>(name: string, connection: ClusterConnection, path: string, timeoutMs?: number) =>
@@ -121,5 +123,43 @@ test('a member answering 200 with something that is not JSON → upstream naming
     expect((error as AppError).message).toBe('cluster "portal" answered /version with something that is not JSON')
   } finally {
     await html.stop(true)
+  }
+})
+
+test('100 exec handshakes to a member that accepts and never answers → each fails "did not answer in time" at the handshake deadline, and every descriptor is released', async () => {
+  const open = new Set<unknown>()
+  const silent = Bun.listen({
+    hostname: '127.0.0.1',
+    port: 0,
+    socket: {
+      open: (socket) => void open.add(socket),
+      close: (socket) => void open.delete(socket),
+      data() {},
+    },
+  })
+  const descriptors = () => readdirSync('/proc/self/fd').length
+  try {
+    const before = descriptors()
+    const attempts = Array.from({ length: 100 }, () =>
+      openMemberWebSocket(
+        t.deps,
+        { name: 'silent', connection: plain(`http://127.0.0.1:${silent.port}`) },
+        '/exec',
+        ['v5.channel.k8s.io'],
+        {},
+      ).then(
+        () => 'opened',
+        (error: unknown) => (error instanceof AppError ? error.message : String(error)),
+      ),
+    )
+    await eventually(() => open.size === 100)
+    // Each upgrade holds a descriptor at both ends (this process is the member as well).
+    expect(descriptors()).toBeGreaterThan(before + 180)
+    t.clock.advance(HANDSHAKE_TIMEOUT_MS)
+    expect(new Set(await Promise.all(attempts))).toEqual(new Set(['cluster "silent" did not answer in time']))
+    await eventually(() => open.size === 0)
+    await eventually(() => descriptors() <= before + 5)
+  } finally {
+    silent.stop(true)
   }
 })

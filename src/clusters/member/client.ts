@@ -2,8 +2,9 @@ import { hostname } from 'node:os'
 import { connect } from 'node:tls'
 import { type Deps, runtimeSlot } from '../../deps'
 import { AppError } from '../../errors'
+import { Deadlines } from '../../net/deadlines'
 import { type EgressPolicy, egressFetch, pin, resolveChecked, tlsNameOf } from '../../net/egress'
-import { type Answer, Pools } from '../../net/http1/pool'
+import { type Answer, Pools, timedOut } from '../../net/http1/pool'
 import { headerLine, type Origin, type OriginTls } from '../../net/http1/request'
 import { readFact, writeFact } from '../../storage/deployment-facts'
 import type { ClusterConnection } from '../connection'
@@ -48,6 +49,16 @@ const MEMBER_POOLS = runtimeSlot(
   'clusters.member-pools',
   (deps) => new Pools<ClusterConnection>(() => deps.clock.now()),
   (pools) => pools.close(),
+)
+
+/** How long a member has to switch protocols (exec, attach): one that never completes the handshake is let go then. */
+export const HANDSHAKE_TIMEOUT_MS = MEMBER_TIMEOUT_MS
+
+/** The WebSocket handshakes in progress, each closed at its deadline (and all of them with the app). */
+const HANDSHAKES = runtimeSlot(
+  'clusters.member-handshakes',
+  (deps) => new Deadlines(() => deps.clock.now()),
+  (handshakes) => handshakes.close(),
 )
 
 /** Members this process serves itself (the sandbox emulator on loopback), by server and token. */
@@ -167,7 +178,9 @@ export async function streamMember(deps: Deps, member: Member, request: MemberSt
  * Opens a WebSocket to the member (exec, attach, port-forward) offering `protocols`, with the
  * cluster's credential and TLS settings and the platform's `extraHeaders` (impersonation);
  * resolves once it is open, with the protocol the member chose. Rejects when the member does not
- * switch protocols.
+ * switch protocols (an Error: Bun's client does not say why), and with upstream when its address
+ * is refused or the handshake is not done within HANDSHAKE_TIMEOUT_MS (the socket is closed then,
+ * so a member that never answers holds no descriptor).
  */
 export async function openMemberWebSocket(
   deps: Deps,
@@ -185,8 +198,26 @@ export async function openMemberWebSocket(
   const socket = new BunWebSocket(`${pinned.href.replace(/^http/, 'ws').replace(/\/$/, '')}${path}`, { protocols, headers, tls })
   socket.binaryType = 'arraybuffer'
   return new Promise((resolve, reject) => {
-    socket.addEventListener('open', () => resolve(socket), { once: true })
-    socket.addEventListener('error', () => reject(new Error('the member did not switch protocols')), { once: true })
+    const cancel = deps.runtimes.of(HANDSHAKES).add(deps.clock.now() + HANDSHAKE_TIMEOUT_MS, () => {
+      socket.close()
+      reject(memberFailure(member.name, timedOut()))
+    })
+    socket.addEventListener(
+      'open',
+      () => {
+        cancel()
+        resolve(socket)
+      },
+      { once: true },
+    )
+    socket.addEventListener(
+      'error',
+      () => {
+        cancel()
+        reject(new Error('the member did not switch protocols'))
+      },
+      { once: true },
+    )
   })
 }
 
