@@ -14,7 +14,7 @@ import { EgressRefused } from '../net/egress'
 import { orgIdsAdministeredBy } from '../orgs/store'
 import { AccessMessages, manageableOwner, resolveClusterByUid, usableClustersOf } from './access'
 import { type ClusterConnection, type ClusterCredential, checkConnection, connectionFromKubeconfig } from './connection'
-import { callMember, checkServerAddress, trustOwnMember } from './member/client'
+import { callerOf, callMember, checkServerAddress, trustOwnMember } from './member/client'
 import { inspectCluster, type StatusProbes } from './probe'
 import type { ClusterInfo, ImportClusterOption, PatchClusterOption } from './schemas'
 import * as store from './store'
@@ -375,6 +375,7 @@ export async function readSecretOfCluster(
     {
       path: `/api/v1/namespaces/${namespace}/secrets/${name}`,
       headers: { accept: 'application/json' },
+      caller: callerOf(actor),
     },
   )
   if (answer.status === 404) throw new AppError('notFound', `secret ${namespace}/${name} not found in cluster "${cluster.name}"`)

@@ -6,7 +6,7 @@ import { AppError } from '../../src/errors'
 import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
 import { MAX_HEAD_BYTES } from '../../src/net/http1/parser'
-import { IDLE_CLOSE_MS, MAX_CONNECTIONS_PER_ORIGIN as MAX_CONNECTIONS_PER_CLUSTER } from '../../src/net/http1/pool'
+import { CALLER_SHARE, IDLE_CLOSE_MS, MAX_CONNECTIONS_PER_ORIGIN as MAX_CONNECTIONS_PER_CLUSTER } from '../../src/net/http1/pool'
 import { makeTestApp } from '../support/app'
 import { eventually } from '../support/wait'
 
@@ -28,7 +28,14 @@ const viaEmulator: ClusterConnection = {
 const get = (
   connection: ClusterConnection,
   path: string,
-  init: { method?: string; body?: string; timeoutMs?: number; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  init: {
+    method?: string
+    body?: string
+    timeoutMs?: number
+    headers?: Record<string, string>
+    signal?: AbortSignal
+    caller?: string
+  } = {},
 ) =>
   callMember(
     t.deps,
@@ -40,6 +47,7 @@ const get = (
       body: init.body === undefined ? null : new TextEncoder().encode(init.body),
       timeoutMs: init.timeoutMs ?? 5_000,
       signal: init.signal,
+      caller: init.caller,
     },
   )
 const text = (body: Uint8Array) => new TextDecoder().decode(body)
@@ -400,7 +408,10 @@ describe('against a hostile TLS server', () => {
       else socket.write(ok(`{"connection":${id}}`))
     })
     try {
-      const holding = Array.from({ length: MAX_CONNECTIONS_PER_CLUSTER }, (_, i) => get(server.connection, `/hold-${i}`))
+      // Two callers: one holds at most its share of the connections.
+      const holding = Array.from({ length: MAX_CONNECTIONS_PER_CLUSTER }, (_, i) =>
+        get(server.connection, `/hold-${i}`, { caller: `c${i % 2}` }),
+      )
       await eventually(() => held.length === MAX_CONNECTIONS_PER_CLUSTER)
       const leaving = new AbortController()
       const late = get(server.connection, '/late', { signal: leaving.signal })
@@ -431,9 +442,39 @@ describe('against a hostile TLS server', () => {
       if (held.length === MAX_CONNECTIONS_PER_CLUSTER) for (const each of held) each()
     })
     try {
-      const answers = await Promise.all(Array.from({ length: MAX_CONNECTIONS_PER_CLUSTER + 8 }, (_, i) => get(server.connection, `/n${i}`)))
+      const answers = await Promise.all(
+        Array.from({ length: MAX_CONNECTIONS_PER_CLUSTER + 8 }, (_, i) => get(server.connection, `/n${i}`, { caller: `c${i % 2}` })),
+      )
       expect(answers.every((a) => a.status === 200)).toBe(true)
       expect(server.connections).toBe(MAX_CONNECTIONS_PER_CLUSTER)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test(`one caller's slow calls hold at most ${CALLER_SHARE} connections: another caller's call is answered while they are all still held`, async () => {
+    const held: (() => void)[] = []
+    const server = await hostile((path, id, socket) => {
+      const answer = () => socket.write(ok(`{"connection":${id}}`))
+      if (path.startsWith('/slow')) held.push(answer)
+      else answer()
+    })
+    try {
+      const slow = Array.from({ length: MAX_CONNECTIONS_PER_CLUSTER + 8 }, (_, i) =>
+        get(server.connection, `/slow-${i}`, { caller: 'alice' }),
+      )
+      await eventually(() => held.length === CALLER_SHARE)
+      const other = await get(server.connection, '/quick', { caller: 'bob' })
+      expect(other.status).toBe(200)
+      // Bob was answered while every one of alice's calls on the wire still waited, and she got no more than her share.
+      expect(held).toHaveLength(CALLER_SHARE)
+      // Her other calls go out as hers come back.
+      while (held.length > 0) held.shift()!()
+      await eventually(() => {
+        while (held.length > 0) held.shift()!()
+        return server.requests.filter((head) => head.startsWith('GET /slow')).length === MAX_CONNECTIONS_PER_CLUSTER + 8
+      })
+      expect((await Promise.all(slow)).every((a) => a.status === 200)).toBe(true)
     } finally {
       server.stop()
     }

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os'
 import { connect } from 'node:tls'
+import type { Actor } from '../../authz/actor'
 import { type Deps, runtimeSlot } from '../../deps'
 import { AppError } from '../../errors'
 import { Deadlines } from '../../net/deadlines'
@@ -40,9 +41,14 @@ export interface MemberCall {
   timeoutMs?: number
   /** The client's request: its abort (the client went away) ends the call (clientClosed). */
   signal?: AbortSignal
+  /** Who the call is for (callerOf); calls without one are the platform's own. One caller's slow calls hold at most a share of the cluster's connections. */
+  caller?: string
 }
 
 export type MemberAnswer = Answer
+
+/** The share a call counts against: the user it is made for (after sudo), whatever credential they used. */
+export const callerOf = (actor: Actor): string => `user:${actor.user.id}`
 
 /** The kept-alive connections of one app, one pool per cluster connection (one server, one credential). */
 const MEMBER_POOLS = runtimeSlot(
@@ -118,6 +124,7 @@ export async function callMember(deps: Deps, member: Member, call: MemberCall): 
         body: call.body ?? null,
         timeoutMs: call.timeoutMs ?? MEMBER_TIMEOUT_MS,
         signal: call.signal,
+        caller: call.caller,
       })
   } catch (error) {
     throw memberFailure(member.name, error)

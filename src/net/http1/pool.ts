@@ -15,6 +15,11 @@ import { encodeRequest, type Origin, type PoolRequest } from './request'
 
 /** Connections kept per origin; further requests wait for one to come free. */
 export const MAX_CONNECTIONS_PER_ORIGIN = 32
+/**
+ * Connections of one origin a single caller may hold at once; its further calls wait for one of its
+ * own to finish. However slow one caller's calls, the other half stays for everyone else.
+ */
+export const CALLER_SHARE = MAX_CONNECTIONS_PER_ORIGIN / 2
 /** An idle connection is closed after this long: well before the usual server idle timeouts (Bun 10 s, Go 90 s, nginx 75 s). */
 export const IDLE_CLOSE_MS = 4_000
 /** A body larger than this is refused: the answer is buffered whole. */
@@ -99,6 +104,14 @@ interface Conn {
   /** The socket error that ended the connection, for the message. */
   failure: unknown
   closed: boolean
+  /** The caller whose call holds the connection (opening it or in an exchange); undefined while idle. */
+  caller: string | undefined
+}
+
+/** A request waiting for a connection, on behalf of `caller`; resolved with one claimed for it, or undefined to try again. */
+interface Waiter {
+  caller: string
+  resolve(conn: Conn | undefined): void
 }
 
 const handlers: SocketHandler<Conn> = {
@@ -184,6 +197,7 @@ function closeConn(conn: Conn): void {
 function release(conn: Conn): void {
   conn.reused = true
   conn.idleSince = conn.pool.pools.now()
+  conn.pool.unclaim(conn)
   conn.pool.idleConn(conn)
 }
 
@@ -241,7 +255,9 @@ export class Pools<K> {
 export class Pool<K = unknown> {
   private readonly idle: Conn[] = []
   private readonly all = new Set<Conn>()
-  private readonly waiting: ((conn: Conn | undefined) => void)[] = []
+  private readonly waiting: Waiter[] = []
+  /** Connections held per caller (CALLER_SHARE at most). */
+  private readonly held = new Map<string, number>()
 
   constructor(
     readonly pools: Pools<K>,
@@ -254,7 +270,9 @@ export class Pool<K = unknown> {
    * ends at its deadline, or within a sweep (250 ms) of `signal` aborting (the client went away:
    * its connection is closed, as the answer can no longer be read to its end; a request still
    * waiting for a connection is never sent). A reused connection that closes before any answer
-   * (the server's idle timeout) sends a GET or HEAD again on a new one.
+   * (the server's idle timeout) sends a GET or HEAD again on a new one. A caller holds at most
+   * CALLER_SHARE connections at once; a connection that comes free goes to the waiting caller that
+   * holds the fewest.
    */
   request(request: PoolRequest): Promise<Answer> {
     let bytes: Uint8Array
@@ -267,9 +285,10 @@ export class Pool<K = unknown> {
     if (signal?.aborted) return Promise.reject(new ClientGone())
     const deadline = this.pools.now() + request.timeoutMs
     const retryable = request.method === 'GET' || request.method === 'HEAD'
+    const caller = request.caller ?? ''
     const attempt = (fresh: boolean): Promise<Answer> =>
       new Promise<Answer>((resolve, reject) => {
-        this.acquire(deadline, fresh).then((conn) => {
+        this.acquire(deadline, fresh, caller).then((conn) => {
           if (conn.closed) return resolve(attempt(true))
           // The client left while this waited for a connection: the connection serves someone else.
           if (signal?.aborted) {
@@ -294,23 +313,66 @@ export class Pool<K = unknown> {
     return attempt(false)
   }
 
-  /** An idle connection, a new one, or (at the cap) the next one to come free. */
-  private async acquire(deadline: number, fresh: boolean): Promise<Conn> {
-    while (!fresh && this.idle.length > 0) {
+  /**
+   * An idle connection, a new one, or (at the pool's cap or the caller's share) the next one to come
+   * free for this caller; claimed for `caller` in each case.
+   */
+  private async acquire(deadline: number, fresh: boolean, caller: string): Promise<Conn> {
+    for (;;) {
+      if (this.pools.closed) throw resetError()
+      if ((this.held.get(caller) ?? 0) < CALLER_SHARE) {
+        const conn = fresh ? undefined : this.takeIdle()
+        if (conn) return this.claim(conn, caller)
+        if (this.all.size < MAX_CONNECTIONS_PER_ORIGIN) return this.open(deadline, caller)
+      }
+      const handed = await new Promise<Conn | undefined>((resolve) => this.waiting.push({ caller, resolve }))
+      if (handed) return handed
+      if (this.pools.now() >= deadline) throw timedOut()
+    }
+  }
+
+  /** The most recently used idle connection still fit to use; those idle too long are closed on the way. */
+  private takeIdle(): Conn | undefined {
+    while (this.idle.length > 0) {
       const conn = this.idle.pop()!
       // Idle too long (the sweep is coarse): the server may be closing it right now.
       if (this.pools.now() - conn.idleSince >= IDLE_CLOSE_MS) closeConn(conn)
       else if (!conn.closed) return conn
     }
-    if (this.pools.closed) throw resetError()
-    if (this.all.size < MAX_CONNECTIONS_PER_ORIGIN) return this.open(deadline)
-    const conn = await new Promise<Conn | undefined>((resolve) => this.waiting.push(resolve))
-    if (conn) return conn
-    if (this.pools.now() >= deadline) throw timedOut()
-    return this.acquire(deadline, fresh)
+    return undefined
   }
 
-  private async open(deadline: number): Promise<Conn> {
+  private claim(conn: Conn, caller: string): Conn {
+    conn.caller = caller
+    this.held.set(caller, (this.held.get(caller) ?? 0) + 1)
+    return conn
+  }
+
+  /** The connection's call is over: it no longer counts against its caller's share. */
+  unclaim(conn: Conn): void {
+    const caller = conn.caller
+    if (caller === undefined) return
+    conn.caller = undefined
+    const count = this.held.get(caller)! - 1
+    if (count > 0) this.held.set(caller, count)
+    else this.held.delete(caller)
+  }
+
+  /** The waiter to serve next: among those whose caller is under its share, the one whose caller holds the fewest (the oldest first). */
+  private nextWaiter(): Waiter | undefined {
+    let best = -1
+    let fewest = CALLER_SHARE
+    for (let i = 0; i < this.waiting.length; i++) {
+      const holding = this.held.get(this.waiting[i]!.caller) ?? 0
+      if (holding < fewest) {
+        best = i
+        fewest = holding
+      }
+    }
+    return best < 0 ? undefined : this.waiting.splice(best, 1)[0]
+  }
+
+  private async open(deadline: number, caller: string): Promise<Conn> {
     const conn: Conn = {
       pool: this as Pool<unknown>,
       socket: undefined,
@@ -320,7 +382,9 @@ export class Pool<K = unknown> {
       reused: false,
       failure: undefined,
       closed: false,
+      caller: undefined,
     }
+    this.claim(conn, caller)
     this.all.add(conn)
     this.pools.watch(this)
     const ready = new Promise<void>((resolve, reject) => {
@@ -388,17 +452,18 @@ export class Pool<K = unknown> {
   }
 
   idleConn(conn: Conn): void {
-    const waiter = this.waiting.shift()
-    if (waiter) waiter(conn)
+    const waiter = this.nextWaiter()
+    if (waiter) waiter.resolve(this.claim(conn, waiter.caller))
     else this.idle.push(conn)
   }
 
   forget(conn: Conn): void {
     if (!this.all.delete(conn)) return
+    this.unclaim(conn)
     const at = this.idle.indexOf(conn)
     if (at >= 0) this.idle.splice(at, 1)
     // A slot came free: the next waiter opens a connection of its own.
-    this.waiting.shift()?.(undefined)
+    this.nextWaiter()?.resolve(undefined)
     if (this.all.size === 0 && this.waiting.length === 0) this.pools.drop(this)
   }
 

@@ -35,6 +35,8 @@ export interface PoolRequest {
   headers: Record<string, string>
   body: Uint8Array | null
   timeoutMs: number
+  /** Who the call is for (a user): the connections one caller holds at once are bounded (pool.ts). Calls without one count as one caller. */
+  caller?: string
   /**
    * The client's request: once it has gone away the call ends at the next sweep (an abort listener
    * per request cost a tenth of the relay's CPU) and its connection is closed.
