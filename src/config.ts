@@ -54,6 +54,8 @@ export interface Config {
   allowRegularOrgCreation: boolean
   /** User-given endpoints (cloud, clusters, discovery, avatars) may be loopback or private addresses; metadata addresses never. */
   allowPrivateEndpoints: boolean
+  /** Bytes of member-cluster answers the process may hold while reading them; one caller a quarter of it (clusters/member). */
+  memberBufferBytes: number
   /** Page size asked of cloud providers when listing buckets (every page is followed). */
   bucketListPageSize: number
   /** Google Cloud Storage JSON API origin; an emulator's (fake-gcs-server) in labs. */
@@ -187,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerId: env.PLATFORM_WORKER_ID ? parsePositiveInt(env.PLATFORM_WORKER_ID, 'PLATFORM_WORKER_ID') : undefined,
     allowRegularOrgCreation: !parseBool(env.PLATFORM_DISABLE_REGULAR_ORG_CREATION ?? 'false', 'PLATFORM_DISABLE_REGULAR_ORG_CREATION'),
     allowPrivateEndpoints: parseBool(env.PLATFORM_ALLOW_PRIVATE_ENDPOINTS ?? 'false', 'PLATFORM_ALLOW_PRIVATE_ENDPOINTS'),
+    memberBufferBytes: parsePositiveInt(env.PLATFORM_MEMBER_BUFFER_BYTES ?? String(256 * 1024 * 1024), 'PLATFORM_MEMBER_BUFFER_BYTES'),
     bucketListPageSize: parsePositiveInt(env.PLATFORM_BUCKET_LIST_PAGE_SIZE ?? '1000', 'PLATFORM_BUCKET_LIST_PAGE_SIZE'),
     gcsEndpoint,
     tls: certFile && keyFile ? { certFile, keyFile, caFile: env.PLATFORM_TLS_CA_FILE || undefined } : undefined,

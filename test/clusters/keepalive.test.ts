@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import type { Socket } from 'bun'
 import type { ClusterConnection } from '../../src/clusters/connection'
 import { callMember } from '../../src/clusters/member/client'
+import { MemberMessages } from '../../src/clusters/member/failures'
 import { AppError } from '../../src/errors'
 import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
@@ -504,6 +505,166 @@ describe('against a hostile TLS server', () => {
       const badPath = await get(server.connection, '/x HTTP/1.1\r\nx: y').catch((e: unknown) => e)
       expect((badPath as AppError).kind).toBe('invalid')
       expect(server.requests).toEqual([])
+    } finally {
+      server.stop()
+    }
+  })
+})
+
+const MiB = 1024 * 1024
+// A budget of 8 MiB for the process: 2 MiB for one caller.
+const small = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true', PLATFORM_MEMBER_BUFFER_BYTES: String(8 * MiB) })
+
+describe('answers larger than what may be buffered', () => {
+  const plainMember = (server: string) => ({
+    name: 'member',
+    connection: { server, caData: '', tlsServerName: '', insecureSkipTlsVerify: false, credential: { token: 't' } },
+  })
+  /** A call that needs the answer whole. */
+  const call = (server: string, path: string, caller?: string) =>
+    callMember(small.deps, plainMember(server), { path, timeoutMs: 5_000, caller })
+  /** A call that takes a large answer as a stream. */
+  const streamed = (server: string, path: string) =>
+    callMember(small.deps, plainMember(server), { path, timeoutMs: 5_000, large: 'stream' })
+  const streamOf = (body: Uint8Array | ReadableStream<Uint8Array>) => {
+    expect(body).toBeInstanceOf(ReadableStream)
+    return body as ReadableStream<Uint8Array>
+  }
+
+  /** A plain-HTTP member whose `send` writes all of its bytes, waiting for the socket to drain as a real server does. */
+  function member(answer: (path: string, send: (bytes: string | Uint8Array) => Promise<void>) => void) {
+    const closed: number[] = []
+    let opened = 0
+    type Pending = { bytes: Buffer; done: () => void }
+    const flush = (socket: Socket<{ id: number; queue: Pending[] }>) => {
+      const queue = socket.data.queue
+      while (queue.length > 0) {
+        const next = queue[0]!
+        const written = socket.write(next.bytes)
+        if (written < next.bytes.length) {
+          next.bytes = next.bytes.subarray(Math.max(0, written))
+          return
+        }
+        queue.shift()
+        next.done()
+      }
+    }
+    const server = Bun.listen<{ id: number; queue: Pending[] }>({
+      hostname: '127.0.0.1',
+      port: 0,
+      socket: {
+        open(socket) {
+          socket.data = { id: ++opened, queue: [] }
+        },
+        close: (socket) => void closed.push(socket.data.id),
+        drain: flush,
+        data(socket, data) {
+          const path = new TextDecoder().decode(data).split(' ')[1]!
+          const send = (bytes: string | Uint8Array) =>
+            new Promise<void>((done) => {
+              socket.data.queue.push({ bytes: Buffer.from(bytes), done })
+              flush(socket)
+            })
+          answer(path, send)
+        },
+      },
+    })
+    return { url: `http://127.0.0.1:${server.port}`, closed, stop: () => server.stop(true) }
+  }
+  const head = (length: number) => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`
+
+  test("an answer larger than one caller's share, for a call that needs it whole → 502 naming the limit; the connection is closed, not read to its end", async () => {
+    const server = member((_path, send) => void send(Buffer.concat([Buffer.from(head(3 * MiB)), Buffer.alloc(3 * MiB, 'x')])))
+    try {
+      const refused = await call(server.url, '/big').catch((e: unknown) => e)
+      expect((refused as AppError).kind).toBe('upstream')
+      expect((refused as AppError).message).toBe(MemberMessages.tooLarge('member', 2 * MiB))
+      await eventually(() => server.closed.length === 1)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('while four callers hold the budget with answers they need whole, a fifth → 503 with Retry-After; once those are read, it is served', async () => {
+    const finish: (() => void)[] = []
+    const server = member((path, send) => {
+      const length = Math.floor(1.9 * MiB)
+      if (!path.startsWith('/hold')) return void send(Buffer.concat([Buffer.from(head(length)), Buffer.alloc(length, 'f')]))
+      void send(`${head(length)}{`)
+      finish.push(() => void send(Buffer.alloc(length - 1, 'h')))
+    })
+    try {
+      const holding = ['a', 'b', 'c', 'd'].map((caller) => call(server.url, `/hold-${caller}`, caller))
+      await eventually(() => finish.length === 4)
+      const busy = await eventually(async () => {
+        const refused = await call(server.url, '/fifth', 'e').catch((e: unknown) => e)
+        return refused instanceof AppError && refused
+      })
+      expect(busy.kind).toBe('unavailable')
+      expect(busy.message).toBe(MemberMessages.busy)
+      expect(busy.headers['retry-after']).toBe('1')
+      for (const each of finish) each()
+      expect((await Promise.all(holding)).map((a) => a.body.length)).toEqual(Array(4).fill(Math.floor(1.9 * MiB)))
+      expect((await call(server.url, '/fifth', 'e')).status).toBe(200)
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('a call that takes streams: a 20 MiB answer comes back as a stream, byte for byte, and gives back what it held; a small one still comes whole', async () => {
+    const big = Buffer.alloc(20 * MiB)
+    for (let i = 0; i < big.length; i += 4) big.writeUInt32LE(i, i)
+    // Chunked, so the client learns its size only as it comes: buffered at first, then handed on as a stream.
+    const chunked = Buffer.concat([
+      Buffer.from(`HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n`),
+      big,
+      Buffer.from('\r\n0\r\n\r\n'),
+    ])
+    const server = member((path, send) => void send(path === '/big' ? chunked : `${head(2)}{}`))
+    try {
+      const answer = await streamed(server.url, '/big')
+      expect(Buffer.from(await new Response(streamOf(answer.body)).arrayBuffer()).equals(big)).toBe(true)
+      const whole = await streamed(server.url, '/small')
+      expect(whole.body).toBeInstanceOf(Uint8Array)
+      // Nothing of the budget was kept: the caller's whole share is there for an answer it needs whole.
+      const budget = Math.floor(1.9 * MiB)
+      server.stop()
+      const next = member((_path, send) => void send(Buffer.concat([Buffer.from(head(budget)), Buffer.alloc(budget)])))
+      try {
+        expect((await call(next.url, '/x')).body.length).toBe(budget)
+      } finally {
+        next.stop()
+      }
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('a streamed answer whose reader leaves → the connection to the member is closed; one whose member goes silent → the stream fails at the deadline', async () => {
+    const stalled: string[] = []
+    const server = member((path, send) => {
+      void send(Buffer.concat([Buffer.from(head(64 * MiB)), Buffer.alloc(2 * MiB, 's')]))
+      stalled.push(path)
+    })
+    try {
+      const reader = streamOf((await streamed(server.url, '/leave')).body).getReader()
+      expect((await reader.read()).done).toBe(false)
+      await reader.cancel()
+      await eventually(() => server.closed.length === 1)
+
+      const body = streamOf((await streamed(server.url, '/silent')).body).getReader()
+      let received = 0
+      const ended = (async () => {
+        for (;;) {
+          const { done, value } = await body.read()
+          if (done) return 'ended'
+          received += value.length
+        }
+      })().catch((e: unknown) => (e as Error).name)
+      await eventually(() => received === 2 * MiB)
+      small.clock.advance(5_000)
+      expect(await ended).toBe('TimeoutError')
+      await eventually(() => server.closed.length === 2)
     } finally {
       server.stop()
     }

@@ -5,7 +5,8 @@ import { type Deps, runtimeSlot } from '../../deps'
 import { AppError } from '../../errors'
 import { Deadlines } from '../../net/deadlines'
 import { type EgressPolicy, egressFetch, pin, resolveChecked, tlsNameOf } from '../../net/egress'
-import { type Answer, Pools, timedOut } from '../../net/http1/pool'
+import { type Answer, ByteBudget, type StreamedAnswer } from '../../net/http1/answer'
+import { Pools, timedOut } from '../../net/http1/pool'
 import { headerLine, type Origin, type OriginTls } from '../../net/http1/request'
 import { readFact, writeFact } from '../../storage/deployment-facts'
 import type { ClusterConnection } from '../connection'
@@ -41,19 +42,37 @@ export interface MemberCall {
   timeoutMs?: number
   /** The client's request: its abort (the client went away) ends the call (clientClosed). */
   signal?: AbortSignal
+  /**
+   * 'stream': an answer too large to buffer (over 1 MiB, or beyond the caller's share of the
+   * process's budget) comes back with its body as a stream. Otherwise it is refused: upstream
+   * when it is larger than one caller's share, unavailable (503, Retry-After) while others hold
+   * the budget.
+   */
+  large?: 'stream'
   /** Who the call is for (callerOf); calls without one are the platform's own. One caller's slow calls hold at most a share of the cluster's connections. */
   caller?: string
 }
 
 export type MemberAnswer = Answer
+export type StreamedMemberAnswer = StreamedAnswer
 
 /** The share a call counts against: the user it is made for (after sudo), whatever credential they used. */
 export const callerOf = (actor: Actor): string => `user:${actor.user.id}`
 
-/** The kept-alive connections of one app, one pool per cluster connection (one server, one credential). */
+/** One caller's part of the bytes the process may hold in member answers being read. */
+const CALLER_BUFFER_SHARE = 1 / 4
+
+/**
+ * The kept-alive connections of one app, one pool per cluster connection (one server, one
+ * credential), and the budget their answers share (PLATFORM_MEMBER_BUFFER_BYTES).
+ */
 const MEMBER_POOLS = runtimeSlot(
   'clusters.member-pools',
-  (deps) => new Pools<ClusterConnection>(() => deps.clock.now()),
+  (deps) =>
+    new Pools<ClusterConnection>(
+      () => deps.clock.now(),
+      new ByteBudget(deps.config.memberBufferBytes, Math.floor(deps.config.memberBufferBytes * CALLER_BUFFER_SHARE)),
+    ),
   (pools) => pools.close(),
 )
 
@@ -107,12 +126,19 @@ export async function checkServerAddress(deps: Deps, connection: ClusterConnecti
 }
 
 /**
- * One finite call (anything but a watch, a followed log or an upgrade), answered whole: status,
- * headers, the body as the member sent it (not decompressed). Throws upstream (unreachable, TLS
- * refused, timeout, malformed answer), invalid (a header or path that cannot be written safely)
- * and clientClosed.
+ * One finite call (anything but a watch, a followed log or an upgrade): status, headers, the body
+ * as the member sent it (not decompressed), whole, or streamed when it is large and the call says
+ * `large: 'stream'`. Throws upstream (unreachable, TLS refused, timeout, malformed answer, too
+ * large to buffer), unavailable (the buffer budget is taken for now), invalid (a header or path
+ * that cannot be written safely) and clientClosed.
  */
-export async function callMember(deps: Deps, member: Member, call: MemberCall): Promise<MemberAnswer> {
+export async function callMember(
+  deps: Deps,
+  member: Member,
+  call: MemberCall & { large: 'stream' },
+): Promise<MemberAnswer | StreamedMemberAnswer>
+export async function callMember(deps: Deps, member: Member, call: MemberCall): Promise<MemberAnswer>
+export async function callMember(deps: Deps, member: Member, call: MemberCall): Promise<MemberAnswer | StreamedMemberAnswer> {
   try {
     return await deps.runtimes
       .of(MEMBER_POOLS)
@@ -125,6 +151,7 @@ export async function callMember(deps: Deps, member: Member, call: MemberCall): 
         timeoutMs: call.timeoutMs ?? MEMBER_TIMEOUT_MS,
         signal: call.signal,
         caller: call.caller,
+        large: call.large,
       })
   } catch (error) {
     throw memberFailure(member.name, error)

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors'
 import { EgressRefused } from '../../net/egress'
+import { AnswerTooLarge, BudgetExhausted } from '../../net/http1/answer'
 import { Malformed } from '../../net/http1/parser'
 import { ClientGone } from '../../net/http1/pool'
 import { UnsafeRequest } from '../../net/http1/request'
@@ -10,6 +11,9 @@ export const MemberMessages = {
   clientGone: (cluster: string) => `the client went away before cluster "${cluster}" answered`,
   notJson: (cluster: string, path: string) => `cluster "${cluster}" answered ${path} with something that is not JSON`,
   status: (cluster: string, status: number, path: string) => `cluster "${cluster}" answered ${status} for ${path}`,
+  tooLarge: (cluster: string, limit: number) =>
+    `cluster "${cluster}" answered more than ${Math.floor(limit / (1024 * 1024))} MiB, more than the platform holds for one call it must read whole`,
+  busy: 'the platform is holding as many cluster answers as it may right now; retry shortly',
   metadataAddress: (cluster: string) => `cluster "${cluster}" may not be reached: its server is a cloud metadata address`,
   privateAddress: (cluster: string) =>
     `cluster "${cluster}" may not be reached: its server is a private or local address and PLATFORM_ALLOW_PRIVATE_ENDPOINTS is off`,
@@ -54,6 +58,8 @@ const networkFailure = (clusterName: string, error: unknown) => {
 export function memberFailure(clusterName: string, error: unknown): AppError {
   if (error instanceof AppError) return error
   if (error instanceof EgressRefused) return refusal(clusterName, error)
+  if (error instanceof AnswerTooLarge) return new AppError('upstream', MemberMessages.tooLarge(clusterName, error.limit))
+  if (error instanceof BudgetExhausted) return new AppError('unavailable', MemberMessages.busy, [], { 'retry-after': '1' })
   if (error instanceof Malformed) return new AppError('upstream', MemberMessages.malformed(clusterName, error.message))
   if (error instanceof ClientGone) return new AppError('clientClosed', MemberMessages.clientGone(clusterName))
   if (error instanceof UnsafeRequest) return new AppError('invalid', MemberMessages.badRequestHeader)

@@ -1,5 +1,6 @@
 import type { Socket, SocketHandler } from 'bun'
-import { AnswerParser, type AnswerSink, Malformed } from './parser'
+import { type Answer, AnswerCollector, type ByteBudget, type Flow, type StreamedAnswer } from './answer'
+import { AnswerParser } from './parser'
 import { encodeRequest, type Origin, type PoolRequest } from './request'
 
 /**
@@ -9,8 +10,11 @@ import { encodeRequest, type Origin, type PoolRequest } from './request'
  * rather than reused, so one answer can never be read as part of the next. No redirect is
  * followed and nothing is decompressed: the bytes come back as the server sent them.
  *
+ * Answers are kept whole or streamed as answer.ts decides, within the byte budget the pools share.
+ *
  * Failures are the socket's own errors (with their `code`), a TimeoutError, Malformed (parser.ts),
- * ClientGone, or UnsafeRequest (request.ts); the owner turns them into its own words.
+ * AnswerTooLarge or BudgetExhausted (answer.ts), ClientGone, or UnsafeRequest (request.ts); the
+ * owner turns them into its own words.
  */
 
 /** Connections kept per origin; further requests wait for one to come free. */
@@ -22,68 +26,23 @@ export const MAX_CONNECTIONS_PER_ORIGIN = 32
 export const CALLER_SHARE = MAX_CONNECTIONS_PER_ORIGIN / 2
 /** An idle connection is closed after this long: well before the usual server idle timeouts (Bun 10 s, Go 90 s, nginx 75 s). */
 export const IDLE_CLOSE_MS = 4_000
-/** A body larger than this is refused: the answer is buffered whole. */
-const MAX_BODY_BYTES = 512 * 1024 * 1024
-/** Bodies up to this declared length get their buffer at once. */
-const PREALLOCATE_BYTES = 1024 * 1024
 /** How often deadlines, idle connections and calls whose client left are checked. */
 const SWEEP_MS = 250
-
-export interface Answer {
-  status: number
-  /** Lower-case names; repeated headers joined with ", ". */
-  headers: Record<string, string>
-  body: Uint8Array<ArrayBuffer>
-}
 
 /** The caller's request was aborted (its client went away) before the answer came. */
 export class ClientGone extends Error {}
 
 const resetError = () => Object.assign(new Error('closed'), { code: 'ECONNRESET' })
-const timedOut = () => Object.assign(new Error('timeout'), { name: 'TimeoutError' })
-
-/** Collects one answer whole. */
-class WholeAnswer implements AnswerSink {
-  status = 0
-  headers: Record<string, string> = {}
-  private pieces: Uint8Array<ArrayBuffer>[] = []
-  private size = 0
-  private fixed: Uint8Array<ArrayBuffer> | undefined
-
-  head(status: number, headers: Record<string, string>, length: number | undefined): void {
-    this.status = status
-    this.headers = headers
-    if (length === undefined) return
-    if (length > MAX_BODY_BYTES) throw new Malformed(`body larger than ${MAX_BODY_BYTES} bytes`)
-    // A small body is copied into place once; a large one grows as it arrives, so a declared
-    // length alone (a hostile server's) reserves no memory.
-    if (length <= PREALLOCATE_BYTES) this.fixed = new Uint8Array(length)
-  }
-
-  body(data: Buffer): void {
-    if (this.fixed) this.fixed.set(data, this.size)
-    else {
-      if (this.size + data.length > MAX_BODY_BYTES) throw new Malformed(`body larger than ${MAX_BODY_BYTES} bytes`)
-      this.pieces.push(new Uint8Array(data))
-    }
-    this.size += data.length
-  }
-
-  answer(): Answer {
-    const body = this.fixed ?? (this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces, this.size))
-    return { status: this.status, headers: this.headers, body }
-  }
-}
+export const timedOut = () => Object.assign(new Error('timeout'), { name: 'TimeoutError' })
 
 /** One request in flight on a connection. */
 interface Exchange {
-  whole: WholeAnswer
+  answer: AnswerCollector
   parser: AnswerParser
+  /** When the call fails: its deadline; once its answer streams, its member's silence while its consumer waits. */
   deadline: number
   /** The client's request; the sweep ends the exchange once it has aborted. */
   signal: AbortSignal | undefined
-  resolve(answer: Answer): void
-  reject(error: unknown): void
   /** Bytes of the request not yet taken by the socket (back-pressure). */
   unsent: Uint8Array | undefined
   /** Whether it may be sent again on a new connection when a reused one closes before any answer. */
@@ -130,7 +89,8 @@ const handlers: SocketHandler<Conn> = {
     conn.exchange = undefined
     // Reused only when the answer ended exactly where its framing said and the request went out whole.
     const reusable = rest.length === 0 && !exchange.parser.closeAfter && !exchange.unsent
-    exchange.resolve(exchange.whole.answer())
+    exchange.answer.complete()
+    if (exchange.answer.streaming) socket.resume()
     if (reusable) release(conn)
     else closeConn(conn)
   },
@@ -171,13 +131,13 @@ function connClosed(conn: Conn): void {
   if (!exchange) return
   conn.exchange = undefined
   if (conn.reused && exchange.retryable && !exchange.parser.started) return exchange.retry()
-  if (conn.failure !== undefined || !exchange.parser.started) return exchange.reject(conn.failure ?? resetError())
+  if (conn.failure !== undefined || !exchange.parser.started) return exchange.answer.fail(conn.failure ?? resetError())
   try {
     exchange.parser.end()
-    exchange.resolve(exchange.whole.answer())
   } catch (error) {
-    exchange.reject(error)
+    return exchange.answer.fail(error)
   }
+  exchange.answer.complete()
 }
 
 /** Closes the connection; a request on it fails with `error` (or as cut short). */
@@ -186,7 +146,7 @@ function failExchange(conn: Conn, error: unknown): void {
   conn.exchange = undefined
   conn.socket?.terminate()
   connClosed(conn)
-  exchange?.reject(error)
+  exchange?.answer.fail(error)
 }
 
 function closeConn(conn: Conn): void {
@@ -212,7 +172,11 @@ export class Pools<K> {
   private sweeper: Timer | undefined
   closed = false
 
-  constructor(readonly now: () => number) {}
+  constructor(
+    readonly now: () => number,
+    /** What answers being read may hold in memory, in all and per caller. */
+    readonly budget: ByteBudget,
+  ) {}
 
   /** The pool of `key`; a new one (with the origin `describe` gives) is kept once it has a connection. */
   of(key: K, describe: () => Origin): Pool<K> {
@@ -266,7 +230,10 @@ export class Pool<K = unknown> {
   ) {}
 
   /**
-   * Sends one request over a kept-alive connection and resolves with the whole answer. The call
+   * Sends one request over a kept-alive connection and resolves with the whole answer, or (with
+   * `large: 'stream'`) with a streamed one when it is too large to buffer: its body then reads the
+   * connection as its consumer takes the bytes, and fails once the member is silent for `timeoutMs`
+   * while the consumer waits. The call
    * ends at its deadline, or within a sweep (250 ms) of `signal` aborting (the client went away:
    * its connection is closed, as the answer can no longer be read to its end; a request still
    * waiting for a connection is never sent). A reused connection that closes before any answer
@@ -274,7 +241,7 @@ export class Pool<K = unknown> {
    * CALLER_SHARE connections at once; a connection that comes free goes to the waiting caller that
    * holds the fewest.
    */
-  request(request: PoolRequest): Promise<Answer> {
+  request(request: PoolRequest): Promise<Answer | StreamedAnswer> {
     let bytes: Uint8Array
     try {
       bytes = encodeRequest(this.origin, request)
@@ -286,8 +253,8 @@ export class Pool<K = unknown> {
     const deadline = this.pools.now() + request.timeoutMs
     const retryable = request.method === 'GET' || request.method === 'HEAD'
     const caller = request.caller ?? ''
-    const attempt = (fresh: boolean): Promise<Answer> =>
-      new Promise<Answer>((resolve, reject) => {
+    const attempt = (fresh: boolean): Promise<Answer | StreamedAnswer> =>
+      new Promise<Answer | StreamedAnswer>((resolve, reject) => {
         this.acquire(deadline, fresh, caller).then((conn) => {
           if (conn.closed) return resolve(attempt(true))
           // The client left while this waited for a connection: the connection serves someone else.
@@ -295,14 +262,19 @@ export class Pool<K = unknown> {
             release(conn)
             return reject(new ClientGone())
           }
-          const whole = new WholeAnswer()
-          conn.exchange = {
-            whole,
-            parser: new AnswerParser(whole, request.method === 'HEAD'),
-            deadline,
-            signal,
+          const answer = new AnswerCollector(
+            this.pools.budget,
+            caller,
+            request.large ?? 'refuse',
+            this.flowOf(conn, request.timeoutMs),
             resolve,
             reject,
+          )
+          conn.exchange = {
+            answer,
+            parser: new AnswerParser(answer, request.method === 'HEAD'),
+            deadline,
+            signal,
             unsent: undefined,
             retryable: retryable && !fresh,
             retry: () => resolve(attempt(true)),
@@ -311,6 +283,28 @@ export class Pool<K = unknown> {
         }, reject)
       })
     return attempt(false)
+  }
+
+  /** How a streamed answer on `conn` stops and resumes reading it, times its member's silence, and lets it go when its consumer leaves. */
+  private flowOf(conn: Conn, timeoutMs: number): Flow {
+    const waitingFrom = () => {
+      if (conn.exchange) conn.exchange.deadline = this.pools.now() + timeoutMs
+    }
+    return {
+      pause: () => {
+        conn.socket?.pause()
+        // The consumer is slow, not the member: no deadline while it has enough.
+        if (conn.exchange) conn.exchange.deadline = Number.POSITIVE_INFINITY
+      },
+      resume: () => {
+        conn.socket?.resume()
+        waitingFrom()
+      },
+      progress: waitingFrom,
+      cancel: () => {
+        if (conn.exchange) failExchange(conn, new ClientGone())
+      },
+    }
   }
 
   /**

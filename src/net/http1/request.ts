@@ -1,3 +1,5 @@
+import type { LargeAnswers } from './answer'
+
 /** Where a kept-alive pool sends its requests, and what each request carries besides its own headers. */
 export interface Origin {
   /**
@@ -37,6 +39,8 @@ export interface PoolRequest {
   timeoutMs: number
   /** Who the call is for (a user): the connections one caller holds at once are bounded (pool.ts). Calls without one count as one caller. */
   caller?: string
+  /** How an answer too large to buffer is taken (answer.ts): as a stream, or refused (the default). */
+  large?: LargeAnswers
   /**
    * The client's request: once it has gone away the call ends at the next sweep (an abort listener
    * per request cost a tenth of the relay's CPU) and its connection is closed.
