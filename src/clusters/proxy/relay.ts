@@ -3,7 +3,7 @@ import { AppError } from '../../errors'
 import { PLATFORM_QUERY_PARAMETERS } from '../../http/auth'
 import { pathSegmentErrors } from '../../kube'
 import type { ClusterConnection } from '../connection'
-import { callMember, MEMBER_TIMEOUT_MS, type Member, streamMember } from '../member/client'
+import { callMember, MEMBER_TIMEOUT_MS, type Member, type MemberCall, streamMember } from '../member/client'
 import { MemberMessages } from '../member/failures'
 
 /**
@@ -180,6 +180,13 @@ export interface RelayRequest {
   streaming: boolean
   /** The client request's signal: its abort (the client went away) ends the member's call or stream. */
   clientSignal?: AbortSignal
+  /**
+   * A finite answer the platform reads itself (a composite route parses it): kept whole, and refused
+   * when too large to buffer. Otherwise a large answer is passed on as a stream.
+   */
+  whole?: boolean
+  /** Who the call is for (callerOf): their share of the cluster's connections and of the answer buffer. */
+  caller?: string
 }
 
 /** Finite relays give up after this long (a large list may take a while). */
@@ -207,7 +214,8 @@ async function clientStillThere(member: Member, signal: AbortSignal): Promise<vo
 /**
  * Sends one request to the member and hands back its answer unchanged: status, allow-listed
  * headers, the bytes as sent (still compressed). A stream (watch, followed log) is piped without
- * buffering; a finite request goes over the kept-alive pool and comes back whole. A redirect is
+ * buffering; a finite request goes over the kept-alive pool and comes back whole when small, else
+ * streamed as the client reads it (unless `whole`: then too large is upstream or unavailable). A redirect is
  * not followed nor relayed (502). Throws upstream (unreachable, timeout, malformed answer) and
  * clientClosed (the client went away before a finite answer came).
  */
@@ -215,15 +223,20 @@ export async function relay(deps: Deps, member: Member, request: RelayRequest): 
   if (!request.streaming) {
     const body = request.body === null ? null : await new Response(request.body).bytes()
     if (!SAFE_METHODS.has(request.method) && request.clientSignal) await clientStillThere(member, request.clientSignal)
-    const answer = await callMember(deps, member, {
+    const call: MemberCall = {
       method: request.method,
       path: request.path,
       headers: request.headers,
       body,
       timeoutMs: RELAY_TIMEOUT_MS,
       signal: request.clientSignal,
-    })
-    if (isRedirect(answer.status)) throw new AppError('upstream', RelayMessages.redirect(member.name, answer.status))
+      caller: request.caller,
+    }
+    const answer = request.whole ? await callMember(deps, member, call) : await callMember(deps, member, { ...call, large: 'stream' })
+    if (isRedirect(answer.status)) {
+      if (answer.body instanceof ReadableStream) await answer.body.cancel()
+      throw new AppError('upstream', RelayMessages.redirect(member.name, answer.status))
+    }
     return new Response(answer.body, { status: answer.status, headers: relayedHeaders(answer.headers) })
   }
   const res = await streamMember(deps, member, {

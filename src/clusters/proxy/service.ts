@@ -6,7 +6,7 @@ import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { timedUpstream } from '../../http/metrics'
 import type { ClusterConnection } from '../connection'
-import { type Member, openMemberWebSocket } from '../member/client'
+import { callerOf, type Member, openMemberWebSocket } from '../member/client'
 import { connectionOf } from '../service'
 import { forwardedHeaders, type RelayRequest, relay, upstreamBody, upstreamPath } from './relay'
 
@@ -77,11 +77,12 @@ export async function targetOf(deps: Deps, actor: Actor, scope: ClusterScope, cl
     : {}
   const member: Member = { name: scope.cluster.name, connection: await connectionOf(deps, scope.cluster) }
   const label = `${scope.owner.name}/${scope.cluster.name}`
+  const caller = callerOf(actor)
   return {
     scope,
     connection: member.connection,
     identity,
-    relay: (request) => timedUpstream(deps, label, () => relay(deps, member, { ...request, clientSignal })),
+    relay: (request) => timedUpstream(deps, label, () => relay(deps, member, { caller, ...request, clientSignal })),
     openWebSocket: (path, protocols) => openMemberWebSocket(deps, member, path, protocols, identity),
   }
 }
@@ -124,7 +125,8 @@ const MAX_PENDING_FRAMES = 1024
  * Relays an admitted upgrade (exec, attach, port-forward: `admitInCluster` with the `exec` verb
  * checked the caller, the handshake and its origin) to `segments` of the member: the member is
  * asked first with the protocols the client offered, and the client is switched to the one the
- * member chose. When the member will not switch (Bun's client does not show why), the same request
+ * member chose. When the member will not switch (Bun's client does not show why; not for a refused
+ * address or a handshake past its deadline, which are upstream), the same request
  * as plain HTTP asks again: the apiserver checks the pod, the container and the options before it
  * requires an upgrade, so its refusal (a 404 for a pod that does not exist, a 400 Status naming the
  * bad option) goes back unchanged.
@@ -145,7 +147,9 @@ export async function relayUpgrade(
   let upstream: WebSocket
   try {
     upstream = await target.openWebSocket(path, offered)
-  } catch {
+  } catch (error) {
+    // Refused by the egress policy, or no handshake in time: asking again over plain HTTP would not help.
+    if (error instanceof AppError) throw error
     return target.relay({
       method: 'GET',
       path,

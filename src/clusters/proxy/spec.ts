@@ -85,6 +85,7 @@ const memberAnswer = (target: Target, path: string, call: MemberCall = {}) =>
     path,
     body: call.body ?? null,
     streaming: false,
+    whole: true,
     headers: {
       accept: 'application/json',
       ...(call.body ? { 'content-type': 'application/json' } : {}),
@@ -201,6 +202,8 @@ async function serve(target: Target, p: Parsed, request: Request, parsedBody: un
     headers,
     body: upstreamBody(request, parsedBody),
     streaming,
+    // Its ETag covers the whole answer: read whole, within the buffer's bounds.
+    whole: request.method === 'GET' && !streaming,
   })
   if (request.method === 'GET' && !streaming) return withETag(request, res)
   return request.method === 'POST' ? createdAs200(res) : res
