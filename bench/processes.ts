@@ -100,10 +100,11 @@ export function rssMbOf(pids: number[]): number {
 /**
  * The platform as an operator runs it: `serve` on `port` for one process, `serve --workers N`
  * (a supervisor and N workers sharing the port) for more. Resolves once every worker listens.
+ * `main` is another checkout's entry point, to compare versions.
  */
-export async function startPlatform(workers: number, port: number, env: Record<string, string | undefined>): Promise<Target> {
+export async function startPlatform(workers: number, port: number, env: Record<string, string | undefined>, main = MAIN): Promise<Target> {
   const child = track(
-    Bun.spawn([process.execPath, MAIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--workers', String(workers)], {
+    Bun.spawn([process.execPath, main, 'serve', '--port', String(port), '--host', '127.0.0.1', '--workers', String(workers)], {
       env,
       stdout: 'pipe',
       stderr: 'inherit',
@@ -119,6 +120,16 @@ export async function startPlatform(workers: number, port: number, env: Record<s
     // One process serves itself; a supervisor's own CPU counts too (it is part of what runs).
     pids: () => withChildren(child.pid),
     stop: () => stopAll([child]),
+  }
+}
+
+/** Runs a command of the platform's command line (`admin create-token`, `cluster import`) with `env`; its output, trimmed. */
+export function platformCommand(env: Record<string, string | undefined>, main = MAIN): (...args: string[]) => Promise<string> {
+  return async (...args) => {
+    const child = Bun.spawn([process.execPath, main, ...args], { env, stdout: 'pipe', stderr: 'pipe' })
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    if (code !== 0) throw new Error(`${args.join(' ')}: ${err}`)
+    return out.trim()
   }
 }
 

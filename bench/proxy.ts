@@ -13,9 +13,9 @@ import { parseArgs } from 'node:util'
 import { startEmulator } from '../src/kube-emulator'
 import {
   freePort,
-  MAIN,
   type Measured,
   measureCpu,
+  platformCommand,
   requireTools,
   rssMbOf,
   startBare,
@@ -73,12 +73,7 @@ const env = {
   PLATFORM_SANDBOX_CLUSTER: 'false',
   PLATFORM_REQUEST_LOG: 'false',
 }
-const run = async (...args: string[]) => {
-  const child = Bun.spawn([process.execPath, MAIN, ...args], { env, stdout: 'pipe', stderr: 'pipe' })
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
-  if (code !== 0) throw new Error(`${args.join(' ')}: ${err}`)
-  return out.trim()
-}
+const run = platformCommand(env)
 writeFileSync(join(dir, 'member.kubeconfig'), member.kubeconfig())
 writeFileSync(join(dir, 'ca.pem'), member.caCertPem!)
 // nginx as a reverse proxy to the same member, TLS upstream verified against its CA, keep-alive.
