@@ -77,7 +77,7 @@ const MEMBER_POOLS = runtimeSlot(
 )
 
 /** How long a member has to switch protocols (exec, attach): one that never completes the handshake is let go then. */
-export const HANDSHAKE_TIMEOUT_MS = MEMBER_TIMEOUT_MS
+export const HANDSHAKE_TIMEOUT_MS = 10_000
 
 /** The WebSocket handshakes in progress, each closed at its deadline (and all of them with the app). */
 const HANDSHAKES = runtimeSlot(

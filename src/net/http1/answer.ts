@@ -9,7 +9,7 @@ import type { AnswerSink } from './parser'
  */
 
 /** With `large: 'stream'`, an answer longer than this is streamed rather than buffered. */
-export const STREAM_ABOVE_BYTES = 1024 * 1024
+const STREAM_ABOVE_BYTES = 1024 * 1024
 /** Bodies up to this declared length get their buffer at once. */
 const PREALLOCATE_BYTES = 1024 * 1024
 /** What a stream holds for a consumer that has not taken it yet before the connection stops being read. */
