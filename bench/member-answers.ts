@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { freePort, platformCommand, rssMbOf, startPlatform } from './processes'
+import { freePort, platformCommand, platformEnv, rssMbOf, startPlatform } from './processes'
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -79,14 +79,7 @@ const member = Bun.serve({
 
 const dir = mkdtempSync(join(tmpdir(), 'platform-bench-members-'))
 const main = join(values.root, 'src/main.ts')
-const env = {
-  ...process.env,
-  PLATFORM_DATA_DIR: join(dir, 'data'),
-  PLATFORM_ADMIN_PASSWORD: 'bench-password-1',
-  PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true',
-  PLATFORM_SANDBOX_CLUSTER: 'false',
-  PLATFORM_REQUEST_LOG: 'false',
-}
+const env = platformEnv(dir)
 step(`starting the platform of ${values.root}`)
 const platform = await startPlatform(1, freePort(), env, main)
 const run = platformCommand(env, main)

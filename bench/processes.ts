@@ -123,6 +123,16 @@ export async function startPlatform(workers: number, port: number, env: Record<s
   }
 }
 
+/** The platform's environment for a bench: its data under `dir`, loopback members allowed, no sandbox, no request log. */
+export const platformEnv = (dir: string): Record<string, string | undefined> => ({
+  ...process.env,
+  PLATFORM_DATA_DIR: join(dir, 'data'),
+  PLATFORM_ADMIN_PASSWORD: 'bench-password-1',
+  PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true',
+  PLATFORM_SANDBOX_CLUSTER: 'false',
+  PLATFORM_REQUEST_LOG: 'false',
+})
+
 /** Runs a command of the platform's command line (`admin create-token`, `cluster import`) with `env`; its output, trimmed. */
 export function platformCommand(env: Record<string, string | undefined>, main = MAIN): (...args: string[]) => Promise<string> {
   return async (...args) => {

@@ -16,6 +16,7 @@ import {
   type Measured,
   measureCpu,
   platformCommand,
+  platformEnv,
   requireTools,
   rssMbOf,
   startBare,
@@ -65,14 +66,7 @@ for (let i = 0; i < 500; i += 50)
   )
 
 // The platform as its own processes, so their CPU and RSS are their own.
-const env = {
-  ...process.env,
-  PLATFORM_DATA_DIR: join(dir, 'data'),
-  PLATFORM_ADMIN_PASSWORD: 'bench-password-1',
-  PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true',
-  PLATFORM_SANDBOX_CLUSTER: 'false',
-  PLATFORM_REQUEST_LOG: 'false',
-}
+const env = platformEnv(dir)
 const run = platformCommand(env)
 writeFileSync(join(dir, 'member.kubeconfig'), member.kubeconfig())
 writeFileSync(join(dir, 'ca.pem'), member.caCertPem!)
