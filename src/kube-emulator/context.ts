@@ -1,8 +1,8 @@
 /** What request handlers share: the emulator's context, the parsed request, and the virtual-resource contract. */
-import type { Server } from 'bun'
+import type { Server, ServerWebSocket } from 'bun'
 import type { ResourcePath } from '../kube'
 import type { ContainerOutputs } from './container-output'
-import type { ExecSession } from './exec'
+import type { ContainerFilesystems } from './filesystem'
 import type { UserSpec } from './rbac'
 import type { Registry, Resource } from './registry'
 
@@ -23,6 +23,8 @@ export interface EmulatorContext {
   clock: () => number
   /** What run-to-completion pods printed, for their logs. */
   outputs: ContainerOutputs
+  /** Each container's files, which execs (and `kubectl cp`) read and write. */
+  filesystems: ContainerFilesystems
   /** How long an exec session holds its command's output for the client to set up its streams. */
   execStartDelayMs: number
   serverAddress: () => string
@@ -41,7 +43,14 @@ export interface Call {
   url: URL
   info: RequestInfo
   r: Resource
-  server: Server<ExecSession>
+  server: Server<WebSocketSession>
+}
+
+/** What an upgraded connection (exec, attach, port-forward) does with its WebSocket's events. */
+export interface WebSocketSession {
+  open(ws: ServerWebSocket<WebSocketSession>): void
+  receive(message: string | Buffer): void
+  closed(): void
 }
 
 /** What a virtual resource's handler gets; it answers a JSON body and a status code. */

@@ -1,9 +1,13 @@
 /**
- * pods/exec over WebSocket: the channel protocols (v5, v4, v1 and their base64 forms) and a small
- * built-in shell. No process is ever spawned: commands are functions over the session's streams.
+ * pods/exec and pods/attach over WebSocket: the channel protocols (v5, v4, v1 and their base64
+ * forms) carrying a program's stdin, stdout, stderr, resizes and final Status. exec runs a command
+ * of the built-in shell; no process is ever spawned: commands are functions over the session's streams.
  */
 import type { ServerWebSocket } from 'bun'
 import { execStreamFailure, execStreamStatus, isObject, type KubeObject, kubeStatus } from '../kube'
+import type { WebSocketSession } from './context'
+import type { ContainerFs } from './filesystem'
+import { queryFlag } from './handlers/request'
 import { chooseContainer, containerStartedAt } from './logs'
 import { type Io, runCommand } from './shell'
 import { fieldAt } from './strategies'
@@ -20,32 +24,50 @@ const STDIN = 0,
   RESIZE = 4,
   CLOSE = 255
 
-const flag = (q: URLSearchParams, k: string) => q.has(k) && q.get(k) !== 'false' && q.get(k) !== '0'
+/** The subprotocol to answer from the client's offer (`''` when it offered none); throws 400 when none is supported. */
+export function chooseProtocol<P extends string>(offered: string[], supported: readonly P[]): P | '' {
+  const protocol = offered.length ? supported.find((p) => offered.includes(p)) : ''
+  if (protocol === undefined)
+    throw kubeStatus.badRequest(
+      `unable to upgrade connection: none of the requested subprotocols is supported: ${offered.join(', ')}; supported: ${supported.join(', ')}`,
+    )
+  return protocol
+}
+
+/** A stream request's checks before the upgrade (the kubelet's 400s as plain HTTP): which streams, the container, running. */
+export function streamRequest(pod: KubeObject, q: URLSearchParams, offered: string[]) {
+  const tty = queryFlag(q, 'tty')
+  const streams = { stdin: queryFlag(q, 'stdin'), stdout: queryFlag(q, 'stdout'), stderr: queryFlag(q, 'stderr') && !tty }
+  if (!streams.stdin && !streams.stdout && !queryFlag(q, 'stderr'))
+    throw kubeStatus.badRequest('you must specify at least 1 of stdin, stdout, stderr')
+  const container = chooseContainer(pod, q.get('container'))
+  if (fieldAt(pod, ['status', 'phase']) !== 'Running' || containerStartedAt(pod, container) === undefined)
+    throw kubeStatus.badRequest(`unable to upgrade connection: container not found ("${container}")`)
+  return { tty, streams, container, protocol: chooseProtocol(offered, PROTOCOLS) }
+}
+
+/** What an exec runs with besides its streams: the container's files and the cluster's Services. */
+export interface ExecEnvironment {
+  fs: ContainerFs
+  lookupService: Io['lookupService']
+  startDelayMs: number
+}
 
 /** Validates an exec request before the upgrade (400s and 404s as plain HTTP) and prepares its session. */
 export function prepareExec(
   pod: KubeObject,
   q: URLSearchParams,
   offered: string[],
-  startDelayMs: number,
-  lookupService: Io['lookupService'],
-): { session: ExecSession; protocol: Protocol } {
-  const tty = flag(q, 'tty')
-  const streams = { stdin: flag(q, 'stdin'), stdout: flag(q, 'stdout'), stderr: flag(q, 'stderr') && !tty }
-  if (!streams.stdin && !streams.stdout && !flag(q, 'stderr'))
-    throw kubeStatus.badRequest('you must specify at least 1 of stdin, stdout, stderr')
+  environment: (container: string) => ExecEnvironment,
+): { session: StreamSession; protocol: Protocol } {
   const command = q.getAll('command')
+  const { tty, streams, container, protocol } = streamRequest(pod, q, offered)
   if (!command.length) throw kubeStatus.badRequest('you must specify at least one command for the container')
-  const container = chooseContainer(pod, q.get('container'))
-  if (fieldAt(pod, ['status', 'phase']) !== 'Running' || containerStartedAt(pod, container) === undefined)
-    throw kubeStatus.badRequest(`unable to upgrade connection: container not found ("${container}")`)
-  const protocol = offered.length ? PROTOCOLS.find((p) => offered.includes(p)) : ''
-  if (protocol === undefined)
-    throw kubeStatus.badRequest(
-      `unable to upgrade connection: none of the requested subprotocols is supported: ${offered.join(', ')}; supported: ${PROTOCOLS.join(', ')}`,
-    )
+  const { fs, lookupService, startDelayMs } = environment(container)
   const env = containerEnv(pod, container)
-  return { session: new ExecSession(protocol, command, streams, tty, env, pod.metadata.name ?? '', startDelayMs, lookupService), protocol }
+  const hostname = pod.metadata.name ?? ''
+  const program: Program = (session) => runCommand(command, { ...session, env, hostname, fs, lookupService })
+  return { session: new StreamSession({ protocol, streams, tty, startDelayMs, program, command }), protocol }
 }
 
 function containerEnv(pod: KubeObject, container: string): Record<string, string> {
@@ -127,26 +149,39 @@ class Stdin {
   }
 }
 
-/** One exec connection: frames in, the command's output frames out, then a status and a normal close. */
-export class ExecSession {
-  private ws: ServerWebSocket<ExecSession> | undefined
+/** The session's part of a program's Io: its streams, terminal and cancellation. */
+type SessionStreams = Pick<Io, 'stdin' | 'out' | 'err' | 'signal' | 'tty' | 'size'>
+
+/** What a session runs: its exit code, or a message when it could not run at all. */
+export type Program = (streams: SessionStreams) => Promise<number | string>
+
+export interface StreamSessionOptions {
+  protocol: Protocol
+  streams: { stdin: boolean; stdout: boolean; stderr: boolean }
+  tty: boolean
+  /** How long the program's first output waits for the client's first frame (see `open`). */
+  startDelayMs: number
+  program: Program
+  /** What a non-zero exit's Status names as the command. */
+  command: string[]
+}
+
+/** One exec or attach connection: frames in, the program's output frames out, then a status and a normal close. */
+export class StreamSession implements WebSocketSession {
+  private ws: ServerWebSocket<WebSocketSession> | undefined
   private readonly stdin = new Stdin()
   private readonly abort = new AbortController()
   private size = { width: 80, height: 24 }
   private startTimer: ReturnType<typeof setTimeout> | undefined
   private started = false
 
-  constructor(
-    readonly protocol: Protocol,
-    private readonly command: string[],
-    private readonly streams: { stdin: boolean; stdout: boolean; stderr: boolean },
-    private readonly tty: boolean,
-    private readonly env: Record<string, string>,
-    private readonly hostname: string,
-    private readonly startDelayMs: number,
-    private readonly lookupService: Io['lookupService'],
-  ) {
-    if (!streams.stdin) this.stdin.end()
+  private readonly protocol: Protocol
+  private readonly streams: StreamSessionOptions['streams']
+  private readonly tty: boolean
+
+  constructor(private readonly options: StreamSessionOptions) {
+    ;({ protocol: this.protocol, streams: this.streams, tty: this.tty } = options)
+    if (!this.streams.stdin) this.stdin.end()
   }
 
   private get base64() {
@@ -168,13 +203,13 @@ export class ExecSession {
     }
   }
 
-  private write(channel: number, text: string) {
-    if (!text) return
-    const out = this.tty ? text.replace(/\r?\n/g, '\r\n') : text
+  /** Text goes out with a terminal's line ends under tty; bytes as they are. */
+  private write(channel: number, data: string | Uint8Array) {
+    if (!data.length) return
+    const out = typeof data === 'string' ? new TextEncoder().encode(this.tty ? data.replace(/\r?\n/g, '\r\n') : data) : data
     if (channel === STDOUT && !this.streams.stdout) return
-    if (channel === STDERR && !this.streams.stderr)
-      return this.tty && this.streams.stdout ? this.send(STDOUT, new TextEncoder().encode(out)) : undefined
-    this.send(channel, new TextEncoder().encode(out))
+    if (channel === STDERR && !this.streams.stderr) return this.tty && this.streams.stdout ? this.send(STDOUT, out) : undefined
+    this.send(channel, out)
   }
 
   /**
@@ -184,9 +219,9 @@ export class ExecSession {
    * the session starts (ready signal, then the command) at the client's first frame (stdin, resize:
    * its streams exist by then) or after `startDelayMs`, as a real process start takes a moment too.
    */
-  open(ws: ServerWebSocket<ExecSession>) {
+  open(ws: ServerWebSocket<WebSocketSession>) {
     this.ws = ws
-    this.startTimer = setTimeout(() => this.start(), this.startDelayMs)
+    this.startTimer = setTimeout(() => this.start(), this.options.startDelayMs)
   }
 
   private start() {
@@ -199,18 +234,15 @@ export class ExecSession {
   }
 
   private async run() {
-    const io: Io = {
+    const streams: SessionStreams = {
       stdin: this.stdin,
-      out: (t) => this.write(STDOUT, t),
-      err: (t) => this.write(STDERR, t),
-      env: this.env,
+      out: (data) => this.write(STDOUT, data),
+      err: (text) => this.write(STDERR, text),
       signal: this.abort.signal,
       tty: this.tty,
-      hostname: this.hostname,
       size: () => this.size,
-      lookupService: this.lookupService,
     }
-    const result = await runCommand(this.command, io)
+    const result = await this.options.program(streams)
     if (this.abort.signal.aborted || !this.ws) return
     if (typeof result === 'string') this.finish(result)
     else this.finish(undefined, result)
@@ -218,10 +250,10 @@ export class ExecSession {
 
   private finish(failure: string | undefined, exitCode = 0) {
     if (this.jsonStatus) {
-      const status = failure ? execStreamFailure(failure) : execStreamStatus(exitCode, this.command)
+      const status = failure ? execStreamFailure(failure) : execStreamStatus(exitCode, this.options.command)
       this.send(ERROR, new TextEncoder().encode(JSON.stringify(status)))
     } else if (failure || exitCode) {
-      this.send(ERROR, new TextEncoder().encode(failure ?? execStreamStatus(exitCode, this.command).message ?? ''))
+      this.send(ERROR, new TextEncoder().encode(failure ?? execStreamStatus(exitCode, this.options.command).message ?? ''))
     }
     this.ws?.close(1000)
   }

@@ -7,11 +7,13 @@ import { appscodeHandlers, appscodeResources } from './appscode'
 import { ContainerOutputs } from './container-output'
 import type { EmulatorContext, VirtualHandler } from './context'
 import { Controllers } from './controllers'
+import { ContainerFilesystems } from './filesystem'
 import { metricsHandlers, metricsResources } from './metrics'
 import { reviewHandler, reviewResource, type UserSpec, whoamiHandler, whoamiResource } from './rbac'
 import { Registry } from './registry'
 import { seed } from './seed'
-import { execWebSocket, handle } from './server'
+import { handle, sessionWebSocket } from './server'
+import { COMMAND_NAMES } from './shell'
 import { BUILTIN } from './strategies'
 import { generateServerTls } from './tls'
 
@@ -114,8 +116,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   ])
   const { registry, virtual } = buildRegistry(opts.watchHistory)
   const outputs = new ContainerOutputs()
+  const filesystems = new ContainerFilesystems(COMMAND_NAMES)
   const clock = opts.clock ?? Date.now
-  const controllers = new Controllers(registry, outputs, { now: clock, cronIntervalMs: opts.cronIntervalMs ?? 10_000 })
+  const controllers = new Controllers(registry, outputs, filesystems, { now: clock, cronIntervalMs: opts.cronIntervalMs ?? 10_000 })
   if (opts.seed !== false) {
     seed(registry, opts.clusterUid)
     await controllers.settled()
@@ -128,6 +131,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     virtual,
     log: opts.log,
     outputs,
+    filesystems,
     clock,
     ...(opts.tls && opts.clientCertificates
       ? { certificateUser: { name: 'emulator-client', groups: ['system:masters', 'system:authenticated'] } }
@@ -160,7 +164,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         opts.log?.(`${req.method} ${new URL(req.url).pathname} ${res?.status ?? 101} ${Math.round(performance.now() - started)}ms`)
         return res
       },
-      websocket: execWebSocket,
+      websocket: sessionWebSocket,
     })
   let server: ReturnType<typeof listen>
   try {

@@ -109,7 +109,9 @@ export interface LogClock {
 }
 
 /** Where a container's lines come from: the synthetic clock-driven log, or a finished-or-running command's captured output. */
-interface LineSource {
+export interface LineSource {
+  /** The lines are a command's captured output (which grows as it runs), not the synthetic log. */
+  captured: boolean
   /** How many lines exist now. */
   written(): number
   line(seq: number): LogLine
@@ -122,6 +124,7 @@ interface LineSource {
 /** Boot lines carry the start time; request line k (seq BOOT.length + k) comes k+1 intervals later. */
 function syntheticSource(pod: KubeObject, container: string, started: number, { intervalMs, now }: LogClock): LineSource {
   return {
+    captured: false,
     written: () => BOOT.length + Math.floor((now() - started) / intervalMs),
     line: (seq) => ({ time: started + Math.max(0, seq - BOOT.length + 1) * intervalMs, text: lineText(pod, container, seq) }),
     firstSince: (since) => (since <= started ? 0 : BOOT.length - 1 + Math.ceil((since - started) / intervalMs)),
@@ -131,6 +134,7 @@ function syntheticSource(pod: KubeObject, container: string, started: number, { 
 
 function capturedSource(captured: { lines: readonly LogLine[]; done: boolean }): LineSource {
   return {
+    captured: true,
     written: () => captured.lines.length,
     line: (seq) => captured.lines[seq],
     firstSince: (since) => {
@@ -140,6 +144,17 @@ function capturedSource(captured: { lines: readonly LogLine[]; done: boolean }):
     done: () => captured.done,
   }
 }
+
+/** The lines of `container`, or undefined while it waits to start. */
+export function lineSourceOf(pod: KubeObject, container: string, clock: LogClock, outputs: ContainerOutputs): LineSource | undefined {
+  const captured = outputs.read(pod.metadata.uid ?? '', container)
+  if (captured) return capturedSource(captured)
+  const started = containerStartedAt(pod, container)
+  return started === undefined ? undefined : syntheticSource(pod, container, started, clock)
+}
+
+/** How often a follower looks for new lines: captured output promptly, the synthetic log once per line (at most a second). */
+export const followIntervalMs = (source: LineSource, clock: LogClock) => Math.min(clock.intervalMs, source.captured ? 100 : 1000)
 
 /**
  * GET pods/{name}/log: plain text, or a chunked stream under `follow` that ends when the client
@@ -160,11 +175,8 @@ export function podLogs(
   if (q.get('previous') === 'true')
     throw kubeStatus.badRequest(`previous terminated container "${container}" in pod "${info.name}" not found`)
   const opts = parseQuery(q, clock.now())
-  const captured = outputs.read(pod.metadata.uid ?? '', container)
-  const started = containerStartedAt(pod, container)
-  if (!captured && started === undefined)
-    throw kubeStatus.badRequest(`container "${container}" in pod "${info.name}" is waiting to start: ContainerCreating`)
-  const source = captured ? capturedSource(captured) : syntheticSource(pod, container, started!, clock)
+  const source = lineSourceOf(pod, container, clock, outputs)
+  if (!source) throw kubeStatus.badRequest(`container "${container}" in pod "${info.name}" is waiting to start: ContainerCreating`)
   const format = (seq: number) => {
     const { time, text } = source.line(seq)
     return `${opts.timestamps ? `${nanoTimestamp(time)} ` : ''}${text}\n`
@@ -226,7 +238,7 @@ export function podLogs(
           }
           drain()
         },
-        Math.min(clock.intervalMs, captured ? 100 : 1000),
+        followIntervalMs(source, clock),
       )
     },
     cancel() {

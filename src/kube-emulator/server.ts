@@ -6,7 +6,7 @@
  */
 import type { Server, ServerWebSocket } from 'bun'
 import { KubeStatusError, kubeStatus, parseApiPath } from '../kube'
-import type { Call, EmulatorContext, RequestInfo } from './context'
+import type { Call, EmulatorContext, RequestInfo, WebSocketSession } from './context'
 import {
   coreVersions,
   groupDocument,
@@ -19,7 +19,6 @@ import {
   resourceList,
   SERVER_VERSION,
 } from './discovery'
-import type { ExecSession } from './exec'
 import { remove, removeCollection } from './handlers/delete'
 import { patch } from './handlers/patch'
 import { get, list, watch } from './handlers/read'
@@ -45,7 +44,7 @@ const VERB_HANDLERS: Record<string, (call: Call) => Promise<Response> | Response
 }
 
 /** Serves one request; returns undefined when the request was upgraded to a WebSocket. */
-export async function handle(ctx: EmulatorContext, req: Request, server: Server<ExecSession>): Promise<Response | undefined> {
+export async function handle(ctx: EmulatorContext, req: Request, server: Server<WebSocketSession>): Promise<Response | undefined> {
   const url = new URL(req.url)
   try {
     if (UNAUTHENTICATED_PATHS.has(url.pathname)) return url.pathname === '/version' ? json(SERVER_VERSION) : new Response('ok')
@@ -128,8 +127,11 @@ function parsePath(method: string, url: URL): RequestInfo | undefined {
   return { ...target, verb }
 }
 
+const CONNECT_SUBRESOURCES = new Set(['exec', 'attach', 'portforward'])
+
 function checkAccess(user: UserSpec, info: RequestInfo, r: Resource): void {
-  const verb = info.subresource === 'exec' ? 'create' : info.verb
+  // Connecting to a pod (exec, attach, port-forward) is a create of the subresource, whatever the method.
+  const verb = info.subresource && CONNECT_SUBRESOURCES.has(info.subresource) ? 'create' : info.verb
   const decision = authorize(user, { ...info, verb })
   if (!decision.allowed) throw kubeStatus.forbidden(groupResource(r), info.name, user.name, verb, info.namespace, info.subresource)
 }
@@ -150,9 +152,9 @@ async function serveVirtual(
 }
 
 /** Bun's WebSocket handlers, delegating to the session prepared before the upgrade. */
-export const execWebSocket = {
-  open: (ws: ServerWebSocket<ExecSession>) => ws.data.open(ws),
-  message: (ws: ServerWebSocket<ExecSession>, message: string | Buffer) => ws.data.receive(message),
-  close: (ws: ServerWebSocket<ExecSession>) => ws.data.closed(),
+export const sessionWebSocket = {
+  open: (ws: ServerWebSocket<WebSocketSession>) => ws.data.open(ws),
+  message: (ws: ServerWebSocket<WebSocketSession>, message: string | Buffer) => ws.data.receive(message),
+  close: (ws: ServerWebSocket<WebSocketSession>) => ws.data.closed(),
   idleTimeout: 960,
 }

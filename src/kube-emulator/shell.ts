@@ -1,63 +1,21 @@
 /**
- * The built-in command set exec runs: `echo`, `cat`, `env`, `ls`, `date`, `sleep`, `exit`, … and a
- * `sh` that runs `-c` scripts or reads lines from stdin (`;`, `&&`, `||`, `|`, quotes, `$VAR`, `$?`).
- * Everything is a function over the session's streams; nothing touches the host.
+ * The built-in command set exec runs: `echo`, `env`, `date`, `sleep`, `exit`, …, the file commands
+ * (`cat`, `ls`, `mkdir`, `rm`, `test`, `tar`) over the container's filesystem, and a `sh` that runs
+ * `-c` scripts or reads lines from stdin (`;`, `&&`, `||`, `|`, quotes, `$VAR`, `$?`). Everything is
+ * a function over the session's streams; nothing touches the host.
  */
+import type { Builtin, Io } from './command-io'
+import { FILE_COMMANDS } from './file-commands'
+import { tar } from './tar-command'
 
-export interface Io {
-  stdin: { read(): Promise<Uint8Array | null>; readLine(): Promise<string | null> }
-  out(text: string): void
-  err(text: string): void
-  env: Record<string, string>
-  signal: AbortSignal
-  tty: boolean
-  hostname: string
-  size(): { width: number; height: number }
-  /** The address of the Service `host` names (`svc`, `svc.ns`, `svc.ns.svc.cluster.local`) when it serves `port` with ready endpoints. */
-  lookupService?(host: string, port: number): string | undefined
-}
-
-type Builtin = (args: string[], io: Io) => Promise<number>
+export type { Io } from './command-io'
 
 const SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh'])
 /** Longer scripts are refused, which keeps the word splitter's work bounded. */
 const MAX_SCRIPT = 64 * 1024
 
-/** A tiny read-only filesystem so `ls` and `cat` have something to show. */
-function files(io: Io): Record<string, string | string[]> {
-  return {
-    '/': ['app', 'bin', 'dev', 'etc', 'home', 'proc', 'root', 'sys', 'tmp', 'usr', 'var'],
-    '/app': ['config.yaml', 'server'],
-    '/app/config.yaml': 'listen: :8080\nlogLevel: info\n',
-    '/bin': ['cat', 'curl', 'date', 'echo', 'env', 'false', 'hostname', 'ls', 'pwd', 'sh', 'sleep', 'true', 'uname', 'wget'],
-    '/etc': ['hostname', 'hosts', 'os-release', 'resolv.conf'],
-    '/etc/hostname': `${io.hostname}\n`,
-    '/etc/hosts': `127.0.0.1\tlocalhost\n10.244.0.10\t${io.hostname}\n`,
-    '/etc/os-release':
-      'NAME="Emulated Linux"\nID=emulated\nVERSION_ID=1.0\nPRETTY_NAME="Emulated Linux 1.0 (platform-api kube emulator)"\n',
-    '/etc/resolv.conf': 'search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n',
-    '/tmp': [],
-    '/home': [],
-    '/root': [],
-    '/dev': ['null', 'stdin', 'stdout', 'stderr'],
-    '/proc': ['1', 'cpuinfo', 'meminfo'],
-    '/sys': [],
-    '/usr': ['bin', 'lib', 'local'],
-    '/var': ['log', 'run'],
-  }
-}
-
-function resolvePath(p: string): string {
-  const parts: string[] = []
-  for (const seg of (p.startsWith('/') ? p : `/${p}`).split('/')) {
-    if (!seg || seg === '.') continue
-    if (seg === '..') parts.pop()
-    else parts.push(seg)
-  }
-  return `/${parts.join('/')}`
-}
-
-const sleep = (ms: number, signal: AbortSignal) =>
+/** Waits `ms`, or less when `signal` aborts. */
+export const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     // Timers overflow past 2^31-1 ms; a longer sleep waits that long (about 24 days) instead of not at all.
     const t = setTimeout(resolve, Math.min(ms, 2 ** 31 - 1))
@@ -92,6 +50,8 @@ const page = (host: string) =>
   `<!DOCTYPE html>\n<html><head><title>${host}</title></head><body><p>${host} answered (emulated service)</p></body></html>\n`
 
 const BUILTINS: Record<string, Builtin> = {
+  ...FILE_COMMANDS,
+  tar,
   /** busybox wget: reaches Services of the cluster (by name) with ready endpoints; `-O -` prints the page. */
   wget: async (args, io) => {
     const quiet = args.includes('-q')
@@ -137,22 +97,6 @@ const BUILTINS: Record<string, Builtin> = {
     io.out(`${(newline ? args : args.slice(1)).join(' ')}${newline ? '\n' : ''}`)
     return 0
   },
-  cat: async (args, io) => {
-    if (!args.length || args.every((a) => a === '-')) {
-      for (let chunk = await io.stdin.read(); chunk; chunk = await io.stdin.read()) io.out(new TextDecoder().decode(chunk))
-      return 0
-    }
-    let code = 0
-    for (const a of args) {
-      const f = files(io)[resolvePath(a)]
-      if (typeof f === 'string') io.out(f)
-      else {
-        io.err(`cat: ${a}: ${f ? 'Is a directory' : 'No such file or directory'}\n`)
-        code = 1
-      }
-    }
-    return code
-  },
   env: async (_args, io) => {
     io.out(
       Object.entries(envWithSize(io))
@@ -167,18 +111,6 @@ const BUILTINS: Record<string, Builtin> = {
     const found = args.filter((a) => a in env)
     io.out(found.map((a) => `${env[a]}\n`).join(''))
     return found.length === args.length ? 0 : 1
-  },
-  ls: async (args, io) => {
-    const paths = args.filter((a) => !a.startsWith('-'))
-    let code = 0
-    for (const p of paths.length ? paths : ['/']) {
-      const f = files(io)[resolvePath(p)]
-      if (f === undefined) {
-        io.err(`ls: ${p}: No such file or directory\n`)
-        code = 1
-      } else io.out(typeof f === 'string' ? `${p}\n` : f.map((n) => `${n}\n`).join(''))
-    }
-    return code
   },
   date: async (_args, io) => {
     io.out(`${dateText(new Date())}\n`)
@@ -212,6 +144,9 @@ const BUILTINS: Record<string, Builtin> = {
     return 0
   },
 }
+
+/** The names the shell runs, as the containers' /bin lists them. */
+export const COMMAND_NAMES: readonly string[] = [...Object.keys(BUILTINS), ...SHELLS].sort()
 
 function envWithSize(io: Io): Record<string, string> {
   if (!io.tty) return io.env
@@ -363,23 +298,25 @@ function words(text: string, env: Record<string, string>, status: number): strin
 }
 
 /** Stdin fed from a finished command's output, for pipelines. */
-function bufferedStdin(text: string): Io['stdin'] {
-  let rest: string | null = text
+function bufferedStdin(data: Uint8Array): Io['stdin'] {
+  let rest: Uint8Array | null = data.length ? data : null
   return {
     read: async () => {
       const r = rest
       rest = null
-      return r ? new TextEncoder().encode(r) : null
+      return r
     },
     readLine: async () => {
       if (!rest) return null
-      const nl = rest.indexOf('\n')
-      const line = nl >= 0 ? rest.slice(0, nl) : rest
-      rest = nl >= 0 ? rest.slice(nl + 1) : null
+      const nl = rest.indexOf(10)
+      const line = new TextDecoder().decode(nl >= 0 ? rest.subarray(0, nl) : rest)
+      rest = nl >= 0 && nl + 1 < rest.length ? rest.subarray(nl + 1) : null
       return line
     },
   }
 }
+
+const bytesOf = (data: string | Uint8Array) => (typeof data === 'string' ? new TextEncoder().encode(data) : data)
 
 /** `>&2` / `1>&2` send stdout to stderr and `2>&1` the reverse; other redirections are not supported. */
 function redirect(argv: string[], io: Io): [string[], Io] {
@@ -387,7 +324,7 @@ function redirect(argv: string[], io: Io): [string[], Io] {
     err = io.err
   const rest = argv.filter((a) => {
     if (a === '>&2' || a === '1>&2') {
-      out = io.err
+      out = (data) => io.err(typeof data === 'string' ? data : new TextDecoder().decode(data))
       return false
     }
     if (a === '2>&1') {
@@ -438,18 +375,18 @@ async function runScript(script: string, io: Io, state: { status: number }): Pro
       let result = { code: 0, exited: false }
       for (let p = 0; p < pipeline.length; p++) {
         const last = p === pipeline.length - 1
-        let captured = ''
+        const captured: Uint8Array[] = []
         const stageIo: Io = {
           ...io,
           stdin: input,
           out: last
             ? io.out
             : (t) => {
-                captured += t
+                captured.push(bytesOf(t))
               },
         }
         result = await runSimple(pipeline[p].text, stageIo, state.status)
-        input = bufferedStdin(captured)
+        input = bufferedStdin(Buffer.concat(captured))
       }
       state.status = result.code
       if (result.exited || io.signal.aborted) return { code: result.code, exited: true }

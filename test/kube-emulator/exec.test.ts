@@ -1,65 +1,13 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { type Client, emulator, stopAll } from './fixtures'
+import { apiPod, type Client, channelSocket, channelText, emulator, type ChannelSession as Session, stopAll } from './fixtures'
 
 afterEach(stopAll)
 
-interface Frame {
-  channel: number
-  text: string
-}
-interface Session {
-  ws: WebSocket
-  frames: Frame[]
-  closed: Promise<number>
-  send(channel: number, data: string | number[]): void
-}
-
-async function apiPod(k: Client): Promise<string> {
-  const { body } = await k.json('GET', '/api/v1/namespaces/demo/pods?labelSelector=app%3Dapi')
-  return body.items[0].metadata.name
-}
-
 /** Opens an exec WebSocket offering `protocols`; collects decoded frames until the server closes. */
-async function exec(k: Client, pod: string, query: string, protocols: string[]): Promise<Session> {
-  const url = `${k.emulator.url.replace(/^http/, 'ws')}/api/v1/namespaces/demo/pods/${pod}/exec?${query}`
-  // Bun's WebSocket takes an options object (protocols, headers); the DOM typings only know string[].
-  const options = { protocols, headers: { Authorization: `Bearer ${k.emulator.token}` } }
-  const ws = new WebSocket(url, options as unknown as string[])
-  ws.binaryType = 'arraybuffer'
-  const frames: Frame[] = []
-  const base64 = () => ws.protocol.includes('base64')
-  ws.onmessage = (m) => {
-    if (typeof m.data === 'string')
-      frames.push({ channel: m.data.charCodeAt(0) - 48, text: Buffer.from(m.data.slice(1), 'base64').toString() })
-    else {
-      const b = new Uint8Array(m.data)
-      frames.push({ channel: b[0], text: new TextDecoder().decode(b.subarray(1)) })
-    }
-  }
-  const closed = new Promise<number>((resolve) => {
-    ws.onclose = (e) => resolve(e.code)
-  })
-  await new Promise<void>((resolve, reject) => {
-    ws.onopen = () => resolve()
-    ws.onerror = () => reject(new Error('upgrade failed'))
-  })
-  return {
-    ws,
-    frames,
-    closed,
-    send(channel, data) {
-      const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data)
-      if (base64()) ws.send(`${channel}${Buffer.from(bytes).toString('base64')}`)
-      else ws.send(new Uint8Array([channel, ...bytes]))
-    },
-  }
-}
+const exec = (k: Client, pod: string, query: string, protocols: string[]) =>
+  channelSocket(k, `/api/v1/namespaces/demo/pods/${pod}/exec?${query}`, protocols)
 
-const out = (s: Session, channel = 1) =>
-  s.frames
-    .filter((f) => f.channel === channel)
-    .map((f) => f.text)
-    .join('')
+const out = channelText
 const statusOf = (s: Session) => JSON.parse(s.frames.find((f) => f.channel === 3)!.text)
 const q = (cmd: string[], extra = 'stdout=true&stderr=true') => `${cmd.map((c) => `command=${encodeURIComponent(c)}`).join('&')}&${extra}`
 

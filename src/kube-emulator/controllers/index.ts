@@ -6,6 +6,7 @@
  */
 import type { JsonObject, KubeObject } from '../../kube'
 import type { ContainerOutputs } from '../container-output'
+import type { ContainerFilesystems } from '../filesystem'
 import { groupResource, type Registry, type StoreEvent, withoutOwner } from '../registry'
 import { fieldAt, strategyFromCrd } from '../strategies'
 import { controllerOf, nowIso, resource } from './common'
@@ -45,9 +46,10 @@ export class Controllers {
   constructor(
     private readonly reg: Registry,
     private readonly outputs: ContainerOutputs,
+    private readonly filesystems: ContainerFilesystems,
     private readonly opts: ControllerOptions,
   ) {
-    this.kubelet = new Kubelet(reg, outputs)
+    this.kubelet = new Kubelet(reg, outputs, filesystems)
     this.unsubscribe = reg.subscribe((e) => this.observe(e))
     this.cronTimer = setInterval(() => this.checkCronJobs(), opts.cronIntervalMs)
   }
@@ -120,7 +122,10 @@ export class Controllers {
     if (e.type === 'DELETED') {
       this.enqueue(`gc/${obj.metadata.uid}`, () => this.collectDependents(obj))
       if (key === '/namespaces') this.enqueue(`ns/${name}`, () => this.emptyNamespace(name))
-      if (key === '/pods') this.outputs.forget(obj.metadata.uid ?? '')
+      if (key === '/pods') {
+        this.outputs.forget(obj.metadata.uid ?? '')
+        this.filesystems.forget(obj.metadata.uid ?? '')
+      }
     }
     const owner = controllerOf(obj)
     if (owner?.kind === 'CronJob') this.reconcileCronJob(ns, owner.name)

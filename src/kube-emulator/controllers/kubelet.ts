@@ -6,6 +6,7 @@
  */
 import { isObject, type JsonObject, type KubeObject } from '../../kube'
 import type { ContainerOutputs } from '../container-output'
+import type { ContainerFilesystems } from '../filesystem'
 import type { Registry } from '../registry'
 import { randomSuffix } from '../registry'
 import { type Io, runCommand } from '../shell'
@@ -25,6 +26,7 @@ export class Kubelet {
   constructor(
     private readonly reg: Registry,
     private readonly outputs: ContainerOutputs,
+    private readonly filesystems: ContainerFilesystems,
   ) {}
 
   stop(): void {
@@ -108,7 +110,8 @@ export class Kubelet {
     const uid = pod.metadata.uid ?? ''
     for (const c of containersOf(pod)) this.outputs.start(uid, String(c.name))
     for (const c of containersOf(pod)) {
-      const write = (text: string) => this.outputs.write(uid, String(c.name), text)
+      const write = (data: string | Uint8Array) =>
+        this.outputs.write(uid, String(c.name), typeof data === 'string' ? data : new TextDecoder().decode(data))
       const argv = [...(Array.isArray(c.command) ? c.command.map(String) : []), ...(Array.isArray(c.args) ? c.args.map(String) : [])]
       const env = Object.fromEntries(
         (Array.isArray(c.env) ? c.env.filter(isObject) : []).map((e) => [String(e.name), String(e.value ?? '')]),
@@ -122,6 +125,7 @@ export class Kubelet {
         tty: false,
         hostname: pod.metadata.name ?? '',
         size: () => ({ width: 80, height: 24 }),
+        fs: this.filesystems.of(uid, String(c.name), pod.metadata.name ?? ''),
         lookupService: serviceResolver(this.reg, pod.metadata.namespace ?? ''),
       }
       const result = argv.length ? await runCommand(argv, io) : 0

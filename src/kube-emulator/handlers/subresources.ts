@@ -1,13 +1,16 @@
 /**
  * Subresource handlers, one per name a strategy can declare in `subresources`: status, scale,
- * log and exec. Discovery lists them from the same table, so serving and advertising never differ.
+ * log, exec, attach and portforward. Discovery lists them from the same table, so serving and
+ * advertising never differ.
  */
 import { isObject, type KubeObject, kubeStatus, type StatusCause } from '../../kube'
-import type { Call } from '../context'
+import { prepareAttach } from '../attach'
+import type { Call, WebSocketSession } from '../context'
 import { serviceResolver } from '../controllers/services'
 import { prepareExec } from '../exec'
 import { podLogs } from '../logs'
 import { applyPatch } from '../patch'
+import { preparePortForward } from '../portforward'
 import type { Resource } from '../registry'
 import { formatLabels } from '../selectors'
 import { fieldAt, type ScaleSpec, type Subresources } from '../strategies'
@@ -103,22 +106,21 @@ function log({ ctx, req, url, info, r, server }: Call): Response {
 }
 
 /**
- * pods/exec as the apiserver serves it: the pod, the container and the options are checked before
- * the upgrade is required (a missing pod is 404 with or without one), then the WebSocket opens.
+ * Upgrades a connect request (exec, attach, portforward) to the WebSocket session `prepare` makes
+ * from the pod, the query and the offered subprotocols. As the apiserver does, the pod, the container
+ * and the options are checked first (a missing pod is 404 with or without an upgrade), then the
+ * upgrade is required; every check fails as a plain HTTP Status answer.
  */
-function exec({ ctx, req, url, info, r, server }: Call): Response | undefined {
+function upgrade(
+  { ctx, req, url, info, r, server }: Call,
+  prepare: (pod: KubeObject, q: URLSearchParams, offered: string[]) => { session: WebSocketSession; protocol: string },
+): undefined {
   const pod = ctx.registry.get(r, info.namespace, info.name)
   const offered = (req.headers.get('sec-websocket-protocol') ?? '')
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)
-  const { session, protocol } = prepareExec(
-    pod,
-    url.searchParams,
-    offered,
-    ctx.execStartDelayMs,
-    serviceResolver(ctx.registry, info.namespace),
-  )
+  const { session, protocol } = prepare(pod, url.searchParams, offered)
   if ((req.headers.get('upgrade') ?? '').toLowerCase() !== 'websocket') throw kubeStatus.badRequest('Upgrade request required')
   // Bun echoes the client's first offer unless told otherwise, so the choice is always explicit.
   const headers = protocol ? { 'Sec-WebSocket-Protocol': protocol } : undefined
@@ -126,12 +128,39 @@ function exec({ ctx, req, url, info, r, server }: Call): Response | undefined {
   throw kubeStatus.badRequest('Upgrade request required')
 }
 
+const exec = (call: Call) =>
+  upgrade(call, (pod, q, offered) =>
+    prepareExec(pod, q, offered, (container) => ({
+      fs: call.ctx.filesystems.of(pod.metadata.uid ?? '', container, pod.metadata.name ?? ''),
+      lookupService: serviceResolver(call.ctx.registry, call.info.namespace),
+      startDelayMs: call.ctx.execStartDelayMs,
+    })),
+  )
+
+const attach = (call: Call) =>
+  upgrade(call, (pod, q, offered) => {
+    const { ctx, info, r } = call
+    const podExists = () => {
+      try {
+        return ctx.registry.get(r, info.namespace, info.name).metadata.uid === pod.metadata.uid
+      } catch {
+        return false
+      }
+    }
+    const clock = { intervalMs: ctx.logIntervalMs, now: ctx.clock }
+    return prepareAttach(pod, q, offered, { clock, outputs: ctx.outputs, podExists, startDelayMs: ctx.execStartDelayMs })
+  })
+
+const portforward = (call: Call) => upgrade(call, preparePortForward)
+
 /** Every subresource a strategy may declare, by name. */
 export const SUBRESOURCES: Record<keyof Subresources, SubresourceHandler> = {
   status: { verbs: ['get', 'patch', 'update'], serve: status },
   scale: { verbs: ['get', 'patch', 'update'], kind: 'Scale', groupVersion: { group: 'autoscaling', version: 'v1' }, serve: scale },
   log: { verbs: ['get'], serve: log },
   exec: { verbs: ['create', 'get'], kind: 'PodExecOptions', serve: exec },
+  attach: { verbs: ['create', 'get'], kind: 'PodAttachOptions', serve: attach },
+  portforward: { verbs: ['create', 'get'], kind: 'PodPortForwardOptions', serve: portforward },
 }
 
 /** The subresources `r` declares, in discovery order. */

@@ -72,7 +72,7 @@ export const CORE: Record<string, BuiltinEntry> = {
       namespaced: true,
       shortNames: ['po'],
       categories: ['all'],
-      subresources: { status: true, log: true, exec: true },
+      subresources: { status: true, log: true, exec: true, attach: true, portforward: true },
       strategicMerge: true,
       returnsDeletedObject: true,
       fields: Object.fromEntries(

@@ -16,14 +16,16 @@ export interface ScaleSpec {
 
 /**
  * Subresources a kind serves. `status`: main-resource writes ignore `.status` and `/status` writes
- * change only `.status`; `scale`: an autoscaling/v1 Scale over the paths named; `log` and `exec`:
- * a pod's container output and commands.
+ * change only `.status`; `scale`: an autoscaling/v1 Scale over the paths named; `log`, `exec`,
+ * `attach`, `portforward`: a pod's container output, commands, process and ports.
  */
 export interface Subresources {
   status?: true
   scale?: ScaleSpec
   log?: true
   exec?: true
+  attach?: true
+  portforward?: true
 }
 
 /** A column of a CRD's `additionalPrinterColumns`, used for Table output. */
