@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Elysia } from 'elysia'
+import { auditRecorder, type RouteInfo } from './audit/recorder'
+import { auditRoutes } from './audit/routes'
 import { type Clock, systemClock } from './clock'
 import { cloudRoutes } from './cloud/routes'
 import { clusterFacts } from './clusters/access'
@@ -30,7 +32,7 @@ import { COOKIE_TTL_SECONDS, MSGBUS_COOKIE, signInBearerJwt } from './msgbus/ser
 import { systemAdminKeyRoutes } from './msgbus/system-admin/routes'
 import { systemNetwork } from './net/egress'
 import { orderRoutes } from './orders/routes'
-import { authSourceRoutes } from './orgs/auth-source/routes'
+import { authSourceRoutes, SSO_SIGN_IN_PATH } from './orgs/auth-source/routes'
 import { claimCheckRoutes, hostedClaimRoutes } from './orgs/claims/routes'
 import { fleetmgrRoutes } from './orgs/fleetmgr/routes'
 import { hostedTokenRoutes } from './orgs/hosted-token/routes'
@@ -133,6 +135,8 @@ export function createApp(deps: Deps) {
         actorOf(deps, request, server),
       ),
     )
+    // Before the routes, so requests a route answers before Elysia's lifecycle never reach it.
+    .use(auditRecorder(deps, { routes: (): readonly RouteInfo[] => app.routes, recordedReads: [SSO_SIGN_IN_PATH] }))
     .use(systemRoutes(deps))
     .use(identityRoutes(deps))
     .use(clusterRoutes(deps))
@@ -151,6 +155,7 @@ export function createApp(deps: Deps) {
     .use(systemAdminRoutes(deps))
     .use(systemAdminKeyRoutes(deps))
     .use(fleetmgrRoutes(deps))
+    .use(auditRoutes(deps))
   // Deployment modes add or omit whole plugins (docs/decisions.md §1); an omitted route is a plain 404.
   if (deps.config.modes.has('hosted')) app.use(hostedClaimRoutes(deps)).use(hostedTokenRoutes(deps))
   if (deps.config.modes.has('marketplace') || deps.config.runMode === 'dev') app.use(claimCheckRoutes(deps))

@@ -70,6 +70,10 @@ export interface Config {
   requestLog: boolean
   /** Bearer token that may read GET /metrics; undefined: no metrics are kept and the route is 404 (docs/decisions.md §9). */
   metricsToken: string | undefined
+  /** Audit events older than this many days are pruned (docs/decisions.md §8). */
+  auditRetentionDays: number
+  /** Where each audit event also goes as one JSON line: '-' stdout, a file path, or '' (nowhere). */
+  auditLog: string
   /** Deployment orders (docs/decisions.md §4, §4a, §7): chart sources seeded at start, private registries, Helm limits. */
   orders: OrdersConfig
   /** Stamped by a build: the source commit and build time. */
@@ -157,6 +161,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ('bad' in trustedProxies)
     throw new ConfigError(`PLATFORM_TRUSTED_PROXIES takes comma-separated CIDRs or addresses; "${trustedProxies.bad}" is neither`)
   const runMode = flags.dev ? 'dev' : (env.PLATFORM_RUN_MODE ?? 'prod')
+  const auditLog = env.PLATFORM_AUDIT_LOG ?? ''
   if (runMode !== 'dev' && runMode !== 'prod') throw new ConfigError(`PLATFORM_RUN_MODE must be dev or prod, got "${runMode}"`)
   return {
     port,
@@ -200,6 +205,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     requestLog: parseBool(env.PLATFORM_REQUEST_LOG ?? 'true', 'PLATFORM_REQUEST_LOG'),
     metricsToken: env.PLATFORM_METRICS_TOKEN || undefined,
+    auditRetentionDays: parsePositiveInt(env.PLATFORM_AUDIT_RETENTION_DAYS ?? '90', 'PLATFORM_AUDIT_RETENTION_DAYS'),
+    auditLog: auditLog === '' || auditLog === '-' ? auditLog : resolve(auditLog),
     orders: {
       chartSources: parseChartSources(env.PLATFORM_CHART_SOURCES ?? ''),
       allowPrivateRegistries: parseBool(env.PLATFORM_ALLOW_PRIVATE_REGISTRIES ?? 'false', 'PLATFORM_ALLOW_PRIVATE_REGISTRIES'),

@@ -1,5 +1,6 @@
 // Every table of the platform; drizzle-kit reads this file to generate migrations.
 
+export * from './audit'
 export * from './cloud'
 export * from './clusters'
 export * from './identity'

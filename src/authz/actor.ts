@@ -29,8 +29,10 @@ export interface Actor {
   scopes: readonly string[] | undefined
   /** Set on session sign-ins: the session row id, for "current" flags and sign-out. */
   sessionId?: number
-  /** Set on token sign-ins: the token row id. */
-  tokenId?: number
+  /** Set on token sign-ins (bearer or Basic): the token's row id and name, never its value. */
+  token?: { id: number; name: string }
+  /** Set on OAuth2 access-token sign-ins: the application the user granted. */
+  oauthApp?: { id: number; name: string }
   /** The admin behind a sudo request. */
   sudoBy?: UserRow
 }

@@ -27,6 +27,8 @@ export const ORG_PERMISSIONS = [
   'delete:auth-source',
   // Not in the contract: who may send usage events for an org (docs/decisions.md §5a: owners and admins).
   'send:usage-events',
+  // Not in the contract: who may read the org's audit events (docs/decisions.md §8: owners).
+  'view:audit',
 ] as const
 type OrgPermission = (typeof ORG_PERMISSIONS)[number]
 

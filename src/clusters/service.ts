@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import YAML from 'yaml'
+import { auditConcerns } from '../audit/recorder'
 import { type Actor, scopesAllow } from '../authz/actor'
 import type { OrgScope } from '../authz/authorize'
 import { accessAllows, type ClusterScope } from '../authz/clusters'
@@ -130,6 +131,7 @@ export async function importCluster(
   const owner = await manageableOwner(deps, actor, ownerName)
   if (checkName(input.name) !== 'VALID')
     throw new AppError('invalid', Messages.badName, [{ field: 'name', message: 'is not a valid name' }])
+  auditConcerns({ cluster: `${owner.name}/${input.name}` })
   const connection = connectionFromInput(input)
   if (!connection)
     throw new AppError('invalid', Messages.noConnection, [{ field: 'kubeconfig', message: 'or server and a credential are required' }])

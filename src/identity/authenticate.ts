@@ -12,7 +12,7 @@ import { authenticateSession } from './sessions/service'
 import { assertPasswordSignInAllowed } from './signin/service'
 import { findAccountByName, findUserByEmail, findUserByName, type UserRow } from './store'
 import { looksLikeAccessToken, sameDigest, sha256Hex } from './tokens/secrets'
-import { authenticateToken, scopesOf } from './tokens/service'
+import { authenticateToken, scopesOf, type TokenSignIn } from './tokens/service'
 
 export const Messages = {
   invalidToken: 'invalid or expired access token',
@@ -25,15 +25,17 @@ export const Messages = {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
+const tokenOf = (found: TokenSignIn) => ({ id: found.token.id, name: found.token.name })
+
 async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
   if (value.startsWith(OAUTH_ACCESS_PREFIX)) {
     const granted = await authenticateOAuthAccessToken(deps.db, value, nowSeconds(deps.clock))
     if (!granted) throw new AppError('unauthenticated', Messages.invalidToken)
-    return { user: granted.user, credential: 'oauth', scopes: granted.scopes }
+    return { user: granted.user, credential: 'oauth', scopes: granted.scopes, oauthApp: granted.application }
   }
   const found = value ? await authenticateToken(deps.db, value, nowSeconds(deps.clock)) : undefined
   if (!found) throw new AppError('unauthenticated', Messages.invalidToken)
-  return { user: found.user, credential: 'token', scopes: scopesOf(found.token), tokenId: found.token.id }
+  return { user: found.user, credential: 'token', scopes: scopesOf(found.token), token: tokenOf(found) }
 }
 
 /**
@@ -44,14 +46,13 @@ async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
 async function signInWithBasic(deps: Deps, username: string, password: string, otp: string | null, address: string): Promise<Actor> {
   if (password === '' && looksLikeAccessToken(username)) {
     const found = await authenticateToken(deps.db, username, nowSeconds(deps.clock))
-    if (found) return { user: found.user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
+    if (found) return { user: found.user, credential: 'basic-token', scopes: scopesOf(found.token), token: tokenOf(found) }
     throw new AppError('unauthenticated', Messages.invalidBasic)
   }
   const user = username.includes('@') ? await findUserByEmail(deps.db.read, username) : await findUserByName(deps.db.read, username)
   if (user && looksLikeAccessToken(password)) {
     const found = await authenticateToken(deps.db, password, nowSeconds(deps.clock))
-    if (found && found.user.id === user.id)
-      return { user, credential: 'basic-token', scopes: scopesOf(found.token), tokenId: found.token.id }
+    if (found && found.user.id === user.id) return { user, credential: 'basic-token', scopes: scopesOf(found.token), token: tokenOf(found) }
   }
   // A right password gives its slot back; the second factor counts its own failures.
   const ok = await checkPasswordAttempt(deps, user, username, password, address)

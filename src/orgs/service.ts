@@ -1,4 +1,5 @@
 import { USER_TYPE, VISIBILITY, VISIBILITY_NAMES, type VisibilityName } from '../../db/schema/identity'
+import { auditConcerns } from '../audit/recorder'
 import type { Actor } from '../authz/actor'
 import { Messages as AuthzMessages, type OrgScope, selfOrAdmin } from '../authz/authorize'
 import type { Deps } from '../deps'
@@ -112,6 +113,8 @@ export async function createOrg(deps: Deps, owner: UserRow | undefined, input: N
     )
     // A fleet-manager-origin org gets its system admin at once (docs/decisions.md §6a): the fleet manager syncs through it.
     if (input.fleetmgrManagementClusterEndPoint) await insertSystemAdmin(tx, org)
+    // The new org's owners see its creation in their audit trail.
+    auditConcerns({ org })
     return org
   })
 }

@@ -19,6 +19,7 @@ import {
   MIGRATIONS_FOLDER,
   planMigrations,
 } from './migrations'
+import { currentCompanionSource } from './write-companion'
 
 /**
  * What store functions query through: the shared read handle or the transaction handed to a
@@ -32,7 +33,8 @@ export interface Database {
   readonly read: Executor
   /**
    * The one write path: callbacks run one at a time, each inside `BEGIN IMMEDIATE … COMMIT`,
-   * rolled back when the callback throws. Keep network I/O out of the callback.
+   * rolled back when the callback throws. Keep network I/O out of the callback. Work run with a
+   * companion source (write-companion.ts) adds its companion's rows to the same transaction.
    */
   write<T>(work: (tx: Executor) => Promise<T>): Promise<T>
   /**
@@ -148,19 +150,24 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
     driver: 'bun:sqlite',
     changeCounter: () => `${localWrites}:${external()}`,
     read: readDb as unknown as Executor,
-    write: (work) =>
-      enqueue(async () => {
+    write: (work) => {
+      const companion = currentCompanionSource()?.companionForWrite()
+      return enqueue(async () => {
         await beginImmediate(writer)
         try {
-          const result = await work(writeDb as unknown as Executor)
+          const tx = writeDb as unknown as Executor
+          const result = await work(tx)
+          await companion?.beforeCommit(tx)
           writer.run('COMMIT')
           localWrites++
+          companion?.afterCommit()
           return result
         } catch (error) {
           if (writer.inTransaction) writer.run('ROLLBACK')
           throw error
         }
-      }),
+      })
+    },
     ping: async () => {
       reader.query('SELECT 1').get()
     },
@@ -256,12 +263,22 @@ async function openLibsql(url: string, authToken: string | undefined, migrations
     changeCounter: () => `${localWrites}:${Math.floor(Date.now() / 1000)}`,
     read: db as unknown as Executor,
     // libSQL fails concurrent interactive transactions with SQLITE_BUSY: the queue keeps one open at a time.
-    write: (work) =>
-      enqueue(async () => {
-        const result = await db.transaction((tx) => work(tx as unknown as Executor), { behavior: 'immediate' })
+    write: (work) => {
+      const companion = currentCompanionSource()?.companionForWrite()
+      return enqueue(async () => {
+        const result = await db.transaction(
+          async (tx) => {
+            const done = await work(tx as unknown as Executor)
+            await companion?.beforeCommit(tx as unknown as Executor)
+            return done
+          },
+          { behavior: 'immediate' },
+        )
         localWrites++
+        companion?.afterCommit()
         return result
-      }),
+      })
+    },
     ping: async () => {
       await db.run(sql`SELECT 1`)
     },

@@ -32,6 +32,7 @@ const EXPECTED: Record<PermissionString, string> = {
   'update:auth-source': 'O--S',
   'delete:auth-source': 'O--S',
   'send:usage-events': 'OA-S',
+  'view:audit': 'O--S',
   'view_usage_analytics:site_admin': '---S',
   'admin:chart-source': '---S',
   'create:org-system-admin': '---S',

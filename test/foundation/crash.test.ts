@@ -59,7 +59,16 @@ async function heldRequest(
   }
 }
 
-test('kill -9 under concurrent writers → every acknowledged write is there after restart, integrity ok', async () => {
+/**
+ * Starts a server, runs `writers` concurrent loops of `write` (each call named by a fresh name, sent
+ * as its X-Request-Id) and kills it with SIGKILL once more than `ackedBeforeKill` were answered
+ * `status`; restarts it once over the same data (recovery), checks integrity, and hands back the
+ * acknowledged names and the database, read-only.
+ */
+async function killDuringWrites(
+  write: (base: string, token: string, name: string) => Promise<Response>,
+  options: { writers: number; ackedBeforeKill: number; status: number },
+): Promise<{ acked: string[]; db: BunSqlite }> {
   const dataDir = tempDir()
   const first = await startServer(dataDir, { PLATFORM_ADMIN_PASSWORD: 'admin-password-1' })
   const token = createTokenOnCommandLine(dataDir, 'admin')
@@ -69,34 +78,74 @@ test('kill -9 under concurrent writers → every acknowledged write is there aft
     for (let i = 0; !stop; i++) {
       const name = `w${w}-u${i}`
       try {
-        const res = await fetch(`${first.base}/api/v1/admin/users`, {
-          method: 'POST',
-          headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ username: name, email: `${name}@example.com`, password: 'password123' }),
-        })
-        if (res.status === 201) acked.push(name)
+        if ((await write(first.base, token, name)).status === options.status) acked.push(name)
       } catch {
         return // the connection died with the server
       }
     }
   }
-  const writers = Array.from({ length: 8 }, (_, w) => writer(w))
+  const writers = Array.from({ length: options.writers }, (_, w) => writer(w))
   // Killed mid-stream once writes are flowing, however fast this machine and driver take them.
-  for (const deadline = Date.now() + 20_000; acked.length <= 5 && Date.now() < deadline; ) await Bun.sleep(20)
+  for (const deadline = Date.now() + 20_000; acked.length <= options.ackedBeforeKill && Date.now() < deadline; ) await Bun.sleep(20)
   first.child.kill('SIGKILL')
   await first.child.exited
   stop = true
   await Promise.all(writers)
-  expect(acked.length).toBeGreaterThan(5)
+  expect(acked.length).toBeGreaterThan(options.ackedBeforeKill)
 
   const second = await startServer(dataDir)
   second.child.kill('SIGTERM')
   expect(await second.child.exited).toBe(0)
   const db = new BunSqlite(join(dataDir, 'platform.db'), { readonly: true })
   expect(db.query('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' })
+  return { acked, db }
+}
+
+const post = (base: string, token: string, path: string, name: string, body: unknown) =>
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { authorization: `token ${token}`, 'content-type': 'application/json', 'x-request-id': name },
+    body: JSON.stringify(body),
+  })
+
+/** The request ids of the allowed audit events of `route` (docs/decisions.md §8). */
+const auditedRequests = (db: BunSqlite, route: string) =>
+  new Set(
+    (
+      db.query("SELECT request_id FROM audit_events WHERE route = ? AND result = 'allowed'").all(route) as {
+        request_id: string
+      }[]
+    ).map((r) => r.request_id),
+  )
+
+test('kill -9 under concurrent writers → every acknowledged write is there after restart with its audit event; integrity ok', async () => {
+  const { acked, db } = await killDuringWrites(
+    (base, token, name) =>
+      post(base, token, '/api/v1/admin/users', name, { username: name, email: `${name}@example.com`, password: 'password123' }),
+    { writers: 8, ackedBeforeKill: 5, status: 201 },
+  )
   const names = new Set((db.query('SELECT lower_name FROM users').all() as { lower_name: string }[]).map((r) => r.lower_name))
+  const audited = auditedRequests(db, '/api/v1/admin/users')
   db.close()
   expect(acked.filter((name) => !names.has(name))).toEqual([])
+  expect(acked.filter((name) => !audited.has(name))).toEqual([])
+}, 60_000)
+
+test('kill -9 during a stream of cheap writes → every change that committed, answered or not, has its audit event', async () => {
+  // Org creation hashes no password: many changes are between their commit and their answer when the kill lands.
+  const { acked, db } = await killDuringWrites((base, token, name) => post(base, token, '/api/v1/orgs', name, { username: name }), {
+    writers: 16,
+    ackedBeforeKill: 200,
+    status: 201,
+  })
+  const orgs = (db.query("SELECT lower_name FROM users WHERE type = 1 AND lower_name LIKE 'w%'").all() as { lower_name: string }[]).map(
+    (r) => r.lower_name,
+  )
+  const audited = auditedRequests(db, '/api/v1/orgs')
+  db.close()
+  expect(acked.filter((name) => !orgs.includes(name))).toEqual([])
+  // The event is written in the change's own transaction, so no org exists without it.
+  expect(orgs.filter((name) => !audited.has(name))).toEqual([])
 }, 60_000)
 
 test('SIGTERM lets an in-flight request finish, then exits 0', async () => {

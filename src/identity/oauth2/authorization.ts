@@ -259,16 +259,19 @@ async function refresh(deps: Deps, app: store.ApplicationRow, form: Record<strin
   return outcome.tokens
 }
 
-/** The user and scopes behind a live access token from the flow at `now` (epoch seconds); undefined when unknown, expired or the user may not sign in. */
+/**
+ * The user, scopes and application behind a live access token from the flow at `now` (epoch
+ * seconds); undefined when unknown, expired or the user may not sign in.
+ */
 export async function authenticateOAuthAccessToken(
   db: Database,
   token: string,
   now: number,
-): Promise<{ user: UserRow; scopes: string[] } | undefined> {
+): Promise<{ user: UserRow; scopes: string[]; application: { id: number; name: string } } | undefined> {
   if (!token.startsWith(OAUTH_ACCESS_PREFIX) || token.length > 256) return undefined
   const grant = await store.findGrantByAccessHash(db.read, sha256Hex(token))
   if (!grant || grant.accessExpiresAt <= now) return undefined
   const user = await findUserById(db.read, grant.uid)
   if (!user?.isActive || user.prohibitLogin) return undefined
-  return { user, scopes: grant.scopes.split(',') }
+  return { user, scopes: grant.scopes.split(','), application: { id: grant.applicationId, name: grant.applicationName } }
 }

@@ -71,8 +71,18 @@ export async function deleteGrantsOfCode(db: Executor, codeId: number): Promise<
   await db.delete(oauth2Grants).where(eq(oauth2Grants.codeId, codeId))
 }
 
-export async function findGrantByAccessHash(db: Executor, accessHash: string): Promise<GrantRow | undefined> {
-  return db.select().from(oauth2Grants).where(eq(oauth2Grants.accessHash, accessHash)).get()
+/** The grant of an access token, with its application's name. */
+export async function findGrantByAccessHash(
+  db: Executor,
+  accessHash: string,
+): Promise<(GrantRow & { applicationName: string }) | undefined> {
+  const found = await db
+    .select({ grant: oauth2Grants, applicationName: oauth2Applications.name })
+    .from(oauth2Grants)
+    .innerJoin(oauth2Applications, eq(oauth2Applications.id, oauth2Grants.applicationId))
+    .where(eq(oauth2Grants.accessHash, accessHash))
+    .get()
+  return found && { ...found.grant, applicationName: found.applicationName }
 }
 
 export async function findGrantByRefreshHash(db: Executor, refreshHash: string): Promise<GrantRow | undefined> {

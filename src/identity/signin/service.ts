@@ -1,3 +1,4 @@
+import { auditSignedIn, auditSignIn } from '../../audit/recorder'
 import { nowSeconds } from '../../clock'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
@@ -47,6 +48,7 @@ export class TwoFactorRequired extends AppError {
 export async function signIn(deps: Deps, input: SignInInput, client: SignInClient): Promise<NewSessionCookies> {
   const login = input.username.trim()
   const user = login.includes('@') ? await store.findUserByAnyEmail(deps.db.read, login) : await store.findUserByName(deps.db.read, login)
+  auditSignIn('password', login, user)
   const ok = await checkPasswordAttempt(deps, user, login, input.password, client.address)
   if (!user) throw new AppError('notFound', Messages.userNotFound)
   if (!ok) throw new AppError('invalid', Messages.wrongPassword, [{ field: 'password', message: Messages.wrongPassword }])
@@ -64,17 +66,20 @@ export interface SignInClient {
 }
 
 async function startSignedInSession(deps: Deps, user: store.UserRow, remember: boolean, client: SignInClient): Promise<NewSessionCookies> {
+  auditSignedIn(user)
   await bindPrimaryEmail(deps.db, user)
   const session = await startSession(deps.db, user, { ip: client.address, userAgent: client.userAgent, remember }, nowSeconds(deps.clock))
   await deps.db.write((tx) => store.updateUser(tx, user.id, { lastLoginAt: new Date() }))
   return session
 }
 
-/** The waiting sign-in of `ticketId` and its user, still allowed to sign in. Throws unauthenticated. */
-async function waitingSignIn(deps: Deps, ticketId: string | undefined) {
+/** The waiting sign-in of `ticketId` and its user, still allowed to sign in; recorded as a sign-in by `method`. Throws unauthenticated. */
+async function waitingSignIn(deps: Deps, ticketId: string | undefined, method: 'totp' | 'webauthn') {
+  auditSignIn(method)
   const ticket = ticketId ? await tickets.findTicket(deps, ticketId) : undefined
   const user = ticket ? await store.findUserById(deps.db.read, ticket.uid) : undefined
   if (!ticketId || !ticket || !user || user.prohibitLogin || !user.isActive) throw new AppError('unauthenticated', Messages.noTicket)
+  auditSignIn(method, user.name, user)
   return { id: ticketId, ticket, user }
 }
 
@@ -105,14 +110,14 @@ export async function finishWithCode(
   passcode: string,
   client: SignInClient,
 ): Promise<NewSessionCookies> {
-  const waiting = await waitingSignIn(deps, ticketId)
+  const waiting = await waitingSignIn(deps, ticketId, 'totp')
   if (!(await store.hasTwoFactor(deps.db.read, waiting.user.id))) throw new AppError('badRequest', Messages.noTotp)
   return finishSignIn(deps, waiting, client, () => checkSecondFactor(deps, waiting.user.id, passcode))
 }
 
 /** Request options for the security-key step; the challenge is kept with the ticket. Throws unauthenticated, badRequest. */
 export async function securityKeyOptions(deps: Deps, ticketId: string | undefined): Promise<{ publicKey: Record<string, unknown> }> {
-  const waiting = await waitingSignIn(deps, ticketId)
+  const waiting = await waitingSignIn(deps, ticketId, 'webauthn')
   if (!(await hasSecurityKey(deps, waiting.user.id))) throw new AppError('badRequest', Messages.noSecurityKey)
   const { publicKey, challenge } = await requestAssertion(deps, waiting.user.id)
   await tickets.setTicketChallenge(deps, waiting.id, challenge)
@@ -126,7 +131,7 @@ export async function finishWithSecurityKey(
   assertion: Parameters<typeof verifyAssertion>[2],
   client: SignInClient,
 ): Promise<NewSessionCookies> {
-  const waiting = await waitingSignIn(deps, ticketId)
+  const waiting = await waitingSignIn(deps, ticketId, 'webauthn')
   // A challenge answers once, right or wrong.
   const challenge = await tickets.takeTicketChallenge(deps, waiting.id)
   if (!challenge) throw new AppError('badRequest', Messages.noChallenge)

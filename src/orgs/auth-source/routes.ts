@@ -10,7 +10,9 @@ import * as sources from './service'
 
 const TAGS = ['organization']
 const STATE_COOKIE = 'platform_sso_state'
-const STATE_COOKIE_PATH = '/api/v1/user/oauth2/'
+/** Where single sign-on starts and returns (the state cookie goes nowhere else; the audit recorder watches it). */
+export const SSO_SIGN_IN_PATH = '/api/v1/user/oauth2/'
+const STATE_COOKIE_PATH = SSO_SIGN_IN_PATH
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
 /** An organization's single sign-on source (one per org) and the OpenID Connect sign-in through it. */

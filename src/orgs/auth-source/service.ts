@@ -1,3 +1,4 @@
+import { auditConcerns, auditSignedIn, auditSignIn } from '../../audit/recorder'
 import type { Actor } from '../../authz/actor'
 import type { OrgScope } from '../../authz/authorize'
 import { nowSeconds } from '../../clock'
@@ -211,11 +212,20 @@ export async function finishSignIn(
   sealedState: string | undefined,
   client: { ip: string; userAgent: string },
 ): Promise<{ session: NewSessionCookies; location: string }> {
+  auditSignIn('sso')
+  const org = await orgStore.findOrgById(deps.db.read, orgId)
+  if (org) auditConcerns({ org })
   const state = await openState(deps, orgId, sealedState)
   const source = await activeSource(deps, orgId)
   const server = await discover(source.client.discoveryUrl, policyOf(deps))
   const identity = await redeemCode(server, source.client, callback, { ...state, redirectUri: redirectUri(deps, orgId) }, policyOf(deps))
-  const user = await deps.db.write((tx) => userForIdentity(tx, source.row, identity, state.linkUid))
+  auditSignIn('sso', identity.preferredUsername ?? identity.email ?? identity.subject)
+  // The account made or linked here is the sign-in's change: its transaction carries the event.
+  const user = await deps.db.write(async (tx) => {
+    const found = await userForIdentity(tx, source.row, identity, state.linkUid)
+    auditSignedIn(found)
+    return found
+  })
   if (user.prohibitLogin || !user.isActive) throw new AppError('methodNotAllowed', Messages.cannotSignIn)
   const session = await startSession(deps.db, user, { ip: client.ip, userAgent: client.userAgent, remember: false }, nowSeconds(deps.clock))
   await deps.db.write((tx) => users.updateUser(tx, user.id, { lastLoginAt: new Date() }))

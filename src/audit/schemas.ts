@@ -1,0 +1,94 @@
+import { t } from 'elysia'
+import { PageQuery } from '../http/pagination'
+
+/** What an event records (docs/decisions.md §8). */
+const Kind = (description: string) => t.Union([t.Literal('api'), t.Literal('kubernetes'), t.Literal('signin')], { description })
+const Result = (description: string) => t.Union([t.Literal('allowed'), t.Literal('refused'), t.Literal('failed')], { description })
+const CredentialKind = t.Union([t.Literal('session'), t.Literal('token'), t.Literal('basic'), t.Literal('oauth2'), t.Literal('none')], {
+  description: 'How the caller proved who they are: session cookie, access token, Basic password, OAuth2 application, or none',
+})
+const SignInMethodSchema = t.Union([t.Literal('password'), t.Literal('totp'), t.Literal('webauthn'), t.Literal('sso')])
+
+export type AuditKind = ReturnType<typeof Kind>['static']
+export type AuditResult = ReturnType<typeof Result>['static']
+export type AuditCredentialKind = typeof CredentialKind.static
+export type SignInMethod = typeof SignInMethodSchema.static
+
+export const AuditActor = t.Object(
+  {
+    id: t.Integer({ description: 'User id the request acted as' }),
+    login: t.String({ description: 'Login of that user' }),
+    realLogin: t.Optional(t.String({ description: 'The site admin behind a sudo request' })),
+  },
+  { description: 'Who acted; null for an anonymous caller' },
+)
+
+export const AuditCredential = t.Object(
+  {
+    kind: CredentialKind,
+    name: t.Optional(t.String({ description: "The access token's or OAuth2 application's name (never a token's value)" })),
+    id: t.Optional(t.Integer({ description: "The access token's or OAuth2 application's id" })),
+  },
+  { description: 'The credential the request was made with' },
+)
+
+export const AuditOutcome = t.Object(
+  {
+    status: t.Integer({ description: 'HTTP status the caller got (101 for a stream that was opened)' }),
+    result: Result('allowed (2xx, 3xx, an opened stream), refused (4xx) or failed (5xx, member unreachable)'),
+  },
+  { description: 'How the request ended' },
+)
+
+export const AuditObjectRef = t.Object(
+  {
+    apiGroup: t.String({ description: "The resource's API group; empty for the core group" }),
+    apiVersion: t.String({ description: 'API version, e.g. v1' }),
+    resource: t.String({ description: 'Plural resource name, e.g. deployments' }),
+    namespace: t.Optional(t.String({ description: 'Namespace of a namespaced object' })),
+    name: t.Optional(t.String({ description: 'Object name, when the request names one' })),
+    subresource: t.Optional(t.String({ description: 'Subresource: status, scale, exec, attach, portforward, …' })),
+  },
+  { description: 'The Kubernetes object a proxied request targeted, as the apiserver audit ObjectReference' },
+)
+
+export const AuditEvent = t.Object(
+  {
+    id: t.Integer({ description: 'Event id' }),
+    time: t.String({ format: 'date-time', description: 'When the request arrived (a stream: when it opened)' }),
+    requestId: t.String({ description: "The request's X-Request-Id" }),
+    kind: Kind('api: a state-changing API call; kubernetes: a proxied write, exec, attach or port-forward; signin: a sign-in'),
+    actor: t.Nullable(AuditActor),
+    credential: AuditCredential,
+    sourceAddress: t.String({
+      description: 'Client address (the nearest untrusted hop behind PLATFORM_TRUSTED_PROXIES); empty in-process',
+    }),
+    org: t.Optional(t.String({ description: 'Name of the organization the action concerns' })),
+    cluster: t.Optional(t.String({ description: 'The member cluster, owner/name' })),
+    outcome: AuditOutcome,
+    method: t.Optional(t.String({ description: 'api: the HTTP method; signin: password, totp, webauthn or sso' })),
+    route: t.Optional(t.String({ description: 'api: the route template, e.g. /api/v1/orgs/{org}/members/{username}' })),
+    target: t.Optional(
+      t.Record(t.String(), t.String(), { description: "api: the route's path parameters; signin: {login} (the login tried)" }),
+    ),
+    verb: t.Optional(t.String({ description: 'kubernetes: create, update, patch, delete, deletecollection, exec, attach or portforward' })),
+    objectRef: t.Optional(AuditObjectRef),
+    command: t.Optional(t.Array(t.String(), { description: 'exec: the command run' })),
+    exitCode: t.Optional(t.Integer({ description: 'exec, attach: the exit code, once the stream ended with one' })),
+    endTime: t.Optional(t.String({ format: 'date-time', description: 'A stream: when it ended' })),
+  },
+  { description: 'AuditEvent: who did what at the door (docs/decisions.md §8). Never a body, password, token or secret.' },
+)
+export type AuditEvent = typeof AuditEvent.static
+export type AuditObjectRef = typeof AuditObjectRef.static
+
+export const AuditQuery = t.Object({
+  ...PageQuery.properties,
+  actor: t.Optional(t.String({ description: 'Only events of this actor (login)' })),
+  kind: t.Optional(Kind('Only events of this kind')),
+  cluster: t.Optional(t.String({ description: 'Only events about this cluster (owner/name)' })),
+  result: t.Optional(Result('Only events with this result')),
+  since: t.Optional(t.String({ description: 'Only events at or after this time (RFC 3339)' })),
+  until: t.Optional(t.String({ description: 'Only events before this time (RFC 3339)' })),
+})
+export type AuditQuery = typeof AuditQuery.static
