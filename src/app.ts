@@ -125,6 +125,9 @@ export function createApp(deps: Deps) {
   // transform to encode, and the pass over every response cost a fifth of GET /user.
   const app = new Elysia({ strictPath: true, encodeSchema: false, systemRouter: false })
     .use(routableUrl)
+    // Before every other plugin, so its hooks see a request that another plugin's hook refuses (the
+    // guard's 401 in a derive, the body parser's) and inside the lean route's wrap (proxy reads skip it).
+    .use(auditRecorder(deps, { routes: (): readonly RouteInfo[] => app.routes, recordedReads: [SSO_SIGN_IN_PATH] }))
     .use(errorHandler(docsUrl, (request, error) => logUnexpected(deps.log, request, error), checkCredential))
     .use(requestLog(deps.log, deps.config.requestLog))
     .use(requestMetrics(deps, requestStartedAt))
@@ -135,8 +138,6 @@ export function createApp(deps: Deps) {
         actorOf(deps, request, server),
       ),
     )
-    // Before the routes, so requests a route answers before Elysia's lifecycle never reach it.
-    .use(auditRecorder(deps, { routes: (): readonly RouteInfo[] => app.routes, recordedReads: [SSO_SIGN_IN_PATH] }))
     .use(systemRoutes(deps))
     .use(identityRoutes(deps))
     .use(clusterRoutes(deps))

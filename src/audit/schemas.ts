@@ -20,7 +20,7 @@ export const AuditActor = t.Object(
     login: t.String({ description: 'Login of that user' }),
     realLogin: t.Optional(t.String({ description: 'The site admin behind a sudo request' })),
   },
-  { description: 'Who acted; null for an anonymous caller' },
+  { title: 'AuditActor', description: 'Who acted; null for an anonymous caller' },
 )
 
 export const AuditCredential = t.Object(
@@ -29,7 +29,7 @@ export const AuditCredential = t.Object(
     name: t.Optional(t.String({ description: "The access token's or OAuth2 application's name (never a token's value)" })),
     id: t.Optional(t.Integer({ description: "The access token's or OAuth2 application's id" })),
   },
-  { description: 'The credential the request was made with' },
+  { title: 'AuditCredential', description: 'The credential the request was made with' },
 )
 
 export const AuditOutcome = t.Object(
@@ -37,7 +37,7 @@ export const AuditOutcome = t.Object(
     status: t.Integer({ description: 'HTTP status the caller got (101 for a stream that was opened)' }),
     result: Result('allowed (2xx, 3xx, an opened stream), refused (4xx) or failed (5xx, member unreachable)'),
   },
-  { description: 'How the request ended' },
+  { title: 'AuditOutcome', description: 'How the request ended' },
 )
 
 export const AuditObjectRef = t.Object(
@@ -49,7 +49,7 @@ export const AuditObjectRef = t.Object(
     name: t.Optional(t.String({ description: 'Object name, when the request names one' })),
     subresource: t.Optional(t.String({ description: 'Subresource: status, scale, exec, attach, portforward, …' })),
   },
-  { description: 'The Kubernetes object a proxied request targeted, as the apiserver audit ObjectReference' },
+  { title: 'AuditObjectRef', description: 'The Kubernetes object a proxied request targeted, as the apiserver audit ObjectReference' },
 )
 
 export const AuditEvent = t.Object(
@@ -58,7 +58,7 @@ export const AuditEvent = t.Object(
     time: t.String({ format: 'date-time', description: 'When the request arrived (a stream: when it opened)' }),
     requestId: t.String({ description: "The request's X-Request-Id" }),
     kind: Kind('api: a state-changing API call; kubernetes: a proxied write, exec, attach or port-forward; signin: a sign-in'),
-    actor: t.Nullable(AuditActor),
+    actor: t.Union([AuditActor, t.Null()], { description: 'Who acted; null for an anonymous caller' }),
     credential: AuditCredential,
     sourceAddress: t.String({
       description: 'Client address (the nearest untrusted hop behind PLATFORM_TRUSTED_PROXIES); empty in-process',
@@ -77,7 +77,7 @@ export const AuditEvent = t.Object(
     exitCode: t.Optional(t.Integer({ description: 'exec, attach: the exit code, once the stream ended with one' })),
     endTime: t.Optional(t.String({ format: 'date-time', description: 'A stream: when it ended' })),
   },
-  { description: 'AuditEvent: who did what at the door (docs/decisions.md §8). Never a body, password, token or secret.' },
+  { title: 'AuditEvent', description: 'Who did what at the door (docs/decisions.md §8). Never a body, password, token or secret.' },
 )
 export type AuditEvent = typeof AuditEvent.static
 export type AuditObjectRef = typeof AuditObjectRef.static

@@ -3,51 +3,8 @@ import { generate } from 'otplib'
 import { Messages as TwoFactorMessages } from '../../src/identity/security/two-factor/service'
 import { Messages } from '../../src/identity/signin/service'
 import { MAX_TICKET_FAILURES } from '../../src/identity/signin/tickets'
-import { basic, makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
-import { softRegistration } from './soft-authenticator'
-
-const SECURITY = '/api/v1/user/settings/security'
-const ORIGIN = 'https://platform.example.com'
-
-async function enrollTotp(t: TestApp, who: TestUser): Promise<{ secret: string; scratch: string }> {
-  const { secret } = await (await t.as(who).get(`${SECURITY}/twofa/enroll`)).json()
-  const res = await t.as(who).send('POST', `${SECURITY}/twofa/enroll`, { passcode: await generate({ secret }) })
-  return { secret, scratch: await res.json() }
-}
-
-/** A code of the next step: valid (±1 step) and not used by enrollment. */
-const nextCode = (secret: string) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 })
-
-async function registerSoftKey(t: TestApp, who: TestUser): Promise<void> {
-  const { publicKey } = await (await t.as(who).send('POST', `${SECURITY}/webauthn/request_register`, { name: 'key' })).json()
-  expect(
-    (await t.as(who).send('POST', `${SECURITY}/webauthn/register`, await softRegistration(publicKey, { origin: ORIGIN }))).status,
-  ).toBe(201)
-}
-
-const cookieValue = (res: Response, name: string) =>
-  res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .find((pair) => pair.startsWith(`${name}=`))
-    ?.slice(name.length + 1)
-
-/** Password step: expects 405 and returns the ticket cookie's value. */
-async function passwordStep(t: TestApp, name: string): Promise<string> {
-  const res = await t.request('POST', '/api/v1/user/signin', { body: { username: name, password: PASSWORD } })
-  expect(res.status).toBe(405)
-  expect((await res.json()).message).toBe(Messages.twoFactor)
-  expect(cookieValue(res, 'platform_session')).toBeUndefined()
-  const ticket = cookieValue(res, 'platform_signin_ticket')
-  expect(ticket).toMatch(/^[\w-]{43}$/)
-  return ticket!
-}
-
-const codeStep = (t: TestApp, ticket: string | undefined, passcode: string) =>
-  t.request('POST', '/api/v1/user/signin/two-factor', {
-    body: { passcode },
-    headers: ticket ? { cookie: `platform_signin_ticket=${ticket}` } : {},
-  })
+import { basic, makeTestApp, PASSWORD } from '../support/app'
+import { codeStep, cookieValue, enrollTotp, nextCode, ORIGIN, passwordStep, registerSoftKey } from './second-factor'
 
 describe('second sign-in step with TOTP', () => {
   test('password → 405 with a ticket; a current code with the ticket → 200, a working session, the ticket cleared', async () => {
