@@ -4,7 +4,7 @@ import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { pathOf } from '../http/routable-url'
 import { currentCompanionSource, runWithCompanions } from '../storage/write-companion'
-import { type KubernetesNote, type Named, RequestAudit } from './request-audit'
+import { type Named, RequestAudit } from './request-audit'
 import type { SignInMethod } from './schemas'
 
 /** What the recorder reads of the app's routes: the status each answers on success. */
@@ -40,7 +40,7 @@ function successStatuses(routes: () => readonly RouteInfo[]) {
 }
 
 /** The audit record of the request being served, when it is one that may be recorded. */
-export function currentAudit(): RequestAudit | undefined {
+function currentAudit(): RequestAudit | undefined {
   const source = currentCompanionSource()
   return source instanceof RequestAudit ? source : undefined
 }
@@ -73,12 +73,6 @@ export function auditConcerns(concerns: { org?: Named; cluster?: string }): void
   if (!audit) return
   if (concerns.org) audit.concerns.org = { id: concerns.org.id, name: concerns.org.name }
   if (concerns.cluster) audit.concerns.cluster = concerns.cluster
-}
-
-/** Records the request as a proxied Kubernetes request (verb, object) rather than an API call. */
-export function auditKubernetes(note: KubernetesNote): void {
-  const audit = currentAudit()
-  if (audit) audit.kubernetes = note
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])

@@ -14,7 +14,7 @@ export type AuditResult = ReturnType<typeof Result>['static']
 export type AuditCredentialKind = typeof CredentialKind.static
 export type SignInMethod = typeof SignInMethodSchema.static
 
-export const AuditActor = t.Object(
+const AuditActor = t.Object(
   {
     id: t.Integer({ description: 'User id the request acted as' }),
     login: t.String({ description: 'Login of that user' }),
@@ -32,7 +32,7 @@ export const AuditCredential = t.Object(
   { title: 'AuditCredential', description: 'The credential the request was made with' },
 )
 
-export const AuditOutcome = t.Object(
+const AuditOutcome = t.Object(
   {
     status: t.Integer({ description: 'HTTP status the caller got (101 for a stream that was opened)' }),
     result: Result('allowed (2xx, 3xx, an opened stream), refused (4xx) or failed (5xx, member unreachable)'),

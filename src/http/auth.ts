@@ -32,7 +32,7 @@ export const SESSION_STARTING_PATHS: ReadonlySet<string> = new Set([
 export const PLATFORM_QUERY_PARAMETERS: ReadonlySet<string> = new Set(['token', 'access_token', 'sudo'])
 
 /** First match wins (docs/decisions.md §1): query token, Authorization token/bearer, Basic, session cookie. */
-function presentedCredential(
+export function presentedCredential(
   request: Request,
   query: Pick<URLSearchParams, 'get'>,
   cookies: Record<string, string | undefined>,

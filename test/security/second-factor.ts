@@ -6,7 +6,7 @@ import { softRegistration } from './soft-authenticator'
 
 /** Second-factor sign-in steps over the API, shared by the sign-in tests and the audit tests. */
 
-export const SECURITY = '/api/v1/user/settings/security'
+const SECURITY = '/api/v1/user/settings/security'
 export const ORIGIN = 'https://platform.example.com'
 
 export async function enrollTotp(t: TestApp, who: TestUser): Promise<{ secret: string; scratch: string }> {
