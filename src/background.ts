@@ -1,3 +1,4 @@
+import { pruneAuditEventsPeriodically } from './audit/service'
 import { startSandbox } from './clusters/sandbox'
 import type { Deps } from './deps'
 import { sweepLimiter } from './identity/limiter/service'
@@ -24,6 +25,7 @@ export async function startBackgroundWork(deps: Deps): Promise<() => Promise<voi
       await sweepTickets(deps)
     }).stop,
   )
+  stops.push(pruneAuditEventsPeriodically(deps).stop)
   if (deps.config.sandboxCluster) {
     const sandbox = holdAsSingleton(deps, 'sandbox-cluster', async () => {
       const emulator = await startSandbox(deps)

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import type { Page, Paged } from '../http/pagination'
+import { runAsSingleton, type SingletonJob } from '../singletons/service'
 import { runWithoutCompanions } from '../storage/write-companion'
 import { presentEvent } from './event'
 import type { AuditEvent, AuditQuery } from './schemas'
@@ -50,7 +51,7 @@ const PRUNE_BATCH = 5000
  * Deletes events older than PLATFORM_AUDIT_RETENTION_DAYS (docs/decisions.md §8), a batch per
  * transaction; how many went. Run by the process that runs the singletons.
  */
-export async function pruneAuditEvents(deps: Deps): Promise<number> {
+async function pruneAuditEvents(deps: Deps): Promise<number> {
   const before = new Date(deps.clock.now() - deps.config.auditRetentionDays * 24 * 3600 * 1000)
   let pruned = 0
   for (;;) {
@@ -59,3 +60,13 @@ export async function pruneAuditEvents(deps: Deps): Promise<number> {
     if (deleted < PRUNE_BATCH) return pruned
   }
 }
+
+/** How often events past their retention are looked for. */
+const PRUNE_EVERY_MS = 60 * 60_000
+
+/** Prunes events past PLATFORM_AUDIT_RETENTION_DAYS about hourly, on one process of all sharing the database. */
+export const pruneAuditEventsPeriodically = (deps: Deps): SingletonJob =>
+  runAsSingleton(deps, 'audit-retention', PRUNE_EVERY_MS, async () => {
+    const pruned = await pruneAuditEvents(deps)
+    if (pruned > 0) deps.log.info('audit events pruned', { count: pruned })
+  })

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import YAML from 'yaml'
 import type { AuditEvent } from '../../src/audit/schemas'
-import { pruneAuditEvents } from '../../src/audit/service'
+import { pruneAuditEventsPeriodically } from '../../src/audit/service'
 import { auditWriter } from '../../src/audit/writer'
 import { startEmulator } from '../../src/kube-emulator'
 import { basic, makeTestApp, PASSWORD, tempDir } from '../support/app'
@@ -71,14 +71,20 @@ describe('PLATFORM_AUDIT_LOG and what events never hold', () => {
 })
 
 describe('retention', () => {
-  test('events older than PLATFORM_AUDIT_RETENTION_DAYS are pruned, newer ones kept', async () => {
+  test('the periodic job prunes events older than PLATFORM_AUDIT_RETENTION_DAYS, keeps newer ones, and runs once an hour', async () => {
     const t = await makeTestApp({ PLATFORM_AUDIT_RETENTION_DAYS: '2' })
     const [olga] = await t.users('olga')
     await t.as(olga!).send('POST', '/api/v1/orgs', { username: 'old' }, { 'x-request-id': 'old' })
     t.clock.advance(36 * 3600 * 1000)
     await t.as(olga!).send('POST', '/api/v1/orgs', { username: 'recent' }, { 'x-request-id': 'recent' })
     t.clock.advance(24 * 3600 * 1000)
-    expect(await pruneAuditEvents(t.deps)).toBe(1)
+    const job = pruneAuditEventsPeriodically(t.deps)
+    expect(await job.runIfDue()).toBe(true)
     expect((await auditAt(t, olga!, '/api/v1/user/audit')).map((e) => e.requestId)).toEqual(['recent'])
+    t.clock.advance(30 * 60 * 1000)
+    expect(await job.runIfDue()).toBe(false)
+    t.clock.advance(31 * 60 * 1000)
+    expect(await job.runIfDue()).toBe(true)
+    await job.stop()
   })
 })
