@@ -4,8 +4,10 @@ import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { pathOf } from '../http/routable-url'
 import { currentCompanionSource, runWithCompanions } from '../storage/write-companion'
-import { type Named, RequestAudit } from './request-audit'
+import { type KubernetesCall, type Named, RequestAudit, type StreamAudit } from './request-audit'
 import type { SignInMethod } from './schemas'
+
+export type { KubernetesCall, StreamAudit }
 
 /** What the recorder reads of the app's routes: the status each answers on success. */
 export interface RouteInfo {
@@ -73,6 +75,25 @@ export function auditConcerns(concerns: { org?: Named; cluster?: string }): void
   if (!audit) return
   if (concerns.org) audit.concerns.org = { id: concerns.org.id, name: concerns.org.name }
   if (concerns.cluster) audit.concerns.cluster = concerns.cluster
+}
+
+/**
+ * Names the request a proxied Kubernetes call (docs/decisions.md §8): its event is of kind
+ * `kubernetes`. `undefined` says it only reads (an access review): it leaves no event.
+ */
+export function auditKubernetes(call: KubernetesCall | undefined): void {
+  const audit = currentAudit()
+  if (!audit) return
+  if (call) audit.kubernetes = call
+  else audit.unrecorded = true
+}
+
+/**
+ * The request's session (exec, attach, port-forward) opened: its event is written now, with
+ * status 101, and completed by `ended` when the session ends. Undefined outside a recorded request.
+ */
+export function auditStreamOpened(): StreamAudit | undefined {
+  return currentAudit()?.streamOpened()
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])

@@ -30,10 +30,15 @@ export interface SignInNote {
 }
 
 /** What the proxy tells about a proxied request (docs/decisions.md §8). */
-export interface KubernetesNote {
+export interface KubernetesCall {
   verb: string
   objectRef: AuditObjectRef
   command?: string[]
+}
+
+/** A session's audit, told how it ended (an exec's exit code when the member sent one). */
+export interface StreamAudit {
+  ended(exitCode: number | undefined): void
 }
 
 /** Param values longer than this are cut: a path may be long, an event stays small. */
@@ -74,7 +79,9 @@ export class RequestAudit implements CompanionSource {
   route: string | undefined
   params: Record<string, string> = {}
   signIn: SignInNote | undefined
-  kubernetes: KubernetesNote | undefined
+  kubernetes: KubernetesCall | undefined
+  /** Set for a request that turned out to change nothing (a proxied access review): no event. */
+  unrecorded = false
   /** The org and cluster the action concerns, as far as known. */
   concerns: { org?: Named; cluster?: string } = {}
   /** Set by a stream that took the event over (it writes it when it opens). */
@@ -115,7 +122,7 @@ export class RequestAudit implements CompanionSource {
   }
 
   companionForWrite(): CommitCompanion | undefined {
-    if (!this.#armed || this.#finished || this.#eventId !== undefined) return undefined
+    if (!this.#armed || this.unrecorded || this.#finished || this.#eventId !== undefined) return undefined
     return {
       beforeCommit: (tx) => this.#writeWith(tx),
       afterCommit: () => {
@@ -136,6 +143,7 @@ export class RequestAudit implements CompanionSource {
 
   /** True when this request leaves an event: a write, or a read an area marked (a sign-in, an exec). */
   #worthRecording(): boolean {
+    if (this.unrecorded) return false
     if (this.signIn || this.kubernetes) return true
     return this.route !== undefined && !['GET', 'HEAD', 'OPTIONS'].includes(this.request.method)
   }
@@ -157,6 +165,26 @@ export class RequestAudit implements CompanionSource {
     }
     const written = writer.append(await this.#draft(status))
     if (this.#kind() !== 'kubernetes') await written
+  }
+
+  /**
+   * The stream the request asked for opened (the connection was handed over): the event is
+   * written now with status 101, and completed with the exit code and end time when it ends.
+   */
+  streamOpened(): StreamAudit | undefined {
+    if (this.unrecorded) return undefined
+    this.streamOwned = true
+    const writer = auditWriter(this.deps)
+    const opened = this.#draft(101).then(async (draft) => ({ draft, id: await writer.append(draft) }))
+    const failed = (error: unknown) =>
+      this.deps.log.error('audit event not recorded', { error: error instanceof Error ? error.message : String(error) })
+    opened.catch(failed)
+    return {
+      ended: (exitCode) => {
+        const endTime = new Date(this.deps.clock.now())
+        opened.then(({ id, draft }) => writer.update(id, draft, { exitCode: exitCode ?? null, endTime })).catch(failed)
+      },
+    }
   }
 
   /** The event as it stands, with the outcome of `status`. */

@@ -1,5 +1,6 @@
 import type { Server } from 'bun'
 import { Elysia } from 'elysia'
+import { auditKubernetes } from '../../audit/recorder'
 import type { Actor } from '../../authz/actor'
 import type { ClusterScope } from '../../authz/clusters'
 import type { Deps } from '../../deps'
@@ -11,6 +12,7 @@ import { pathOf } from '../../http/routable-url'
 import { ErrorBody } from '../../http/schemas'
 import { asksUpgrade } from '../../http/websocket-upgrade'
 import { isStreaming, safeSegments } from './relay'
+import { kubernetesCallOf } from './request-info'
 import { PASSTHROUGH_OPERATIONS, PROXY_OPERATIONS } from './schemas'
 import * as proxy from './service'
 import { proxyRequest } from './spec'
@@ -108,8 +110,16 @@ const proxyReads = (deps: Deps) =>
       (target.kind === 'k8s' ? passThroughAnswer : specAnswer)(deps, me, cluster, target.rest, request, undefined, server),
   })
 
-/** The verb of each request to a family's route (service.ts proxiedVerb) decides what the caller needs. */
-const proxiedRequest = (family: 'k8s' | 'proxy') => (request: Request) => verbOf(request, family, restOf(request))
+/**
+ * The verb of each request to a family's route (service.ts proxiedVerb) decides what the caller
+ * needs; a write or session is named to the audit trail here, before it may be refused.
+ */
+const proxiedRequest = (family: 'k8s' | 'proxy') => (request: Request) => {
+  const rest = restOf(request)
+  const verb = verbOf(request, family, rest)
+  auditKubernetes(verb === 'read' ? undefined : kubernetesCallOf(request.method, family, rest, new URL(request.url).search))
+  return verb
+}
 
 /** The member-cluster proxy: the native passthrough for kubectl and the spec's proxy routes. */
 export const proxyRoutes = (deps: Deps) =>

@@ -9,35 +9,14 @@ import type { ClusterConnection } from '../connection'
 import { callerOf, type Member, openMemberWebSocket } from '../member/client'
 import { connectionOf } from '../service'
 import { forwardedHeaders, type RelayRequest, relay, upstreamBody, upstreamPath } from './relay'
+import { pathInfoOf } from './request-info'
+import { auditSession } from './session-audit'
 
 /** Subresources that open a session in a pod over an upgraded connection. */
 const UPGRADE_SUBRESOURCES: ReadonlySet<string> = new Set(['exec', 'attach', 'portforward'])
 /** Reviews a caller may create with read access: asking what one may do changes nothing. */
 const READ_ONLY_CREATES: ReadonlySet<string> = new Set(['selfsubjectaccessreviews', 'selfsubjectrulesreviews'])
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS'])
-
-/** A raw segment decoded as safeSegments decodes it; as sent when it will not decode (safeSegments refuses it later). */
-function decoded(raw: string): string {
-  if (!raw.includes('%')) return raw
-  try {
-    return decodeURIComponent(raw)
-  } catch {
-    return raw
-  }
-}
-
-/**
- * The resource and subresource a path names, read as the apiserver routes it: after `api/{v}`
- * or `apis/{g}/{v}` (the native passthrough) or `{g}/{v}` (the spec's routes),
- * `[namespaces/{ns}/]{resource}[/{name}[/{subresource}]]`. A pod named `exec` is no exec.
- */
-function resourceOf(family: 'k8s' | 'proxy', rawPath: string): { resource: string; subresource: string } {
-  const segments = rawPath.split('/').filter((s) => s !== '')
-  const prefix = family === 'proxy' ? 2 : segments[0] === 'api' ? 2 : segments[0] === 'apis' ? 3 : segments.length
-  let tail = segments.slice(prefix)
-  if (tail[0] === 'namespaces' && tail.length >= 3) tail = tail.slice(2)
-  return { resource: decoded(tail[0] ?? ''), subresource: decoded(tail[2] ?? '') }
-}
 
 /**
  * What a proxied request does (authz/clusters.ts), from its method, its path family and raw path
@@ -47,7 +26,7 @@ function resourceOf(family: 'k8s' | 'proxy', rawPath: string): { resource: strin
  */
 export function proxiedVerb(method: string, family: 'k8s' | 'proxy', rawPath: string, upgrade: boolean): ClusterVerb {
   if (upgrade) return 'exec'
-  const { resource, subresource } = resourceOf(family, rawPath)
+  const { resource, subresource } = pathInfoOf(family, rawPath)
   if (UPGRADE_SUBRESOURCES.has(subresource)) return 'exec'
   if (READ_METHODS.has(method) || (method === 'POST' && !subresource && READ_ONLY_CREATES.has(resource))) return 'read'
   return 'write'
@@ -158,7 +137,9 @@ export async function relayUpgrade(
       streaming: false,
     })
   }
-  return switchProtocols(upstream, request, server)
+  switchProtocols(upstream, request, server)
+  auditSession(upstream)
+  return undefined
 }
 
 type Frame = string | ArrayBuffer
