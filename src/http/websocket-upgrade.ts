@@ -5,6 +5,7 @@ export const UpgradeMessages = {
   crossOrigin: 'a cookie-authenticated WebSocket must come from this site (Origin check)',
   noUpgrade:
     'expected a WebSocket upgrade: GET with Upgrade: websocket, Connection: Upgrade, Sec-WebSocket-Version: 13 and a Sec-WebSocket-Key',
+  spdy: "kubectl's SPDY upgrade is not relayed: exec, attach and cp need kubectl 1.30 or newer and port-forward kubectl 1.31 or newer, which speak WebSocket (a newer kubectl falls back to SPDY only when its WebSocket attempt was refused)",
 } as const
 
 /** True when the request asks to switch protocols (any Upgrade header, WebSocket or not). */
@@ -12,6 +13,8 @@ export const asksUpgrade = (request: Request): boolean => request.headers.has('u
 
 /** A Sec-WebSocket-Key: 16 bytes in base64 (RFC 6455 §4.1). */
 const WEBSOCKET_KEY = /^[A-Za-z0-9+/]{22}==$/
+/** kubectl's SPDY upgrade (`SPDY/3.1`), which the platform cannot relay: Bun.serve hands over WebSocket connections only. */
+const SPDY_UPGRADE = /^\s*spdy\//i
 const CONNECTION_UPGRADE = /(?:^|,)\s*upgrade\s*(?:,|$)/i
 
 /**
@@ -29,7 +32,8 @@ export function assertWebSocketUpgrade(request: Request, actor: Actor, publicOri
     CONNECTION_UPGRADE.test(headers.get('connection') ?? '') &&
     headers.get('sec-websocket-version') === '13' &&
     WEBSOCKET_KEY.test(headers.get('sec-websocket-key') ?? '')
-  if (!valid) throw new AppError('badRequest', UpgradeMessages.noUpgrade)
+  if (!valid)
+    throw new AppError('badRequest', SPDY_UPGRADE.test(headers.get('upgrade') ?? '') ? UpgradeMessages.spdy : UpgradeMessages.noUpgrade)
   const origin = headers.get('origin')
   if (actor.credential === 'session' && origin !== null && origin !== publicOrigin)
     throw new AppError('forbidden', UpgradeMessages.crossOrigin)

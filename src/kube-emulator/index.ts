@@ -71,6 +71,8 @@ export interface Emulator {
   kubeconfig(): string
   /** Store listeners right now (open watches plus the controllers'): how a caller sees a watch open or end. */
   subscribers(): number
+  /** Open exec, attach and port-forward WebSockets: how a caller sees such a session end. */
+  sessions(): number
   /** Resolves once the controllers have reconciled everything the writes so far set in motion. */
   settled(): Promise<void>
   /** Checks every CronJob's schedule now, as the periodic check does, and resolves once that has settled. */
@@ -164,8 +166,19 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         opts.log?.(`${req.method} ${new URL(req.url).pathname} ${res?.status ?? 101} ${Math.round(performance.now() - started)}ms`)
         return res
       },
-      websocket: sessionWebSocket,
+      websocket: {
+        ...sessionWebSocket,
+        open: (ws) => {
+          openSessions++
+          sessionWebSocket.open(ws)
+        },
+        close: (ws) => {
+          openSessions--
+          sessionWebSocket.close(ws)
+        },
+      },
     })
+  let openSessions = 0
   let server: ReturnType<typeof listen>
   try {
     server = listen()
@@ -196,6 +209,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         contexts: [{ name: 'sandbox', context: { cluster: 'sandbox', user: 'sandbox' } }],
       }),
     subscribers: () => registry.subscriberCount,
+    sessions: () => openSessions,
     settled: () => controllers.settled(),
     checkCronJobs: () => {
       controllers.checkCronJobs()

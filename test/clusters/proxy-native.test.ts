@@ -3,12 +3,10 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { UpgradeMessages } from '../../src/http/websocket-upgrade'
 import { startEmulator } from '../../src/kube-emulator'
-import { generateServerTls } from '../../src/kube-emulator/tls'
 import { makeOrg } from '../orgs/support'
 import { PASSWORD, type TestUser, tempDir } from '../support/app'
-import { freePort } from '../support/ports'
 import { eventually } from '../support/wait'
-import { type ClusterLab, importedCluster } from './support'
+import { type KubectlLab, kubectlLab, runKubectl } from './kubectl-lab'
 
 // The member cluster, over TLS; it records what reaches it, so tests can prove what did not.
 const seen: string[] = []
@@ -25,50 +23,16 @@ let caPem = ''
 /** fetch that trusts the platform's test CA. */
 const call = (url: string, init: RequestInit = {}) => fetch(url, { ...init, tls: { ca: caPem } } as RequestInit)
 
-interface Lab extends ClusterLab {
-  base: string
-  kubeconfig: string
-}
+type Lab = KubectlLab
 
 /** An app on a real port (kubectl needs one), alice's cluster `dev` imported, and her kubeconfig from the registry. */
 async function lab(): Promise<Lab> {
-  const dataDir = tempDir()
-  const port = freePort()
-  // kubectl sends tokens over HTTPS only: the platform serves TLS itself here, and its kubeconfig carries the CA.
-  const tls = await generateServerTls(['127.0.0.1'])
-  writeFileSync(join(dataDir, 'tls.crt'), tls.certPem)
-  writeFileSync(join(dataDir, 'tls.key'), tls.keyPem)
-  writeFileSync(join(dataDir, 'ca.crt'), tls.caCertPem)
-  const imported = await importedCluster(member, {
-    PLATFORM_PUBLIC_URL: `https://127.0.0.1:${port}`,
-    PLATFORM_DATA_DIR: dataDir,
-    PLATFORM_TLS_CERT_FILE: join(dataDir, 'tls.crt'),
-    PLATFORM_TLS_KEY_FILE: join(dataDir, 'tls.key'),
-    PLATFORM_TLS_CA_FILE: join(dataDir, 'ca.crt'),
-  })
-  const server = imported.t.app.listen({
-    port,
-    hostname: '127.0.0.1',
-    reusePort: false,
-    idleTimeout: 60,
-    tls: { cert: tls.certPem, key: tls.keyPem },
-  })
-  caPem = tls.caCertPem
-  afterAll(() => server.stop())
-  const kubeconfig = join(dataDir, 'alice.kubeconfig')
-  writeFileSync(kubeconfig, await (await imported.t.as(imported.alice).get('/api/v1/clustersv2/alice/dev/kubeconfig')).text())
-  return { ...imported, base: `https://127.0.0.1:${port}`, kubeconfig }
+  const l = await kubectlLab(member)
+  caPem = l.caPem
+  return l
 }
 
-async function kubectl(l: Lab, ...args: string[]): Promise<{ out: string; err: string; code: number }> {
-  const child = Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', l.kubeconfig, ...args], {
-    stdout: 'pipe',
-    stderr: 'pipe',
-    stdin: 'ignore',
-  })
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
-  return { out, err, code }
-}
+const kubectl = (l: Lab, ...args: string[]) => runKubectl(l, l.kubeconfig, ...args)
 
 describe('kubectl through the native passthrough', () => {
   test("get pods -A lists the member's pods", async () => {

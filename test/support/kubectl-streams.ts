@@ -1,7 +1,11 @@
 /**
  * Driving kubectl's long-running stream verbs in tests: a port-forward held open (its local port
- * read from kubectl's own "Forwarding from" line) and an attach read until enough lines came.
+ * read from kubectl's own "Forwarding from" line), an attach read until enough lines came, and a
+ * cp round trip.
  */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
 /** A started kubectl: what these helpers need of Bun's Subprocess with piped output. */
 export interface KubectlProcess {
   stdout: ReadableStream<Uint8Array>
@@ -20,8 +24,8 @@ export interface Forward {
   output(): string
   /** All kubectl printed on stderr, once it exited. */
   stderr: Promise<string>
-  /** Interrupts kubectl as Ctrl-C does and waits for it to exit. */
-  stop(): Promise<number>
+  /** Interrupts kubectl as Ctrl-C does (or ends it with `signal`) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<number>
 }
 
 /** Reads a stream until `done(text)` holds; the text read so far. Throws when the stream ends first. */
@@ -65,8 +69,8 @@ export async function portForward(spawn: Spawn, target: string, remotePort: numb
     process,
     output: () => output,
     stderr,
-    stop: async () => {
-      process.kill('SIGINT')
+    stop: async (signal = 'SIGINT') => {
+      process.kill(signal)
       return process.exited
     },
   }
@@ -82,4 +86,46 @@ export async function attachLines(spawn: Spawn, args: string[], lines: number): 
     process.kill('SIGINT')
     await process.exited
   }
+}
+
+/**
+ * Keeps `url` busy for at least `holdMs` and `requests` requests, one after another (the forward
+ * is in use all along, never idle), each on a connection of its own (a forwarded connection, so a
+ * stream pair, per request); each answer must be a 200 whose body matches `body`. The number of requests made.
+ */
+export async function holdWithRequests(url: string, holdMs: number, requests: number, body: RegExp): Promise<number> {
+  const until = Date.now() + holdMs
+  let made = 0
+  while (made < requests || Date.now() < until) {
+    const res = await fetch(`${url}/request-${made}`, { headers: { connection: 'close' } })
+    const text = await res.text()
+    if (res.status !== 200 || !body.test(text)) throw new Error(`request ${made} answered ${res.status}: ${text}`)
+    made++
+  }
+  return made
+}
+
+/** What the cp round trip copies: under `site`, a page and a script of mode 0750 in `assets`; and a file of its own. */
+export const CP_TREE = { page: '<h1>copied</h1>\n', script: '#!/bin/sh\n', file: 'one file\n' } as const
+
+/**
+ * Writes CP_TREE under `dir` and copies it with kubectl cp (`run`) into `pod` (`namespace/name`) under
+ * /tmp (`/tmp/site`, `/tmp/one.txt`), then back out; the copies' exit codes and what came back.
+ */
+export async function cpRoundTrip(run: (args: string[]) => Promise<{ code: number }>, pod: string, dir: string) {
+  mkdirSync(join(dir, 'site/assets'), { recursive: true })
+  writeFileSync(join(dir, 'site/index.html'), CP_TREE.page)
+  writeFileSync(join(dir, 'site/assets/run.sh'), CP_TREE.script)
+  chmodSync(join(dir, 'site/assets/run.sh'), 0o750)
+  writeFileSync(join(dir, 'one.txt'), CP_TREE.file)
+  const codes: number[] = []
+  for (const [from, to] of [
+    [join(dir, 'site'), `${pod}:/tmp/site`],
+    [join(dir, 'one.txt'), `${pod}:/tmp/one.txt`],
+    [`${pod}:/tmp/site`, join(dir, 'back')],
+    [`${pod}:/tmp/one.txt`, join(dir, 'one-back.txt')],
+  ] as const)
+    codes.push((await run(['cp', from, to])).code)
+  const read = (path: string) => (existsSync(join(dir, path)) ? readFileSync(join(dir, path), 'utf8') : undefined)
+  return { codes, page: read('back/index.html'), script: read('back/assets/run.sh'), file: read('one-back.txt') }
 }

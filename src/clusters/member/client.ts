@@ -76,7 +76,7 @@ const MEMBER_POOLS = runtimeSlot(
   (pools) => pools.close(),
 )
 
-/** How long a member has to switch protocols (exec, attach): one that never completes the handshake is let go then. */
+/** How long a member has to switch protocols (exec, attach, port-forward): one that never completes the handshake is let go then. */
 export const HANDSHAKE_TIMEOUT_MS = 10_000
 
 /** The WebSocket handshakes in progress, each closed at its deadline (and all of them with the app). */
@@ -228,8 +228,11 @@ export async function openMemberWebSocket(
     throw memberFailure(member.name, error)
   })
   const { authorization, tls } = credentialsOf(member.connection)
-  const headers = { ...extraHeaders, host: url.host, ...(authorization ? { authorization } : {}) }
-  const socket = new BunWebSocket(`${pinned.href.replace(/^http/, 'ws').replace(/\/$/, '')}${path}`, { protocols, headers, tls })
+  // Offered as the header itself: the WebSocket API's `protocols` refuses names that are no HTTP
+  // token, and kubectl's port-forward offers `SPDY/3.1+portforward.k8s.io` (a `/`).
+  const offer = protocols.length ? { 'sec-websocket-protocol': protocols.join(', ') } : {}
+  const headers = { ...extraHeaders, ...offer, host: url.host, ...(authorization ? { authorization } : {}) }
+  const socket = new BunWebSocket(`${pinned.href.replace(/^http/, 'ws').replace(/\/$/, '')}${path}`, { headers, tls })
   socket.binaryType = 'arraybuffer'
   return new Promise((resolve, reject) => {
     const cancel = deps.runtimes.of(HANDSHAKES).add(deps.clock.now() + HANDSHAKE_TIMEOUT_MS, () => {

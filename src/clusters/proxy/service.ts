@@ -1,4 +1,4 @@
-import type { Server } from 'bun'
+import type { Server, ServerWebSocket } from 'bun'
 import { USER_TYPE } from '../../../db/schema/identity'
 import type { Actor } from '../../authz/actor'
 import type { ClusterScope, ClusterVerb } from '../../authz/clusters'
@@ -95,10 +95,15 @@ export function passThrough(
 
 const UpgradeRelayMessages = {
   notUpgraded: 'the connection could not be switched to a WebSocket',
+  tooSlow: (side: 'client' | 'cluster') => `the ${side} fell behind by more than ${MAX_RELAY_BUFFER_BYTES / 1024 / 1024} MiB`,
 } as const
 
-/** Relayed frames a slow client has not taken yet; beyond this the session is closed rather than buffered. */
-const MAX_PENDING_FRAMES = 1024
+/**
+ * Bytes one direction of a relayed session may hold for a side that does not keep up (neither
+ * WebSocket API can pause reading its peer): beyond this the session ends (1011) rather than hold
+ * more, or lose frames, which Bun's server drops once its own queue is full.
+ */
+export const MAX_RELAY_BUFFER_BYTES = 8 * 1024 * 1024
 
 /**
  * Relays an admitted upgrade (exec, attach, port-forward: `admitInCluster` with the `exec` verb
@@ -144,31 +149,52 @@ export async function relayUpgrade(
 
 type Frame = string | ArrayBuffer
 
-/** Upgrades the client and pipes frames both ways; either side closing closes the other. */
+const sizeOf = (frame: Frame) => (typeof frame === 'string' ? Buffer.byteLength(frame) : frame.byteLength)
+
+/**
+ * Upgrades the client and pipes frames both ways; either side closing closes the other. A side
+ * that leaves more than MAX_RELAY_BUFFER_BYTES waiting ends the session for both.
+ */
 function switchProtocols(upstream: WebSocket, request: Request, server: Server<unknown>): undefined {
   const pending: Frame[] = []
-  let client: { send(data: Frame): unknown; close(code?: number, reason?: string): void } | undefined
+  let pendingBytes = 0
+  let client: ServerWebSocket<unknown> | undefined
   let upstreamClosed: { code: number; reason: string } | undefined
+  let overrun = false
   // 1005 and 1006 may not be sent in a close frame: a member that vanished is a normal end here.
   const closeCode = (code: number) => (code === 1005 || code === 1006 ? 1000 : code)
+  const tooSlow = (side: 'client' | 'cluster') => {
+    if (overrun) return
+    overrun = true
+    const reason = UpgradeRelayMessages.tooSlow(side)
+    upstream.close(1011, reason)
+    client?.close(1011, reason)
+  }
   upstream.addEventListener('message', (event) => {
-    if (client) client.send(event.data as Frame)
-    else if (pending.push(event.data as Frame) > MAX_PENDING_FRAMES) upstream.close(1011, 'client too slow')
+    const frame = event.data as Frame
+    if (overrun) return
+    if (!client) {
+      pending.push(frame)
+      if ((pendingBytes += sizeOf(frame)) > MAX_RELAY_BUFFER_BYTES) tooSlow('client')
+    } else if (client.send(frame) === 0 || client.getBufferedAmount() > MAX_RELAY_BUFFER_BYTES) tooSlow('client')
   })
   upstream.addEventListener('close', (event) => {
     upstreamClosed = { code: closeCode(event.code), reason: event.reason }
-    client?.close(upstreamClosed.code, upstreamClosed.reason)
+    if (!overrun) client?.close(upstreamClosed.code, upstreamClosed.reason)
   })
   const upgraded = server.upgrade(request, {
     headers: upstream.protocol ? { 'sec-websocket-protocol': upstream.protocol } : {},
     data: {
-      open(ws: NonNullable<typeof client>) {
+      open(ws: ServerWebSocket<unknown>) {
         client = ws
         for (const frame of pending.splice(0)) ws.send(frame)
-        if (upstreamClosed) ws.close(upstreamClosed.code, upstreamClosed.reason)
+        if (overrun) ws.close(1011, UpgradeRelayMessages.tooSlow('client'))
+        else if (upstreamClosed) ws.close(upstreamClosed.code, upstreamClosed.reason)
       },
-      message(_ws: unknown, message: Frame | Buffer) {
-        upstream.send(typeof message === 'string' ? message : new Uint8Array(message as ArrayBuffer))
+      message(_ws: unknown, message: string | Buffer) {
+        if (overrun) return
+        upstream.send(typeof message === 'string' ? message : new Uint8Array(message))
+        if (upstream.bufferedAmount > MAX_RELAY_BUFFER_BYTES) tooSlow('cluster')
       },
       close() {
         upstream.close()
