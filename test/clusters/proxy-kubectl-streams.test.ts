@@ -95,6 +95,27 @@ describe("port-forward's channel protocol (scripts, browsers) through both route
   })
 })
 
+describe('attach through both route families (a WebSocket client)', () => {
+  test("v5.channel.k8s.io attach on /k8s and on /proxy → the container's output on stdout (channel 1); the caller closing ends the member's session", async () => {
+    const pod = await podOf('api')
+    for (const family of ['k8s/api/v1', 'proxy/core/v1']) {
+      const s = await openChannelSocket(
+        `${lab.base.replace(/^https/, 'wss')}/api/v1/clusters/alice/dev/${family}/namespaces/demo/pods/${pod}/attach?stdout=true`,
+        ['v5.channel.k8s.io'],
+        { authorization: `token ${lab.alice.token}` },
+        lab.caPem,
+      )
+      expect(s.ws.protocol).toBe('v5.channel.k8s.io')
+      const line = new RegExp(`level=\\w+ pod=${pod} container=api seq=\\d+ msg=`)
+      await s.until(() => line.test(channelText(s, 1)))
+      // The caller leaving ends the member's session too.
+      s.ws.close()
+      await s.closed
+      await eventually(() => member.sessions() === 0, 10_000)
+    }
+  })
+})
+
 describe("kubectl's SPDY upgrade (what kubectl speaks with its WebSocket gates off, or falls back to)", () => {
   test('port-forward and exec over SPDY → 400 naming the kubectl versions that work, and no upgrade reaches the member', async () => {
     const pod = await podOf('api')

@@ -211,7 +211,7 @@ describe('passthrough hygiene and access', () => {
     expect((await send(will!, 'POST', { metadata: { name: 'by-writer' } })).status).toBe(201)
   })
 
-  test("a cookie-authenticated exec upgrade from another site's page → 403 (cross-site WebSocket hijacking)", async () => {
+  test("a cookie-authenticated exec, attach or port-forward upgrade from another site's page → 403 on both families (cross-site WebSocket hijacking)", async () => {
     const l = await lab()
     const signIn = await call(`${l.base}/api/v1/user/signin`, {
       method: 'POST',
@@ -222,8 +222,8 @@ describe('passthrough hygiene and access', () => {
       .getSetCookie()
       .map((c) => c.split(';')[0])
       .join('; ')
-    const upgrade = (origin: string) =>
-      call(`${l.base}/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/pods/x/exec?command=true`, {
+    const upgrade = (origin: string, path: string) =>
+      call(`${l.base}/api/v1/clusters/alice/dev/${path}`, {
         headers: {
           cookie,
           origin,
@@ -234,10 +234,14 @@ describe('passthrough hygiene and access', () => {
           'sec-websocket-protocol': 'v5.channel.k8s.io',
         },
       })
-    const foreign = await upgrade('https://evil.example')
-    expect(foreign.status).toBe(403)
-    expect((await foreign.json()).message).toBe(UpgradeMessages.crossOrigin)
-    const own = await upgrade(l.base)
-    expect(own.status).not.toBe(403)
+    for (const family of ['k8s/api/v1', 'proxy/core/v1'])
+      for (const session of ['exec?command=true', 'attach?stdout=true', 'portforward?ports=80']) {
+        const path = `${family}/namespaces/demo/pods/x/${session}`
+        const foreign = await upgrade('https://evil.example', path)
+        expect(`${path} ${foreign.status}`).toBe(`${path} 403`)
+        expect((await foreign.json()).message).toBe(UpgradeMessages.crossOrigin)
+        // From the platform's own origin the upgrade is admitted: the member answers (no such pod).
+        expect(`${path} ${(await upgrade(l.base, path)).status}`).toBe(`${path} 404`)
+      }
   })
 })
