@@ -71,6 +71,11 @@ export function roleHas(role: Role, permission: PermissionString): boolean {
   return (ROLE_PERMISSIONS[role] as readonly PermissionString[]).includes(permission)
 }
 
+/** The team permissions whose members hold at least `role` in the org (the inverse of `roleFromTeams`). */
+export function teamPermissionsGranting(role: 'owner' | 'admin'): readonly string[] {
+  return role === 'owner' ? ['owner'] : ['owner', 'admin']
+}
+
 /** The org role a member gets from the permissions of their teams: the highest one wins. */
 export function roleFromTeams(teamPermissions: readonly string[]): OrgRole | undefined {
   if (teamPermissions.length === 0) return undefined

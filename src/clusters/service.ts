@@ -12,7 +12,7 @@ import { mintToken } from '../identity/tokens/service'
 import { findTokenOfUserByName } from '../identity/tokens/store'
 import { isDnsSubdomain } from '../kube'
 import { EgressRefused } from '../net/egress'
-import { orgIdsAdministeredBy } from '../orgs/store'
+import { orgsWhereRoleAtLeast } from '../orgs/grants'
 import { AccessMessages, manageableOwner, resolveClusterByUid, usableClustersOf } from './access'
 import { type ClusterConnection, type ClusterCredential, checkConnection, connectionFromKubeconfig } from './connection'
 import { callerOf, callMember, checkServerAddress, trustOwnMember } from './member/client'
@@ -191,7 +191,7 @@ export async function sandboxUid(deps: Deps, owner: UserRow): Promise<string | u
  * or administer and those granted to their teams.
  */
 export async function listMyClusters(deps: Deps, probes: StatusProbes, actor: Actor, includeShared: boolean): Promise<ClusterInfo[]> {
-  const orgIds = includeShared ? await orgIdsAdministeredBy(deps.db.read, actor.user.id) : []
+  const orgIds = includeShared ? (await orgsWhereRoleAtLeast(deps.db.read, actor.user.id, 'admin')).map((o) => o.id) : []
   const rows = await store.listClustersOfOwners(deps.db.read, [actor.user.id, ...orgIds])
   const granted = includeShared ? await store.listClustersGrantedTo(deps.db.read, actor.user.id) : []
   const seen = new Set(rows.map((r) => r.id))

@@ -1,5 +1,6 @@
 import { teamGrants } from '../authz/grants'
-import { grantedPermissions, type OrgRole, type PermissionString, roleFromTeams } from '../authz/permissions'
+import { grantedPermissions, type OrgRole, type PermissionString, roleFromTeams, teamPermissionsGranting } from '../authz/permissions'
+import type { UserRow } from '../identity/store'
 import type { Executor } from '../storage/database'
 import type { TeamRow } from './store'
 import * as orgStore from './store'
@@ -13,6 +14,11 @@ export async function grantsOfTeam(db: Executor, team: TeamRow): Promise<Readonl
 /** The role `uid` has in the org from their teams (the highest wins); undefined for a non-member. */
 export async function orgRoleOf(db: Executor, orgId: number, uid: number): Promise<OrgRole | undefined> {
   return roleFromTeams(await orgStore.teamPermissionsOf(db, orgId, uid))
+}
+
+/** Every org where `uid` holds at least `role` through their teams (no page: reports and lists need them all). */
+export async function orgsWhereRoleAtLeast(db: Executor, uid: number, role: 'owner' | 'admin'): Promise<UserRow[]> {
+  return orgStore.orgsWhereMemberOfTeams(db, uid, teamPermissionsGranting(role))
 }
 
 /** Everything `uid` holds in the org through their teams (nothing for a non-member). */

@@ -459,13 +459,15 @@ export async function oldestOrgOfSiteAdmin(db: Executor): Promise<number | undef
   return row?.orgId
 }
 
-/** Ids of the orgs where `uid` is on an `owner` or `admin` team. */
-export async function orgIdsAdministeredBy(db: Executor, uid: number): Promise<number[]> {
+/** The orgs where `uid` is on a team with one of `teamPermissions`, all of them, by name. */
+export async function orgsWhereMemberOfTeams(db: Executor, uid: number, teamPermissions: readonly string[]): Promise<UserRow[]> {
   const rows = await db
-    .selectDistinct({ orgId: teamUsers.orgId })
+    .selectDistinct({ org: users })
     .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .where(and(eq(teamUsers.uid, uid), inArray(teams.permission, ['owner', 'admin'])))
+    .innerJoin(users, eq(users.id, teamUsers.orgId))
+    .where(and(eq(teamUsers.uid, uid), inArray(teams.permission, [...teamPermissions])))
+    .orderBy(asc(users.lowerName))
     .all()
-  return rows.map((r) => r.orgId)
+  return rows.map((r) => r.org)
 }

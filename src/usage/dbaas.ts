@@ -3,7 +3,7 @@ import { authorizeInOrg } from '../authz/authorize'
 import { listClusters } from '../clusters/store'
 import type { Deps } from '../deps'
 import type { UserRow } from '../identity/store'
-import { listOrgsOfUser, teamPermissionsOf } from '../orgs/store'
+import { orgsWhereRoleAtLeast } from '../orgs/grants'
 import { monthKeyAt } from './calendar'
 import { objectMonthsAt } from './service'
 import * as store from './store'
@@ -27,10 +27,7 @@ interface ReportScope {
 async function scopeOf(deps: Deps, me: Actor, org: string | undefined): Promise<ReportScope> {
   if (org !== undefined) return { orgs: [(await authorizeInOrg(deps, me, 'org-owner', { org })).scope.org], clusterUids: undefined }
   const db = deps.db.read
-  const { rows } = await listOrgsOfUser(db, me.user.id, 'all', { limit: 1000, offset: 0 })
-  const owned: UserRow[] = []
-  for (const o of rows) if ((await teamPermissionsOf(db, o.id, me.user.id)).includes('owner')) owned.push(o)
-  return { orgs: owned, clusterUids: (await listClusters(db, me.user.id)).map((c) => c.uid) }
+  return { orgs: await orgsWhereRoleAtLeast(db, me.user.id, 'owner'), clusterUids: (await listClusters(db, me.user.id)).map((c) => c.uid) }
 }
 
 async function objectsInScope(deps: Deps, scope: ReportScope, filter: store.ObjectFilter, now: number) {

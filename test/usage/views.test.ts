@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { createOrg } from '../../src/orgs/service'
+import { registrationFixture } from '../clusters/support'
 import { makeOrg } from '../orgs/support'
 import { syntheticEvents } from './dataset'
 import { billingWorld, event, expectedUsage, hourly, requests, send, type UsageWorld, type WireEvent } from './support'
@@ -266,6 +268,25 @@ describe('DBaaS billing reports', () => {
     const [eve] = await w.t.users('eve')
     expect(await (await w.t.as(eve!).get('/api/v1/dbaas/billing/reports/namespaces')).json()).toEqual({ org: null, namespaces: [] })
     expect(await (await w.t.as(w.owner).get('/api/v1/dbaas/billing/reports/namespaces')).json()).toEqual({ org: null, namespaces: [] })
+  })
+
+  test('without org, an owner of over 1,000 orgs sees the namespaces of their own cluster in each, the last org by name included', async () => {
+    const w = await billingWorld()
+    for (let i = 0; i < 1000; i++) await createOrg(w.t.deps, w.owner.user, { username: `org-${String(i).padStart(4, '0')}`, origin: 'api' })
+    await makeOrg(w.t, 'zz-last', { owner: w.owner })
+    const connection = {
+      server: 'https://127.0.0.1:9',
+      caData: '',
+      tlsServerName: '',
+      insecureSkipTlsVerify: false,
+      credential: { token: 'x' },
+    }
+    await registrationFixture(w.t, w.owner.user, 'mine', connection, 'c-own')
+    const now = Date.now()
+    const spec = { uid: 'db-1', cluster: { uid: 'c-own', name: 'mine' }, namespace: 'team-z' }
+    expect((await send(w, [event(spec, now - 3_600_000, 'created', requests('1', '1Gi'))], { org: 'zz-last' })).status).toBe(200)
+    const body = await (await w.t.as(w.owner).get('/api/v1/dbaas/billing/reports/namespaces')).json()
+    expect(body.namespaces).toEqual([expect.objectContaining({ org: 'zz-last', clusterUID: 'c-own', namespace: 'team-z', databases: 1 })])
   })
 
   test('an object deleted over six months ago is left out', async () => {
