@@ -145,7 +145,7 @@ const settledDescriptors = () =>
   }, 10_000)
 
 describe('a held port-forward', () => {
-  test("100 requests, each on its own connection, through a forward held for a while, then kubectl killed → the member's session ends, no descriptors or heap left behind", async () => {
+  test("100 requests, each on its own connection, through a forward held for 60 s, then kubectl killed → the member's session ends, no descriptors or heap left behind", async () => {
     const pod = await podOf('api')
     const answer = new RegExp(`^pod ${pod} .* answered GET /request-\\d+\\n$`)
     // A first forward warms what stays by design (the member pool, the app's caches), so the baseline is steady.
@@ -156,9 +156,9 @@ describe('a held port-forward', () => {
     const descriptors = await settledDescriptors()
     Bun.gc(true)
     const heap = process.memoryUsage().heapUsed
-    // Held by requests, not by sleeping: 5 s keeps the suite fast; `npm run bench:port-forward` holds 60 s.
+    // Held by requests, not by sleeping, for the 60 s a forward is expected to stay healthy (docs/api/proxy.md).
     const forward = await portForward(spawn, `pod/${pod}`, 8080, ['-n', 'demo'])
-    const made = await holdWithRequests(`http://127.0.0.1:${forward.port}`, 5_000, 100, answer)
+    const made = await holdWithRequests(`http://127.0.0.1:${forward.port}`, 60_000, 100, answer)
     expect(made).toBeGreaterThanOrEqual(100)
     expect(forward.output().match(/Handling connection for/g)?.length).toBeGreaterThanOrEqual(100)
     // Killed, not interrupted: no goodbye reaches the member, so only the platform's relay can end its session.
@@ -168,5 +168,5 @@ describe('a held port-forward', () => {
     Bun.gc(true)
     // 100 connections' sessions, streams and buffers, if kept, would be far above this bound.
     expect(process.memoryUsage().heapUsed - heap).toBeLessThan(4 * 1024 * 1024)
-  }, 60_000)
+  }, 120_000)
 })
