@@ -1,6 +1,6 @@
 import { afterAll, expect } from 'bun:test'
 import { type ClaimsData, decode, type User } from '@nats-io/jwt'
-import type { NatsConnection } from '@nats-io/transport-node'
+import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node'
 import { closeMsgbus } from '../../src/msgbus/bus'
 import { makeTestApp, type TestApp, type TestUser, tempDir } from '../support/app'
 import { connectWithCredentials, type NatsServer, natsServer } from '../support/nats'
@@ -27,14 +27,12 @@ export async function credentialsOf(t: TestApp, who: TestUser): Promise<Credenti
   return res.json() as Promise<Credentials>
 }
 
-const connections: NatsConnection[] = []
-afterAll(async () => {
-  for (const nc of connections) if (!nc.isClosed()) await nc.close()
-})
-
-export async function connected(creds: Credentials): Promise<NatsConnection> {
-  const nc = await connectWithCredentials(creds.msgbusEndpoints[0]!, creds.credentials)
-  connections.push(nc)
+/** A client connection with `creds`, closed after the test (or file) that made it. */
+export async function connected(creds: Credentials, options: Partial<ConnectionOptions> = {}): Promise<NatsConnection> {
+  const nc = await connectWithCredentials(creds.msgbusEndpoints[0]!, creds.credentials, options)
+  afterAll(async () => {
+    if (!nc.isClosed()) await nc.close()
+  })
   return nc
 }
 

@@ -10,21 +10,17 @@ import { insertUser, type UserRow } from '../../src/identity/store'
 import { mintToken } from '../../src/identity/tokens/service'
 import { memoryLogger } from '../../src/logger'
 import { TestClock } from './clock'
+import { atRunEnd } from './run-end'
 import { eventually } from './wait'
 
 /** Every test user's password; its argon2 hash is computed once per test process. */
 export const PASSWORD = 'correct horse battery'
 let passwordHash: Promise<string> | undefined
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
-
-/** A fresh temporary data dir, removed when the test file ends. */
+/** A fresh temporary data dir, removed when the test run ends (after every app and server using it closed). */
 export function tempDir(prefix = 'platform-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix))
-  dirs.push(dir)
+  atRunEnd(() => rmSync(dir, { recursive: true, force: true }))
   return dir
 }
 

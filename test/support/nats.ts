@@ -1,8 +1,8 @@
-import { afterAll } from 'bun:test'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { connect as tcpConnect } from 'node:net'
 import { join } from 'node:path'
-import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node'
+import { type ConnectionOptions, connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node'
+import { stopChild, stopWithScope } from './children'
 import { freePort } from './ports'
 import { MAIN } from './process'
 
@@ -28,17 +28,10 @@ export interface NatsServer {
   stop(): Promise<void>
 }
 
-const running: Bun.Subprocess[] = []
-afterAll(async () => {
-  for (const child of running.splice(0)) {
-    child.kill()
-    await child.exited
-  }
-})
-
 /**
  * Debian's nats-server, configured by the platform's own `msgbus nats-config` over `dataDir`,
- * in a directory of its own on free loopback ports. Not started yet.
+ * in a directory of its own on free loopback ports. Not started yet; once started, it stops after
+ * the test (or file) that started it.
  */
 export function natsServer(dataDir: string, dir: string, ports: { port: number; websocketPort?: number }): NatsServer {
   const resolverDir = join(dir, 'jwt')
@@ -66,15 +59,12 @@ export function natsServer(dataDir: string, dir: string, ports: { port: number; 
     resolverDir,
     configFile,
     async start() {
-      child = Bun.spawn([NATS_SERVER, '-c', configFile], { stdout: 'ignore', stderr: 'ignore' })
-      running.push(child)
+      child = stopWithScope(Bun.spawn([NATS_SERVER, '-c', configFile], { stdout: 'ignore', stderr: 'ignore' }))
       await waitForPort(ports.port)
     },
     async stop() {
       if (!child) return
-      child.kill()
-      await child.exited
-      running.splice(running.indexOf(child), 1)
+      await stopChild(child)
       child = undefined
     },
   }
@@ -101,9 +91,22 @@ async function waitForPort(port: number): Promise<void> {
   throw new Error(`nats-server did not listen on ${port}`)
 }
 
-/** One-shot client connection with base64 `.creds` from the API (no reconnects: refusals surface at once). */
-export function connectWithCredentials(url: string, credentials: string): Promise<NatsConnection> {
-  return connect({ servers: url, authenticator: credsAuthenticator(Buffer.from(credentials, 'base64')), reconnect: false, timeout: 3000 })
+/**
+ * One-shot client connection with base64 `.creds` from the API (no reconnects: refusals surface at
+ * once); `options` adds client settings such as `inboxPrefix`.
+ */
+export function connectWithCredentials(
+  url: string,
+  credentials: string,
+  options: Partial<ConnectionOptions> = {},
+): Promise<NatsConnection> {
+  return connect({
+    servers: url,
+    authenticator: credsAuthenticator(Buffer.from(credentials, 'base64')),
+    reconnect: false,
+    timeout: 3000,
+    ...options,
+  })
 }
 
 /** The error a connect attempt ends with, or undefined when it connected (and was closed again). */

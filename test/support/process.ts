@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { stopWithScope } from './children'
 
 export const MAIN = resolve(import.meta.dir, '../../src/main.ts')
 
@@ -12,7 +13,8 @@ export interface RunningServer {
 /**
  * Starts `serve` of `program` (this checkout's by default; the built binary in its smoke suite) as a
  * separate process on a random port over `dataDir`, with this process's environment and `env` (or
- * `env` alone when `bareEnv`), in `cwd`, on `port` (0: any); resolves once it listens.
+ * `env` alone when `bareEnv`), in `cwd`, on `port` (0: any); resolves once it listens. Stopped after
+ * the test (or file) that started it, unless the test ended it first.
  */
 export async function startServer(
   dataDir: string,
@@ -24,13 +26,15 @@ export async function startServer(
     port = 0,
   }: { program?: string[]; bareEnv?: boolean; cwd?: string; port?: number } = {},
 ): Promise<RunningServer> {
-  const child = Bun.spawn([...program, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
-    cwd,
-    env: { ...(bareEnv ? {} : process.env), PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', ...env },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
+  const child = stopWithScope(
+    Bun.spawn([...program, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
+      cwd,
+      env: { ...(bareEnv ? {} : process.env), PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', ...env },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    }),
+  )
   const reader = child.stdout.getReader()
   let seen = ''
   while (!/"event":"listening"/.test(seen)) {
