@@ -17,7 +17,10 @@ export const msgbusRoutes = (deps: Deps) =>
       scope: 'user',
       secret: true,
       response: { 200: MsgbusCredentialsResponse, ...errors },
-      detail: { summary: 'New personal message-bus credentials (user.<uid>.>, _INBOX.>; 24 h)', tags: TAGS },
+      detail: {
+        summary: 'New personal message-bus credentials (user.<uid>.>; replies in _INBOX_<uid>.>, set as the client inboxPrefix; 24 h)',
+        tags: TAGS,
+      },
     })
     .get('/user/msgbus/admin_credentials', ({ me }) => msgbus.adminCredentials(deps, me), {
       signedIn: 'site-admin',

@@ -27,10 +27,22 @@ export const COOKIE_TTL_SECONDS = 15 * 60
 /** Where an org's agents publish usage events (docs/decisions.md §5a). */
 const usageEventsSubject = (orgName: string) => `usage.events.${orgName}`
 
-/** Personal credentials (docs/decisions.md §6a): own subjects and reply inboxes. */
+/** The reply-inbox prefix of user `uid`'s personal credentials: clients set it as `inboxPrefix`. */
+export const personalInboxPrefix = (uid: number) => `_INBOX_${uid}`
+
+/** How long a personal credential may answer a request it received (nats-server reads nanoseconds). */
+const RESPONSE_WINDOW_NS = 60 * 1_000_000_000
+
+/**
+ * Personal credentials (docs/decisions.md §6a): the user's own subjects, replies only into their
+ * own inbox prefix, and answers to requests they received through response permissions. Never
+ * the shared `_INBOX.>`: in the one USERS account it would let any user read or forge another
+ * user's replies.
+ */
 const personalPermissions = (uid: number): Permissions => ({
-  pub: { allow: [`user.${uid}.>`, '_INBOX.>'] },
-  sub: { allow: [`user.${uid}.>`, '_INBOX.>'] },
+  pub: { allow: [`user.${uid}.>`] },
+  sub: { allow: [`user.${uid}.>`, `${personalInboxPrefix(uid)}.>`] },
+  resp: { max: 1, ttl: RESPONSE_WINDOW_NS },
 })
 
 interface Issue {
@@ -75,7 +87,7 @@ async function issue(deps: Deps, request: Issue): Promise<MsgbusCredentialsRespo
   return { msgbusEndpoints: deps.config.msgbusUrls, credentials: Buffer.from(credsFile(jwt, user)).toString('base64') }
 }
 
-/** The caller's personal credentials: `user.<uid>.>` and `_INBOX.>`, 24 h. Throws unavailable. */
+/** The caller's personal credentials: `user.<uid>.>` and the inbox `_INBOX_<uid>.>`, 24 h. Throws unavailable. */
 export function personalCredentials(deps: Deps, me: Actor): Promise<MsgbusCredentialsResponse> {
   return issue(deps, {
     owner: me.user,

@@ -52,7 +52,7 @@ describe('GET /api/v1/user/msgbus/user_credentials', () => {
     const res = await t.as(admin).get('/api/v1/user/msgbus/user_credentials?username=ann')
     expect(res.status).toBe(200)
     const creds = (await res.json()) as Credentials
-    expect(userJwtOf(creds).nats.sub?.allow).toEqual([`user.${ann.user.id}.>`, '_INBOX.>'])
+    expect(userJwtOf(creds).nats.sub?.allow).toEqual([`user.${ann.user.id}.>`, `_INBOX_${ann.user.id}.>`])
     const nc = await connected(creds)
     expect(await delivers(nc, nc, `user.${ann.user.id}.x`)).toBe(true)
     expect((await tokensOf(t, ann)).map((r) => r.msgbusPubKey)).toEqual([userJwtOf(creds).sub])

@@ -69,7 +69,10 @@ describe('the msgbus_jwt sign-in cookie with a message bus', () => {
     const claims = decode<User>((await signIn()).jwt!)
     expect(claims.nats.bearer_token).toBe(true)
     expect(claims.exp! - claims.iat).toBeLessThanOrEqual(15 * 60)
-    expect(claims.nats.sub?.allow).toContain(`user.${busLab.ann.user.id}.>`)
+    const uid = busLab.ann.user.id
+    // The personal permissions: own subjects, own reply inbox, never the shared _INBOX.>.
+    expect(claims.nats.sub?.allow).toEqual([`user.${uid}.>`, `_INBOX_${uid}.>`])
+    expect(claims.nats.pub?.allow).toEqual([`user.${uid}.>`])
   })
 
   test('the cookie authenticates a websocket', async () => {
