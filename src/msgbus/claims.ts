@@ -82,6 +82,13 @@ export function userJwt(user: KeyPair, signer: KeyPair, grant: UserGrant): Promi
   )
 }
 
+/**
+ * Now as jwt.js stamps a JWT's `iat`: the wall clock, to the second. nats-server refuses a revoked
+ * key's JWTs whose `iat` is at or before the revocation time, so that time is read from the same
+ * clock, never from the app's injected one (which tests move).
+ */
+export const issuedAtNow = (): number => Math.floor(Date.now() / 1000)
+
 /** The standard `.creds` text (LF only, trailing newline), as nats.js and the Go client parse it. */
 export function credsFile(jwt: string, user: KeyPair): Uint8Array {
   return fmtCreds(jwt, user)

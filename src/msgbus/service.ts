@@ -8,7 +8,7 @@ import { AppError } from '../errors'
 import { findUserByName, type UserRow } from '../identity/store'
 import { accountKeys, orgAccount, USERS_ACCOUNT } from './accounts'
 import { assertConfigured, Messages as BusMessages, ensureAccountPushed, pushOrUnavailable, systemLink } from './bus'
-import { credsFile, newKeyPair, userJwt } from './claims'
+import { credsFile, issuedAtNow, newKeyPair, userJwt } from './claims'
 import type { MsgbusAccount, MsgbusCredentialsResponse } from './schemas'
 import * as store from './store'
 
@@ -216,8 +216,7 @@ export async function revokeToken(deps: Deps, uid: number, id: number, missing: 
   const row = Number.isSafeInteger(id) ? await store.findMsgbusAccountOf(deps.db.read, uid, id) : undefined
   if (!row) throw new AppError(missing, Messages.tokenNotFound)
   assertConfigured(deps)
-  // The wall clock, not deps.clock: nats-server refuses JWTs whose `iat` is at or before this
-  // time, and jwt.js stamps `iat` from the wall clock.
-  await deps.db.write((tx) => store.markRevoked(tx, row.id, Math.floor(Date.now() / 1000)))
+  // Compared by nats-server with the `iat` jwt.js stamped: the wall clock, not deps.clock.
+  await deps.db.write((tx) => store.markRevoked(tx, row.id, issuedAtNow()))
   await pushOrUnavailable(deps, await systemLink(deps), row.account)
 }

@@ -171,6 +171,18 @@ describe('POST /api/v1/user/settings/tokens/msgbus-tokens/{id}/revoke/', () => {
     expect(await connectRefusal(nats.url, fresh.credentials)).toBeUndefined()
   })
 
+  test("a revocation takes effect even when the app's clock runs an hour behind the wall clock (nats-server compares it with iat)", async () => {
+    const { t, nats } = await lab()
+    const [ann] = await t.users('ann')
+    const creds = await credentialsOf(t, ann)
+    const live = await connected(creds)
+    t.clock.advance(-3600_000)
+    const [row] = await tokensOf(t, ann)
+    expect((await revoke(t, ann, row!.id)).status).toBe(200)
+    expect(await closesWithin(live, 2000)).toBeDefined()
+    expect(await connectRefusal(nats.url, creds.credentials)).toMatch(/Authorization Violation/)
+  })
+
   test("another user's id or an unknown id → 404, and nothing is revoked", async () => {
     const { t, nats } = await lab()
     const [ann, bob] = await t.users('ann', 'bob')
