@@ -1,17 +1,19 @@
 // Usage ingestion and report benchmark (issue 18): ingest 10,000 objects × 730 hourly events
 // (7.3 M events) through the ingestion service, then read the monthly summary; prints the time from
 // the first event to a readable summary and the peak RSS. With Chromium present, also the PDF
-// render times (cold: first render with a browser launch; warm: p50 of the following ones).
+// render times (cold: first render with a browser launch; warm: p50 of the following ones). First, the memory and
+// answer of three bodies of a million bad events each, sent at once.
 // Usage: npm run bench:usage [-- --objects 10000 --hours 730 --batch 50]
 
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { openDeps } from '../src/app'
+import { createApp, openDeps } from '../src/app'
 import { loadConfig } from '../src/config'
 import { ensureFirstAdmin } from '../src/identity/service'
 import { findUserByName } from '../src/identity/store'
+import { mintToken } from '../src/identity/tokens/service'
 import { jsonLogger } from '../src/logger'
 import { createOrg } from '../src/orgs/service'
 import { ingestEvents } from '../src/usage/ingest'
@@ -43,10 +45,49 @@ await ensureFirstAdmin(deps.db, config.admin)
 const admin = (await findUserByName(deps.db.read, 'admin'))!
 const org = await createOrg(deps, admin, { username: 'bench', visibility: 'public', origin: 'api' })
 
+const mib = (bytes: number) => (bytes / 1048576).toFixed(0)
+
+/**
+ * The kernel's peak RSS of this process (VmHWM), reset to the current RSS first (Linux): exact even while
+ * synchronous work keeps a sampling timer from running. Returns the RSS at the reset.
+ */
+function resetPeakRss(): number {
+  writeFileSync('/proc/self/clear_refs', '5')
+  return process.memoryUsage().rss
+}
+const peakRssSinceReset = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024
+
 let peakRss = process.memoryUsage().rss
 const sampler = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss)
 }, 50)
+
+// A body of a million bad events (3 MB of `{}` lines) through the route, three at once: the answer and the
+// memory it takes stay bounded by the body (docs/decisions.md §5a), whatever its event count.
+{
+  const app = createApp(deps)
+  const { plaintext } = await mintToken(deps.db, admin.id, { name: 'bench', scopes: ['all'] })
+  const body = '{}\n'.repeat(1_000_000)
+  const post = () =>
+    app.handle(
+      new Request('http://localhost/api/v1/usage/events?org=bench', {
+        method: 'POST',
+        headers: { authorization: `token ${plaintext}`, 'content-type': 'application/x-ndjson' },
+        body,
+      }),
+    )
+  Bun.gc(true)
+  const before = resetPeakRss()
+  const started = performance.now()
+  const answers = await Promise.all([post(), post(), post()])
+  const seconds = (performance.now() - started) / 1000
+  const sizes = await Promise.all(answers.map(async (res) => `${res.status} ${(await res.text()).length} B`))
+  const peak = peakRssSinceReset()
+  console.log(
+    `bad body: 3 × 1,000,000 bad NDJSON lines (${(body.length / 1e6).toFixed(1)} MB each) at once in ${seconds.toFixed(1)} s: answers ${sizes.join(', ')}; ` +
+      `RSS ${mib(before)} → peak ${mib(peak)} MiB (+${mib(peak - before)} MiB)`,
+  )
+}
 
 // September 2025 and the start of October: 730 hours from Sep 1.
 const START = Date.UTC(2025, 8, 1)

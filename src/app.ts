@@ -47,7 +47,7 @@ import { assertSharedSecretKey } from './storage/key-check'
 import { loadOrCreateKey, secretBox } from './storage/secret-box'
 import { systemRoutes } from './system/routes'
 import { buildInfo } from './system/service'
-import { usageRoutes } from './usage/routes'
+import { INGEST_ROUTE, usageRoutes } from './usage/routes'
 import { usageEventsSubscription } from './usage/subscriber'
 
 /** Where a local database is copied before migrations change it (docs/operations.md, "Upgrades"). */
@@ -134,8 +134,10 @@ export function createApp(deps: Deps) {
     .use(metricsRoute(deps))
     .use(securityHeaders)
     .use(
-      jsonBody({ maxBytes: deps.config.maxBodyBytes, timeoutSeconds: deps.config.bodyTimeoutSeconds }, (request, server) =>
-        actorOf(deps, request, server),
+      jsonBody(
+        { maxBytes: deps.config.maxBodyBytes, timeoutSeconds: deps.config.bodyTimeoutSeconds },
+        (request, server) => actorOf(deps, request, server),
+        new Set([INGEST_ROUTE]),
       ),
     )
     .use(systemRoutes(deps))

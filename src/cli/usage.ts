@@ -12,7 +12,8 @@ export const usageImport: Command = {
 
 Ingests usage events (docs/decisions.md §5a), one JSON event per line, for organization ORG, with a progress
 bar. Like POST /api/v1/usage/events: a bad line or event is rejected alone (reported with its index
-among non-empty lines), events already stored are duplicates. Exit 1 when any line was rejected.`,
+among non-empty lines; the first 20 printed, all counted), events already stored are duplicates. Exit 1 when
+any line was rejected.`,
   async run(args) {
     const parsed = parseCommandArgs(() => parseArgs({ args, options: { org: { type: 'string' } }, strict: true, allowPositionals: true }))
     const [file, ...extra] = parsed.positionals
@@ -34,15 +35,15 @@ among non-empty lines), events already stored are duplicates. Exit 1 when any li
       bar.start(Math.max(1, statSync(file).size), 0, { accepted: 0, duplicates: 0, rejected: 0 })
       try {
         return await importNdjsonFile(deps, org.id, file, (p) =>
-          bar.update(p.bytesRead, { accepted: p.result.accepted, duplicates: p.result.duplicates, rejected: p.result.rejected.length }),
+          bar.update(p.bytesRead, { accepted: p.result.accepted, duplicates: p.result.duplicates, rejected: p.result.rejectedCount }),
         )
       } finally {
         bar.stop()
       }
     })
-    console.log(`${result.accepted} accepted, ${result.duplicates} duplicates, ${result.rejected.length} rejected`)
+    console.log(`${result.accepted} accepted, ${result.duplicates} duplicates, ${result.rejectedCount} rejected`)
     for (const r of result.rejected.slice(0, 20)) console.log(`  line ${r.index}: ${r.message}`)
-    if (result.rejected.length > 20) console.log(`  … and ${result.rejected.length - 20} more`)
-    return result.rejected.length > 0 ? 1 : 0
+    if (result.rejectedCount > 20) console.log(`  … and ${result.rejectedCount - 20} more`)
+    return result.rejectedCount > 0 ? 1 : 0
   },
 }

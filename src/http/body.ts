@@ -10,6 +10,7 @@ export const Messages = {
   anonymousTooLarge: (limit: number) => `request bodies without a credential are limited to ${limit} bytes; authenticate first`,
   lengthRequired: 'a request body without a credential needs a Content-Length header',
   stalled: (seconds: number) => `the request body did not arrive within ${seconds} seconds`,
+  notUtf8: 'the request body is not valid UTF-8 text',
 } as const
 
 /** Sign-in and the other public routes read a few hundred bytes; nobody needs more before proving who they are. */
@@ -23,7 +24,7 @@ export interface BodyLimits {
 }
 
 /** Deeper than any Kubernetes object or API body; shallow enough that nothing recurses into a crash. */
-const MAX_JSON_DEPTH = 128
+export const MAX_JSON_DEPTH = 128
 
 /** Throws `invalid` when the JSON text nests deeper than `limit`; a linear scan, strings skipped. */
 function checkJsonDepth(text: string, limit = MAX_JSON_DEPTH): void {
@@ -58,8 +59,20 @@ function parseJson(text: string): unknown {
  * failure is kept here and thrown by the guard once the caller is known: a bad credential is 401
  * even when the body is bad too (docs/decisions.md §1).
  */
-export class UnreadableBody {
+class UnreadableBody {
   constructor(readonly error: AppError) {}
+}
+
+/**
+ * A body handed to its route as text, read within the same limits as any other (size, arrival
+ * time, UTF-8): for routes that parse it themselves, a piece at a time (usage ingestion), so a body
+ * of many small items does not become as many objects at once.
+ */
+export class BodyText {
+  constructor(
+    readonly contentType: string,
+    readonly text: string,
+  ) {}
 }
 
 /** Throws the parse failure kept in `body`, if any. */
@@ -109,7 +122,12 @@ async function readBodyText(request: Request, maxBytes: number, tooLarge: string
   } finally {
     clearTimeout(timer)
   }
-  return Buffer.concat(chunks).toString('utf8')
+  // Strict: a lossy decoding would store U+FFFD where the client sent something else.
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))
+  } catch {
+    throw new AppError('invalid', Messages.notUtf8)
+  }
 }
 
 /** Who sent the request (undefined: nobody); throws for a credential that is present but invalid. */
@@ -122,14 +140,15 @@ type ActorOf = (request: Request, server: RequestIpSource) => Promise<unknown>
  * send at most ANONYMOUS_BODY_BYTES, so stalled anonymous bodies cannot pile up memory. No route
  * reads text/plain: it is refused (415) rather than handed to a JSON schema as a string, which is
  * also what a cross-site form can send. URL-encoded forms are read the same way; multipart falls
- * through to Elysia within the same declared-size limits.
+ * through to Elysia within the same declared-size limits. Every text body must be valid UTF-8
+ * (422). `textRoutes` (`METHOD /path` as declared) get their body as BodyText, whatever its type.
  */
-export const jsonBody = (limits: BodyLimits, actorOf: ActorOf) =>
-  new Elysia({ name: 'json-body' }).onParse({ as: 'global' }, ({ request, contentType, server }) => {
+export const jsonBody = (limits: BodyLimits, actorOf: ActorOf, textRoutes: ReadonlySet<string> = new Set()) =>
+  new Elysia({ name: 'json-body' }).onParse({ as: 'global' }, ({ request, contentType, server, route }) => {
     // No body (every GET): nothing to read or bound, and no promise to wait on.
     if (contentType === '' && request.body === null) return undefined
     if (/^text\/plain\b/i.test(contentType)) return new UnreadableBody(new AppError('unsupportedMediaType', Messages.textPlain))
-    return parseBody(request, contentType, server, limits, actorOf)
+    return parseBody(request, contentType, server, limits, actorOf, textRoutes.has(`${request.method} ${route}`))
   })
 
 /** The body read within the caller's limits (anonymous callers get the smaller one); a refusal is kept for the guard. */
@@ -139,16 +158,12 @@ async function parseBody(
   server: RequestIpSource,
   limits: BodyLimits,
   actorOf: ActorOf,
+  asText: boolean,
 ): Promise<unknown> {
   const authenticated = (await actorOf(request, server)) !== undefined
   try {
-    return await readBody(
-      request,
-      contentType,
-      authenticated ? limits.maxBytes : ANONYMOUS_BODY_BYTES,
-      authenticated,
-      limits.timeoutSeconds,
-    )
+    const read = { maxBytes: authenticated ? limits.maxBytes : ANONYMOUS_BODY_BYTES, timeoutSeconds: limits.timeoutSeconds }
+    return await readBody(request, contentType, read, authenticated, asText)
   } catch (e) {
     // Kept for the guard, so that a signed-in route still answers an anonymous caller 401.
     if (e instanceof AppError) return new UnreadableBody(e)
@@ -156,24 +171,28 @@ async function parseBody(
   }
 }
 
-/** The parsed body, or undefined to let Elysia read it (multipart); throws AppError for a body refused. */
+/**
+ * The parsed body, the BodyText of a route that parses its own (`asText`), or undefined to let
+ * Elysia read it (multipart); throws AppError for a body refused.
+ */
 async function readBody(
   request: Request,
   contentType: string,
-  maxBytes: number,
+  limits: BodyLimits,
   authenticated: boolean,
-  timeoutSeconds: number,
+  asText: boolean,
 ): Promise<unknown> {
-  const tooLarge = authenticated ? Messages.tooLarge(maxBytes) : Messages.anonymousTooLarge(maxBytes)
+  const tooLarge = authenticated ? Messages.tooLarge(limits.maxBytes) : Messages.anonymousTooLarge(limits.maxBytes)
   const declared = request.headers.get('content-length')
-  if (Number(declared ?? '0') > maxBytes) throw new AppError('payloadTooLarge', tooLarge)
+  if (Number(declared ?? '0') > limits.maxBytes) throw new AppError('payloadTooLarge', tooLarge)
   const form = isUrlEncoded(contentType)
-  if (!isJson(contentType) && !form) {
+  if (!isJson(contentType) && !form && !asText) {
     // Elysia reads multipart bodies whole: without a declared size, an anonymous one could be any size.
     if (!authenticated && declared === null && request.body) throw new AppError('lengthRequired', Messages.lengthRequired)
     return undefined
   }
-  const text = await readBodyText(request, maxBytes, tooLarge, timeoutSeconds)
+  const text = await readBodyText(request, limits.maxBytes, tooLarge, limits.timeoutSeconds)
+  if (asText) return new BodyText(contentType, text)
   // The parser Elysia itself uses for forms, so routes see the same shape.
   return form ? parseQuery(text) : parseJson(text)
 }

@@ -7,54 +7,122 @@ import { type Coverage, compareReadings, DELETED_RANK, mergeIntervals, type Read
 import { readEvent, type UsageEvent } from './events'
 import * as store from './store'
 
+/** How many rejections an answer lists (the first ones by index); `rejectedCount` counts them all. */
+const REJECTIONS_SHOWN = 100
+
+interface Rejection {
+  index: number
+  message: string
+}
+
 /** Answer of an ingestion (docs/decisions.md §5a). */
 export interface IngestResult {
   accepted: number
   duplicates: number
-  rejected: { index: number; message: string }[]
+  /** The first REJECTIONS_SHOWN rejections, by index. */
+  rejected: Rejection[]
+  rejectedCount: number
 }
 
 const IngestMessages = {
   productChanged: (uid: string, product: string) => `object ${uid} was reported as ${product}; an object keeps its product`,
 } as const
 
-/** Events of one object in a batch, with their positions in the request. */
+/** Events of one object waiting to be stored, with their positions in the request. */
 interface ObjectBatch {
   uid: string
   events: { index: number; event: UsageEvent }[]
 }
 
-/**
- * Reads and stores a batch of events for `orgId`: each bad event is rejected alone with its index,
- * events already stored (same object uid, time and type) count as duplicates, and the per-object
- * integrals are brought up to date in the same transaction, so every later read sees them.
- */
-export async function ingestEvents(
-  deps: Deps,
-  orgId: number,
-  values: readonly unknown[],
-  now = deps.clock.now(),
-  firstIndex = 0,
-): Promise<IngestResult> {
-  const result: IngestResult = { accepted: 0, duplicates: 0, rejected: [] }
-  const byObject = new Map<string, ObjectBatch>()
-  for (const [i, value] of values.entries()) {
-    const event = value instanceof BadLine ? value.message : readEvent(value, now)
-    if (typeof event === 'string') {
-      result.rejected.push({ index: firstIndex + i, message: event })
-      continue
-    }
-    let batch = byObject.get(event.uid)
-    if (!batch) byObject.set(event.uid, (batch = { uid: event.uid, events: [] }))
-    batch.events.push({ index: firstIndex + i, event })
+/** The first REJECTIONS_SHOWN rejections by index, kept in bounded memory however many come, and their count. */
+class Rejections {
+  #kept: Rejection[] = []
+  count = 0
+
+  add(index: number, message: string): void {
+    this.count++
+    this.#kept.push({ index, message })
+    if (this.#kept.length >= 2 * REJECTIONS_SHOWN) this.#trim()
   }
-  if (byObject.size > 0) await deps.db.write((tx) => storeBatches(tx, orgId, [...byObject.values()], result))
-  result.rejected.sort((a, b) => a.index - b.index)
-  const counted = metricsOf(deps)?.usageEvents
-  counted?.labels('accepted').inc(result.accepted)
-  counted?.labels('duplicate').inc(result.duplicates)
-  counted?.labels('rejected').inc(result.rejected.length)
-  return result
+
+  shown(): Rejection[] {
+    this.#trim()
+    return [...this.#kept]
+  }
+
+  #trim(): void {
+    this.#kept.sort((a, b) => a.index - b.index)
+    this.#kept.length = Math.min(this.#kept.length, REJECTIONS_SHOWN)
+  }
+}
+
+/**
+ * One ingestion for `orgId`: values are taken one at a time in order (their index is their
+ * position), a bad one rejected alone at once, good ones kept until `store` writes them in one
+ * transaction. Events already stored (same object uid, time and type) count as duplicates, and the
+ * per-object integrals are brought up to date in the same transaction, so every later read sees
+ * them. What it holds is bounded by the good events waiting, never by the rejections.
+ */
+export class Ingestion {
+  #waiting = new Map<string, ObjectBatch>()
+  #next = 0
+  #accepted = 0
+  #duplicates = 0
+  readonly #rejections = new Rejections()
+  /** Rejections already counted in the metrics. */
+  #rejectedCounted = 0
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly orgId: number,
+    private readonly now = deps.clock.now(),
+  ) {}
+
+  take(value: unknown): void {
+    const index = this.#next++
+    const event = value instanceof BadLine ? value.message : readEvent(value, this.now)
+    if (typeof event === 'string') return this.#rejections.add(index, event)
+    let batch = this.#waiting.get(event.uid)
+    if (!batch) this.#waiting.set(event.uid, (batch = { uid: event.uid, events: [] }))
+    batch.events.push({ index, event })
+  }
+
+  /** Writes the waiting events in one transaction, and counts what came since the last time in the metrics. */
+  async store(): Promise<void> {
+    let stored = { accepted: 0, duplicates: 0 }
+    if (this.#waiting.size > 0) {
+      const batches = [...this.#waiting.values()]
+      this.#waiting = new Map()
+      stored = await this.deps.db.write((tx) => storeBatches(tx, this.orgId, batches, this.#rejections))
+      this.#accepted += stored.accepted
+      this.#duplicates += stored.duplicates
+    }
+    const counted = metricsOf(this.deps)?.usageEvents
+    counted?.labels('accepted').inc(stored.accepted)
+    counted?.labels('duplicate').inc(stored.duplicates)
+    counted?.labels('rejected').inc(this.#rejections.count - this.#rejectedCounted)
+    this.#rejectedCounted = this.#rejections.count
+  }
+
+  result(): IngestResult {
+    return {
+      accepted: this.#accepted,
+      duplicates: this.#duplicates,
+      rejected: this.#rejections.shown(),
+      rejectedCount: this.#rejections.count,
+    }
+  }
+}
+
+/**
+ * Reads every value of `values` and stores the good events in one transaction (a request body or
+ * a message: all or nothing when storing fails). Throws what reading `values` throws (invalid).
+ */
+export async function ingestEvents(deps: Deps, orgId: number, values: Iterable<unknown>): Promise<IngestResult> {
+  const ingestion = new Ingestion(deps, orgId)
+  for (const value of values) ingestion.take(value)
+  await ingestion.store()
+  return ingestion.result()
 }
 
 /** Coverage of paid contracts per product and cluster, computed once per batch. */
@@ -75,7 +143,13 @@ function coverageLookup(contracts: readonly store.ContractRow[]) {
   }
 }
 
-async function storeBatches(tx: Executor, orgId: number, batches: ObjectBatch[], result: IngestResult): Promise<void> {
+async function storeBatches(
+  tx: Executor,
+  orgId: number,
+  batches: ObjectBatch[],
+  rejections: Rejections,
+): Promise<{ accepted: number; duplicates: number }> {
+  const result = { accepted: 0, duplicates: 0 }
   const coverageOf = coverageLookup(await store.listContracts(tx, orgId))
   const known = new Map(
     (
@@ -91,7 +165,7 @@ async function storeBatches(tx: Executor, orgId: number, batches: ObjectBatch[],
     const existing = known.get(batch.uid)
     const product = existing?.product ?? batch.events[0]!.event.product
     const wrong = batch.events.filter((e) => e.event.product !== product)
-    for (const e of wrong) result.rejected.push({ index: e.index, message: IngestMessages.productChanged(batch.uid, product) })
+    for (const e of wrong) rejections.add(e.index, IngestMessages.productChanged(batch.uid, product))
     const events = batch.events
       .filter((e) => e.event.product === product)
       .map((e) => e.event)
@@ -104,6 +178,7 @@ async function storeBatches(tx: Executor, orgId: number, batches: ObjectBatch[],
     await storeObjectEvents(tx, orgId, existing, fresh, coverageOf)
   }
   await store.addGeneratedMonths(tx, orgId, months)
+  return result
 }
 
 /** The events not yet stored: duplicates inside the batch and already stored ones dropped. */

@@ -3,7 +3,7 @@ import type { Deps } from '../deps'
 import { guard } from '../http/guard'
 import { metricsOf } from '../http/metrics'
 import { ErrorBody } from '../http/schemas'
-import { eventsOfBody, readNdjsonBody } from './body'
+import { eventsOfBody } from './body'
 import * as contracts from './contracts'
 import * as dbaas from './dbaas'
 import { ingestEvents } from './ingest'
@@ -42,6 +42,9 @@ import * as views from './views'
 const TAGS = ['usage']
 const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody }
 
+/** The ingestion route, which reads its body as text a piece at a time (http/body.ts `textRoutes`). */
+export const INGEST_ROUTE = 'POST /api/v1/usage/events'
+
 /** Usage ingestion and reports (spec "Usage reports", docs/decisions.md §5, §5a); registered in billing mode only. */
 export const usageRoutes = (deps: Deps) => {
   const printer = pdfPrinter({ chromiumPath: deps.config.chromiumPath, ...deps.config.pdfRenders, metrics: metricsOf(deps) })
@@ -52,7 +55,6 @@ export const usageRoutes = (deps: Deps) => {
       inOrg: 'send:usage-events',
       scope: 'organization',
       query: OrgQuery,
-      parse: readNdjsonBody(deps.config.maxBodyBytes),
       body: UsageEventsBody,
       response: { 200: IngestResponse, ...errors, 413: ErrorBody },
       detail: {

@@ -25,8 +25,9 @@ export const IngestResponse = t.Object(
         index: t.Integer({ description: '0-based position of the event in the array, or of its line among the non-empty NDJSON lines' }),
         message: t.String({ description: 'Why the event was rejected' }),
       }),
-      { description: 'Bad events, each rejected alone; the others were kept' },
+      { description: 'The first 100 bad events (by index), each rejected alone; the others were kept' },
     ),
+    rejectedCount: t.Integer({ description: 'How many events were rejected in all' }),
   },
   { description: 'Outcome of an ingestion' },
 )

@@ -47,7 +47,7 @@ async function handleUsageMessage(deps: Deps, orgId: number, message: BusMessage
       ...fields,
       accepted: result.accepted,
       duplicates: result.duplicates,
-      rejected: result.rejected.length,
+      rejected: result.rejectedCount,
     })
     const answer: UsageBusAnswer = result
     message.respond(JSON.stringify(answer))

@@ -187,7 +187,7 @@ describe('the built binary, alone in an empty directory', () => {
     const spec = { uid: 'db-1', cluster: { uid: 'c-1', name: 'prod-eu' } }
     const events = hourly(spec, Date.UTC(2025, 9, 1), Date.UTC(2025, 9, 2), requests('2', '4Gi'))
     const ingested = await smoke.api('/api/v1/usage/events?org=acme', asAdmin({ method: 'POST', body: JSON.stringify(events) }))
-    expect(await ingested.json()).toEqual({ accepted: 24, duplicates: 0, rejected: [] })
+    expect(await ingested.json()).toEqual({ accepted: 24, duplicates: 0, rejected: [], rejectedCount: 0 })
     const pdf = await smoke.api('/api/v1/dashboard/summary/2025/10/download?org=acme', asAdmin())
     expect(pdf.status).toBe(200)
     expect(pdf.headers.get('content-type')).toBe('application/pdf')

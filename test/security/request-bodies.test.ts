@@ -89,6 +89,18 @@ describe('request bodies before authentication', () => {
     expect(res.status).toBe(201)
   })
 
+  test('a JSON body that is not UTF-8 → 422 naming it; nothing is stored with U+FFFD in its place', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const body = Buffer.concat([Buffer.from('{"full_name": "Al'), Buffer.from([0xe9]), Buffer.from('ce"}')])
+    const res = await t
+      .as(alice)
+      .send('POST', '/api/v1/user/settings/profile', new Uint8Array(body), { 'content-type': 'application/json' })
+    expect(res.status).toBe(422)
+    expect(((await res.json()) as { message: string }).message).toBe(Messages.notUtf8)
+    expect(((await (await t.as(alice).get('/api/v1/user')).json()) as { full_name: string }).full_name).toBe('')
+  })
+
   test('a body that stalls → 408 once PLATFORM_BODY_TIMEOUT_SECONDS has passed; the server keeps serving', async () => {
     const t = await makeTestApp({ PLATFORM_BODY_TIMEOUT_SECONDS: '1' })
     await t.users('alice')

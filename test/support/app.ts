@@ -63,12 +63,12 @@ export interface TestApp {
   listen(): Promise<string>
 }
 
-/** The request a test means: `token` as `Authorization: token`, an object body as JSON. */
+/** The request a test means: `token` as `Authorization: token`, an object body as JSON (text, bytes and forms as they are). */
 export function testRequest(base: string, method: string, path: string, opts: RequestOptions = {}): Request {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) }
   if (opts.token) headers.authorization = `token ${opts.token}`
   let body: BodyInit | undefined
-  if (opts.body instanceof FormData || typeof opts.body === 'string') body = opts.body
+  if (opts.body instanceof FormData || opts.body instanceof Uint8Array || typeof opts.body === 'string') body = opts.body as BodyInit
   else if (opts.body !== undefined) {
     body = JSON.stringify(opts.body)
     headers['content-type'] ??= 'application/json'

@@ -23,6 +23,7 @@ interface Answer {
   accepted: number
   duplicates: number
   rejected: { index: number; message: string }[]
+  rejectedCount: number
 }
 
 /** An org with its system admin, owned by `owner`, and fresh message-bus credentials of it. */
@@ -72,7 +73,7 @@ describe('usage.events.<org> on the message bus', () => {
   test('an org agent requests a day of events → the reply counts them; monthly summary and generated months show them at once', async () => {
     const { t, admin, agent } = await busWorld()
     const reply = await request(agent, 'usage.events.acme', JSON.stringify(day))
-    expect(json(reply)).toEqual({ accepted: 24, duplicates: 0, rejected: [] })
+    expect(json(reply)).toEqual({ accepted: 24, duplicates: 0, rejected: [], rejectedCount: 0 })
     expect(await generatedMonths(t, admin, 'acme')).toEqual({ yearMonthList: { 2025: ['October'] } })
     const expected = expectedUsage(day, 'dbprod').get('2025-10')!
     expect(await october(t, admin, 'acme')).toMatchObject({ instances: 1, cpuCoreMonth: coreMonths(expected.cpuMinutes) })
@@ -85,10 +86,16 @@ describe('usage.events.<org> on the message bus', () => {
       accepted: 0,
       duplicates: 3,
       rejected: [],
+      rejectedCount: 0,
     })
-    expect(json(await request(agent, 'usage.events.acme', JSON.stringify(good(3))))).toEqual({ accepted: 1, duplicates: 0, rejected: [] })
+    expect(json(await request(agent, 'usage.events.acme', JSON.stringify(good(3))))).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [],
+      rejectedCount: 0,
+    })
     const ndjson = [good(3), good(4), good(5)].map((e) => JSON.stringify(e)).join('\n')
-    expect(json(await request(agent, 'usage.events.acme', ndjson))).toEqual({ accepted: 2, duplicates: 1, rejected: [] })
+    expect(json(await request(agent, 'usage.events.acme', ndjson))).toEqual({ accepted: 2, duplicates: 1, rejected: [], rejectedCount: 0 })
   })
 
   test('a bad event among good ones → rejected alone with its index; the others are kept', async () => {
@@ -101,8 +108,29 @@ describe('usage.events.<org> on the message bus', () => {
       accepted: 2,
       duplicates: 0,
       rejected: [{ index: 1, message: 'the line is not valid JSON' }],
+      rejectedCount: 1,
     })
     expect(await october(t, admin, 'acme')).toMatchObject({ instances: 1 })
+  })
+
+  test('a message of 300,000 bad events and a good one → an answer listing the first 100 rejections and counting all', async () => {
+    const { t, admin, agent } = await busWorld()
+    const reply = await request(agent, 'usage.events.acme', `[${'{},'.repeat(300_000)}${JSON.stringify(good(0))}]`)
+    expect(reply.data.byteLength).toBeLessThan(16 * 1024)
+    const answer = json(reply)
+    expect(answer).toMatchObject({ accepted: 1, rejectedCount: 300_000 })
+    expect(answer.rejected?.map((r) => r.index)).toEqual([...Array(100).keys()])
+    expect(await october(t, admin, 'acme')).toMatchObject({ instances: 1 })
+  })
+
+  test('an event at an impossible date (2025-02-30) → rejected alone, not counted as March', async () => {
+    const { agent } = await busWorld()
+    const answer = json(await request(agent, 'usage.events.acme', JSON.stringify([{ ...good(0), time: '2025-02-30T00:00:00Z' }, good(1)])))
+    expect(answer).toMatchObject({
+      accepted: 1,
+      rejectedCount: 1,
+      rejected: [{ index: 0, message: 'time is not a real calendar date-time' }],
+    })
   })
 
   test('garbage, invalid UTF-8 and a bare number → {error} with the service-error headers; the subscriber still ingests after', async () => {

@@ -45,7 +45,7 @@ describe('counting rule (docs/decisions.md §5a) on a synthetic data set', () =>
     const events = syntheticEvents()
     const { status, body } = await send(w, events)
     expect(status).toBe(200)
-    expect(body).toEqual({ accepted: events.length, duplicates: 0, rejected: [] })
+    expect(body).toEqual({ accepted: events.length, duplicates: 0, rejected: [], rejectedCount: 0 })
     for (const product of ['dbprod', 'backupprod']) expect(withoutChange(await summary(w, product))).toEqual(predicted(events, product))
   })
 
@@ -63,7 +63,7 @@ describe('counting rule (docs/decisions.md §5a) on a synthetic data set', () =>
     await send(w, events)
     const before = await summary(w, 'dbprod')
     const again = await send(w, shuffled(events, 3))
-    expect(again.body).toEqual({ accepted: 0, duplicates: events.length, rejected: [] })
+    expect(again.body).toEqual({ accepted: 0, duplicates: events.length, rejected: [], rejectedCount: 0 })
     expect(await summary(w, 'dbprod')).toEqual(before)
   })
 
@@ -71,7 +71,7 @@ describe('counting rule (docs/decisions.md §5a) on a synthetic data set', () =>
     const w = await billingWorld()
     const [first, second] = syntheticEvents()
     const { body } = await send(w, [first, second, first])
-    expect(body).toEqual({ accepted: 2, duplicates: 1, rejected: [] })
+    expect(body).toEqual({ accepted: 2, duplicates: 1, rejected: [], rejectedCount: 0 })
   })
 
   test('September, October, November → change from previous computed from the unrounded totals', async () => {

@@ -18,7 +18,7 @@ describe('POST /api/v1/usage/events', () => {
       { ...good(5), type: 'exploded' },
       { ...good(6), object: { group: 'g', kind: 'K', name: 'n' } },
       'not an object',
-      { ...good(8), time: new Date(Date.now() + 3_600_000).toISOString() },
+      { ...good(8), time: new Date(Date.now() + 25 * 3_600_000).toISOString() },
       good(9),
     ]
     const { status, body: answer } = await send(w, body)
@@ -41,7 +41,7 @@ describe('POST /api/v1/usage/events', () => {
       event(spec, Date.UTC(2025, 9, 1), 'created', { limits: { cpu: '500m', memory: '512Mi' } }),
       event(spec, Date.UTC(2025, 9, 1, 0, 30), 'deleted'),
     ])
-    expect(body).toEqual({ accepted: 2, duplicates: 0, rejected: [] })
+    expect(body).toEqual({ accepted: 2, duplicates: 0, rejected: [], rejectedCount: 0 })
     const res = await w.t.as(w.admin).get('/api/v1/dashboard/monthly-summary/dbprod?org=acme&period_start=2025-10&period_end=2025-10')
     // 30 minutes of half a core.
     expect((await res.json()).months[0]).toMatchObject({ instances: 1, cpuCoreMonth: 0 })
@@ -52,7 +52,12 @@ describe('POST /api/v1/usage/events', () => {
     const text = `${JSON.stringify(good(0))}\n\n{"time": nope\n${JSON.stringify(good(1))}\n`
     const res = await w.t.as(w.owner).send('POST', '/api/v1/usage/events?org=acme', text, { 'content-type': 'application/x-ndjson' })
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ accepted: 2, duplicates: 0, rejected: [{ index: 1, message: 'the line is not valid JSON' }] })
+    expect(await res.json()).toEqual({
+      accepted: 2,
+      duplicates: 0,
+      rejected: [{ index: 1, message: 'the line is not valid JSON' }],
+      rejectedCount: 1,
+    })
   })
 
   for (const [name, body, contentType] of [

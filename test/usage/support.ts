@@ -69,7 +69,12 @@ export async function send(w: UsageWorld, events: unknown[], opts: { org?: strin
     : await w.t.as(who).send('POST', path, events)
   return {
     status: res.status,
-    body: (await res.json()) as { accepted: number; duplicates: number; rejected: { index: number; message: string }[] },
+    body: (await res.json()) as {
+      accepted: number
+      duplicates: number
+      rejected: { index: number; message: string }[]
+      rejectedCount: number
+    },
   }
 }
 
