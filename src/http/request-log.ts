@@ -1,25 +1,43 @@
 import { Elysia } from 'elysia'
 import type { Logger } from '../logger'
 
-/** Query parameters whose values never reach a log line. */
-const SECRET_QUERY = new Set([
+/**
+ * Query parameters whose values never reach a log line: any name holding one of these words
+ * (`passwd`, `private_token`, `X-Amz-Signature`, `api_key`, `sessionid`, `csrf`, `authorization`, ...),
+ * since a client or a member cluster may name a secret however it likes; and the OAuth2 and sudo
+ * names that hold one under a plain word. Over-redacting a harmless value costs a log reader little;
+ * missing a secret leaks it to everyone who reads logs.
+ */
+const SECRET_WORDS = [
   'token',
-  'access_token',
-  'password',
-  'sudo',
-  'code',
-  'client_secret',
-  'refresh_token',
-  'code_verifier',
-  'state',
-])
+  'pass',
+  'secret',
+  'key',
+  'session',
+  'csrf',
+  'xsrf',
+  'auth',
+  'signature',
+  'credential',
+  'cookie',
+  'jwt',
+  'otp',
+]
+const SECRET_NAMES = new Set(['code', 'code_verifier', 'state', 'sudo', 'sig', 'nonce'])
+
+/** Whether the value of query parameter `name` is a secret (case ignored). */
+export function isSecretQueryName(name: string): boolean {
+  const lower = name.toLowerCase()
+  return SECRET_NAMES.has(lower) || SECRET_WORDS.some((word) => lower.includes(word))
+}
+
 const started = new WeakMap<Request, { at: number; id: string }>()
 
 /** The path with secret query values replaced by `[redacted]`. */
 function loggablePath(url: URL): string {
   if (!url.search) return url.pathname
   const params = new URLSearchParams(url.search)
-  for (const key of [...params.keys()]) if (SECRET_QUERY.has(key.toLowerCase())) params.set(key, '[redacted]')
+  for (const key of [...params.keys()]) if (isSecretQueryName(key)) params.set(key, '[redacted]')
   return `${url.pathname}?${params.toString()}`
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { isSecretQueryName } from '../../src/http/request-log'
 import { makeTestApp } from '../support/app'
 
 const validUser = { username: 'bob', email: 'bob@example.com', password: 'password123' }
@@ -128,6 +129,53 @@ describe('request log', () => {
     expect(line).toMatchObject({ method: 'GET', status: 200, path: '/api/v1/user?token=%5Bredacted%5D&x=1' })
     expect(typeof line?.durationMs).toBe('number')
     expect(t.logs.join('\n')).not.toContain(admin.token)
+  })
+
+  test('a query value whose name reads like a secret is redacted whatever its spelling; plain parameters are kept', async () => {
+    const t = await makeTestApp()
+    const secrets = [
+      'passwd',
+      'private_token',
+      'csrf',
+      'session',
+      'X-Amz-Signature',
+      'X-Amz-Credential',
+      'api_key',
+      'apiKey',
+      'Authorization',
+      'sig',
+      'jwt',
+    ]
+    const plain = ['page', 'limit', 'labelSelector', 'fieldSelector', 'watch', 'resourceVersion', 'x']
+    const query = [...secrets, ...plain].map((name, i) => `${name}=value${i}`).join('&')
+    const res = await t.request('GET', `/api/v1/version?${query}`)
+    const id = res.headers.get('x-request-id')
+    const path = String((await t.logFor(id)).find((l) => l.event === 'request' && l.requestId === id)?.path)
+    const logged = new URLSearchParams(path.slice(path.indexOf('?') + 1))
+    for (const name of secrets) expect(`${name}=${logged.get(name)}`).toBe(`${name}=[redacted]`)
+    for (const [i, name] of plain.entries()) expect(logged.get(name)).toBe(`value${secrets.length + i}`)
+  })
+
+  test('the redaction rule: any name holding token, pass, secret, key, session, csrf, auth, signature, credential, ...', () => {
+    for (const name of [
+      'token',
+      'access_token',
+      'refresh_token',
+      'password',
+      'passphrase',
+      'client_secret',
+      'sessionid',
+      'xsrf-token',
+      'oauth_verifier',
+      'Signature',
+      'code',
+      'state',
+      'sudo',
+      'code_verifier',
+    ])
+      expect(`${name}: ${isSecretQueryName(name)}`).toBe(`${name}: true`)
+    for (const name of ['page', 'limit', 'continue', 'dryRun', 'container', 'follow', 'tailLines', 'org', 'period_start', 'view_type'])
+      expect(`${name}: ${isSecretQueryName(name)}`).toBe(`${name}: false`)
   })
 
   test('error statuses are logged as sent', async () => {
