@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages } from '../../src/identity/oauth2/service'
-import { makeTestApp } from '../support/app'
+import { basic, makeTestApp, PASSWORD } from '../support/app'
 
 const BASE = '/api/v1/user/settings/applications/oauth2'
 
@@ -41,5 +41,46 @@ describe('OAuth2 redirect URI schemes', () => {
     const res = await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: uris })
     expect(res.status).toBe(200)
     expect((await res.json()).redirect_uris).toEqual(uris)
+  })
+})
+
+describe('OAuth2 redirect URIs are matched exactly', () => {
+  for (const uri of [
+    ' https://a.example/cb',
+    'https://a.example/cb ',
+    'https://a.example/c b',
+    'https://a.example/cb\t',
+    '\thttps://a.example/cb',
+  ])
+    test(`a user registers ${JSON.stringify(uri)} → 422 naming the rule, nothing stored (never trimmed into another URI)`, async () => {
+      const t = await makeTestApp()
+      const [alice] = await t.users('alice')
+      const res = await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: [uri] })
+      expect(res.status).toBe(422)
+      expect((await res.json()).message).toBe(Messages.redirectUriNotExact)
+      expect(await (await t.as(alice).get(BASE)).json()).toEqual([])
+    })
+
+  test('an update whose form lines carry a trailing space → 422, the old URIs kept', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const app = await (await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: ['https://a.example/cb'] })).json()
+    const form = new FormData()
+    form.append('name', 'x')
+    form.append('redirect_uris', 'https://a.example/cb \nhttps://b.example/cb')
+    expect((await t.as(alice).send('PUT', `${BASE}/${app.id}`, form)).status).toBe(422)
+    expect((await (await t.as(alice).get(`${BASE}/${app.id}`)).json()).redirect_uris).toEqual(['https://a.example/cb'])
+  })
+
+  test('an authorization request naming the registered URI with a space around it → 400, no redirect', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const app = await (await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: ['https://a.example/cb'] })).json()
+    for (const uri of [' https://a.example/cb', 'https://a.example/cb ', 'https://a.example/cb%20']) {
+      const query = new URLSearchParams({ response_type: 'code', client_id: app.client_id, redirect_uri: uri })
+      const res = await t.request('GET', `/login/oauth/authorize?${query}`, { headers: { authorization: basic('alice', PASSWORD) } })
+      expect(`${JSON.stringify(uri)} → ${res.status}`).toBe(`${JSON.stringify(uri)} → 400`)
+      expect(res.headers.get('location')).toBeNull()
+    }
   })
 })

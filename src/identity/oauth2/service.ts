@@ -8,6 +8,7 @@ export const Messages = {
   redirectUriInvalid: 'redirect URIs must be absolute URLs without a fragment',
   redirectUrisEmpty: 'at least one redirect URI is required',
   redirectUriScheme: 'redirect URIs must use http, https or a private-use scheme such as com.example.app',
+  redirectUriNotExact: 'redirect URIs are matched exactly: they may not hold spaces or control characters',
 } as const
 
 /** Prefix of client secrets, so a leaked one is recognisable in logs and scanners. */
@@ -45,13 +46,20 @@ const isRedirectScheme = (protocol: string) =>
   protocol === 'https:' || protocol === 'http:' || /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(protocol)
 
 /**
- * Trims, drops blanks and duplicates; every URI must parse as absolute, carry no fragment
- * (RFC 6749 §3.1.2) and use a redirect scheme (above).
+ * Drops empty entries (a form's trailing newline) and duplicates; every URI is kept exactly as
+ * given, since the authorization request must name it byte for byte (RFC 6749 §3.1.2.3): one with
+ * a space or control character anywhere, leading and trailing ones included, is refused rather than
+ * trimmed into another URI. Each must parse as absolute, carry no fragment and use a redirect
+ * scheme (above). Throws invalid.
  */
 function checkRedirectUris(uris: string[]): string[] {
-  const clean = [...new Set(uris.map((u) => u.trim()).filter(Boolean))]
+  const clean = [...new Set(uris.filter((u) => u !== ''))]
   if (clean.length === 0) throw new AppError('invalid', Messages.redirectUrisEmpty, [{ field: 'redirect_uris', message: 'is empty' }])
   for (const uri of clean) {
+    if (/[\s\u0000-\u001f\u007f]/.test(uri))
+      throw new AppError('invalid', Messages.redirectUriNotExact, [
+        { field: 'redirect_uris', message: `${JSON.stringify(uri)} holds a space or control character` },
+      ])
     let url: URL
     try {
       url = new URL(uri)
