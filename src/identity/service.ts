@@ -107,6 +107,16 @@ export interface Viewer {
 }
 
 /**
+ * The email `viewer` may see of `user` (docs/decisions.md §2): the real one for the user themself
+ * and site admins, and for other signed-in users unless the user keeps it private; otherwise (and
+ * always for anonymous callers) a noreply placeholder. Every answer showing a user's email uses it.
+ */
+export function emailShownTo(user: store.UserRow, viewer: Viewer): string {
+  const visible = selfOrAdmin(viewer.user, user) || (viewer.user !== undefined && !user.keepEmailPrivate)
+  return visible ? user.email : `${user.lowerName}@noreply.${hostOf(viewer.publicUrl)}`
+}
+
+/**
  * The User as `viewer` may see it: email, admin flag, last login, language, active and
  * prohibit-login are real only for the user and site admins; anonymous callers and, when the
  * user hides it, other users get a noreply placeholder email.
@@ -117,15 +127,13 @@ export function presentUser(
   extra: { orgAdmin?: boolean; clientOrgUser?: boolean; followers?: number; following?: number } = {},
 ): User {
   const authed = selfOrAdmin(viewer.user, user)
-  const emailVisible = authed || (viewer.user !== undefined && !user.keepEmailPrivate)
-  const host = hostOf(viewer.publicUrl)
   return {
     id: user.id,
     login: user.name,
     username: user.name,
     login_name: '',
     full_name: user.fullName,
-    email: emailVisible ? user.email : `${user.lowerName}@noreply.${host}`,
+    email: emailShownTo(user, viewer),
     avatar_url: `${viewer.publicUrl}/avatars/${encodeURIComponent(user.lowerName)}`,
     language: authed ? user.language : '',
     is_admin: authed ? user.isAdmin : false,

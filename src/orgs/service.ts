@@ -6,7 +6,7 @@ import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import type { Page, Paged } from '../http/pagination'
 import { removeAvatar, saveAvatar } from '../identity/avatars/store'
-import { assertUsableName } from '../identity/service'
+import { assertUsableName, emailShownTo } from '../identity/service'
 import type { Profile } from '../identity/settings/service'
 import { findUserByName, type UserRow, updateUser } from '../identity/store'
 import type { Executor } from '../storage/database'
@@ -159,11 +159,10 @@ export async function orgUserProfile(deps: Deps, scope: OrgScope, actor: Actor, 
     throw new AppError('badRequest', Messages.userNotUsable)
   const seesPrivate = selfOrAdmin(actor.user, user) || (await store.findMembership(deps.db.read, scope.org.id, user.id)) !== undefined
   if (user.visibility === PRIVATE && !seesPrivate) throw new AppError('badRequest', Messages.userNotUsable)
-  const host = new URL(deps.config.publicUrl).hostname
   return {
     name: user.name,
     full_name: user.fullName,
-    email: user.keepEmailPrivate ? `${user.lowerName}@noreply.${host}` : user.email,
+    email: emailShownTo(user, { user: actor.user, publicUrl: deps.config.publicUrl }),
     website: user.website,
     location: user.location,
     language: user.language,

@@ -54,3 +54,29 @@ describe('GET /orgs/{org}/user/{username} and private users', () => {
     expect((await res.json()).message).toBe(Messages.userNotUsable)
   })
 })
+
+describe('GET /orgs/{org}/user/{username} and emails (docs/decisions.md §2)', () => {
+  test('the user themself and a site admin see the real email of a user who keeps it private; another member sees noreply', async () => {
+    const t = await makeTestApp()
+    const [olga, priv] = await t.users('olga', 'priv')
+    const root = await t.admin()
+    await t.deps.db.write((tx) => updateUser(tx, priv.user.id, { keepEmailPrivate: true }))
+    await makeOrg(t, 'acme', { owner: olga, members: [priv] })
+    const emailSeenBy = async (who: typeof olga) =>
+      ((await (await t.as(who).get(`${API}/orgs/acme/user/priv`)).json()) as { email: string }).email
+    expect(await emailSeenBy(priv)).toBe('priv@example.com')
+    expect(await emailSeenBy(root)).toBe('priv@example.com')
+    expect(await emailSeenBy(olga)).toBe(`priv@noreply.${new URL(t.config.publicUrl).hostname}`)
+  })
+
+  test('a user who shows their email: every signed-in caller sees it, as on /users/{username}', async () => {
+    const t = await makeTestApp()
+    const [olga, open] = await t.users('olga', 'open')
+    await t.deps.db.write((tx) => updateUser(tx, open.user.id, { keepEmailPrivate: false }))
+    await makeOrg(t, 'acme', { owner: olga, members: [open] })
+    const profile = (await (await t.as(olga).get(`${API}/orgs/acme/user/open`)).json()) as { email: string }
+    const user = (await (await t.as(olga).get(`${API}/users/open`)).json()) as { email: string }
+    expect(profile.email).toBe('open@example.com')
+    expect(user.email).toBe(profile.email)
+  })
+})
