@@ -14,3 +14,10 @@ export const systemClock: Clock = { now: () => Date.now() }
 
 /** Whole seconds since the Unix epoch, the unit the stores keep expiries in. */
 export const nowSeconds = (clock: Clock) => Math.floor(clock.now() / 1000)
+
+/**
+ * The one timestamp form of every answer (docs/decisions.md §1): RFC 3339 in UTC to the second,
+ * `2025-10-01T00:00:00Z`, as Gitea and Kubernetes write theirs; never `….000Z` beside it. Takes a
+ * Date or Unix milliseconds.
+ */
+export const rfc3339 = (at: Date | number): string => new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z')

@@ -1,4 +1,5 @@
 import type { Actor } from '../authz/actor'
+import { rfc3339 } from '../clock'
 import type { Deps } from '../deps'
 import { AppError, type FieldError } from '../errors'
 import { EgressRefused, resolveChecked } from '../net/egress'
@@ -155,8 +156,6 @@ async function storedOf(deps: Deps, row: store.CredentialRow): Promise<Stored> {
   }
 }
 
-const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z')
-
 function present(row: store.CredentialRow): CloudCredentialApiForm {
   const type = row.type as CredentialType
   const block = joinBlock(type, { visible: JSON.parse(row.block) as Block, secrets: {} }, false)
@@ -165,7 +164,7 @@ function present(row: store.CredentialRow): CloudCredentialApiForm {
     type,
     ownerID: row.ownerId,
     [TYPE_RULES[type].block]: block,
-    creationTimestamp: iso(row.createdAt),
+    creationTimestamp: rfc3339(row.createdAt),
   } as CloudCredentialApiForm
 }
 

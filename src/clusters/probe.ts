@@ -1,3 +1,4 @@
+import { rfc3339 } from '../clock'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import type { ClusterConnection } from './connection'
@@ -96,7 +97,7 @@ export function statusProbes(deps: Deps) {
   const running = new Map<number, Promise<ProbeResult>>()
 
   const probe = async (id: number, name: string, connect: () => Promise<ClusterConnection>): Promise<ProbeResult> => {
-    const lastProbeTime = new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    const lastProbeTime = rfc3339(now())
     let result: ProbeResult
     try {
       const facts = await readVersionAndNodes(deps, { name, connection: await connect() }, PROBE_TIMEOUT_MS)

@@ -4,6 +4,7 @@ import { auditConcerns } from '../audit/recorder'
 import { type Actor, scopesAllow } from '../authz/actor'
 import type { OrgScope } from '../authz/authorize'
 import { accessAllows, type ClusterScope } from '../authz/clusters'
+import { rfc3339 } from '../clock'
 import { type Deps, runtimeSlot } from '../deps'
 import { AppError } from '../errors'
 import { checkName } from '../identity/names'
@@ -341,7 +342,7 @@ async function describeCluster(deps: Deps, probes: StatusProbes, row: store.Clus
     hubClusterName: row.hubClusterName,
     clusterSetName: row.clusterSetName,
     isMonitoringCluster: row.isMonitoringCluster,
-    createdAt: row.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    createdAt: rfc3339(row.createdAt),
     age: kubectlAge(deps.clock.now() - row.createdAt.getTime()),
     status: live.status,
   }

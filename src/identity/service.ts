@@ -1,5 +1,6 @@
 import { VISIBILITY, VISIBILITY_NAMES, type VisibilityName } from '../../db/schema/identity'
 import { selfOrAdmin } from '../authz/authorize'
+import { rfc3339 } from '../clock'
 import { AppError } from '../errors'
 import type { Database } from '../storage/database'
 import { checkName } from './names'
@@ -95,7 +96,7 @@ export async function ensureFirstAdmin(
 }
 
 const ZERO_TIME = '1970-01-01T00:00:00Z'
-const iso = (date: Date | null) => (date ? date.toISOString().replace(/\.\d{3}Z$/, 'Z') : ZERO_TIME)
+const iso = (date: Date | null) => (date ? rfc3339(date) : ZERO_TIME)
 
 const hosts = new Map<string, string>()
 const hostOf = (url: string) => hosts.get(url) ?? hosts.set(url, new URL(url).hostname).get(url)!

@@ -1,5 +1,6 @@
 import type { Actor } from '../authz/actor'
 import type { OrgScope } from '../authz/authorize'
+import { rfc3339 } from '../clock'
 import { resolveClusterByUid } from '../clusters/access'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
@@ -11,8 +12,6 @@ export const Messages = {
   notSubscribed: 'you are not subscribed to this organization',
   missingField: (field: string, scope: string) => `${field} is required for ${scope} subscriptions`,
 } as const
-
-const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z')
 
 function present(row: store.SubscriptionRow): InboxSubscription {
   return {
@@ -32,8 +31,8 @@ function present(row: store.SubscriptionRow): InboxSubscription {
     resource: row.resource,
     resourceName: row.resourceName,
     resourceUID: row.resourceUid,
-    createdAt: iso(row.createdAt),
-    updatedAt: iso(row.updatedAt),
+    createdAt: rfc3339(row.createdAt),
+    updatedAt: rfc3339(row.updatedAt),
   }
 }
 

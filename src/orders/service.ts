@@ -1,4 +1,5 @@
 import type { Actor } from '../authz/actor'
+import { rfc3339 } from '../clock'
 import { AppError } from '../errors'
 import type { Page, Paged } from '../http/pagination'
 import { isArchiveUrl, type LoadedChart, type PinnedChart } from './charts/client'
@@ -120,7 +121,7 @@ export async function createOrder(rt: OrdersRuntime, actor: Actor, input: OrderI
     metadata: {
       name: input.metadata?.name ?? packages[0]!.chart.releaseName,
       uid,
-      creationTimestamp: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      creationTimestamp: rfc3339(now),
     },
     spec: { [key]: packages, ...(input.spec?.kubeVersion !== undefined ? { kubeVersion: input.spec.kubeVersion } : {}) },
     status: {},

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process'
 import { resolve } from 'node:path'
 import packageJson from '../../package.json'
+import { rfc3339 } from '../clock'
 import type { Database } from '../storage/database'
 import type { ServerVersion } from './schemas'
 
-const startedAt = new Date().toISOString()
+const startedAt = rfc3339(Date.now())
 
 /** The running build: version from package.json; commit and date stamped at build time or read from git. */
 export function buildInfo(build: { buildCommit?: string; buildDate?: string }): ServerVersion {

@@ -1,3 +1,4 @@
+import { rfc3339 } from '../clock'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import { findOrgById, findOrgByName } from '../orgs/store'
@@ -42,9 +43,9 @@ function wire(row: store.ContractRow, org: string): Contract {
     org,
     product: row.product as Product,
     kind: row.kind,
-    start: new Date(row.startAt).toISOString(),
+    start: rfc3339(row.startAt),
   }
-  if (row.endAt !== null) contract.end = new Date(row.endAt).toISOString()
+  if (row.endAt !== null) contract.end = rfc3339(row.endAt)
   if (row.clusterUids !== null) contract.clusterUIDs = row.clusterUids
   return contract
 }

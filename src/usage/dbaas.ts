@@ -1,5 +1,6 @@
 import type { Actor } from '../authz/actor'
 import { authorizeInOrg } from '../authz/authorize'
+import { rfc3339 } from '../clock'
 import { listClusters } from '../clusters/store'
 import type { Deps } from '../deps'
 import type { UserRow } from '../identity/store'
@@ -46,7 +47,7 @@ async function currentUsage(deps: Deps, org: UserRow, object: store.ObjectRow, n
   return usageOf(await objectMonthsAt(deps.db.read, org.id, month, month, { objectUid: object.uid }, now), 'total')
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+const iso = (ms: number | null) => (ms === null ? null : rfc3339(ms))
 
 /** GET /dbaas/billing/reports/namespaces: every namespace with usage in scope, this month's usage. */
 export async function namespacesReport(deps: Deps, me: Actor, org: string | undefined, now = deps.clock.now()) {

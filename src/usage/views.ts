@@ -1,3 +1,4 @@
+import { rfc3339 } from '../clock'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import type { UserRow } from '../identity/store'
@@ -287,8 +288,8 @@ export async function contractsView(ctx: ViewContext) {
     return {
       contractID: c.id,
       kind: c.kind,
-      start: new Date(c.startAt).toISOString(),
-      end: c.endAt === null ? null : new Date(c.endAt).toISOString(),
+      start: rfc3339(c.startAt),
+      end: c.endAt === null ? null : rfc3339(c.endAt),
       clusterUIDs: c.clusterUids,
       objects: covered.filter((r) => r.activeMs > 0).length,
       usage: usageOf(covered, 'total'),
@@ -316,8 +317,8 @@ function quotaRuns(segments: readonly Segment[], from: number, to: number, now: 
     else runs.push({ start, end, cpuMillis: s.cpuMillis, memoryBytes: s.memoryBytes, prod: s.prod })
   }
   return runs.map((r) => ({
-    start: new Date(r.start).toISOString(),
-    end: new Date(r.end).toISOString(),
+    start: rfc3339(r.start),
+    end: rfc3339(r.end),
     cpuCores: r.cpuMillis / 1000,
     memoryGiB: round2((r.memoryBytes / 1024 ** 3) * 1000) / 1000,
     clusterMode: r.prod ? 'PROD' : 'NON-PROD',

@@ -120,17 +120,17 @@ describe('product views', () => {
     await send(w, syntheticEvents())
     const { body } = await get(w, `${V}/object-quota-history/clusters/cluster-prod/objects/pg-a?org=acme`)
     expect(body.segments).toEqual([
-      { start: '2025-09-15T00:00:00.000Z', end: '2025-10-10T12:00:00.000Z', cpuCores: 2, memoryGiB: 4, clusterMode: 'PROD' },
-      { start: '2025-10-10T12:00:00.000Z', end: '2025-11-10T00:00:00.000Z', cpuCores: 4, memoryGiB: 8, clusterMode: 'PROD' },
+      { start: '2025-09-15T00:00:00Z', end: '2025-10-10T12:00:00Z', cpuCores: 2, memoryGiB: 4, clusterMode: 'PROD' },
+      { start: '2025-10-10T12:00:00Z', end: '2025-11-10T00:00:00Z', cpuCores: 4, memoryGiB: 8, clusterMode: 'PROD' },
     ])
     const month = (await get(w, view('dbprod/views/object-quota-history-summaries-view/clusters/cluster-prod/objects/pg-a'))).body
     expect(month.items[0].segments.map((s: Item) => [s.start, s.end])).toEqual([
-      ['2025-10-01T00:00:00.000Z', '2025-10-10T12:00:00.000Z'],
-      ['2025-10-10T12:00:00.000Z', '2025-11-01T00:00:00.000Z'],
+      ['2025-10-01T00:00:00Z', '2025-10-10T12:00:00Z'],
+      ['2025-10-10T12:00:00Z', '2025-11-01T00:00:00Z'],
     ])
     const silence = (await get(w, `${V}/object-quota-history/clusters/cluster-staging/objects/my-b?org=acme`)).body
     // The 5 h silence on Oct 5 splits the history: 1 h after the last event, then again from the next.
-    expect(silence.segments.map((s: Item) => s.end)).toEqual(['2025-10-05T03:00:00.000Z', '2025-10-20T12:30:00.000Z'])
+    expect(silence.segments.map((s: Item) => s.end)).toEqual(['2025-10-05T03:00:00Z', '2025-10-20T12:30:00Z'])
     expect((await get(w, `${V}/object-quota-history/clusters/cluster-prod/objects/nope?org=acme`)).body.segments).toEqual([])
   })
 
@@ -232,7 +232,7 @@ describe('contracts and view_type=billable', () => {
     expect((await w.t.as(w.admin).delete('/api/v1/admin/usage/contracts/999')).status).toBe(404)
     await w.t.as(w.admin).send('POST', '/api/v1/admin/usage/contracts', paid)
     expect(await (await w.t.as(w.admin).get('/api/v1/admin/usage/contracts?org=acme')).json()).toEqual([
-      { id: expect.any(Number), ...paid, start: '2025-10-01T00:00:00.000Z', end: '2025-10-16T00:00:00.000Z' },
+      { id: expect.any(Number), ...paid, start: '2025-10-01T00:00:00Z', end: '2025-10-16T00:00:00Z' },
     ])
     expect(await (await w.t.as(w.admin).get('/api/v1/admin/usage/contracts?org=other')).json()).toEqual([])
   })

@@ -1,3 +1,4 @@
+import { rfc3339 } from '../../clock'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { sha256Hex } from '../tokens/secrets'
@@ -31,7 +32,7 @@ function presentApplication(row: store.ApplicationRow, clientSecret?: string) {
     ...(clientSecret === undefined ? {} : { client_secret: clientSecret }),
     redirect_uris: redirectUrisOf(row),
     confidential_client: row.confidentialClient,
-    created: row.createdAt.toISOString(),
+    created: rfc3339(row.createdAt),
   }
 }
 

@@ -1,3 +1,4 @@
+import { rfc3339 } from '../../../clock'
 import type { Deps } from '../../../deps'
 import { AppError } from '../../../errors'
 import { findUserById } from '../../store'
@@ -13,7 +14,7 @@ const present = (row: store.AccountLinkRow) => ({
   provider: row.provider,
   name: row.sourceName,
   externalID: row.externalId,
-  createdAt: row.createdAt.toISOString(),
+  createdAt: rfc3339(row.createdAt),
 })
 
 export async function listAccountLinks(deps: Deps, uid: number) {

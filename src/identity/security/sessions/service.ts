@@ -1,4 +1,4 @@
-import { nowSeconds } from '../../../clock'
+import { nowSeconds, rfc3339 } from '../../../clock'
 import type { Deps } from '../../../deps'
 import { AppError } from '../../../errors'
 import { SESSION_IDLE_SECONDS } from '../../sessions/service'
@@ -8,8 +8,6 @@ export const Messages = {
   sessionNotFound: 'session not found',
 } as const
 
-const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString()
-
 /** The user's live sessions (expired and idle ones left out), `current` marking the caller's own. */
 export async function listSessions(deps: Deps, uid: number, currentSessionId: number | undefined) {
   const now = nowSeconds(deps.clock)
@@ -18,8 +16,8 @@ export async function listSessions(deps: Deps, uid: number, currentSessionId: nu
     .filter((row) => row.expiresAt > now && row.lastSeenAt + SESSION_IDLE_SECONDS > now)
     .map((row) => ({
       sid: row.sid,
-      createdAt: row.createdAt.toISOString(),
-      lastSeenAt: iso(row.lastSeenAt),
+      createdAt: rfc3339(row.createdAt),
+      lastSeenAt: rfc3339(row.lastSeenAt * 1000),
       ip: row.ip,
       userAgent: row.userAgent,
       current: row.id === currentSessionId,

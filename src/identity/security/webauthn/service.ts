@@ -6,7 +6,7 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server'
-import { nowSeconds } from '../../../clock'
+import { nowSeconds, rfc3339 } from '../../../clock'
 import type { Deps } from '../../../deps'
 import { AppError } from '../../../errors'
 import type { UserRow } from '../../store'
@@ -30,7 +30,7 @@ function relyingParty(deps: Deps) {
   return { rpID: url.hostname, origin: url.origin }
 }
 
-const present = (row: store.CredentialRow) => ({ id: row.id, name: row.name, createdAt: row.createdAt.toISOString() })
+const present = (row: store.CredentialRow) => ({ id: row.id, name: row.name, createdAt: rfc3339(row.createdAt) })
 
 export async function listSecurityKeys(deps: Deps, uid: number) {
   return (await store.listCredentials(deps.db.read, uid)).map(present)
