@@ -83,7 +83,8 @@ beforeAll(async () => {
       PLATFORM_ALLOW_PRIVATE_REGISTRIES: 'true',
       PLATFORM_METRICS_TOKEN: METRICS_TOKEN,
     },
-    { program: program.command, bareEnv: true, cwd: dir, port },
+    // Started in a beforeAll: the file's afterAll below stops it.
+    { program: program.command, bareEnv: true, cwd: dir, port, stoppedByCaller: true },
   )
   const api: ServerFetch = (path, init) => fetch(`${server.base}${path}`, { ...init, tls: { ca: tls.caCertPem } })
   smoke = { dir, dataDir, program, server, api, token: '' }

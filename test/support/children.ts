@@ -26,7 +26,9 @@ export async function stopChild(child: Bun.Subprocess, graceMs = 5000): Promise<
 
 /**
  * Stops `child` after the test that started it, or after its file when it was started while the
- * file loaded (or in a `beforeAll`): where the helper was called, not where it was written.
+ * file loaded: where the helper was called, not where it was written. Not from a `beforeAll`: Bun
+ * runs an `afterAll` registered there as soon as the `beforeAll` ends, so a process started there
+ * is stopped by its caller's own `afterAll` (the preload still ends it if that fails).
  */
 export function stopWithScope<T extends Bun.Subprocess>(child: T): T {
   afterAll(() => stopChild(child))

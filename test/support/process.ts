@@ -14,7 +14,8 @@ export interface RunningServer {
  * Starts `serve` of `program` (this checkout's by default; the built binary in its smoke suite) as a
  * separate process on a random port over `dataDir`, with this process's environment and `env` (or
  * `env` alone when `bareEnv`), in `cwd`, on `port` (0: any); resolves once it listens. Stopped after
- * the test (or file) that started it, unless the test ended it first.
+ * the test (or file) that started it, unless the test ended it first; with `stoppedByCaller` (a
+ * server started in a `beforeAll`: see `stopWithScope`) the caller stops it.
  */
 export async function startServer(
   dataDir: string,
@@ -24,17 +25,17 @@ export async function startServer(
     bareEnv = false,
     cwd,
     port = 0,
-  }: { program?: string[]; bareEnv?: boolean; cwd?: string; port?: number } = {},
+    stoppedByCaller = false,
+  }: { program?: string[]; bareEnv?: boolean; cwd?: string; port?: number; stoppedByCaller?: boolean } = {},
 ): Promise<RunningServer> {
-  const child = stopWithScope(
-    Bun.spawn([...program, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
-      cwd,
-      env: { ...(bareEnv ? {} : process.env), PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', ...env },
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    }),
-  )
+  const spawned = Bun.spawn([...program, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
+    cwd,
+    env: { ...(bareEnv ? {} : process.env), PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const child = stoppedByCaller ? spawned : stopWithScope(spawned)
   const reader = child.stdout.getReader()
   let seen = ''
   while (!/"event":"listening"/.test(seen)) {
