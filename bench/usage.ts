@@ -1,15 +1,16 @@
 // Usage ingestion and report benchmark (issue 18): ingest 10,000 objects × 730 hourly events
 // (7.3 M events) through the ingestion service, then read the monthly summary; prints the time from
 // the first event to a readable summary and the peak RSS. With Chromium present, also the PDF
-// render times (cold: first render with a browser launch; warm: p50 of the following ones). First, the memory and
-// answer of three bodies of a million bad events each, sent at once.
+// render times (cold: first render with a browser launch; warm: p50 of the following ones) and thirty downloads at
+// once through the route (how fast the ones beyond the printer's line are refused, and the memory it all takes).
+// First, the memory and answer of three bodies of a million bad events each, sent at once.
 // Usage: npm run bench:usage [-- --objects 10000 --hours 730 --batch 50]
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createApp, openDeps } from '../src/app'
+import { closeDeps, createApp, openDeps } from '../src/app'
 import { loadConfig } from '../src/config'
 import { ensureFirstAdmin } from '../src/identity/service'
 import { findUserByName } from '../src/identity/store'
@@ -17,7 +18,6 @@ import { mintToken } from '../src/identity/tokens/service'
 import { jsonLogger } from '../src/logger'
 import { createOrg } from '../src/orgs/service'
 import { ingestEvents } from '../src/usage/ingest'
-import { closeAllPrinters, pdfPrinter } from '../src/usage/pdf/printer'
 import { monthlyReportPdf, monthlySummary } from '../src/usage/service'
 
 const { values } = parseArgs({
@@ -64,9 +64,9 @@ const sampler = setInterval(() => {
 
 // A body of a million bad events (3 MB of `{}` lines) through the route, three at once: the answer and the
 // memory it takes stay bounded by the body (docs/decisions.md §5a), whatever its event count.
+const app = createApp(deps)
+const { plaintext } = await mintToken(deps.db, admin.id, { name: 'bench', scopes: ['all'] })
 {
-  const app = createApp(deps)
-  const { plaintext } = await mintToken(deps.db, admin.id, { name: 'bench', scopes: ['all'] })
   const body = '{}\n'.repeat(1_000_000)
   const post = () =>
     app.handle(
@@ -148,10 +148,9 @@ console.log(
 console.log(`  summary: ${JSON.stringify(summary.months)}`)
 
 // PDF of September (10,000 objects): cold = browser launch + first render; warm = the next ones.
-const printer = pdfPrinter({ chromiumPath: config.chromiumPath, ...config.pdfRenders })
 const timed = async () => {
   const t0 = performance.now()
-  const { pdf } = await monthlyReportPdf(deps, printer, org, '2025', '09')
+  const { pdf } = await monthlyReportPdf(deps, org, { year: '2025', month: '09' })
   return { ms: performance.now() - t0, bytes: pdf.length }
 }
 try {
@@ -165,6 +164,36 @@ try {
 } catch (error) {
   console.log(`pdf: skipped (${error instanceof Error ? error.message : String(error)})`)
 }
-await closeAllPrinters()
-await deps.db.close()
+
+// Thirty downloads of September at once through the route: the printer's line (PLATFORM_PDF_CONCURRENCY 2 +
+// PLATFORM_PDF_QUEUE 8 by default) takes ten, and the others are refused before anything of the month is read.
+{
+  const download = async () => {
+    const t0 = performance.now()
+    const res = await app.handle(
+      new Request('http://localhost/api/v1/dashboard/summary/2025/09/download?org=bench', {
+        headers: { authorization: `token ${plaintext}` },
+      }),
+    )
+    await res.arrayBuffer()
+    return { status: res.status, ms: performance.now() - t0 }
+  }
+  Bun.gc(true)
+  const before = resetPeakRss()
+  const answers = await Promise.all(Array.from({ length: 30 }, download))
+  const peak = peakRssSinceReset()
+  const times = (status: number) =>
+    answers
+      .filter((a) => a.status === status)
+      .map((a) => a.ms)
+      .sort((a, b) => a - b)
+  const [printed, refused] = [times(200), times(503)]
+  const others = answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => a.status)
+  console.log(
+    `pdf crowd: 30 downloads at once: ${printed.length} × 200 (last after ${(printed.at(-1) ?? 0).toFixed(0)} ms), ` +
+      `${refused.length} × 503 (p50 ${(refused[Math.floor(refused.length / 2)] ?? 0).toFixed(0)} ms, max ${(refused.at(-1) ?? 0).toFixed(0)} ms)` +
+      `${others.length > 0 ? `, others ${others.join(' ')}` : ''}; RSS ${mib(before)} → peak ${mib(peak)} MiB (+${mib(peak - before)} MiB)`,
+  )
+}
+await closeDeps(deps)
 rmSync(dataDir, { recursive: true, force: true })

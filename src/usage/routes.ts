@@ -1,13 +1,12 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { guard } from '../http/guard'
-import { metricsOf } from '../http/metrics'
+import { requestIdOfRequest } from '../http/request-log'
 import { ErrorBody } from '../http/schemas'
 import { eventsOfBody } from './body'
 import * as contracts from './contracts'
 import * as dbaas from './dbaas'
 import { ingestEvents } from './ingest'
-import { pdfPrinter } from './pdf/printer'
 import {
   ClusterFilterQuery,
   ClustersViewQuery,
@@ -46,11 +45,9 @@ const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody 
 export const INGEST_ROUTE = 'POST /api/v1/usage/events'
 
 /** Usage ingestion and reports (spec "Usage reports", docs/decisions.md §5, §5a); registered in billing mode only. */
-export const usageRoutes = (deps: Deps) => {
-  const printer = pdfPrinter({ chromiumPath: deps.config.chromiumPath, ...deps.config.pdfRenders, metrics: metricsOf(deps) })
-  return new Elysia({ name: 'usage.routes', prefix: '/api/v1' })
+export const usageRoutes = (deps: Deps) =>
+  new Elysia({ name: 'usage.routes', prefix: '/api/v1' })
     .use(guard(deps))
-    .onStop(() => printer.close())
     .post('/usage/events', ({ scope, body }) => ingestEvents(deps, scope.org.id, eventsOfBody(body)), {
       inOrg: 'send:usage-events',
       scope: 'organization',
@@ -87,14 +84,9 @@ export const usageRoutes = (deps: Deps) => {
     )
     .get(
       '/dashboard/summary/:year/:month/download',
-      async ({ params, query }) => {
-        const { pdf, filename } = await usage.monthlyReportPdf(
-          deps,
-          printer,
-          await usage.usageOrg(deps, query.org),
-          params.year,
-          params.month,
-        )
+      async ({ params, query, request }) => {
+        const org = await usage.usageOrg(deps, query.org)
+        const { pdf, filename } = await usage.monthlyReportPdf(deps, org, params, requestIdOfRequest(request))
         return new Response(pdf as BodyInit, {
           headers: {
             'content-type': 'application/pdf',
@@ -118,7 +110,6 @@ export const usageRoutes = (deps: Deps) => {
     .use(viewRoutes(deps))
     .use(contractRoutes(deps))
     .use(dbaasRoutes(deps))
-}
 
 const VIEWS = '/dashboard/summary/:year/:month/usage-report/products'
 const dashboard = { signedIn: 'view_usage_analytics:site_admin', scope: 'admin' } as const

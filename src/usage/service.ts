@@ -19,7 +19,7 @@ import {
 } from './calendar'
 import { type Coverage, type DayTally, futureOf, type MonthTally, mergeIntervals } from './counting'
 import { isProduct, PRODUCTS, type Product } from './events'
-import type { PdfPrinter } from './pdf/printer'
+import { PDF_PRINTER } from './pdf/printer'
 import { buildMonthlyReport, renderReportHtml, reportFooter } from './pdf/report'
 import * as store from './store'
 
@@ -229,17 +229,23 @@ export function parsePathMonth(year: string, month: string): MonthKey {
   return monthKey(Number(year), m)
 }
 
-/** GET /dashboard/summary/{year}/{month}/download: the month's report as a PDF (an empty month says so). */
+/**
+ * GET /dashboard/summary/{year}/{month}/download: the month's report as a PDF (an empty month says
+ * so). The month is gathered only once the report has its place in the printer's line. Throws
+ * badRequest (year, month), unavailable (the line is full, or the render failed: logged with
+ * `requestId`).
+ */
 export async function monthlyReportPdf(
   deps: Deps,
-  printer: PdfPrinter,
   org: UserRow,
-  year: string,
-  month: string,
+  path: { year: string; month: string },
+  requestId?: string,
   now = deps.clock.now(),
 ): Promise<{ pdf: Uint8Array; filename: string }> {
-  const key = parsePathMonth(year, month)
-  const report = await buildMonthlyReport(deps, org, key, now)
-  const pdf = await printer.print(renderReportHtml(report), { footerHtml: reportFooter(report) })
+  const key = parsePathMonth(path.year, path.month)
+  const pdf = await deps.runtimes.of(PDF_PRINTER).admit(requestId, async (print) => {
+    const report = await buildMonthlyReport(deps, org, key, now)
+    return print(renderReportHtml(report), { footerHtml: reportFooter(report) })
+  })
   return { pdf, filename: `usage-${org.name}-${yearOf(key)}-${String(monthOf(key)).padStart(2, '0')}.pdf` }
 }

@@ -4,14 +4,12 @@ import { join } from 'node:path'
 import { startSandbox } from '../../src/clusters/sandbox'
 import { AppError } from '../../src/errors'
 import { metricsOf } from '../../src/http/metrics'
-import { closeAllPrinters, pdfPrinter } from '../../src/usage/pdf/printer'
+import { pdfPrinter } from '../../src/usage/pdf/printer'
 import { credentialsOf, lab } from '../msgbus/support'
 import { makeTestApp, tempDir } from '../support/app'
 import { freePort } from '../support/ports'
 import { eventually } from '../support/wait'
 import { event, HOUR, requests } from '../usage/support'
-
-afterAll(() => closeAllPrinters())
 
 const TOKEN = 'metrics-reader-token-0123456789'
 const scrape = (base: string, token = TOKEN) => fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } })
@@ -114,7 +112,7 @@ describe('GET /metrics', () => {
     const text = await (await t.request('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text()
     expect(text).toContain('platform_pdf_renders_total{outcome="ok"} 1')
     // One renderer and one place in the queue: the second render waits, the third is refused.
-    const printer = pdfPrinter({ chromiumPath: t.config.chromiumPath, concurrency: 1, queue: 1, metrics })
+    const printer = pdfPrinter({ chromiumPath: t.config.chromiumPath, concurrency: 1, queue: 1, log: t.deps.log, metrics })
     try {
       const layout = { footerHtml: '<span></span>' }
       const renders = [1, 2, 3].map((n) =>

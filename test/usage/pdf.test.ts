@@ -1,13 +1,14 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { sql } from 'drizzle-orm'
 import { statusOf } from '../../src/http/errors'
-import { closeAllPrinters, PrinterMessages, pdfPrinter } from '../../src/usage/pdf/printer'
-import { makeTestApp } from '../support/app'
+import { PDF_PRINTER, type PdfPrinter, PrinterMessages, pdfPrinter } from '../../src/usage/pdf/printer'
+import { makeOrg } from '../orgs/support'
+import { makeTestApp, type TestApp } from '../support/app'
 import { syntheticEvents } from './dataset'
 import { billingWorld, send, type UsageWorld } from './support'
 
-afterAll(() => closeAllPrinters())
 // Chromium on a busy two-core machine: a cold launch alone can take seconds.
 setDefaultTimeout(60_000)
 
@@ -88,13 +89,74 @@ describe("the download route's rules", () => {
   })
 })
 
+describe('the download route when the printer is busy or failing', () => {
+  test("the printer's line full → downloads answer 503 busy at once, before reading the month (its table is gone: a read would be 500)", async () => {
+    const w = await billingWorld()
+    await send(w, syntheticEvents())
+    const printer = w.t.deps.runtimes.of(PDF_PRINTER)
+    // Hold every place of the line (2 rendering, 8 waiting by default) until the test lets go.
+    let letGo = () => {}
+    const holding = new Promise<void>((resolve) => (letGo = resolve))
+    const held = Array.from({ length: 10 }, () => printer.admit(undefined, () => holding))
+    const rename = (from: string, to: string) => w.t.deps.db.write((tx) => tx.run(sql.raw(`ALTER TABLE ${from} RENAME TO ${to}`)))
+    await rename('usage_objects', 'usage_objects_away')
+    const answers = await Promise.all(Array.from({ length: 30 }, () => download(w, '2025/10/download?org=acme')))
+    expect(answers.map((a) => a.res.status)).toEqual(Array(30).fill(503))
+    for (const { res, bytes } of answers.slice(0, 3)) {
+      expect(res.headers.get('retry-after')).toBe('2')
+      expect(JSON.parse(new TextDecoder().decode(bytes)).message).toBe(PrinterMessages.busy)
+    }
+    letGo()
+    await Promise.all(held)
+    await rename('usage_objects_away', 'usage_objects')
+    const after = await download(w, '2025/10/download?org=acme')
+    expect(after.res.status).toBe(200)
+    expect(new TextDecoder().decode(after.bytes.slice(0, 5))).toBe('%PDF-')
+  })
+
+  test('twelve downloads at once, one render slot and two places waiting (real Chromium) → the placed ones get PDFs, the rest 503 busy with Retry-After, none a 500', async () => {
+    const w = await billingWorld('acme', { PLATFORM_PDF_CONCURRENCY: '1', PLATFORM_PDF_QUEUE: '2' })
+    await send(w, syntheticEvents())
+    const answers = await Promise.all(Array.from({ length: 12 }, () => download(w, '2025/10/download?org=acme')))
+    const printed = answers.filter((a) => a.res.status === 200)
+    const refused = answers.filter((a) => a.res.status === 503)
+    expect(printed.length + refused.length).toBe(12)
+    // The first three take the line while the browser launches: the others find it full.
+    expect(printed.length).toBeGreaterThanOrEqual(3)
+    expect(refused.length).toBeGreaterThan(0)
+    for (const { bytes } of printed) expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe('%PDF-')
+    for (const { res, bytes } of refused) {
+      expect(res.headers.get('retry-after')).toBe('2')
+      expect(JSON.parse(new TextDecoder().decode(bytes)).message).toBe(PrinterMessages.busy)
+    }
+  })
+
+  test('a printer that fails (CHROMIUM_PATH is not Chromium) → 503 with a clear message and Retry-After, logged with the request id', async () => {
+    const t = await makeTestApp({ PLATFORM_MODES: 'billing', CHROMIUM_PATH: '/bin/true' })
+    const admin = await t.admin()
+    await makeOrg(t, 'acme', { owner: admin })
+    const res = await t.as(admin).get('/api/v1/dashboard/summary/2025/10/download?org=acme', { 'x-request-id': 'pdf-failure-1' })
+    expect(res.status).toBe(503)
+    expect(res.headers.get('retry-after')).toBe('2')
+    expect(((await res.json()) as { message: string }).message).toBe(PrinterMessages.failed)
+    const lines = await t.logFor('pdf-failure-1')
+    expect(lines.find((l) => l.event === 'pdf render failed')).toMatchObject({ level: 'error', requestId: 'pdf-failure-1' })
+  })
+})
+
+/** A printer of its own on the app's Chromium, closed after the test. */
+function printerFor(t: TestApp, line: { concurrency: number; queue: number }): PdfPrinter {
+  const printer = pdfPrinter({ chromiumPath: t.config.chromiumPath, ...line, log: t.deps.log })
+  afterAll(() => printer.close())
+  return printer
+}
+
 describe('the printer (one warm Chromium)', () => {
   const footer = { footerHtml: '<span></span>' }
-  afterAll(() => closeAllPrinters())
 
   test('the browser killed between renders → the next render relaunches it and succeeds', async () => {
     const t = await makeTestApp()
-    const printer = pdfPrinter({ chromiumPath: t.config.chromiumPath, concurrency: 1, queue: 0 })
+    const printer = printerFor(t, { concurrency: 1, queue: 0 })
     expect(new TextDecoder().decode((await printer.print('<p>one</p>', footer)).slice(0, 5))).toBe('%PDF-')
     await printer.crash()
     expect(new TextDecoder().decode((await printer.print('<p>two</p>', footer)).slice(0, 5))).toBe('%PDF-')
@@ -103,7 +165,7 @@ describe('the printer (one warm Chromium)', () => {
 
   test('more renders than slots plus queue → the extra ones refused with 503 and Retry-After, the rest printed', async () => {
     const t = await makeTestApp()
-    const printer = pdfPrinter({ chromiumPath: t.config.chromiumPath, concurrency: 1, queue: 1 })
+    const printer = printerFor(t, { concurrency: 1, queue: 1 })
     const outcomes = await Promise.allSettled([1, 2, 3, 4].map((n) => printer.print(`<p>${n}</p>`, footer)))
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2)
     const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason)
@@ -127,7 +189,7 @@ describe('the printer (one warm Chromium)', () => {
       },
     })
     try {
-      const printer = pdfPrinter({ chromiumPath: t.config.chromiumPath, concurrency: 1, queue: 0 })
+      const printer = printerFor(t, { concurrency: 1, queue: 0 })
       const html =
         `<p>static text</p><img src="http://127.0.0.1:${server.port}/pixel.png"><link rel="stylesheet" href="http://127.0.0.1:${server.port}/s.css">` +
         '<script>document.body.append("SCRIPT RAN")</script>'

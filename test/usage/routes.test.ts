@@ -1,8 +1,5 @@
-import { afterAll, describe, expect, test } from 'bun:test'
-import { closeAllPrinters } from '../../src/usage/pdf/printer'
+import { describe, expect, test } from 'bun:test'
 import { billingWorld } from './support'
-
-afterAll(() => closeAllPrinters())
 
 /** Sweeps over every usage route of a billing-mode app (the general sweeps run without billing mode). */
 

@@ -53,8 +53,8 @@ export interface UsageWorld {
 }
 
 /** An app in billing mode with org `acme` owned by `olga`. */
-export async function billingWorld(orgName = 'acme'): Promise<UsageWorld> {
-  const t = await makeTestApp({ PLATFORM_MODES: 'billing' })
+export async function billingWorld(orgName = 'acme', env: Record<string, string> = {}): Promise<UsageWorld> {
+  const t = await makeTestApp({ PLATFORM_MODES: 'billing', ...env })
   const [owner] = await t.users('olga')
   await makeOrg(t, orgName, { owner: owner! })
   return { t, owner: owner!, admin: await t.admin() }

@@ -2,22 +2,27 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core'
+import { runtimeSlot } from '../../deps'
 import { AppError } from '../../errors'
-import type { Metrics } from '../../http/metrics'
+import { type Metrics, metricsOf } from '../../http/metrics'
+import type { Logger } from '../../logger'
 
 /**
  * The one module that talks to Chromium: a warm headless browser printing HTML to PDF, a page per
  * render, JavaScript off and every request but `data:` refused (the report carries everything
- * inline). A crashed browser is relaunched on the next render; at most `concurrency` renders run
- * at once, `queue` more wait, and beyond that the caller gets 503 with Retry-After. The page of
- * the next render is opened while the current one prints: opening a page costs Chromium ~60 ms,
- * a fifth of a render, and every render still gets a page nobody used before.
+ * inline). A crashed browser is relaunched on the next render. A report takes its place in the
+ * printer's line before anything of it is gathered: `concurrency` render at once, `queue` more
+ * wait (gathering or for a slot), and beyond that the caller is refused at once with 503 and
+ * Retry-After, having cost nothing. The page of the next render is opened while the current one
+ * prints: opening a page costs Chromium ~60 ms, a fifth of a render, and every render still gets a
+ * page nobody used before. A render that fails (no browser, a launch or page failure, a timeout) is
+ * logged with the request id and answered 503 with Retry-After (docs/api/usage.md).
  */
 
 export const PrinterMessages = {
   busy: 'too many reports are being rendered right now; try again shortly',
   noBrowser: (path: string) => `PDF rendering needs Chromium at ${path} (CHROMIUM_PATH)`,
-  failed: 'the PDF could not be rendered',
+  failed: 'the PDF renderer failed on this report; try again shortly, and tell the operator if it keeps failing',
 } as const
 
 /** Flags for a headless browser that reaches nothing on its own. */
@@ -42,6 +47,8 @@ export interface PrinterOptions {
   queue: number
   /** Upper bound of one render. */
   timeoutMs?: number
+  /** Where render failures are written, with the request id. */
+  log: Logger
   /** Where renders and the queue's depth are counted (docs/operations.md, "Metrics"); none when metrics are off. */
   metrics?: Pick<Metrics, 'pdfRenders' | 'pdfQueueDepth'>
 }
@@ -51,7 +58,17 @@ interface PrintLayout {
   footerHtml: string
 }
 
+/** Renders `html` once a render slot is free; throws unavailable when the render fails. */
+type Print = (html: string, layout: PrintLayout) => Promise<Uint8Array>
+
 export interface PdfPrinter {
+  /**
+   * Runs `work` holding a place in the line, taken before `work` starts: throws unavailable (busy,
+   * Retry-After) at once when every place is taken. `work` gathers what to print and calls `print`.
+   * `requestId` goes into the log line of a failed render.
+   */
+  admit<T>(requestId: string | undefined, work: (print: Print) => Promise<T>): Promise<T>
+  /** `admit` with nothing to gather. */
   print(html: string, layout: PrintLayout): Promise<Uint8Array>
   /** Kills the browser (tests use it to prove a relaunch). */
   crash(): Promise<void>
@@ -59,24 +76,20 @@ export interface PdfPrinter {
   readonly launches: number
 }
 
-const RETRY_AFTER_SECONDS = '2'
+const RETRY_AFTER = { 'retry-after': '2' }
 
-const printers = new Set<PdfPrinter>()
-
-/** Closes every printer of this process (test teardown, shutdown). */
-export async function closeAllPrinters(): Promise<void> {
-  await Promise.all([...printers].map((p) => p.close()))
-}
+/** The app's printer, with the configured Chromium and line (PLATFORM_PDF_CONCURRENCY, PLATFORM_PDF_QUEUE); closed with the app. */
+export const PDF_PRINTER = runtimeSlot(
+  'pdf printer',
+  (deps) => pdfPrinter({ chromiumPath: deps.config.chromiumPath, ...deps.config.pdfRenders, log: deps.log, metrics: metricsOf(deps) }),
+  (printer) => printer.close(),
+)
 
 export function pdfPrinter(options: PrinterOptions): PdfPrinter {
-  const printer = makePrinter(options)
-  printers.add(printer)
-  return printer
-}
-
-function makePrinter(options: PrinterOptions): PdfPrinter {
   let browser: Promise<{ browser: Browser; profile: string }> | undefined
   let launches = 0
+  /** Places taken in the line: reports being gathered, waiting for a slot or rendering. */
+  let placed = 0
   let active = 0
   const waiting: (() => void)[] = []
 
@@ -120,15 +133,11 @@ function makePrinter(options: PrinterOptions): PdfPrinter {
     return browser
   }
 
-  /** Waits for a render slot; refuses when the queue is full. */
+  /** Waits for a render slot (a placed report never waits behind more than the line holds). */
   const acquire = async () => {
     if (active < options.concurrency) {
       active++
       return
-    }
-    if (waiting.length >= options.queue) {
-      options.metrics?.pdfRenders.labels('refused').inc()
-      throw new AppError('unavailable', PrinterMessages.busy, [], { 'retry-after': RETRY_AFTER_SECONDS })
     }
     await new Promise<void>((resolve) => {
       waiting.push(resolve)
@@ -184,33 +193,62 @@ function makePrinter(options: PrinterOptions): PdfPrinter {
     }
   }
 
+  /** Renders in a slot, once more with a fresh browser when it died under us; counts the outcome. */
+  const render = async (html: string, layout: PrintLayout): Promise<Uint8Array> => {
+    await acquire()
+    let outcome = 'failed'
+    try {
+      let pdf: Uint8Array
+      try {
+        pdf = await renderOnce(html, layout)
+      } catch (error) {
+        const b = await browser?.catch(() => undefined)
+        if (error instanceof AppError || b?.browser.connected) throw error
+        browser = undefined
+        pdf = await renderOnce(html, layout)
+      }
+      outcome = 'ok'
+      return pdf
+    } finally {
+      options.metrics?.pdfRenders.labels(outcome).inc()
+      release()
+    }
+  }
+
+  /** A render that failed: logged with what went wrong, answered 503 (busy refusals never get here). */
+  const failed = (requestId: string | undefined, error: unknown): AppError => {
+    options.log.error('pdf render failed', {
+      requestId,
+      reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    })
+    return new AppError('unavailable', error instanceof AppError ? error.message : PrinterMessages.failed, [], RETRY_AFTER)
+  }
+
+  const admit: PdfPrinter['admit'] = async (requestId, work) => {
+    if (placed >= options.concurrency + options.queue) {
+      options.metrics?.pdfRenders.labels('refused').inc()
+      throw new AppError('unavailable', PrinterMessages.busy, [], RETRY_AFTER)
+    }
+    placed++
+    try {
+      return await work(async (html, layout) => {
+        try {
+          return await render(html, layout)
+        } catch (error) {
+          throw failed(requestId, error)
+        }
+      })
+    } finally {
+      placed--
+    }
+  }
+
   return {
     get launches() {
       return launches
     },
-    async print(html, layout) {
-      await acquire()
-      let outcome = 'failed'
-      try {
-        try {
-          const pdf = await renderOnce(html, layout)
-          outcome = 'ok'
-          return pdf
-        } catch (error) {
-          if (error instanceof AppError) throw error
-          // The browser may have died under us: once more with a fresh one.
-          const b = await browser?.catch(() => undefined)
-          if (b?.browser.connected) throw new AppError('internal', PrinterMessages.failed)
-          browser = undefined
-          const pdf = await renderOnce(html, layout)
-          outcome = 'ok'
-          return pdf
-        }
-      } finally {
-        options.metrics?.pdfRenders.labels(outcome).inc()
-        release()
-      }
-    },
+    admit,
+    print: (html, layout) => admit(undefined, (print) => print(html, layout)),
     async crash() {
       const b = await browser?.catch(() => undefined)
       b?.browser.process()?.kill('SIGKILL')
