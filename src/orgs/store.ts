@@ -23,7 +23,7 @@ export type NewTeam = typeof teams.$inferInsert
 export type OrgRoleRow = typeof orgRoles.$inferSelect
 export type ClaimRow = typeof orgClaims.$inferSelect
 
-const OWNERS_TEAM = 'Owners'
+export const OWNERS_TEAM = 'Owners'
 export const Messages = {
   teamExists: 'team already exists',
   roleExists: 'role already exists',

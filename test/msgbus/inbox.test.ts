@@ -1,8 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
 import type { NatsConnection } from '@nats-io/transport-node'
-import { sql } from 'drizzle-orm'
 import { closeDeps, createApp, openDeps } from '../../src/app'
 import { memoryLogger } from '../../src/logger'
 import { accountKeys, USERS_ACCOUNT } from '../../src/msgbus/accounts'
@@ -11,6 +8,7 @@ import { credsFile, newKeyPair, userJwt } from '../../src/msgbus/claims'
 import { personalInboxPrefix } from '../../src/msgbus/service'
 import { insertMsgbusAccount, listMsgbusAccountsOf } from '../../src/msgbus/store'
 import { type TestApp, type TestUser, testRequest } from '../support/app'
+import { applyMigration } from '../support/migrations'
 import { closesWithin, connectRefusal, delivers } from '../support/nats'
 import { type Credentials, connected, credentialsOf, lab, userJwtOf } from './support'
 
@@ -124,16 +122,6 @@ describe('credentials issued with the shared _INBOX.> before the upgrade', () =>
     return { msgbusEndpoints: [t.config.msgbusUrls[0]!], credentials: Buffer.from(credsFile(jwt, user)).toString('base64') }
   }
 
-  /** Applies the upgrade's migration to the database as it stands (its SQL, statement by statement). */
-  async function applyRetirement(t: TestApp): Promise<void> {
-    const folder = resolve(import.meta.dir, '../../db/migrations')
-    const file = readdirSync(folder).find((name) => name.endsWith('_retire_shared_inbox_credentials.sql'))!
-    const statements = readFileSync(join(folder, file), 'utf8').split('--> statement-breakpoint')
-    await t.deps.db.write(async (tx) => {
-      for (const statement of statements) await tx.run(sql.raw(statement))
-    })
-  }
-
   test('the upgrade revokes them: their live connection drops at the next start, they are refused after; new ones connect', async () => {
     const { t, nats } = await lab()
     const [ann] = await t.users('ann')
@@ -141,7 +129,7 @@ describe('credentials issued with the shared _INBOX.> before the upgrade', () =>
     const legacy = await legacyCredentials(t, ann!)
     const live = await connected(legacy)
     await closeMsgbus(t.deps)
-    await applyRetirement(t)
+    await applyMigration(t.deps.db, 'retire_shared_inbox_credentials')
     // The next start of the platform pushes the accounts as the database now has them.
     const restarted = await openDeps(t.config, memoryLogger(), t.clock)
     try {

@@ -1,7 +1,11 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { Messages as RuleMessages } from '../../src/orgs/rules'
 import { Messages } from '../../src/orgs/system-admin/service'
+import { deadRegistrationFixture } from '../clusters/support'
 import { type Credentials, connected, lab, userJwtOf } from '../msgbus/support'
 import { makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
+import { applyMigration } from '../support/migrations'
 import { closesWithin, connectRefusal, delivers } from '../support/nats'
 import { eventually } from '../support/wait'
 import { makeOrg } from './support'
@@ -67,6 +71,92 @@ describe('POST /api/v1/orgs/{org}/system-admin', () => {
     }
     expect((await t.as(olga).delete(`${API}/orgs/acme`)).status).toBeLessThan(300)
     expect((await t.request('GET', `${API}/user`, { token: created.token })).status).toBe(401)
+  })
+})
+
+describe('the system admin in its org (an owner-level private member, never the last owner)', () => {
+  /** Olga's org acme (mia a plain member), its system admin, and a write:organization token of it. */
+  async function withActingBot() {
+    const t = await makeTestApp()
+    const [olga, mia, oscar] = await t.users('olga', 'mia', 'oscar')
+    const fixture = await withSystemAdmin(t, olga, { members: [mia] })
+    const res = await t
+      .as(olga)
+      .send('POST', `${API}/orgs/acme/tokens/access-tokens/`, { name: 'automation', scopes: ['write:organization'] })
+    const { token } = (await res.json()) as { token: string }
+    return { t, olga: olga!, mia: mia!, oscar: oscar!, ...fixture, token }
+  }
+
+  test("its token creates a team in its org (what owners may do: 201) and lists the org's members; it may not create an org", async () => {
+    const { t, token } = await withActingBot()
+    const created = await t.request('POST', `${API}/orgs/acme/teams`, { token, body: { name: 'deployers', permission: 'write' } })
+    expect(created.status).toBe(201)
+    expect(((await created.json()) as { name: string }).name).toBe('deployers')
+    expect((await t.request('POST', `${API}/orgs`, { token, body: { username: 'elsewhere' } })).status).toBe(403)
+  })
+
+  test("its token uses its org's cluster as an owner would (200) and no one else's (404)", async () => {
+    const { t, olga, oscar, org } = await withActingBot()
+    await deadRegistrationFixture(t, org, 'prod')
+    await deadRegistrationFixture(t, oscar.user, 'own')
+    await deadRegistrationFixture(t, olga.user, 'personal')
+    const res = await t.as(olga).send('POST', `${API}/orgs/acme/tokens/access-tokens/`, { name: 'clusters', scopes: ['all'] })
+    const { token } = (await res.json()) as { token: string }
+    const read = (path: string) => t.request('GET', `${API}/clustersv2/${path}`, { token })
+    expect((await read('acme/prod')).status).toBe(200)
+    expect((await read('oscar/own')).status).toBe(404)
+    expect((await read('olga/personal')).status).toBe(404)
+  })
+
+  test('it is a private member: members see it in the member list, marked an org admin; the public members and an outsider do not', async () => {
+    const { t, mia, oscar } = await withActingBot()
+    const names = async (res: Response) => ((await res.json()) as { login: string }[]).map((u) => u.login)
+    const seenByMia = (await (await t.as(mia).get(`${API}/orgs/acme/members`)).json()) as { login: string; orgAdmin: boolean }[]
+    expect(seenByMia.find((u) => u.login === 'acme-sysadmin')?.orgAdmin).toBe(true)
+    expect(await names(await t.as(mia).get(`${API}/orgs/acme/public_members`))).not.toContain('acme-sysadmin')
+    expect(await names(await t.as(oscar).get(`${API}/orgs/acme/members`))).not.toContain('acme-sysadmin')
+    expect((await t.as(oscar).get(`${API}/orgs/acme/public_members/acme-sysadmin`)).status).toBe(404)
+  })
+
+  test('beside it, the last human owner may neither leave nor be removed (409); with a second owner she may; the bot itself is never taken out of Owners (409)', async () => {
+    const { t, olga, token, ownersTeam } = await withActingBot()
+    const admin = await t.admin()
+    expect((await t.as(admin).delete(`${API}/orgs/acme/members/olga`)).status).toBe(409)
+    expect((await t.request('DELETE', `${API}/orgs/acme/members/olga`, { token })).status).toBe(409)
+    expect((await t.as(olga).send('POST', `${API}/orgs/acme/members/action/leave`)).status).toBe(409)
+    expect((await t.as(olga).delete(`${API}/teams/${ownersTeam.id}/members/olga`)).status).toBe(409)
+    for (const path of [`/orgs/acme/members/acme-sysadmin`, `/teams/${ownersTeam.id}/members/acme-sysadmin`]) {
+      const res = await t.as(olga).delete(`${API}${path}`)
+      expect(res.status).toBe(409)
+      expect(((await res.json()) as { message: string }).message).toBe(RuleMessages.systemAdminStays)
+    }
+    expect((await t.request('POST', `${API}/orgs/acme/members/action/leave`, { token })).status).toBe(409)
+    const [omar] = await t.users('omar')
+    expect((await t.as(olga).send('PUT', `${API}/teams/${ownersTeam.id}/members/omar`)).status).toBeLessThan(300)
+    expect((await t.as(omar!).delete(`${API}/orgs/acme/members/olga`)).status).toBe(204)
+  })
+
+  test('the last human owner deletes the org though the system admin is an owner too; the bot may not delete it while she is there', async () => {
+    const { t, olga, token } = await withActingBot()
+    expect((await t.request('DELETE', `${API}/orgs/acme`, { token })).status).toBe(403)
+    expect((await t.as(olga).delete(`${API}/orgs/acme`)).status).toBeLessThan(300)
+    expect((await t.request('GET', `${API}/user`, { token })).status).toBe(401)
+  })
+
+  test('a system admin made before this version (in no team) → the upgrade makes it an owner: its token creates a team', async () => {
+    const { t, bot, token } = await withActingBot()
+    // The rows an older version wrote: no team, no membership, allowed to create orgs.
+    await t.deps.db.write(async (tx) => {
+      await tx.run(sql`DELETE FROM team_users WHERE uid = ${bot.id}`)
+      await tx.run(sql`DELETE FROM org_users WHERE uid = ${bot.id}`)
+      await tx.run(sql`UPDATE users SET allow_create_organization = 1 WHERE id = ${bot.id}`)
+    })
+    expect((await t.request('POST', `${API}/orgs/acme/teams`, { token, body: { name: 'before' } })).status).toBe(403)
+    await applyMigration(t.deps.db, 'system_admin_in_owners')
+    expect((await t.request('POST', `${API}/orgs/acme/teams`, { token, body: { name: 'after' } })).status).toBe(201)
+    expect((await t.request('POST', `${API}/orgs`, { token, body: { username: 'elsewhere' } })).status).toBe(403)
+    const members = (await (await t.as(await t.admin()).get(`${API}/orgs/acme/public_members`)).json()) as { login: string }[]
+    expect(members.map((u) => u.login)).not.toContain('acme-sysadmin')
   })
 })
 

@@ -9,8 +9,9 @@ import type { User } from '../../identity/schemas'
 import { presentUser } from '../../identity/service'
 import { findUserById, findUserByName, type UserRow } from '../../identity/store'
 import { grantsOfMember } from '../grants'
-import { Messages as ConditionMessages, orgLastMember, siteAdminsStay } from '../rules'
+import { Messages as ConditionMessages, orgLastMember, requiredMembersStay } from '../rules'
 import * as store from '../store'
+import { findMemberCandidateByName } from '../system-admin/store'
 
 export const Messages = {
   userNotFound: 'user does not exist',
@@ -46,8 +47,8 @@ export async function listMembers(
   return { items: rows.map((u) => presentUser(u, viewer, { orgAdmin: admins.has(u.id) })), total }
 }
 
-async function userNamed(deps: Deps, username: string): Promise<UserRow> {
-  const user = await findUserByName(deps.db.read, username)
+async function userNamed(deps: Deps, scope: OrgScope, username: string): Promise<UserRow> {
+  const user = await findMemberCandidateByName(deps.db.read, scope.org.id, username)
   if (!user) throw new AppError('notFound', Messages.userNotFound)
   return user
 }
@@ -64,7 +65,7 @@ export async function checkMember(deps: Deps, scope: OrgScope, actor: Actor | un
     // users (private ones among them) that `/users/{username}` hides.
     return 'redirect'
   }
-  const user = await userNamed(deps, username)
+  const user = await userNamed(deps, scope, username)
   if (!(await store.findMembership(deps.db.read, scope.org.id, user.id))) throw new AppError('notFound', Messages.notMember)
   return 'member'
 }
@@ -79,8 +80,9 @@ export async function assertPublicMember(deps: Deps, scope: OrgScope, username: 
 /**
  * Takes `user` out of the org (all its teams). A non-member is a no-op. Throws forbidden (a
  * member holding more than the caller: T32; a site admin in the administrative org:
- * `siteAdminsStay`) or conflict (`orgLastMember`: the last owner). The conditions are checked in
- * the removing transaction so two owners leaving at once cannot both pass.
+ * `requiredMembersStay`) or conflict (`orgLastMember`: the last owner; the org's system admin:
+ * `requiredMembersStay`). The conditions are checked in the removing transaction so two owners
+ * leaving at once cannot both pass.
  */
 async function removeFromOrg(deps: Deps, scope: OrgScope, user: UserRow): Promise<void> {
   if (!(await store.findMembership(deps.db.read, scope.org.id, user.id))) return
@@ -88,13 +90,13 @@ async function removeFromOrg(deps: Deps, scope: OrgScope, user: UserRow): Promis
   await deps.db.write(async (tx) => {
     await orgLastMember(tx, scope.org.id, user.id)
     await store.deleteMembership(tx, scope.org.id, user.id)
-    await siteAdminsStay(tx, scope.org.id, [user.id])
+    await requiredMembersStay(tx, scope.org.id, [user.id])
   })
 }
 
 /** `DELETE /orgs/{org}/members/{username}`. Throws notFound (unknown user), forbidden, conflict. */
 export async function removeMember(deps: Deps, scope: OrgScope, username: string): Promise<void> {
-  await removeFromOrg(deps, scope, await userNamed(deps, username))
+  await removeFromOrg(deps, scope, await userNamed(deps, scope, username))
 }
 
 /**

@@ -25,9 +25,10 @@ export const Messages = {
 const systemAdminLogin = (org: UserRow) => `${org.name}-sysadmin`
 
 /**
- * Makes the org's system admin in `tx`: a bot user that cannot sign in with a password. It is no
- * team member: as an owner it would count in the last-owner and last-admin rules. Throws conflict
- * (present, or login taken).
+ * Makes the org's system admin in `tx` (docs/decisions.md §6a): a bot user that cannot sign in with a
+ * password nor create orgs, a private member of the org's Owners team, so its tokens act as an owner's
+ * in this org and nowhere else; the org rules never count it as the last owner (orgs/rules.ts).
+ * Throws conflict (present, or login taken).
  */
 export async function insertSystemAdmin(tx: Executor, org: UserRow): Promise<UserRow> {
   if (await store.findSystemAdmin(tx, org.id)) throw new AppError('conflict', Messages.present)
@@ -38,10 +39,13 @@ export async function insertSystemAdmin(tx: Executor, org: UserRow): Promise<Use
     type: USER_TYPE.bot,
     fullName: `${org.name} system admin`,
     passwordHash: '',
+    allowCreateOrganization: false,
   }).catch((error: unknown) => {
     throw error instanceof AppError && error.kind === 'duplicate' ? new AppError('conflict', Messages.loginTaken(login)) : error
   })
   await store.insertSystemAdminLink(tx, org.id, bot.id)
+  const owners = await orgStore.findTeamByName(tx, org.id, orgStore.OWNERS_TEAM)
+  if (owners) await orgStore.addTeamMember(tx, owners, bot.id)
   return bot
 }
 

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { orgSystemAdmins, users } from '../../../db/schema'
-import type { UserRow } from '../../identity/store'
+import { findUserByName, type UserRow } from '../../identity/store'
 import type { Executor } from '../../storage/database'
 
 /** The org's system admin user, if it has one. */
@@ -12,6 +12,17 @@ export async function findSystemAdmin(db: Executor, orgId: number): Promise<User
     .where(eq(orgSystemAdmins.orgId, orgId))
     .get()
   return row?.user
+}
+
+/**
+ * The user `name` as the org's membership routes name them: an individual user, or this org's own
+ * system admin (a bot, which the general lookup does not find), so the member list's entries can be named.
+ */
+export async function findMemberCandidateByName(db: Executor, orgId: number, name: string): Promise<UserRow | undefined> {
+  const user = await findUserByName(db, name)
+  if (user) return user
+  const systemAdmin = await findSystemAdmin(db, orgId)
+  return systemAdmin?.lowerName === name.toLowerCase() ? systemAdmin : undefined
 }
 
 export async function insertSystemAdminLink(tx: Executor, orgId: number, uid: number): Promise<void> {

@@ -7,12 +7,13 @@ import { AppError } from '../../errors'
 import type { Page, Paged } from '../../http/pagination'
 import type { User } from '../../identity/schemas'
 import { presentUser } from '../../identity/service'
-import { findUserByName, type UserRow } from '../../identity/store'
+import type { UserRow } from '../../identity/store'
 import { grantsOfTeam } from '../grants'
-import { orgLastMember, siteAdminsStay } from '../rules'
+import { orgLastMember, requiredMembersStay } from '../rules'
 import type { CreateCustomRoleOption, CreateTeamOption, CustomRole, EditTeamOption, Organization, Team } from '../schemas'
 import { describeOrg, presentOrgs, writeInOrg } from '../service'
 import * as store from '../store'
+import { findMemberCandidateByName } from '../system-admin/store'
 
 export const Messages = {
   ownersTeamUndeletable: 'the Owners team cannot be deleted',
@@ -146,13 +147,13 @@ export async function editTeam(deps: Deps, scope: OrgScope, input: EditTeamOptio
 /**
  * Deletes a team; its members left in no team of the org stop being members. Throws forbidden
  * (Owners; a team giving more than the caller holds; the only team of a site admin in the
- * administrative org: `siteAdminsStay`).
+ * administrative org: `requiredMembersStay`).
  */
 export async function deleteTeam(deps: Deps, scope: OrgScope): Promise<void> {
   const team = scope.team!
   if (team.permission === 'owner') throw new AppError('forbidden', Messages.ownersTeamUndeletable)
   assertHoldsAll(scope, await grantsOfTeam(deps.db.read, team))
-  await deps.db.write(async (tx) => siteAdminsStay(tx, team.orgId, await store.deleteTeam(tx, team)))
+  await deps.db.write(async (tx) => requiredMembersStay(tx, team.orgId, await store.deleteTeam(tx, team)))
 }
 
 export async function listTeamMembers(deps: Deps, scope: OrgScope, actor: Actor, page: Page): Promise<Paged<User>> {
@@ -167,7 +168,7 @@ export async function listTeamMembers(deps: Deps, scope: OrgScope, actor: Actor,
  * can pull a hidden user into an org (and so learn their profile) without consent.
  */
 async function userNamed(deps: Deps, actor: Actor, scope: OrgScope, username: string): Promise<UserRow> {
-  const user = await findUserByName(deps.db.read, username)
+  const user = await findMemberCandidateByName(deps.db.read, scope.org.id, username)
   if (!user) throw new AppError('notFound', Messages.userNotFound)
   const hidden =
     user.visibility === VISIBILITY.private &&
@@ -193,8 +194,9 @@ export async function addTeamMember(deps: Deps, actor: Actor, scope: OrgScope, u
 /**
  * Removes a user from the team; a non-member is a no-op. Throws notFound (user), forbidden (the
  * team gives more than the caller holds; a site admin's last team in the administrative org),
- * conflict (the last member of the Owners team:
- * `orgLastMember`, checked in the removing transaction so concurrent removals cannot both pass).
+ * conflict (the last member of the Owners team but the system admin: `orgLastMember`; the system
+ * admin itself: `requiredMembersStay`; checked in the removing transaction so concurrent removals
+ * cannot both pass).
  */
 export async function removeTeamMember(deps: Deps, actor: Actor, scope: OrgScope, username: string): Promise<void> {
   const team = scope.team!
@@ -204,7 +206,7 @@ export async function removeTeamMember(deps: Deps, actor: Actor, scope: OrgScope
   await deps.db.write(async (tx) => {
     if (team.permission === 'owner') await orgLastMember(tx, scope.org.id, user.id)
     await store.removeTeamMember(tx, team, user.id)
-    await siteAdminsStay(tx, scope.org.id, [user.id])
+    await requiredMembersStay(tx, scope.org.id, [user.id])
   })
 }
 
