@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { Elysia } from 'elysia'
 import { auditRecorder, type RouteInfo } from './audit/recorder'
 import { auditRoutes } from './audit/routes'
+import { auditWriter } from './audit/writer'
 import { type Clock, systemClock } from './clock'
 import { cloudRoutes } from './cloud/routes'
 import { clusterFacts } from './clusters/access'
@@ -26,6 +27,7 @@ import { securityRoutes } from './identity/security/routes'
 import { userFacts } from './identity/user-facts'
 import { inboxRoutes } from './inbox/routes'
 import { jsonLogger, type Logger } from './logger'
+import { auditBusSink } from './msgbus/org-publisher'
 import { subscribeInOrgAccounts } from './msgbus/org-subscribers'
 import { msgbusRoutes } from './msgbus/routes'
 import { COOKIE_TTL_SECONDS, MSGBUS_COOKIE, signInBearerJwt } from './msgbus/service'
@@ -167,6 +169,8 @@ export function createApp(deps: Deps) {
     // Usage events published on the message bus (docs/decisions.md §5a); nothing runs without MSGBUS_URLS.
     subscribeInOrgAccounts(deps, usageEventsSubscription(deps))
   }
+  // Each audit event of an org also on `audit.<org>` in its account (docs/decisions.md §8).
+  if (deps.config.msgbusUrls.length > 0) auditWriter(deps).addSink(auditBusSink(deps))
   // Last, so the document (built on its first request) sees every route of this app.
   app.use(openapiDocs(app, buildInfo(deps.config).version, checkCredential))
   return app

@@ -164,3 +164,30 @@ function busMessage(m: Msg): BusMessage {
     },
   }
 }
+
+export interface AccountPublisher {
+  /** Publishes `data` on `subject`; kept while the connection reconnects, dropped once it is closed. */
+  publish(subject: string, data: string): void
+  close(): Promise<void>
+}
+
+/** Connects with an account user's `.creds` to publish, reconnecting forever. Throws when no server answers the first connect. */
+export async function publishAsAccountUser(servers: string[], creds: Uint8Array, name: string): Promise<AccountPublisher> {
+  const nc = await connect({
+    servers,
+    authenticator: credsAuthenticator(creds),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    ignoreAuthErrorAbort: true,
+    timeout: REQUEST_TIMEOUT_MS,
+  })
+  return {
+    publish: (subject, data) => {
+      if (!nc.isClosed()) nc.publish(subject, data)
+    },
+    close: async () => {
+      if (!nc.isClosed()) await nc.drain()
+    },
+  }
+}

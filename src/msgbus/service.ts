@@ -9,6 +9,7 @@ import { findUserByName, type UserRow } from '../identity/store'
 import { accountKeys, orgAccount, USERS_ACCOUNT } from './accounts'
 import { assertConfigured, Messages as BusMessages, ensureAccountPushed, pushOrUnavailable, systemLink } from './bus'
 import { credsFile, issuedAtNow, newKeyPair, userJwt } from './claims'
+import { auditSubject } from './org-publisher'
 import type { MsgbusAccount, MsgbusCredentialsResponse } from './schemas'
 import * as store from './store'
 
@@ -165,7 +166,8 @@ export function orgCredentials(
     account: orgAccount(org.id),
     permissions: {
       pub: { allow: [`org.${org.id}.>`, '_INBOX.>', usageEventsSubject(org.name)] },
-      sub: { allow: [`org.${org.id}.>`, '_INBOX.>'] },
+      // Org-wide credentials (no cluster's) may also follow the org's audit trail.
+      sub: { allow: [`org.${org.id}.>`, '_INBOX.>', ...(target.clusterID ? [] : [auditSubject(org.name)])] },
     },
     ttlSeconds: deps.config.msgbusCredentialTtlSeconds,
     clusterId: target.clusterID,
