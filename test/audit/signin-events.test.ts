@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { makeHttpTestApp } from '../identity/http'
-import { codeStep, enrollTotp, nextCode, passwordStep } from '../security/second-factor'
+import { codeStep, enrollTotp, passwordStep } from '../security/second-factor'
 import { makeTestApp, PASSWORD, type TestApp } from '../support/app'
+import { nextCode } from '../support/totp'
 import { auditAt, eventOf, storedEvents } from './support'
 
 const signIn = (t: TestApp, username: string, password: string, requestId: string, headers: Record<string, string> = {}) =>

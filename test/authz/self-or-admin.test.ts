@@ -2,13 +2,10 @@ import { describe, expect, test } from 'bun:test'
 import { VISIBILITY } from '../../db/schema/identity'
 import { Messages, selfOrAdmin, userVisibleTo } from '../../src/authz/authorize'
 import { updateUser } from '../../src/identity/store'
-import { basic, makeTestApp, PASSWORD, type TestApp } from '../support/app'
+import { asBasic, makeTestApp } from '../support/app'
 import { permissionOf } from '../support/routes'
 
 /** The `self-or-admin` row of the table: the user named in the path themself, or a site admin. */
-
-const asBasic = (t: TestApp, user: string, method: string, path: string, body?: unknown) =>
-  t.request(method, path, { headers: { authorization: basic(user, PASSWORD) }, body })
 
 describe('the self-or-admin rule', () => {
   const alice = { id: 1, isAdmin: false }

@@ -220,6 +220,7 @@ describe('against a hostile TLS server', () => {
       for (const char of raw) {
         socket.write(char)
         socket.flush()
+        // A turn of the event loop per byte, so each reaches the parser as its own read (the behaviour under test).
         await Bun.sleep(0)
       }
     })
@@ -239,6 +240,7 @@ describe('against a hostile TLS server', () => {
       socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${big.length}\r\n\r\n`)
       for (let at = 0; at < big.length; at += 256 * 1024) {
         socket.write(big.subarray(at, at + 256 * 1024))
+        // Pieces apart in time, so the body arrives over several reads (the behaviour under test).
         await Bun.sleep(1)
       }
     })

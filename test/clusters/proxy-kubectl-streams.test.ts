@@ -140,6 +140,7 @@ const openDescriptors = () => readdirSync('/proc/self/fd').length
 const settledDescriptors = () =>
   eventually(async () => {
     const first = openDescriptors()
+    // A wait that is the measure: "settled" means no change over a quarter second; no event says the last socket closed.
     await Bun.sleep(250)
     return openDescriptors() === first ? first : undefined
   }, 10_000)

@@ -234,6 +234,7 @@ test('a client that leaves a slow read: the member sees the platform leave too, 
       new Promise<Response>((answer) => {
         memberSaw.push('asked')
         request.signal.addEventListener('abort', () => memberSaw.push('caller left'))
+        // The slowness is the behaviour under test: the caller leaves long before this answer.
         setTimeout(() => answer(Response.json({ kind: 'ConfigMapList', items: [] })), 20_000).unref()
       }),
   })

@@ -3,6 +3,7 @@ import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { tempDir } from '../support/app'
 import { createTokenOnCommandLine, startServer } from '../support/process'
+import { eventually } from '../support/wait'
 
 /**
  * A request the server holds: its head is sent with `Expect: 100-continue` and this resolves once
@@ -85,8 +86,8 @@ async function killDuringWrites(
     }
   }
   const writers = Array.from({ length: options.writers }, (_, w) => writer(w))
-  // Killed mid-stream once writes are flowing, however fast this machine and driver take them.
-  for (const deadline = Date.now() + 20_000; acked.length <= options.ackedBeforeKill && Date.now() < deadline; ) await Bun.sleep(20)
+  // Killed mid-stream once writes are flowing, however fast this machine and driver take them (the count below fails if they never did).
+  await eventually(() => acked.length > options.ackedBeforeKill, 20_000).catch(() => undefined)
   first.child.kill('SIGKILL')
   await first.child.exited
   stop = true

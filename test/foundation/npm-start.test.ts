@@ -1,6 +1,7 @@
 import { expect, test } from 'bun:test'
 import { resolve } from 'node:path'
 import { tempDir } from '../support/app'
+import { eventually } from '../support/wait'
 
 const ROOT = resolve(import.meta.dir, '../..')
 
@@ -31,14 +32,14 @@ test('an operator stops `npm start` with SIGTERM (docker stop, a process manager
   expect((await fetch(`${base}/api/v1/swagger.json`)).status).toBe(200)
   npm.kill('SIGTERM')
   await npm.exited
-  let closed = false
-  for (let i = 0; i < 50 && !closed; i++) {
-    closed = await fetch(`${base}/api/v1/swagger.json`).then(
-      () => false,
-      () => true,
-    )
-    if (!closed) await Bun.sleep(100)
-  }
+  const closed = await eventually(
+    () =>
+      fetch(`${base}/api/v1/swagger.json`).then(
+        () => false,
+        () => true,
+      ),
+    5000,
+  )
   reader.releaseLock()
   expect(closed).toBe(true)
 }, 30_000)

@@ -1,12 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages as AuthzMessages } from '../../src/authz/authorize'
 import { Messages, mintToken } from '../../src/identity/tokens/service'
-import { basic, PASSWORD, type TestApp } from '../support/app'
+import { asBasic, basic } from '../support/app'
 import { eventually } from '../support/wait'
 import { makeHttpTestApp } from './http'
-
-const asBasic = (t: TestApp, user: string, method: string, path: string, body?: unknown) =>
-  t.request(method, path, { headers: { authorization: basic(user, PASSWORD) }, body })
 
 describe('/api/v1/users/:username/tokens (Basic with password)', () => {
   test('create → 201 with id, name, 40-hex sha1 and its last eight; the token then authenticates', async () => {

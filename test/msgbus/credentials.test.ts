@@ -5,6 +5,7 @@ import { Messages } from '../../src/msgbus/service'
 import { makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 import { closesWithin, connectRefusal, delivers, nextWallSecond, wipeResolverDir } from '../support/nats'
 import { startServer } from '../support/process'
+import { eventually } from '../support/wait'
 import { type Credentials, connected, credentialsOf, lab, tokensOf, userJwtOf } from './support'
 
 // Real nats-server processes and waits on the clock: room for a loaded machine.
@@ -233,17 +234,6 @@ describe('expiry', () => {
 })
 
 describe('reconciliation', () => {
-  /** Polls until `credentials` are refused (or `ms` pass); returns the refusal. */
-  async function refusedWithin(url: string, credentials: string, ms: number): Promise<string | undefined> {
-    const until = performance.now() + ms
-    let refusal = await connectRefusal(url, credentials)
-    while (refusal === undefined && performance.now() < until) {
-      await Bun.sleep(100)
-      refusal = await connectRefusal(url, credentials)
-    }
-    return refusal
-  }
-
   test('a platform start pushes every revocation again, even to a server that lost them all', async () => {
     const { t, nats } = await lab()
     const [ann] = await t.users('ann')
@@ -259,7 +249,7 @@ describe('reconciliation', () => {
     expect(await connectRefusal(nats.url, revoked.credentials)).toBeUndefined()
     const platform = await startServer(t.config.dataDir, { MSGBUS_URLS: nats.url })
     try {
-      expect(await refusedWithin(nats.url, revoked.credentials, 5000)).toMatch(/Authorization Violation/)
+      expect(await eventually(() => connectRefusal(nats.url, revoked.credentials), 5000)).toMatch(/Authorization Violation/)
       expect(await connectRefusal(nats.url, kept.credentials)).toBeUndefined()
     } finally {
       platform.child.kill()
@@ -276,7 +266,7 @@ describe('reconciliation', () => {
     await nats.stop()
     wipeResolverDir(nats)
     await nats.start()
-    expect(await refusedWithin(nats.url, revoked.credentials, 5000)).toMatch(/Authorization Violation/)
+    expect(await eventually(() => connectRefusal(nats.url, revoked.credentials), 5000)).toMatch(/Authorization Violation/)
   })
 })
 

@@ -15,9 +15,6 @@ export async function enrollTotp(t: TestApp, who: TestUser): Promise<{ secret: s
   return { secret, scratch: await res.json() }
 }
 
-/** A code of the next step: valid (±1 step) and not used by enrollment. */
-export const nextCode = (secret: string) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 })
-
 export async function registerSoftKey(t: TestApp, who: TestUser): Promise<void> {
   const { publicKey } = await (await t.as(who).send('POST', `${SECURITY}/webauthn/request_register`, { name: 'key' })).json()
   expect(

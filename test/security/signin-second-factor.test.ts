@@ -4,7 +4,8 @@ import { Messages as TwoFactorMessages } from '../../src/identity/security/two-f
 import { Messages } from '../../src/identity/signin/service'
 import { MAX_TICKET_FAILURES } from '../../src/identity/signin/tickets'
 import { basic, makeTestApp, PASSWORD } from '../support/app'
-import { codeStep, cookieValue, enrollTotp, nextCode, ORIGIN, passwordStep, registerSoftKey } from './second-factor'
+import { nextCode } from '../support/totp'
+import { codeStep, cookieValue, enrollTotp, ORIGIN, passwordStep, registerSoftKey } from './second-factor'
 
 describe('second sign-in step with TOTP', () => {
   test('password → 405 with a ticket; a current code with the ticket → 200, a working session, the ticket cleared', async () => {

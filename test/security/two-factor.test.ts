@@ -4,6 +4,7 @@ import { Messages as AuthMessages } from '../../src/identity/authenticate'
 import { LOCK_SECONDS, MAX_FAILED_CODES, Messages } from '../../src/identity/security/two-factor/service'
 import { startSession } from '../../src/identity/sessions/service'
 import { basic, makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
+import { nextCode } from '../support/totp'
 
 const BASE = '/api/v1/user/settings/security'
 
@@ -16,9 +17,6 @@ async function enroll(t: TestApp, who: TestUser): Promise<{ secret: string; scra
   expect(res.status).toBe(200)
   return { secret, scratch: await res.json() }
 }
-
-/** A code of the step after the current one: valid (±1 step) and not yet used. */
-const nextCode = (secret: string) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 })
 
 const basicOtp = (t: TestApp, name: string, otp?: string, header = 'X-Platform-OTP') =>
   t.request('GET', '/api/v1/user', { headers: { authorization: basic(name, PASSWORD), ...(otp === undefined ? {} : { [header]: otp }) } })

@@ -141,3 +141,7 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
 }
 
 export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+
+/** A request as `user` signed in by Basic with the test password. */
+export const asBasic = (t: TestApp, user: string, method: string, path: string, body?: unknown) =>
+  t.request(method, path, { headers: { authorization: basic(user, PASSWORD) }, body })

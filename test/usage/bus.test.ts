@@ -9,6 +9,7 @@ import { makeOrg } from '../orgs/support'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { firstServerError, wipeResolverDir } from '../support/nats'
 import { startServer } from '../support/process'
+import { eventually } from '../support/wait'
 import { coreMonths, expectedUsage, hourly, requests } from './support'
 
 // Real nats-server processes, a restart and waits on the clock: room for a loaded machine.
@@ -157,9 +158,10 @@ describe('usage.events.<org> on the message bus', () => {
     const { t, admin, agent } = await busWorld()
     agent.publish('usage.events.acme', JSON.stringify(day))
     await agent.flush()
-    let months: unknown
-    for (let i = 0; i < 50 && JSON.stringify((months = await generatedMonths(t, admin, 'acme'))) === '{"yearMonthList":{}}'; i++)
-      await Bun.sleep(100)
+    const months = await eventually(async () => {
+      const generated = await generatedMonths(t, admin, 'acme')
+      return JSON.stringify(generated) !== '{"yearMonthList":{}}' && generated
+    }, 5000)
     expect(months).toEqual({ yearMonthList: { 2025: ['October'] } })
     const lines = t.logs.filter((l) => l.includes('usage events from the message bus'))
     expect(lines.length).toBe(1)
@@ -230,8 +232,7 @@ describe('subscriber lifecycle', () => {
     const { t, olga, agent } = await busWorld()
     expect((await t.as(olga).delete(`${API}/orgs/acme`)).status).toBe(204)
     expect(json(await request(agent, 'usage.events.acme', JSON.stringify([good(0)])))).toEqual({ error: SubscriberMessages.orgGone })
-    let failure: string | undefined
-    for (let i = 0; i < 20 && !(failure = await requestFailure(agent, 'usage.events.acme', '[]')); i++) await Bun.sleep(100)
+    const failure = await eventually(() => requestFailure(agent, 'usage.events.acme', '[]'))
     expect(failure).toMatch(/no responders|503/i)
   })
 
@@ -254,12 +255,11 @@ describe('subscriber lifecycle', () => {
         // Wiped: acme's account (made after the configuration was printed) is unknown until the platform pushes it again.
         if (wipe) wipeResolverDir(nats)
         await nats.start()
-        let answer: ReturnType<typeof json> | undefined
-        for (let i = 0; i < 50 && !answer; i++) {
-          // Short waits: a request sent while the agent itself is still reconnecting is lost, not refused.
-          answer = await agent.request('usage.events.acme', JSON.stringify([good(1)]), { timeout: 1000 }).then(json, () => undefined)
-          if (!answer) await Bun.sleep(100)
-        }
+        // Short request timeouts: a request sent while the agent itself is still reconnecting is lost, not refused.
+        const answer = await eventually(
+          () => agent.request('usage.events.acme', JSON.stringify([good(1)]), { timeout: 1000 }).then(json, () => undefined),
+          25_000,
+        )
         // A lost reply may have followed an ingest: then the retry is a duplicate.
         expect(answer).toMatchObject({ rejected: [] })
         expect(answer!.accepted! + answer!.duplicates!).toBe(1)
@@ -281,11 +281,10 @@ describe('subscriber lifecycle', () => {
         expect(json(await request(agent, 'usage.events.acme', JSON.stringify(e)))).toMatchObject({ accepted: 1 })
       }
       // Until the other process's subscriber has answered one (it subscribes once it has started and connected).
-      const until = performance.now() + 30_000
-      while (sent === handledHere() && performance.now() < until) {
+      await eventually(async () => {
         await send()
-        if (sent === handledHere()) await Bun.sleep(50)
-      }
+        return sent !== handledHere()
+      }, 25_000)
       const before = { sent, here: handledHere() }
       for (let i = 0; i < 40; i++) await send()
       const here = handledHere() - before.here
