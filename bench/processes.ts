@@ -213,7 +213,7 @@ export interface Measured extends Figures {
 export async function measureCpu(
   url: string,
   headers: Record<string, string>,
-  load: { connections: string; duration: string },
+  load: { connections: string; duration: string; script?: string },
   target: Pick<Target, 'pids'>,
 ): Promise<Measured> {
   const pids = target.pids()

@@ -8,12 +8,13 @@ export interface Figures {
 
 /**
  * Runs wrk (`-t2 --latency`) against `url` as a child process (asynchronously: servers under test
- * may live in the calling process). Throws when wrk fails, measures nothing, or sees non-2xx answers.
+ * may live in the calling process), with a Lua `script` when given (another method, a body).
+ * Throws when wrk fails, measures nothing, or sees non-2xx answers.
  */
 export async function wrk(
   url: string,
   headers: Record<string, string>,
-  load: { connections: string | number; duration: string | number },
+  load: { connections: string | number; duration: string | number; script?: string },
 ): Promise<Figures> {
   const args = [
     'wrk',
@@ -22,6 +23,7 @@ export async function wrk(
     `-d${load.duration}s`,
     '--latency',
     ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    ...(load.script ? ['-s', load.script] : []),
     url,
   ]
   const child = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })

@@ -1,5 +1,6 @@
 import type { Server } from 'bun'
 import { Elysia } from 'elysia'
+import { USER_TYPE } from '../../db/schema/identity'
 import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { pathOf } from '../http/routable-url'
@@ -103,7 +104,7 @@ interface RouteContext {
   route?: string
   params?: Record<string, string>
   actor?: Actor
-  guardSettled?: { scope?: { org: Named } }
+  guardSettled?: { scope?: { org: Named }; cluster?: { owner: Named & { type: number } } }
 }
 
 /**
@@ -157,6 +158,9 @@ export const auditRecorder = (deps: Deps, options: RecorderOptions) => {
       if (!audit) return
       const { route, params, actor, guardSettled } = context as RouteContext
       audit.noteRoute(route, params)
-      audit.arm(actor, guardSettled?.scope?.org, successStatus(audit.request.method, route ?? ''))
+      // A cluster route's owner, when it is an org, is the org the action concerns: no lookup needed.
+      const owner = guardSettled?.cluster?.owner
+      const org = guardSettled?.scope?.org ?? (owner?.type === USER_TYPE.organization ? owner : undefined)
+      audit.arm(actor, org, successStatus(audit.request.method, route ?? ''))
     })
 }

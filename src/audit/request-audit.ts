@@ -116,13 +116,16 @@ export class RequestAudit implements CompanionSource {
   arm(actor: Actor | undefined, org: Named | undefined, successStatus: number): void {
     this.#actor = actor
     this.#successStatus = successStatus
-    if (org) this.concerns.org ??= org
-    this.#orgLookup = this.#lookUpOrg()
+    if (org) this.concerns.org ??= { id: org.id, name: org.name }
+    // The guard settled a cluster's owner: a proxied call to a user's cluster concerns no org.
+    this.#orgLookup = this.concerns.org || (this.kubernetes && this.params.owner) ? Promise.resolve(undefined) : this.#lookUpOrg()
     this.#armed = true
   }
 
   companionForWrite(): CommitCompanion | undefined {
-    if (!this.#armed || this.unrecorded || this.#finished || this.#eventId !== undefined) return undefined
+    // A proxied call's change is in the member: the platform's own writes on its way (a token's
+    // last use) are not it, and its event is written after the answer.
+    if (!this.#armed || this.unrecorded || this.kubernetes || this.#finished || this.#eventId !== undefined) return undefined
     return {
       beforeCommit: (tx) => this.#writeWith(tx),
       afterCommit: () => {
@@ -163,8 +166,9 @@ export class RequestAudit implements CompanionSource {
       await writer.update(this.#eventId, draft, { status, result: resultOf(status) })
       return
     }
-    const written = writer.append(await this.#draft(status))
-    if (this.#kind() !== 'kubernetes') await written
+    const draft = await this.#draft(status)
+    if (this.#kind() === 'kubernetes') writer.appendLater(draft)
+    else await writer.append(draft)
   }
 
   /**

@@ -25,9 +25,19 @@ interface Settle<T> {
   reject(error: unknown): void
 }
 
+/**
+ * How long an event nobody waits for (a proxied write) may wait for its batch. Every commit
+ * empties the caches of hot reads (storage/commit-cache.ts: token sign-ins, cluster access), so a
+ * commit per proxied write would cost each write a token check; one a second costs nothing.
+ */
+const LATER_MS = 1000
+
+const UNHEARD: Settle<number> = { resolve: () => undefined, reject: () => undefined }
+
 export class AuditWriter {
   readonly #queue: Pending[] = []
   #flushing: Promise<void> | undefined
+  #later: ReturnType<typeof setTimeout> | undefined
   readonly #sinks: AuditSink[] = []
   readonly #releases: (() => void)[] = []
 
@@ -36,6 +46,15 @@ export class AuditWriter {
   /** Queues a new event; resolves with its id once committed. */
   append(draft: AuditDraft): Promise<number> {
     return this.#enqueue((settle) => ({ op: 'append', draft, settle }))
+  }
+
+  /** Queues a new event nobody waits for: committed with the next batch, within LATER_MS. Failures are logged. */
+  appendLater(draft: AuditDraft): void {
+    this.#queue.push({ op: 'append', draft, settle: UNHEARD })
+    this.#later ??= setTimeout(() => {
+      this.#later = undefined
+      this.#startFlush()
+    }, LATER_MS)
   }
 
   /** Queues later facts of event `id` (whose draft, updated, the sinks get); resolves once committed. */
@@ -60,18 +79,26 @@ export class AuditWriter {
     for (const release of this.#releases.splice(0)) release()
   }
 
-  /** Resolves once everything queued so far has committed (or failed). */
+  /** Resolves once everything queued so far has committed (or failed), events queued for later included. */
   async drain(): Promise<void> {
+    if (this.#queue.length > 0) this.#startFlush()
     while (this.#flushing) await this.#flushing
   }
 
   #enqueue(make: (settle: Settle<number>) => Pending): Promise<number> {
     const done = new Promise<number>((resolve, reject) => this.#queue.push(make({ resolve, reject })))
+    this.#startFlush()
+    return done
+  }
+
+  /** Commits what is queued (and what comes meanwhile) unless a batch is being written already. */
+  #startFlush(): void {
+    clearTimeout(this.#later)
+    this.#later = undefined
     // Whatever request queued it, the batch is nobody's change: its write carries no companion.
     this.#flushing ??= runWithoutCompanions(() => this.#flush()).finally(() => {
       this.#flushing = undefined
     })
-    return done
   }
 
   async #flush(): Promise<void> {
