@@ -1,5 +1,5 @@
 import { Database as BunSqlite } from 'bun:sqlite'
-import { type SQL, sql } from 'drizzle-orm'
+import { getTableColumns, type SQL, sql, type Table } from 'drizzle-orm'
 import type { Executor } from '../storage/database'
 
 /**
@@ -72,3 +72,12 @@ export async function insertRows(db: Executor, head: string, rows: readonly SqlV
 
 /** `?,?,?` for an IN list of `count` values. */
 export const placeholders = (count: number) => new Array(count).fill('?').join(',')
+
+/**
+ * `<alias.>column AS key` for each key of a db/schema table: plain SQL takes its names from the schema, so a renamed
+ * column follows and a removed or renamed property fails tsc.
+ */
+export function selectList<T extends Table>(table: T, keys: readonly (keyof T['_']['columns'] & string)[], alias = ''): string {
+  const columns: Record<string, { name: string }> = getTableColumns(table)
+  return keys.map((key) => `${alias}${columns[key]!.name} AS ${key}`).join(', ')
+}

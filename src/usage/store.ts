@@ -1,7 +1,22 @@
+import { getTableName } from 'drizzle-orm'
+import { usageContracts, usageEvents, usageMonths, usageObjectDays, usageObjectMonths, usageObjects } from '../../db/schema/usage'
 import type { Executor } from '../storage/database'
 import type { MonthKey } from './calendar'
 import type { DayTally, MonthTally, Reading, Tally } from './counting'
-import { execute, insertRows, placeholders, queryAll, type SqlValue } from './sql'
+import { execute, insertRows, placeholders, queryAll, type SqlValue, selectList } from './sql'
+
+// The tables' and columns' SQL names, from db/schema/usage.ts.
+const O = usageObjects
+const E = usageEvents
+const M = usageObjectMonths
+const D = usageObjectDays
+const OBJECTS = getTableName(O)
+const EVENTS = getTableName(E)
+const OBJECT_MONTHS = getTableName(M)
+const OBJECT_DAYS = getTableName(D)
+const MONTHS = getTableName(usageMonths)
+const C = usageContracts
+const CONTRACTS = getTableName(C)
 
 /** An object row: identity, latest names, and its last reading (the tail). */
 export interface ObjectRow {
@@ -25,10 +40,27 @@ export interface ObjectRow {
   deletedAt: number | null
 }
 
-const OBJECT_COLUMNS = `id, org_id AS orgId, product, uid, cluster_uid AS clusterUid, cluster_name AS clusterName,
-  namespace_uid AS namespaceUid, namespace, api_group AS apiGroup, kind, name, first_at AS firstAt, last_at AS lastAt,
-  last_rank AS lastRank, last_cpu_millis AS lastCpuMillis, last_memory_bytes AS lastMemoryBytes, last_prod AS lastProd,
-  deleted_at AS deletedAt`
+/** What an update may change: everything but the object's identity (id, org, product, uid). */
+const OBJECT_CHANGES = [
+  'clusterUid',
+  'clusterName',
+  'namespaceUid',
+  'namespace',
+  'apiGroup',
+  'kind',
+  'name',
+  'firstAt',
+  'lastAt',
+  'lastRank',
+  'lastCpuMillis',
+  'lastMemoryBytes',
+  'lastProd',
+  'deletedAt',
+] as const satisfies readonly (keyof ObjectRow)[]
+const NEW_OBJECT = ['orgId', 'product', 'uid', ...OBJECT_CHANGES] as const satisfies readonly (keyof ObjectRow)[]
+const OBJECT_FIELDS = ['id', ...NEW_OBJECT] as const satisfies readonly (keyof ObjectRow)[]
+const OBJECT_COLUMNS = selectList(O, OBJECT_FIELDS)
+const OBJECT_COLUMNS_OF_O = selectList(O, OBJECT_FIELDS, 'o.')
 
 export const tailOf = (o: ObjectRow): Reading => ({
   at: o.lastAt,
@@ -46,7 +78,7 @@ export async function findObjectsByUid(db: Executor, orgId: number, uids: readon
     found.push(
       ...(await queryAll<ObjectRow>(
         db,
-        `SELECT ${OBJECT_COLUMNS} FROM usage_objects WHERE org_id = ? AND uid IN (${placeholders(chunk.length)})`,
+        `SELECT ${OBJECT_COLUMNS} FROM ${OBJECTS} WHERE ${O.orgId.name} = ? AND ${O.uid.name} IN (${placeholders(chunk.length)})`,
         [orgId, ...chunk],
       )),
     )
@@ -59,63 +91,26 @@ export type NewObject = Omit<ObjectRow, 'id'>
 export async function insertObject(db: Executor, o: NewObject): Promise<ObjectRow> {
   const [row] = await queryAll<{ id: number }>(
     db,
-    `INSERT INTO usage_objects (org_id, product, uid, cluster_uid, cluster_name, namespace_uid, namespace,
-    api_group, kind, name, first_at, last_at, last_rank, last_cpu_millis, last_memory_bytes, last_prod, deleted_at)
-    VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`,
-    [
-      o.orgId,
-      o.product,
-      o.uid,
-      o.clusterUid,
-      o.clusterName,
-      o.namespaceUid,
-      o.namespace,
-      o.apiGroup,
-      o.kind,
-      o.name,
-      o.firstAt,
-      o.lastAt,
-      o.lastRank,
-      o.lastCpuMillis,
-      o.lastMemoryBytes,
-      o.lastProd,
-      o.deletedAt,
-    ],
+    `INSERT INTO ${OBJECTS} (${NEW_OBJECT.map((f) => O[f].name).join(', ')})
+    VALUES (${placeholders(NEW_OBJECT.length)}) RETURNING ${O.id.name} AS id`,
+    NEW_OBJECT.map((f) => o[f]),
   )
   return { id: row!.id, ...o }
 }
 
 /** Stores the object's latest names, first time, tail and deletion. */
 export async function updateObject(db: Executor, o: ObjectRow): Promise<void> {
-  await execute(
-    db,
-    `UPDATE usage_objects SET cluster_uid = ?, cluster_name = ?, namespace_uid = ?, namespace = ?, api_group = ?, kind = ?, name = ?,
-    first_at = ?, last_at = ?, last_rank = ?, last_cpu_millis = ?, last_memory_bytes = ?, last_prod = ?, deleted_at = ? WHERE id = ?`,
-    [
-      o.clusterUid,
-      o.clusterName,
-      o.namespaceUid,
-      o.namespace,
-      o.apiGroup,
-      o.kind,
-      o.name,
-      o.firstAt,
-      o.lastAt,
-      o.lastRank,
-      o.lastCpuMillis,
-      o.lastMemoryBytes,
-      o.lastProd,
-      o.deletedAt,
-      o.id,
-    ],
-  )
+  await execute(db, `UPDATE ${OBJECTS} SET ${OBJECT_CHANGES.map((f) => `${O[f].name} = ?`).join(', ')} WHERE ${O.id.name} = ?`, [
+    ...OBJECT_CHANGES.map((f) => o[f]),
+    o.id,
+  ])
 }
 
 /** `at:rank` keys of the object's stored events within [from, to]. */
 export async function storedEventKeys(db: Executor, objectId: number, from: number, to: number): Promise<Set<string>> {
   const rows = await queryAll<{ at: number; rank: number }>(
     db,
-    'SELECT at, rank FROM usage_events WHERE object_id = ? AND at BETWEEN ? AND ?',
+    `SELECT ${selectList(E, ['at', 'rank'])} FROM ${EVENTS} WHERE ${E.objectId.name} = ? AND ${E.at.name} BETWEEN ? AND ?`,
     [objectId, from, to],
   )
   return new Set(rows.map((r) => `${r.at}:${r.rank}`))
@@ -124,7 +119,7 @@ export async function storedEventKeys(db: Executor, objectId: number, from: numb
 export async function insertEvents(db: Executor, objectId: number, readings: readonly Reading[]): Promise<void> {
   await insertRows(
     db,
-    'INSERT OR IGNORE INTO usage_events (object_id, at, rank, cpu_millis, memory_bytes, prod)',
+    `INSERT OR IGNORE INTO ${EVENTS} (${[E.objectId, E.at, E.rank, E.cpuMillis, E.memoryBytes, E.prod].map((c) => c.name).join(', ')})`,
     readings.map((r) => [objectId, r.at, r.rank, r.cpuMillis, r.memoryBytes, r.prod ? 1 : 0]),
   )
 }
@@ -133,8 +128,8 @@ export async function insertEvents(db: Executor, objectId: number, readings: rea
 export async function readingsOf(db: Executor, objectId: number, from = -Infinity, to = Infinity): Promise<Reading[]> {
   const rows = await queryAll<{ at: number; rank: number; cpuMillis: number | null; memoryBytes: number | null; prod: number }>(
     db,
-    `SELECT at, rank, cpu_millis AS cpuMillis, memory_bytes AS memoryBytes, prod FROM usage_events
-     WHERE object_id = ? AND at >= ? AND at < ? ORDER BY at, rank`,
+    `SELECT ${selectList(E, ['at', 'rank', 'cpuMillis', 'memoryBytes', 'prod'])} FROM ${EVENTS}
+     WHERE ${E.objectId.name} = ? AND ${E.at.name} >= ? AND ${E.at.name} < ? ORDER BY ${E.at.name}, ${E.rank.name}`,
     [objectId, Number.isFinite(from) ? from : -8.64e15, Number.isFinite(to) ? to : 8.64e15],
   )
   return rows.map((r) => ({ at: r.at, rank: r.rank, cpuMillis: r.cpuMillis, memoryBytes: r.memoryBytes, prod: r.prod === 1 }))
@@ -152,42 +147,31 @@ const MONTH_FIELDS = [
   'billMemProd',
   'billMemNonProd',
 ] as const satisfies readonly (keyof MonthTally)[]
-const MONTH_COLUMNS = [
-  'active_ms',
-  'events',
-  'cpu_prod',
-  'cpu_nonprod',
-  'mem_prod',
-  'mem_nonprod',
-  'bill_cpu_prod',
-  'bill_cpu_nonprod',
-  'bill_mem_prod',
-  'bill_mem_nonprod',
-]
+const MONTH_COLUMNS = MONTH_FIELDS.map((f) => M[f].name)
 const DAY_FIELDS = ['activeMs', 'events', 'cpu', 'mem', 'billCpu', 'billMem'] as const satisfies readonly (keyof DayTally)[]
-const DAY_COLUMNS = ['active_ms', 'events', 'cpu', 'mem', 'bill_cpu', 'bill_mem']
-const addExcluded = (columns: string[]) => columns.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')
+const DAY_COLUMNS = DAY_FIELDS.map((f) => D[f].name)
+const addExcluded = (columns: readonly string[]) => columns.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')
 
 /** Adds the tally to the object's month and day rows (or, with `replace`, makes them exactly it). */
 export async function saveTally(db: Executor, objectId: number, tally: Tally, mode: 'add' | 'replace'): Promise<void> {
   if (mode === 'replace') {
-    await execute(db, 'DELETE FROM usage_object_months WHERE object_id = ?', [objectId])
-    await execute(db, 'DELETE FROM usage_object_days WHERE object_id = ?', [objectId])
+    await execute(db, `DELETE FROM ${OBJECT_MONTHS} WHERE ${M.objectId.name} = ?`, [objectId])
+    await execute(db, `DELETE FROM ${OBJECT_DAYS} WHERE ${D.objectId.name} = ?`, [objectId])
   }
   const months: SqlValue[][] = [...tally.months].map(([month, t]) => [objectId, month, ...MONTH_FIELDS.map((f) => t[f])])
   const days: SqlValue[][] = [...tally.days].map(([day, t]) => [objectId, day, ...DAY_FIELDS.map((f) => t[f])])
   await insertRows(
     db,
-    `INSERT INTO usage_object_months (object_id, month, ${MONTH_COLUMNS.join(', ')})`,
+    `INSERT INTO ${OBJECT_MONTHS} (${M.objectId.name}, ${M.month.name}, ${MONTH_COLUMNS.join(', ')})`,
     months,
-    `ON CONFLICT (object_id, month) DO UPDATE SET ${addExcluded(MONTH_COLUMNS)}`,
+    `ON CONFLICT (${M.objectId.name}, ${M.month.name}) DO UPDATE SET ${addExcluded(MONTH_COLUMNS)}`,
     200,
   )
   await insertRows(
     db,
-    `INSERT INTO usage_object_days (object_id, day, ${DAY_COLUMNS.join(', ')})`,
+    `INSERT INTO ${OBJECT_DAYS} (${D.objectId.name}, ${D.day.name}, ${DAY_COLUMNS.join(', ')})`,
     days,
-    `ON CONFLICT (object_id, day) DO UPDATE SET ${addExcluded(DAY_COLUMNS)}`,
+    `ON CONFLICT (${D.objectId.name}, ${D.day.name}) DO UPDATE SET ${addExcluded(DAY_COLUMNS)}`,
     300,
   )
 }
@@ -195,15 +179,19 @@ export async function saveTally(db: Executor, objectId: number, tally: Tally, mo
 export async function addGeneratedMonths(db: Executor, orgId: number, months: Iterable<MonthKey>): Promise<void> {
   await insertRows(
     db,
-    'INSERT OR IGNORE INTO usage_months (org_id, month)',
+    `INSERT OR IGNORE INTO ${MONTHS} (${usageMonths.orgId.name}, ${usageMonths.month.name})`,
     [...months].map((m) => [orgId, m]),
   )
 }
 
 export async function generatedMonths(db: Executor, orgId: number): Promise<MonthKey[]> {
-  return (await queryAll<{ month: number }>(db, 'SELECT month FROM usage_months WHERE org_id = ? ORDER BY month', [orgId])).map(
-    (r) => r.month,
-  )
+  return (
+    await queryAll<{ month: number }>(
+      db,
+      `SELECT ${selectList(usageMonths, ['month'])} FROM ${MONTHS} WHERE ${usageMonths.orgId.name} = ? ORDER BY month`,
+      [orgId],
+    )
+  ).map((r) => r.month)
 }
 
 /** An object's integrals in one month, with the object's identity. */
@@ -225,21 +213,21 @@ export interface ObjectFilter {
 function filterSql(filter: ObjectFilter): { where: string; values: SqlValue[] } {
   const parts: string[] = []
   const values: SqlValue[] = []
-  const eq = (column: string, value: string | undefined) => {
+  const eq = (column: { name: string }, value: string | undefined) => {
     if (value !== undefined) {
-      parts.push(`o.${column} = ?`)
+      parts.push(`o.${column.name} = ?`)
       values.push(value)
     }
   }
-  eq('product', filter.product)
-  eq('cluster_uid', filter.clusterUid)
-  eq('namespace', filter.namespace)
-  eq('namespace_uid', filter.namespaceUid)
-  eq('api_group', filter.group)
-  eq('kind', filter.kind)
-  eq('uid', filter.objectUid)
+  eq(O.product, filter.product)
+  eq(O.clusterUid, filter.clusterUid)
+  eq(O.namespace, filter.namespace)
+  eq(O.namespaceUid, filter.namespaceUid)
+  eq(O.apiGroup, filter.group)
+  eq(O.kind, filter.kind)
+  eq(O.uid, filter.objectUid)
   if (filter.clusterUids) {
-    parts.push(`o.cluster_uid IN (${placeholders(filter.clusterUids.length) || 'NULL'})`)
+    parts.push(`o.${O.clusterUid.name} IN (${placeholders(filter.clusterUids.length) || 'NULL'})`)
     values.push(...filter.clusterUids)
   }
   return { where: parts.map((p) => ` AND ${p}`).join(''), values }
@@ -256,11 +244,9 @@ export async function objectMonths(
   const { where, values } = filterSql(filter)
   return queryAll<ObjectMonth>(
     db,
-    `SELECT ${OBJECT_COLUMNS.replace(/(^|,\s*)(\w+)/g, '$1o.$2')}, m.month, m.active_ms AS activeMs, m.events,
-      m.cpu_prod AS cpuProd, m.cpu_nonprod AS cpuNonProd, m.mem_prod AS memProd, m.mem_nonprod AS memNonProd,
-      m.bill_cpu_prod AS billCpuProd, m.bill_cpu_nonprod AS billCpuNonProd, m.bill_mem_prod AS billMemProd, m.bill_mem_nonprod AS billMemNonProd
-    FROM usage_object_months m JOIN usage_objects o ON o.id = m.object_id
-    WHERE o.org_id = ? AND m.month BETWEEN ? AND ?${where}`,
+    `SELECT ${OBJECT_COLUMNS_OF_O}, ${selectList(M, ['month', ...MONTH_FIELDS], 'm.')}
+    FROM ${OBJECT_MONTHS} m JOIN ${OBJECTS} o ON o.${O.id.name} = m.${M.objectId.name}
+    WHERE o.${O.orgId.name} = ? AND m.${M.month.name} BETWEEN ? AND ?${where}`,
     [orgId, from, to, ...values],
   )
 }
@@ -281,9 +267,9 @@ export async function objectDays(
   const { where, values } = filterSql(filter)
   return queryAll<ObjectDay>(
     db,
-    `SELECT d.object_id AS objectId, d.day, d.active_ms AS activeMs, d.events, d.cpu, d.mem, d.bill_cpu AS billCpu, d.bill_mem AS billMem
-    FROM usage_object_days d JOIN usage_objects o ON o.id = d.object_id
-    WHERE o.org_id = ? AND d.day >= ? AND d.day < ?${where}`,
+    `SELECT ${selectList(D, ['objectId', 'day', ...DAY_FIELDS], 'd.')}
+    FROM ${OBJECT_DAYS} d JOIN ${OBJECTS} o ON o.${O.id.name} = d.${D.objectId.name}
+    WHERE o.${O.orgId.name} = ? AND d.${D.day.name} >= ? AND d.${D.day.name} < ?${where}`,
     [orgId, fromDay, toDay, ...values],
   )
 }
@@ -293,19 +279,15 @@ export async function recentObjects(db: Executor, orgId: number, since: number, 
   const { where, values } = filterSql(filter)
   return queryAll<ObjectRow>(
     db,
-    `SELECT ${OBJECT_COLUMNS.replace(/(^|,\s*)(\w+)/g, '$1o.$2')} FROM usage_objects o
-    WHERE o.org_id = ? AND o.last_at > ?${where}`,
+    `SELECT ${OBJECT_COLUMNS_OF_O} FROM ${OBJECTS} o
+    WHERE o.${O.orgId.name} = ? AND o.${O.lastAt.name} > ?${where}`,
     [orgId, since, ...values],
   )
 }
 
 export async function objectsOf(db: Executor, orgId: number, filter: ObjectFilter = {}): Promise<ObjectRow[]> {
   const { where, values } = filterSql(filter)
-  return queryAll<ObjectRow>(
-    db,
-    `SELECT ${OBJECT_COLUMNS.replace(/(^|,\s*)(\w+)/g, '$1o.$2')} FROM usage_objects o WHERE o.org_id = ?${where}`,
-    [orgId, ...values],
-  )
+  return queryAll<ObjectRow>(db, `SELECT ${OBJECT_COLUMNS_OF_O} FROM ${OBJECTS} o WHERE o.${O.orgId.name} = ?${where}`, [orgId, ...values])
 }
 
 /** A contract row (times in Unix ms; `clusterUids` null = every cluster of the org). */
@@ -322,8 +304,8 @@ export interface ContractRow {
 export async function listContracts(db: Executor, orgId: number | undefined, product?: string): Promise<ContractRow[]> {
   const rows = await queryAll<Omit<ContractRow, 'clusterUids'> & { clusterUids: string | null }>(
     db,
-    `SELECT id, org_id AS orgId, product, kind, start_at AS startAt, end_at AS endAt, cluster_uids AS clusterUids FROM usage_contracts
-     WHERE (? IS NULL OR org_id = ?) AND (? IS NULL OR product = ?) ORDER BY id`,
+    `SELECT ${selectList(C, ['id', 'orgId', 'product', 'kind', 'startAt', 'endAt', 'clusterUids'])} FROM ${CONTRACTS}
+     WHERE (? IS NULL OR ${C.orgId.name} = ?) AND (? IS NULL OR ${C.product.name} = ?) ORDER BY ${C.id.name}`,
     [orgId ?? null, orgId ?? null, product ?? null, product ?? null],
   )
   return rows.map((r) => ({ ...r, clusterUids: r.clusterUids === null ? null : (JSON.parse(r.clusterUids) as string[]) }))
@@ -332,7 +314,8 @@ export async function listContracts(db: Executor, orgId: number | undefined, pro
 export async function insertContract(db: Executor, c: Omit<ContractRow, 'id'>): Promise<ContractRow> {
   const [row] = await queryAll<{ id: number }>(
     db,
-    'INSERT INTO usage_contracts (org_id, product, kind, start_at, end_at, cluster_uids) VALUES (?,?,?,?,?,?) RETURNING id',
+    `INSERT INTO ${CONTRACTS} (${[C.orgId, C.product, C.kind, C.startAt, C.endAt, C.clusterUids].map((c) => c.name).join(', ')})
+     VALUES (?,?,?,?,?,?) RETURNING ${C.id.name} AS id`,
     [c.orgId, c.product, c.kind, c.startAt, c.endAt, c.clusterUids === null ? null : JSON.stringify(c.clusterUids)],
   )
   return { id: row!.id, ...c }
@@ -343,5 +326,5 @@ export async function findContract(db: Executor, id: number): Promise<ContractRo
 }
 
 export async function deleteContract(db: Executor, id: number): Promise<void> {
-  await execute(db, 'DELETE FROM usage_contracts WHERE id = ?', [id])
+  await execute(db, `DELETE FROM ${CONTRACTS} WHERE ${C.id.name} = ?`, [id])
 }
