@@ -4,15 +4,6 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
 /** Seconds since the epoch, set by SQLite when a row is inserted. */
 const createdAt = () => integer('created_at', { mode: 'timestamp' }).notNull().default(sql`(unixepoch())`)
 
-/** The values of `users.type`. */
-export const USER_TYPE = { individual: 0, organization: 1, bot: 4 } as const
-
-/** The values of `users.visibility`, for users and organizations alike (Gitea's numbers). */
-export const VISIBILITY = { public: 0, limited: 1, private: 2 } as const
-export type VisibilityName = keyof typeof VISIBILITY
-/** `VISIBILITY` backwards: the name of a stored number. */
-export const VISIBILITY_NAMES = ['public', 'limited', 'private'] as const satisfies readonly VisibilityName[]
-
 /**
  * Users and organizations share one table and one case-insensitive namespace, as in Gitea:
  * `type` 0 is an individual, 1 an organization. `lower_name` carries the uniqueness.

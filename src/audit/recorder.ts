@@ -1,6 +1,6 @@
 import type { Server } from 'bun'
 import { Elysia } from 'elysia'
-import { USER_TYPE } from '../../db/schema/identity'
+import { USER_TYPE } from '../../db/schema/codes'
 import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { pathOf } from '../http/routable-url'

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm'
-import { auditEvents } from '../../db/schema'
+import { auditEvents } from '../../db/schema/audit'
 import type { Executor } from '../storage/database'
 
 export type AuditRow = typeof auditEvents.$inferSelect

@@ -1,4 +1,5 @@
-import { USER_TYPE, type users, VISIBILITY } from '../../db/schema/identity'
+import { USER_TYPE, VISIBILITY } from '../../db/schema/codes'
+import type { users } from '../../db/schema/identity'
 import type { teams } from '../../db/schema/orgs'
 import type { Config } from '../config'
 import { AppError } from '../errors'

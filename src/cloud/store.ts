@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm'
-import { cloudCredentials } from '../../db/schema'
+import { cloudCredentials } from '../../db/schema/cloud'
 import { AppError } from '../errors'
 import { type Executor, isUniqueViolation } from '../storage/database'
 

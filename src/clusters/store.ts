@@ -1,5 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
-import { clusters, teamClusters, teams, teamUsers, users } from '../../db/schema'
+import { clusters, teamClusters } from '../../db/schema/clusters'
+import { users } from '../../db/schema/identity'
+import { teams, teamUsers } from '../../db/schema/orgs'
 import { AppError } from '../errors'
 import { type Executor, isUniqueViolation, uniqueViolationColumns } from '../storage/database'
 

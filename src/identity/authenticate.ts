@@ -1,4 +1,4 @@
-import { USER_TYPE } from '../../db/schema/identity'
+import { USER_TYPE } from '../../db/schema/codes'
 import type { Actor } from '../authz/actor'
 import type { CredentialContext, PresentedCredential } from '../authz/credentials'
 import { nowSeconds } from '../clock'

@@ -1,4 +1,4 @@
-import { VISIBILITY, VISIBILITY_NAMES, type VisibilityName } from '../../db/schema/identity'
+import { VISIBILITY, VISIBILITY_NAMES, type VisibilityName } from '../../db/schema/codes'
 import { selfOrAdmin } from '../authz/authorize'
 import { rfc3339 } from '../clock'
 import { AppError } from '../errors'

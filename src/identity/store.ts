@@ -1,17 +1,9 @@
 import { and, asc, eq, inArray, or, type SQL, sql } from 'drizzle-orm'
-import {
-  accessTokens,
-  emailAddresses,
-  follows,
-  orgAuthSources,
-  orgUsers,
-  sessions,
-  teams,
-  teamUsers,
-  twoFactors,
-  USER_TYPE,
-  users,
-} from '../../db/schema'
+import { USER_TYPE } from '../../db/schema/codes'
+import { accessTokens, emailAddresses, follows, sessions, users } from '../../db/schema/identity'
+import { orgUsers, teams, teamUsers } from '../../db/schema/orgs'
+import { twoFactors } from '../../db/schema/security'
+import { orgAuthSources } from '../../db/schema/sso'
 import { AppError } from '../errors'
 import type { Executor } from '../storage/database'
 import { isUniqueViolation } from '../storage/database'

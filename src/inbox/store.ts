@@ -1,5 +1,5 @@
 import { and, asc, eq, type SQL } from 'drizzle-orm'
-import { inboxSubscriptions } from '../../db/schema'
+import { inboxSubscriptions } from '../../db/schema/inbox'
 import { AppError } from '../errors'
 import type { Executor } from '../storage/database'
 import { isUniqueViolation } from '../storage/database'

@@ -1,5 +1,5 @@
 import type { Permissions } from '@nats-io/jwt'
-import { USER_TYPE } from '../../db/schema/identity'
+import { USER_TYPE } from '../../db/schema/codes'
 import type { Actor } from '../authz/actor'
 import { clusterScopeFor } from '../authz/clusters'
 import { nowSeconds } from '../clock'

@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, isNotNull, isNull, or } from 'drizzle-orm'
-import { msgbusAccounts, msgbusKeys, users } from '../../db/schema'
+import { users } from '../../db/schema/identity'
+import { msgbusAccounts, msgbusKeys } from '../../db/schema/msgbus'
 import type { Executor } from '../storage/database'
 
 export type MsgbusKeyRow = typeof msgbusKeys.$inferSelect

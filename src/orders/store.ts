@@ -1,5 +1,5 @@
 import { and, count, desc, eq } from 'drizzle-orm'
-import { orders } from '../../db/schema'
+import { orders } from '../../db/schema/orders'
 import type { Executor } from '../storage/database'
 
 export type OrderRow = typeof orders.$inferSelect

@@ -1,4 +1,4 @@
-import { USER_TYPE, VISIBILITY, VISIBILITY_NAMES, type VisibilityName } from '../../db/schema/identity'
+import { USER_TYPE, VISIBILITY, VISIBILITY_NAMES, type VisibilityName } from '../../db/schema/codes'
 import { auditConcerns } from '../audit/recorder'
 import type { Actor } from '../authz/actor'
 import { Messages as AuthzMessages, type OrgScope, selfOrAdmin } from '../authz/authorize'

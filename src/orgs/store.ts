@@ -1,17 +1,8 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
-import {
-  inboxSubscriptions,
-  orgClaims,
-  orgDetails,
-  orgRoles,
-  orgSystemAdmins,
-  orgUsers,
-  teamRoles,
-  teams,
-  teamUsers,
-  users,
-} from '../../db/schema'
-import { USER_TYPE, VISIBILITY } from '../../db/schema/identity'
+import { USER_TYPE, VISIBILITY } from '../../db/schema/codes'
+import { users } from '../../db/schema/identity'
+import { inboxSubscriptions } from '../../db/schema/inbox'
+import { orgClaims, orgDetails, orgRoles, orgSystemAdmins, orgUsers, teamRoles, teams, teamUsers } from '../../db/schema/orgs'
 import { AppError } from '../errors'
 import { insertUser, type NewUser, type UserRow } from '../identity/store'
 import type { Executor } from '../storage/database'

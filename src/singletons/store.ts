@@ -1,5 +1,5 @@
 import { and, eq, inArray, lte, or } from 'drizzle-orm'
-import { singletonLeases } from '../../db/schema'
+import { singletonLeases } from '../../db/schema/singletons'
 import type { Executor } from '../storage/database'
 
 /**

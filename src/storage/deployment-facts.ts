@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import { deploymentFacts } from '../../db/schema'
+import { deploymentFacts } from '../../db/schema/shared-files'
 import type { Executor } from './database'
 
 /** Facts every process sharing the database must agree on (db/schema/shared-files.ts), by name. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { VISIBILITY } from '../../db/schema/identity'
+import { VISIBILITY } from '../../db/schema/codes'
 import { Messages, selfOrAdmin, userVisibleTo } from '../../src/authz/authorize'
 import { updateUser } from '../../src/identity/store'
 import { asBasic, makeTestApp } from '../support/app'

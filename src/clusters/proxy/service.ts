@@ -1,5 +1,5 @@
 import type { Server, ServerWebSocket } from 'bun'
-import { USER_TYPE } from '../../../db/schema/identity'
+import { USER_TYPE } from '../../../db/schema/codes'
 import type { Actor } from '../../authz/actor'
 import type { ClusterScope, ClusterVerb } from '../../authz/clusters'
 import type { Deps } from '../../deps'

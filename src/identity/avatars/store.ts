@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { readdir, readFile, rm, rmdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { avatarImages } from '../../../db/schema'
+import { avatarImages } from '../../../db/schema/shared-files'
 import { AppError } from '../../errors'
 import type { Database, Executor } from '../../storage/database'
 

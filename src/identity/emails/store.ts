@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
-import { emailAddresses, users } from '../../../db/schema'
+import { emailAddresses, users } from '../../../db/schema/identity'
 import type { Executor } from '../../storage/database'
 
 export type EmailRow = typeof emailAddresses.$inferSelect

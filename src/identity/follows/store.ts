@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
-import { follows, users } from '../../../db/schema'
+import { follows, users } from '../../../db/schema/identity'
 import type { Executor } from '../../storage/database'
 import { prepared } from '../../storage/prepared'
 import type { UserRow } from '../store'

@@ -1,5 +1,5 @@
 import { and, count, eq, gt, lte, or, sql } from 'drizzle-orm'
-import { signInAttempts, signInFailures, signInKnownAddresses } from '../../../db/schema'
+import { signInAttempts, signInFailures, signInKnownAddresses } from '../../../db/schema/sign-in'
 import type { Executor } from '../../storage/database'
 
 export type WindowKind = 'account' | 'pair' | 'address'

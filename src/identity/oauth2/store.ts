@@ -1,5 +1,5 @@
 import { and, asc, eq, lte } from 'drizzle-orm'
-import { oauth2Applications, oauth2AuthorizationCodes, oauth2Grants } from '../../../db/schema'
+import { oauth2Applications, oauth2AuthorizationCodes, oauth2Grants } from '../../../db/schema/security'
 import type { Executor } from '../../storage/database'
 
 export type ApplicationRow = typeof oauth2Applications.$inferSelect

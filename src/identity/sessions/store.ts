@@ -1,5 +1,5 @@
 import { and, desc, eq, ne, sql } from 'drizzle-orm'
-import { sessions } from '../../../db/schema'
+import { sessions } from '../../../db/schema/identity'
 import type { Executor } from '../../storage/database'
 import { prepared } from '../../storage/prepared'
 

@@ -1,5 +1,5 @@
 import { and, eq, gt, gte, isNotNull, lte, sql } from 'drizzle-orm'
-import { signInTickets } from '../../../db/schema'
+import { signInTickets } from '../../../db/schema/sign-in'
 import type { Executor } from '../../storage/database'
 
 export type TicketRow = typeof signInTickets.$inferSelect

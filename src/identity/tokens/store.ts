@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
-import { accessTokens } from '../../../db/schema'
+import { accessTokens } from '../../../db/schema/identity'
 import { AppError } from '../../errors'
 import { type Executor, isUniqueViolation } from '../../storage/database'
 import { prepared } from '../../storage/prepared'

@@ -1,4 +1,4 @@
-import { VISIBILITY } from '../../../db/schema/identity'
+import { VISIBILITY } from '../../../db/schema/codes'
 import { userVisibleTo } from '../../authz/authorize'
 import { AppError } from '../../errors'
 import type { Page, Paged } from '../../http/pagination'

@@ -1,5 +1,5 @@
 import { asc, eq } from 'drizzle-orm'
-import { chartSources } from '../../../db/schema'
+import { chartSources } from '../../../db/schema/orders'
 import { AppError } from '../../errors'
 import { type Executor, isUniqueViolation } from '../../storage/database'
 

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import { orgAuthSources } from '../../../db/schema'
+import { orgAuthSources } from '../../../db/schema/sso'
 import { AppError } from '../../errors'
 import { type Executor, isUniqueViolation } from '../../storage/database'
 

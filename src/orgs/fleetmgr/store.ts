@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import { fleetmgrSyncTokens } from '../../../db/schema'
+import { fleetmgrSyncTokens } from '../../../db/schema/orgs'
 import type { Executor } from '../../storage/database'
 
 export type SyncTokenRow = typeof fleetmgrSyncTokens.$inferSelect

@@ -1,4 +1,4 @@
-import { USER_TYPE } from '../../../db/schema/identity'
+import { USER_TYPE } from '../../../db/schema/codes'
 import type { Actor } from '../../authz/actor'
 import { type OrgScope, seesPrivateMembers } from '../../authz/authorize'
 import { assertHoldsAll } from '../../authz/grants'

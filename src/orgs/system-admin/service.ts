@@ -1,4 +1,4 @@
-import { USER_TYPE } from '../../../db/schema/identity'
+import { USER_TYPE } from '../../../db/schema/codes'
 import type { Actor } from '../../authz/actor'
 import type { OrgScope } from '../../authz/authorize'
 import { Messages as AuthzMessages } from '../../authz/authorize'

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm'
-import { orgSystemAdmins, users } from '../../../db/schema'
+import { users } from '../../../db/schema/identity'
+import { orgSystemAdmins } from '../../../db/schema/orgs'
 import { findUserByName, type UserRow } from '../../identity/store'
 import type { Executor } from '../../storage/database'
 

@@ -1,4 +1,4 @@
-import { VISIBILITY } from '../../../db/schema/identity'
+import { VISIBILITY } from '../../../db/schema/codes'
 import type { Actor } from '../../authz/actor'
 import { Messages as AuthzMessages, type OrgScope, selfOrAdmin } from '../../authz/authorize'
 import { assertHoldsAll, teamGrants } from '../../authz/grants'

@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm'
-import { externalLoginUsers } from '../../../../db/schema'
+import { externalLoginUsers } from '../../../../db/schema/security'
 import type { Executor } from '../../../storage/database'
 
 export type AccountLinkRow = typeof externalLoginUsers.$inferSelect

@@ -1,5 +1,5 @@
 import { and, eq, lt, sql } from 'drizzle-orm'
-import { twoFactorEnrollments, twoFactors } from '../../../../db/schema'
+import { twoFactorEnrollments, twoFactors } from '../../../../db/schema/security'
 import { AppError } from '../../../errors'
 import { type Executor, isUniqueViolation } from '../../../storage/database'
 

@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm'
-import { webauthnChallenges, webauthnCredentials } from '../../../../db/schema'
+import { webauthnChallenges, webauthnCredentials } from '../../../../db/schema/security'
 import { AppError } from '../../../errors'
 import { type Executor, isUniqueViolation } from '../../../storage/database'
 
