@@ -38,7 +38,6 @@ const CROSSINGS_BEING_REMOVED = [
   ['src/orgs/store.ts', 'identity|inbox'],
   ['src/orgs/system-admin/store.ts', 'identity'],
   ['src/clusters/store.ts', 'identity|orgs'],
-  ['src/msgbus/store.ts', 'identity'],
 ]
 
 const schemaFiles = (names) => `^db/schema/(${names.join('|')})[.]ts$`

@@ -24,6 +24,20 @@ export async function findUserById(db: Executor, id: number): Promise<UserRow | 
   return prepared(db, userById).get({ id })
 }
 
+/** Which of `ids` are accounts on record (a user or an org that was not deleted). */
+export async function existingAccountIds(db: Executor, ids: readonly number[]): Promise<Set<number>> {
+  const found = new Set<number>()
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db
+      .select({ id: users.id })
+      .from(users)
+      .where(inArray(users.id, ids.slice(i, i + 500)))
+      .all()
+    for (const row of rows) found.add(row.id)
+  }
+  return found
+}
+
 /** Individual or organization by name, case-insensitively. */
 export async function findAccountByName(db: Executor, name: string): Promise<UserRow | undefined> {
   return db.select().from(users).where(eq(users.lowerName, name.toLowerCase())).get()

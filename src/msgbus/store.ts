@@ -1,6 +1,6 @@
-import { and, desc, eq, gt, isNotNull, isNull, or } from 'drizzle-orm'
-import { users } from '../../db/schema/identity'
+import { and, desc, eq, gt, isNull } from 'drizzle-orm'
 import { msgbusAccounts, msgbusKeys } from '../../db/schema/msgbus'
+import { existingAccountIds } from '../identity/store'
 import type { Executor } from '../storage/database'
 
 export type MsgbusKeyRow = typeof msgbusKeys.$inferSelect
@@ -58,17 +58,17 @@ export async function liveRevocationsOf(
   account: string,
   now: number,
 ): Promise<{ msgbusPubKey: string; revokedAt: number }[]> {
-  const rows = await db
-    .select({ msgbusPubKey: msgbusAccounts.msgbusPubKey, revokedAt: msgbusAccounts.revokedAt, expiresAt: msgbusAccounts.expiresAt })
+  const unexpired = await db
+    .select({
+      msgbusPubKey: msgbusAccounts.msgbusPubKey,
+      uid: msgbusAccounts.uid,
+      revokedAt: msgbusAccounts.revokedAt,
+      expiresAt: msgbusAccounts.expiresAt,
+    })
     .from(msgbusAccounts)
-    .leftJoin(users, eq(users.id, msgbusAccounts.uid))
-    .where(
-      and(
-        eq(msgbusAccounts.account, account),
-        gt(msgbusAccounts.expiresAt, now),
-        or(isNotNull(msgbusAccounts.revokedAt), isNull(users.id)),
-      ),
-    )
+    .where(and(eq(msgbusAccounts.account, account), gt(msgbusAccounts.expiresAt, now)))
     .all()
+  const holders = await existingAccountIds(db, [...new Set(unexpired.filter((r) => r.revokedAt === null).map((r) => r.uid))])
+  const rows = unexpired.filter((r) => r.revokedAt !== null || !holders.has(r.uid))
   return rows.map((r) => ({ msgbusPubKey: r.msgbusPubKey, revokedAt: r.revokedAt ?? r.expiresAt }))
 }
