@@ -1,12 +1,12 @@
 import { afterAll, expect, test } from 'bun:test'
 import puppeteer from 'puppeteer-core'
+import { CHROMIUM_FLAGS } from '../../src/usage/pdf/printer'
 import { makeTestApp } from '../support/app'
-import { CHROMIUM_ARGS } from '../support/browser'
 
 test("the Swagger UI in a real browser loads the document and lists the operations (GET /user's summary is on the page)", async () => {
   const t = await makeTestApp()
   const base = await t.listen()
-  const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, pipe: true, args: CHROMIUM_ARGS })
+  const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, pipe: true, args: CHROMIUM_FLAGS })
   afterAll(() => browser.close())
   const page = await browser.newPage()
   // A loaded machine takes longer than goto's default 30 s to render the document's operations.

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import puppeteer, { type Page } from 'puppeteer-core'
+import { CHROMIUM_FLAGS } from '../../src/usage/pdf/printer'
 import { makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
-import { CHROMIUM_ARGS } from '../support/browser'
 import { freePort } from '../support/ports'
 
 const BASE = '/api/v1/user/settings/security/webauthn'
@@ -16,7 +16,7 @@ async function withBrowserKey(run: (lab: { t: TestApp; alice: TestUser; origin: 
   const t = await makeTestApp({ PLATFORM_PUBLIC_URL: origin, PORT: String(port) })
   const [alice] = await t.users('alice')
   const server = t.app.listen({ port, hostname: '127.0.0.1', reusePort: false })
-  const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, pipe: true, args: CHROMIUM_ARGS })
+  const browser = await puppeteer.launch({ executablePath: t.config.chromiumPath, headless: true, pipe: true, args: CHROMIUM_FLAGS })
   try {
     const page = await browser.newPage()
     // Any page of the origin will do: localhost is a secure context, so navigator.credentials works.

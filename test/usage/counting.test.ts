@@ -1,25 +1,16 @@
 import { describe, expect, test } from 'bun:test'
+import type { MonthSummary } from '../../src/usage/service'
 import { batches, shuffled, syntheticEvents } from './dataset'
 import { billingWorld, coreMonths, expectedUsage, send, type UsageWorld, type WireEvent } from './support'
-
-interface SummaryRow {
-  year: number
-  month: number
-  cpuCoreMonth: number
-  memoryGiBMonth: number
-  instances: number
-  cpuChangeFromPrev?: number
-  memoryChangeFromPrev?: number
-}
 
 async function summary(w: UsageWorld, product: string, query = 'period_start=2025-08&period_end=2025-12') {
   const res = await w.t.as(w.admin).get(`/api/v1/dashboard/monthly-summary/${product}?org=acme&${query}`)
   expect(res.status).toBe(200)
-  return ((await res.json()) as { months: SummaryRow[] }).months
+  return ((await res.json()) as { months: MonthSummary[] }).months
 }
 
 /** The rows the oracle predicts, newest first, for the months the data set touches. */
-function predicted(events: WireEvent[], product: string): Omit<SummaryRow, 'cpuChangeFromPrev' | 'memoryChangeFromPrev'>[] {
+function predicted(events: WireEvent[], product: string): Omit<MonthSummary, 'cpuChangeFromPrev' | 'memoryChangeFromPrev'>[] {
   const months = new Set(events.map((e) => e.time.slice(0, 7)))
   const usage = expectedUsage(events, product)
   return [...months]
@@ -37,7 +28,7 @@ function predicted(events: WireEvent[], product: string): Omit<SummaryRow, 'cpuC
     })
 }
 
-const withoutChange = (rows: SummaryRow[]) => rows.map(({ cpuChangeFromPrev: _c, memoryChangeFromPrev: _m, ...rest }) => rest)
+const withoutChange = (rows: MonthSummary[]) => rows.map(({ cpuChangeFromPrev: _c, memoryChangeFromPrev: _m, ...rest }) => rest)
 
 describe('counting rule (docs/decisions.md §5a) on a synthetic data set', () => {
   test("events sent in order, in one body → every product's months equal the minute-by-minute oracle", async () => {

@@ -25,8 +25,8 @@ export const PrinterMessages = {
   failed: 'the PDF renderer failed on this report; try again shortly, and tell the operator if it keeps failing',
 } as const
 
-/** Flags for a headless browser that reaches nothing on its own. */
-const CHROMIUM_FLAGS = [
+/** Flags for a headless browser that reaches nothing on its own (the tests that drive Chromium use them too). */
+export const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
