@@ -9,6 +9,20 @@ const ok = (r: { code: number; stdout: string; stderr: string }) => {
   return r.stdout
 }
 
+/** The revision annotation of deployment demo/shop, as kubectl reads it. */
+const shopRevision = async (kubectl: Awaited<ReturnType<typeof withKubectl>>['kubectl']) =>
+  ok(
+    await kubectl.run([
+      'get',
+      'deploy',
+      'shop',
+      '-n',
+      'demo',
+      '-o',
+      'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}',
+    ]),
+  )
+
 const DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: shop, namespace: demo}
@@ -27,19 +41,7 @@ describe('rollout', () => {
     const { k, kubectl } = await withKubectl()
     ok(await kubectl.run(['apply', '-f', '-'], DEPLOYMENT))
     ok(await kubectl.run(['rollout', 'status', 'deployment/shop', '-n', 'demo', '--timeout=20s']))
-    expect(
-      ok(
-        await kubectl.run([
-          'get',
-          'deploy',
-          'shop',
-          '-n',
-          'demo',
-          '-o',
-          'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}',
-        ]),
-      ),
-    ).toBe('1')
+    expect(await shopRevision(kubectl)).toBe('1')
     ok(await kubectl.run(['set', 'image', 'deployment/shop', 'shop=nginx:1.28', '-n', 'demo']))
     ok(await kubectl.run(['rollout', 'status', 'deployment/shop', '-n', 'demo', '--timeout=20s']))
     const before = (await k.json('GET', '/apis/apps/v1/namespaces/demo/replicasets?labelSelector=app%3Dshop')).body.items
@@ -54,19 +56,7 @@ describe('rollout', () => {
     expect(
       after.find((rs: any) => rs.metadata.name === first.metadata.name).metadata.annotations['deployment.kubernetes.io/revision'],
     ).toBe('3')
-    expect(
-      ok(
-        await kubectl.run([
-          'get',
-          'deploy',
-          'shop',
-          '-n',
-          'demo',
-          '-o',
-          'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}',
-        ]),
-      ),
-    ).toBe('3')
+    expect(await shopRevision(kubectl)).toBe('3')
   })
 
   test('kubectl rollout pause, then set image → no new ReplicaSet; rollout resume → the new one rolls out', async () => {
