@@ -1,5 +1,14 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { apiPod, type Client, channelSocket, channelText, emulator, type ChannelSession as Session, stopAll } from './fixtures'
+import {
+  apiPod,
+  type Client,
+  channelSocket,
+  channelText,
+  emulator,
+  type ChannelSession as Session,
+  stopAll,
+  upgradeWithoutSocket,
+} from './fixtures'
 
 afterEach(stopAll)
 
@@ -125,33 +134,22 @@ describe('exec over WebSocket', () => {
 })
 
 describe('exec refused before the upgrade', () => {
-  const plain = (k: Client, path: string, headers: Record<string, string> = {}) =>
-    k.request('GET', path, {
-      headers: {
-        Connection: 'Upgrade',
-        Upgrade: 'websocket',
-        'Sec-WebSocket-Version': '13',
-        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
-        ...headers,
-      },
-    })
-
   test('no stdin, stdout or stderr → 400', async () => {
     const k = await emulator()
-    const res = await plain(k, `/api/v1/namespaces/demo/pods/${await apiPod(k)}/exec?command=ls`)
+    const res = await upgradeWithoutSocket(k, `/api/v1/namespaces/demo/pods/${await apiPod(k)}/exec?command=ls`)
     expect(res.status).toBe(400)
     expect((await res.json()).message).toBe('you must specify at least 1 of stdin, stdout, stderr')
   })
 
   test('a missing pod → 404', async () => {
     const k = await emulator()
-    expect((await plain(k, '/api/v1/namespaces/demo/pods/nope/exec?command=ls&stdout=true')).status).toBe(404)
+    expect((await upgradeWithoutSocket(k, '/api/v1/namespaces/demo/pods/nope/exec?command=ls&stdout=true')).status).toBe(404)
   })
 
   test('a two-container pod without container → 400 naming the choices', async () => {
     const k = await emulator()
     const { body } = await k.json('GET', '/api/v1/namespaces/demo/pods?labelSelector=app%3Dweb')
-    const res = await plain(k, `/api/v1/namespaces/demo/pods/${body.items[0].metadata.name}/exec?command=ls&stdout=true`)
+    const res = await upgradeWithoutSocket(k, `/api/v1/namespaces/demo/pods/${body.items[0].metadata.name}/exec?command=ls&stdout=true`)
     expect(res.status).toBe(400)
     expect((await res.json()).message).toContain('choose one of: [app side]')
   })

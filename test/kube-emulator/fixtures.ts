@@ -53,6 +53,18 @@ export async function apiPod(k: Client): Promise<string> {
 }
 
 /** Opens a channel-protocol WebSocket (exec, attach, port-forward) to `path` offering `protocols`; collects frames until the server closes. */
+/** A WebSocket upgrade request sent as a plain request: the refusals an upgrade meets before any socket exists. */
+export const upgradeWithoutSocket = (k: Client, path: string, headers: Record<string, string> = {}) =>
+  k.request('GET', path, {
+    headers: {
+      Connection: 'Upgrade',
+      Upgrade: 'websocket',
+      'Sec-WebSocket-Version': '13',
+      'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      ...headers,
+    },
+  })
+
 export const channelSocket = (k: Client, path: string, protocols: string[]): Promise<ChannelSession> =>
   openChannelSocket(
     `${k.emulator.url.replace(/^http/, 'ws')}${path}`,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { FrameReader, HEADER_DICTIONARY } from '../../src/kube-emulator/spdy'
-import { type ChannelSession, type Client, channelSocket, channelText, emulator, stopAll } from './fixtures'
+import { type ChannelSession, type Client, channelSocket, channelText, emulator, stopAll, upgradeWithoutSocket } from './fixtures'
 
 afterEach(stopAll)
 
@@ -78,23 +78,14 @@ describe('port-forward over the kubelet channel protocol', () => {
 })
 
 describe('port-forward refused before the upgrade', () => {
-  const plain = (k: Client, path: string, extra: Record<string, string> = {}) =>
-    k.request('GET', path, {
-      headers: {
-        Connection: 'Upgrade',
-        Upgrade: 'websocket',
-        'Sec-WebSocket-Version': '13',
-        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
-        ...extra,
-      },
-    })
-
   test('the channel protocol without ports → 400; a port that is no number → 400', async () => {
     const k = await emulator()
     const pod = await webPod(k)
-    const none = await plain(k, `/api/v1/namespaces/demo/pods/${pod}/portforward`, { 'Sec-WebSocket-Protocol': 'v4.channel.k8s.io' })
+    const none = await upgradeWithoutSocket(k, `/api/v1/namespaces/demo/pods/${pod}/portforward`, {
+      'Sec-WebSocket-Protocol': 'v4.channel.k8s.io',
+    })
     expect([none.status, (await none.json()).message]).toEqual([400, 'query parameter "ports" is required'])
-    const bad = await plain(k, `/api/v1/namespaces/demo/pods/${pod}/portforward?ports=http`, {
+    const bad = await upgradeWithoutSocket(k, `/api/v1/namespaces/demo/pods/${pod}/portforward?ports=http`, {
       'Sec-WebSocket-Protocol': 'v4.channel.k8s.io',
     })
     expect(bad.status).toBe(400)
@@ -103,7 +94,9 @@ describe('port-forward refused before the upgrade', () => {
   test("an unknown subprotocol → 400 naming the supported ones; kubectl's SPDY fallback (POST, Upgrade: SPDY/3.1) → 400 Status", async () => {
     const k = await emulator()
     const pod = await webPod(k)
-    const unknown = await plain(k, `/api/v1/namespaces/demo/pods/${pod}/portforward?ports=80`, { 'Sec-WebSocket-Protocol': 'nope' })
+    const unknown = await upgradeWithoutSocket(k, `/api/v1/namespaces/demo/pods/${pod}/portforward?ports=80`, {
+      'Sec-WebSocket-Protocol': 'nope',
+    })
     expect(unknown.status).toBe(400)
     expect((await unknown.json()).message).toContain('SPDY/3.1+portforward.k8s.io')
     const spdy = await k.request('POST', `/api/v1/namespaces/demo/pods/${pod}/portforward`, {
@@ -121,7 +114,7 @@ describe('port-forward refused before the upgrade', () => {
     })
     expect(res.status).toBe(403)
     expect((await res.json()).message).toContain('cannot create resource "pods/portforward"')
-    expect((await plain(k, '/api/v1/namespaces/demo/pods/nope/portforward?ports=80')).status).toBe(404)
+    expect((await upgradeWithoutSocket(k, '/api/v1/namespaces/demo/pods/nope/portforward?ports=80')).status).toBe(404)
   })
 
   test('discovery lists pods/attach and pods/portforward with create and get', async () => {
