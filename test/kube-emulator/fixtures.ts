@@ -53,6 +53,18 @@ export async function apiPod(k: Client): Promise<string> {
 }
 
 /** Opens a channel-protocol WebSocket (exec, attach, port-forward) to `path` offering `protocols`; collects frames until the server closes. */
+/** Defines the namespaced custom resource Gizmo (toys.io/v1, no printer columns). */
+export const defineGizmos = (k: Client) =>
+  k.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    metadata: { name: 'gizmos.toys.io' },
+    spec: {
+      group: 'toys.io',
+      scope: 'Namespaced',
+      names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
+      versions: [{ name: 'v1', served: true, storage: true }],
+    },
+  })
+
 /** A WebSocket upgrade request sent as a plain request: the refusals an upgrade meets before any socket exists. */
 export const upgradeWithoutSocket = (k: Client, path: string, headers: Record<string, string> = {}) =>
   k.request('GET', path, {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { type Client, emulator, readWatchEvents, stopAll } from './fixtures'
+import { type Client, defineGizmos, emulator, readWatchEvents, stopAll } from './fixtures'
 
 afterEach(stopAll)
 
@@ -45,15 +45,7 @@ describe('list shape', () => {
     const { body } = await list(k, '')
     expect(body).toMatchObject({ kind: 'ConfigMapList', apiVersion: 'v1' })
     expect(body.items[0].kind).toBeUndefined()
-    await k.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      metadata: { name: 'gizmos.toys.io' },
-      spec: {
-        group: 'toys.io',
-        scope: 'Namespaced',
-        names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
-        versions: [{ name: 'v1', served: true, storage: true }],
-      },
-    })
+    await defineGizmos(k)
     await k.json('POST', '/apis/toys.io/v1/namespaces/demo/gizmos', { metadata: { name: 'g1' } })
     const { body: gizmos } = await k.json('GET', '/apis/toys.io/v1/namespaces/demo/gizmos')
     expect(gizmos.items[0]).toMatchObject({ apiVersion: 'toys.io/v1', kind: 'Gizmo', metadata: { name: 'g1' } })

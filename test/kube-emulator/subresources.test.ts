@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { type Client, emulator, eventually, stopAll } from './fixtures'
+import { type Client, defineGizmos, emulator, eventually, stopAll } from './fixtures'
 
 afterEach(stopAll)
 
@@ -342,15 +342,7 @@ describe('Table output', () => {
 
   test('an admin lists custom resources of a CRD without printer columns as a Table → Name and Age', async () => {
     const k = await emulator()
-    await k.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
-      metadata: { name: 'gizmos.toys.io' },
-      spec: {
-        group: 'toys.io',
-        scope: 'Namespaced',
-        names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
-        versions: [{ name: 'v1', served: true, storage: true }],
-      },
-    })
+    await defineGizmos(k)
     await k.json('POST', '/apis/toys.io/v1/namespaces/demo/gizmos', { metadata: { name: 'g1' } })
     const body = await (await k.request('GET', '/apis/toys.io/v1/namespaces/demo/gizmos', { headers: TABLE })).json()
     expect(body.columnDefinitions.map((c: any) => c.name)).toEqual(['Name', 'Age'])
