@@ -36,7 +36,6 @@ const TABLE_OWNERS = {
 const CROSSINGS_BEING_REMOVED = [
   ['src/identity/store.ts', 'orgs|sso'],
   ['src/orgs/store.ts', 'identity|inbox'],
-  ['src/orgs/system-admin/store.ts', 'identity'],
   ['src/clusters/store.ts', 'identity|orgs'],
 ]
 

@@ -1,18 +1,12 @@
 import { eq } from 'drizzle-orm'
-import { users } from '../../../db/schema/identity'
 import { orgSystemAdmins } from '../../../db/schema/orgs'
-import { findUserByName, type UserRow } from '../../identity/store'
+import { findUserById, findUserByName, type UserRow } from '../../identity/store'
 import type { Executor } from '../../storage/database'
 
-/** The org's system admin user, if it has one. */
+/** The org's system admin user, if it has one (the user row through identity's interface). */
 export async function findSystemAdmin(db: Executor, orgId: number): Promise<UserRow | undefined> {
-  const row = await db
-    .select({ user: users })
-    .from(orgSystemAdmins)
-    .innerJoin(users, eq(users.id, orgSystemAdmins.uid))
-    .where(eq(orgSystemAdmins.orgId, orgId))
-    .get()
-  return row?.user
+  const link = await db.select({ uid: orgSystemAdmins.uid }).from(orgSystemAdmins).where(eq(orgSystemAdmins.orgId, orgId)).get()
+  return link ? findUserById(db, link.uid) : undefined
 }
 
 /**
