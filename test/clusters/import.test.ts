@@ -7,9 +7,9 @@ import { Messages } from '../../src/clusters/service'
 import { StoreMessages } from '../../src/clusters/store'
 import { startEmulator } from '../../src/kube-emulator'
 import { makeOrg } from '../orgs/support'
-import { type TestApp, type TestUser, tempDir } from '../support/app'
+import { type TestUser, tempDir } from '../support/app'
 import { MAIN } from '../support/process'
-import { clusterLab } from './support'
+import { clusterLab, importAs, importBody, importedCluster } from './support'
 
 // A second cluster beside the sandbox: bearer tokens over TLS; and one that wants client certificates.
 const member = await startEmulator({ tls: true, seed: true })
@@ -47,9 +47,6 @@ const kubeconfig = (user: Record<string, string>, server = member.url, ca = memb
     ],
   })
 
-const importAs = (t: TestApp, who: TestUser, owner: string, body: unknown) =>
-  t.as(who).send('POST', `/api/v1/clustersv2/${owner}/import`, body)
-
 describe('POST /clustersv2/{owner}/import', () => {
   test('a kubeconfig context with a bearer token → 201 ClusterInfo as the cluster reports it; uid = kube-system uid', async () => {
     const { t, alice } = await clusterLab()
@@ -85,7 +82,7 @@ describe('POST /clustersv2/{owner}/import', () => {
 
   test('explicit fields with a bearer token → 201', async () => {
     const { t, alice } = await clusterLab()
-    const res = await importAs(t, alice, 'alice', { name: 'dev', server: member.url, caData: b64(member.caCertPem!), token: member.token })
+    const res = await importAs(t, alice, 'alice', importBody(member, 'dev'))
     expect(res.status).toBe(201)
   })
 
@@ -121,7 +118,7 @@ describe('POST /clustersv2/{owner}/import', () => {
 
   test('a name the owner already uses → 409; the same cluster under another name → 409', async () => {
     const { t, alice } = await clusterLab()
-    const body = { name: 'dev', server: member.url, caData: b64(member.caCertPem!), token: member.token }
+    const body = importBody(member, 'dev')
     await importAs(t, alice, 'alice', body)
     const sameName = await importAs(t, alice, 'alice', body)
     expect(sameName.status).toBe(409)
@@ -133,7 +130,7 @@ describe('POST /clustersv2/{owner}/import', () => {
 
   test('two owners may each register the same cluster', async () => {
     const { t, alice, bob } = await clusterLab()
-    const body = { name: 'dev', server: member.url, caData: b64(member.caCertPem!), token: member.token }
+    const body = importBody(member, 'dev')
     expect((await importAs(t, alice, 'alice', body)).status).toBe(201)
     expect((await importAs(t, bob, 'bob', body)).status).toBe(201)
   })
@@ -162,7 +159,7 @@ describe('POST /clustersv2/{owner}/import', () => {
 
   test("the wrong certificate authority → 422 naming the certificate's subject and issuer", async () => {
     const { t, alice } = await clusterLab()
-    const res = await importAs(t, alice, 'alice', { name: 'dev', server: member.url, caData: b64(mtls.caCertPem!), token: member.token })
+    const res = await importAs(t, alice, 'alice', { ...importBody(member, 'dev'), caData: b64(mtls.caCertPem!) })
     expect(res.status).toBe(422)
     const { message } = await res.json()
     expect(message).toContain('certificate authority did not sign')
@@ -172,12 +169,7 @@ describe('POST /clustersv2/{owner}/import', () => {
 
   test('a token the cluster refuses → 422 naming the 401', async () => {
     const { t, alice } = await clusterLab()
-    const res = await importAs(t, alice, 'alice', {
-      name: 'dev',
-      server: member.url,
-      caData: b64(member.caCertPem!),
-      token: 'not-a-valid-token',
-    })
+    const res = await importAs(t, alice, 'alice', { ...importBody(member, 'dev'), token: 'not-a-valid-token' })
     expect(res.status).toBe(422)
     expect((await res.json()).message).toContain('401')
   })
@@ -226,10 +218,9 @@ describe('POST /clustersv2/{owner}/import', () => {
     const { t, alice, bob } = await clusterLab()
     const [adam, mia] = await t.users('adam', 'mia')
     await makeOrg(t, 'acme', { owner: alice, admins: [adam!], members: [mia!] })
-    const body = (name: string) => ({ name, server: member.url, caData: b64(member.caCertPem!), token: member.token })
-    expect((await importAs(t, bob, 'alice', body('x'))).status).toBe(404)
-    expect((await importAs(t, mia!, 'acme', body('x'))).status).toBe(404)
-    expect((await importAs(t, adam!, 'acme', body('prod'))).status).toBe(201)
+    expect((await importAs(t, bob, 'alice', importBody(member, 'x'))).status).toBe(404)
+    expect((await importAs(t, mia!, 'acme', importBody(member, 'x'))).status).toBe(404)
+    expect((await importAs(t, adam!, 'acme', importBody(member, 'prod'))).status).toBe(201)
   })
 
   test('the token is never in an answer or a log line, and only sealed in the database', async () => {
@@ -240,9 +231,7 @@ describe('POST /clustersv2/{owner}/import', () => {
     }
     await keep(await importAs(t, alice, 'alice', { name: 'dev', kubeconfig: kubeconfig({ token: member.token }), context: 'member' }))
     await keep(await importAs(t, alice, 'alice', { name: 'dev', server: member.url, token: member.token }))
-    await keep(
-      await importAs(t, alice, 'alice', { name: 'bad', server: member.url, caData: b64(member.caCertPem!), token: `${member.token}x` }),
-    )
+    await keep(await importAs(t, alice, 'alice', { ...importBody(member, 'bad'), token: `${member.token}x` }))
     await keep(await t.as(alice).get('/api/v1/clustersv2/alice'))
     await keep(await t.as(alice).get('/api/v1/clustersv2/alice/dev'))
     await keep(await t.as(alice).get('/api/v1/user/clusters'))
@@ -253,17 +242,7 @@ describe('POST /clustersv2/{owner}/import', () => {
 })
 
 describe('registry routes', () => {
-  async function withCluster() {
-    const l = await clusterLab()
-    const res = await importAs(l.t, l.alice, 'alice', {
-      name: 'dev',
-      server: member.url,
-      caData: b64(member.caCertPem!),
-      token: member.token,
-    })
-    expect(res.status).toBe(201)
-    return l
-  }
+  const withCluster = () => importedCluster(member)
 
   test('another user gets 404 on every route that names the cluster', async () => {
     const { t, bob } = await withCluster()
@@ -369,10 +348,7 @@ describe('team grants', () => {
     }
     const readers = await team('readers', 'read', rita!)
     const writers = await team('writers', 'write', will!)
-    expect(
-      (await importAs(l.t, l.alice, 'acme', { name: 'prod', server: member.url, caData: b64(member.caCertPem!), token: member.token }))
-        .status,
-    ).toBe(201)
+    expect((await importAs(l.t, l.alice, 'acme', importBody(member, 'prod'))).status).toBe(201)
     return { ...l, org, rita: rita!, will: will!, nora: nora!, readers, writers }
   }
 
@@ -416,7 +392,7 @@ describe('team grants', () => {
 
   test("a cluster that is not the org's cannot be granted (404)", async () => {
     const l = await orgLab()
-    await importAs(l.t, l.alice, 'alice', { name: 'personal', server: member.url, caData: b64(member.caCertPem!), token: member.token })
+    await importAs(l.t, l.alice, 'alice', importBody(member, 'personal'))
     expect((await l.t.as(l.alice).send('PUT', `/api/v1/teams/${l.readers}/clusters/personal`)).status).toBe(404)
   })
 })
@@ -436,7 +412,7 @@ describe('cached health probes', () => {
       },
     })
     try {
-      await importAs(t, alice, 'alice', { name: 'live', server: member.url, caData: b64(member.caCertPem!), token: member.token })
+      await importAs(t, alice, 'alice', importBody(member, 'live'))
       const { registrationFixture } = await import('./support')
       await registrationFixture(t, alice.user, 'silent', {
         server: `https://127.0.0.1:${silent.port}`,

@@ -7,6 +7,7 @@ import { makeOrg } from '../orgs/support'
 import { PASSWORD, type TestUser, tempDir } from '../support/app'
 import { eventually } from '../support/wait'
 import { type KubectlLab, kubectlLab, runKubectl } from './kubectl-lab'
+import { importAs, importBody } from './support'
 
 // The member cluster, over TLS; it records what reaches it, so tests can prove what did not.
 const seen: string[] = []
@@ -183,16 +184,7 @@ describe('passthrough hygiene and access', () => {
     const l = await lab()
     const [rita, will] = await l.t.users('rita', 'will')
     await makeOrg(l.t, 'acme', { owner: l.alice })
-    expect(
-      (
-        await l.t.as(l.alice).send('POST', '/api/v1/clustersv2/acme/import', {
-          name: 'prod',
-          server: member.url,
-          caData: Buffer.from(member.caCertPem!).toString('base64'),
-          token: member.token,
-        })
-      ).status,
-    ).toBe(201)
+    expect((await importAs(l.t, l.alice, 'acme', importBody(member, 'prod'))).status).toBe(201)
     const team = async (name: string, permission: string, who: TestUser) => {
       const created = await (await l.t.as(l.alice).send('POST', '/api/v1/orgs/acme/teams', { name, permission })).json()
       await l.t.as(l.alice).send('PUT', `/api/v1/teams/${created.id}/members/${who.name}`)

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { SpecMessages } from '../../src/clusters/proxy/spec'
 import { startEmulator } from '../../src/kube-emulator'
-import { type ClusterLab, importedCluster } from './support'
+import { type ClusterLab, importAs, importBody, importedCluster } from './support'
 
 const member = await startEmulator({ tls: true, seed: true })
 afterAll(() => member.stop())
@@ -375,13 +375,7 @@ describe('per-cluster impersonation', () => {
     const l = await importedCluster(member)
     const { makeOrg } = await import('../orgs/support')
     await makeOrg(l.t, 'acme', { owner: l.alice })
-    await l.t.as(l.alice).send('POST', '/api/v1/clustersv2/acme/import', {
-      name: 'shared',
-      server: member.url,
-      caData: Buffer.from(member.caCertPem!).toString('base64'),
-      token: member.token,
-      impersonate: true,
-    })
+    await importAs(l.t, l.alice, 'acme', { ...importBody(member, 'shared'), impersonate: true })
     const res = await l.t.as(l.alice).send('POST', '/api/v1/clusters/acme/shared/proxy/authentication.k8s.io/v1/selfsubjectreviews', {
       apiVersion: 'authentication.k8s.io/v1',
       kind: 'SelfSubjectReview',

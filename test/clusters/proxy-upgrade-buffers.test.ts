@@ -4,7 +4,7 @@ import { MAX_RELAY_BUFFER_BYTES } from '../../src/clusters/proxy/service'
 import { startEmulator } from '../../src/kube-emulator'
 import { makeTestApp } from '../support/app'
 import { eventually } from '../support/wait'
-import { registrationFixture } from './support'
+import { importAs, importBody, registrationFixture } from './support'
 
 // A relayed session whose one side stops reading: the platform must end it, not hold (or drop) what piles up.
 const member = await startEmulator({ tls: true })
@@ -12,16 +12,7 @@ afterAll(() => member.stop())
 const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
 const base = await t.listen()
 const [alice] = await t.users('alice')
-expect(
-  (
-    await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', {
-      name: 'dev',
-      server: member.url,
-      caData: Buffer.from(member.caCertPem!).toString('base64'),
-      token: member.token,
-    })
-  ).status,
-).toBe(201)
+expect((await importAs(t, alice!, 'alice', importBody(member, 'dev'))).status).toBe(201)
 
 /** Far more than the relay may hold plus what the kernel's socket buffers take. */
 const FLOOD_BYTES = MAX_RELAY_BUFFER_BYTES * 5

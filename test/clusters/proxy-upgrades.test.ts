@@ -5,7 +5,7 @@ import { mintToken } from '../../src/identity/tokens/service'
 import { startEmulator } from '../../src/kube-emulator'
 import { makeOrg } from '../orgs/support'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
-import { WEBSOCKET_UPGRADE } from './support'
+import { importAs, importBody, WEBSOCKET_UPGRADE } from './support'
 
 // Who may exec, attach and port-forward, and what the platform sends the member before it knows.
 // The member records every request that reaches it: a refusal must leave its log untouched.
@@ -22,18 +22,11 @@ interface Lab {
   pod: string
 }
 
-const importBody = (name: string) => ({
-  name,
-  server: member.url,
-  caData: Buffer.from(member.caCertPem!).toString('base64'),
-  token: member.token,
-})
-
 /** An app on a real port (upgrades need the server), alice's cluster `dev`. */
 async function lab(): Promise<Lab> {
   const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
   const [alice] = await t.users('alice')
-  expect((await t.as(alice!).send('POST', '/api/v1/clustersv2/alice/import', importBody('dev'))).status).toBe(201)
+  expect((await importAs(t, alice!, 'alice', importBody(member, 'dev'))).status).toBe(201)
   const pods = await fetch(`${member.url}/api/v1/namespaces/demo/pods?labelSelector=app%3Dapi`, {
     headers: { authorization: `Bearer ${member.token}` },
     tls: { ca: member.caCertPem },
@@ -128,7 +121,7 @@ describe('exec, attach and port-forward need write access (24.2)', () => {
     const l = await lab()
     const [rita, will] = await l.t.users('rita', 'will')
     await makeOrg(l.t, 'acme', { owner: l.alice })
-    expect((await l.t.as(l.alice).send('POST', '/api/v1/clustersv2/acme/import', importBody('prod'))).status).toBe(201)
+    expect((await importAs(l.t, l.alice, 'acme', importBody(member, 'prod'))).status).toBe(201)
     for (const [name, permission, who] of [
       ['readers', 'read', rita!],
       ['writers', 'write', will!],

@@ -3,7 +3,7 @@ import { MemberMessages } from '../../src/clusters/member/failures'
 import { startEmulator } from '../../src/kube-emulator'
 import { IDLE_CLOSE_MS } from '../../src/net/http1/pool'
 import { makeTestApp } from '../support/app'
-import { type ClusterLab, clusterLab, LabNetwork } from './support'
+import { type ClusterLab, clusterLab, importAs, importBody, LabNetwork } from './support'
 
 // DNS rebinding through an imported cluster. The test answers for the name `rebind.test` itself
 // (the app's deps.network) and re-points it after import. Everything dialled is loopback: the
@@ -34,13 +34,7 @@ async function rebindLab(env: Record<string, string>): Promise<ClusterLab & { ne
   const lab = await clusterLab(env)
   const network = new LabNetwork(['127.0.0.1']).install(lab.t)
   network.point('rebind.test', '127.0.0.1')
-  const imported = await lab.t.as(lab.alice).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev',
-    server: SERVER,
-    caData: Buffer.from(member.caCertPem!).toString('base64'),
-    token: member.token,
-  })
-  expect(imported.status).toBe(201)
+  expect((await importAs(lab.t, lab.alice, 'alice', importBody({ ...member, url: SERVER }, 'dev'))).status).toBe(201)
   return { ...lab, network }
 }
 
@@ -97,13 +91,7 @@ test('a name re-pointed at a cloud metadata or pod-identity credential address â
 
 test('a cluster registered while private endpoints were allowed â†’ refused once the platform runs without them; the member sees no request', async () => {
   const first = await clusterLab({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
-  const imported = await first.t.as(first.alice).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev',
-    server: member.url,
-    caData: Buffer.from(member.caCertPem!).toString('base64'),
-    token: member.token,
-  })
-  expect(imported.status).toBe(201)
+  expect((await importAs(first.t, first.alice, 'alice', importBody(member, 'dev'))).status).toBe(201)
   expect((await first.t.as(first.alice).get('/api/v1/clusters/alice/dev/k8s/version')).status).toBe(200)
 
   // The same data dir, started again with the setting off (its default).
@@ -121,12 +109,12 @@ test('the connection goes to the address, and TLS checks the host name: a certif
     const { t, alice } = await clusterLab({})
     const network = new LabNetwork(['127.0.0.1']).install(t)
     network.point('elsewhere.test', '127.0.0.1')
-    const res = await t.as(alice).send('POST', '/api/v1/clustersv2/alice/import', {
-      name: 'other',
-      server: `https://elsewhere.test:${new URL(other.url).port}`,
-      caData: Buffer.from(other.caCertPem!).toString('base64'),
-      token: other.token,
-    })
+    const res = await importAs(
+      t,
+      alice,
+      'alice',
+      importBody({ ...other, url: `https://elsewhere.test:${new URL(other.url).port}` }, 'other'),
+    )
     expect(res.status).toBe(422)
     expect(await messageOf(res)).toContain('TLS certificate for another name')
   } finally {

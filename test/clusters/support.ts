@@ -61,15 +61,21 @@ export async function clusterLab(env: Record<string, string> = LOOPBACK_MEMBERS)
  */
 export async function importedCluster(member: MemberServer, env: Record<string, string> = {}): Promise<ClusterLab> {
   const lab = await clusterLab({ ...LOOPBACK_MEMBERS, ...env })
-  const imported = await lab.t.as(lab.alice).send('POST', '/api/v1/clustersv2/alice/import', {
-    name: 'dev',
-    server: member.url,
-    ...(member.caCertPem ? { caData: Buffer.from(member.caCertPem).toString('base64') } : {}),
-    token: member.token,
-  })
-  expect(imported.status).toBe(201)
+  expect((await importAs(lab.t, lab.alice, 'alice', importBody(member, 'dev'))).status).toBe(201)
   return lab
 }
+
+/** The import body naming `member` as `name`: its address, its CA (base64) when it has one, its bearer token. */
+export const importBody = (member: MemberServer, name: string) => ({
+  name,
+  server: member.url,
+  ...(member.caCertPem ? { caData: Buffer.from(member.caCertPem).toString('base64') } : {}),
+  token: member.token,
+})
+
+/** `who` imports a cluster for `owner` (a user or an org) through the API. */
+export const importAs = (t: TestApp, who: TestUser, owner: string, body: unknown) =>
+  t.as(who).send('POST', `/api/v1/clustersv2/${owner}/import`, body)
 
 /**
  * The network an app sees in a test (installed as its `deps.network`): the test answers for its own

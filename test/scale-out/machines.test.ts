@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { startEmulator } from '../../src/kube-emulator'
+import { importBody } from '../clusters/support'
 import { basic, tempDir } from '../support/app'
 import { MAIN, startServer } from '../support/process'
 
@@ -66,12 +67,7 @@ describe('two machines on one database', () => {
 
   test("a cluster imported on A (its credential sealed with the shared key) → B's proxy reaches it", async () => {
     expect((await asAdmin(a, 'POST', '/api/v1/orgs', { username: 'machines' })).status).toBe(201)
-    const imported = await asAdmin(a, 'POST', '/api/v1/clustersv2/machines/import', {
-      name: 'prod',
-      server: member.url,
-      caData: Buffer.from(member.caCertPem!).toString('base64'),
-      token: member.token,
-    })
+    const imported = await asAdmin(a, 'POST', '/api/v1/clustersv2/machines/import', importBody(member, 'prod'))
     expect(imported.status).toBe(201)
     expect((await asAdmin(b, 'GET', '/api/v1/clusters/machines/prod/k8s/api/v1/namespaces')).status).toBe(200)
   })

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { generate } from 'otplib'
 import { startEmulator } from '../../src/kube-emulator'
+import { importBody } from '../clusters/support'
 import { basic, tempDir } from '../support/app'
 import { closesWithin, connectRefusal, connectWithCredentials, natsServer } from '../support/nats'
 import { freePort } from '../support/ports'
@@ -113,12 +114,7 @@ describe('what one process changes, the other honours within a second', () => {
     expect((await call(a, owner, 'POST', '/api/v1/orgs', { username: org })).status).toBe(201)
     const team = await (await call(a, owner, 'POST', `/api/v1/orgs/${org}/teams`, { name: 'readers', permission: 'read' })).json()
     expect((await call(a, owner, 'PUT', `/api/v1/teams/${team.id}/members/${carol.name}`)).status).toBe(204)
-    const imported = await call(a, owner, 'POST', `/api/v1/clustersv2/${org}/import`, {
-      name: 'prod',
-      server: member.url,
-      caData: Buffer.from(member.caCertPem!).toString('base64'),
-      token: member.token,
-    })
+    const imported = await call(a, owner, 'POST', `/api/v1/clustersv2/${org}/import`, importBody(member, 'prod'))
     expect(imported.status).toBe(201)
     expect((await call(a, owner, 'PUT', `/api/v1/teams/${team.id}/clusters/prod`)).status).toBe(204)
     const viaProxy = () => call(b, carol, 'GET', `/api/v1/clusters/${org}/prod/k8s/api/v1/namespaces`)
