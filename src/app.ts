@@ -34,6 +34,7 @@ import { COOKIE_TTL_SECONDS, MSGBUS_COOKIE, signInBearerJwt } from './msgbus/ser
 import { systemAdminKeyRoutes } from './msgbus/system-admin/routes'
 import { systemNetwork } from './net/egress'
 import { orderRoutes } from './orders/routes'
+import { accountOrgFacts } from './orgs/account-facts'
 import { authSourceRoutes, SSO_SIGN_IN_PATH } from './orgs/auth-source/routes'
 import { claimCheckRoutes, hostedClaimRoutes } from './orgs/claims/routes'
 import { fleetmgrRoutes } from './orgs/fleetmgr/routes'
@@ -96,6 +97,7 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
     userFacts: userFacts(db),
     clusterFacts: clusterFacts(db, orgs),
     busCookie: { name: MSGBUS_COOKIE, maxAgeSeconds: COOKIE_TTL_SECONDS, issue: (uid) => signInBearerJwt(deps, uid) },
+    accountOrgFacts: accountOrgFacts(db),
   }
   return deps
 }

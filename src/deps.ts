@@ -6,7 +6,7 @@ import type { Config } from './config'
 import type { Logger } from './logger'
 import type { Network } from './net/egress'
 import type { RuntimeSlot, Runtimes } from './runtimes'
-import type { Database } from './storage/database'
+import type { Database, Executor } from './storage/database'
 import type { SecretBox } from './storage/secret-box'
 
 /** What every area receives from createApp: configuration and the shared outside-world handles. */
@@ -31,6 +31,26 @@ export interface Deps {
   clusterFacts: ClusterFacts
   /** The cookie a browser gets beside its session: the message bus's (msgbus/service.ts). */
   busCookie: CompanionCookie
+  /** What identity asks of the orgs an account belongs to (orgs/account-facts.ts). */
+  accountOrgFacts: AccountOrgFacts
+}
+
+/** An organization's single sign-on source, as sign-in needs it. */
+export interface SsoSourceSummary {
+  orgId: number
+  orgName: string
+  name: string
+  provider: string
+}
+
+/** What identity asks of organizations, which it may not import (orgs imports identity). */
+export interface AccountOrgFacts {
+  /** The active single sign-on source of the organization named `orgName` (case-insensitive), if any. */
+  activeSsoSourceOfOrg(orgName: string): Promise<SsoSourceSummary | undefined>
+  /** The first active source (by org id) that makes `uid`, a member of its org, sign in with single sign-on, if any. */
+  ssoSourceEnforcedOn(uid: number): Promise<SsoSourceSummary | undefined>
+  /** Ids of the orgs whose Owners team has `uid` as its only member, read in `db` (account deletion asks in its write unit). */
+  orgIdsOwnedSolelyBy(db: Executor, uid: number): Promise<number[]>
 }
 
 /** A cookie set beside the session cookie at sign-in, by an area identity does not import. */

@@ -1,9 +1,8 @@
 import { and, asc, eq, inArray, or, type SQL, sql } from 'drizzle-orm'
+import { QueryBuilder } from 'drizzle-orm/sqlite-core'
 import { USER_TYPE } from '../../db/schema/codes'
 import { accessTokens, emailAddresses, follows, sessions, users } from '../../db/schema/identity'
-import { orgUsers, teams, teamUsers } from '../../db/schema/orgs'
 import { twoFactors } from '../../db/schema/security'
-import { orgAuthSources } from '../../db/schema/sso'
 import { AppError } from '../errors'
 import type { Executor } from '../storage/database'
 import { isUniqueViolation } from '../storage/database'
@@ -11,6 +10,13 @@ import { prepared } from '../storage/prepared'
 
 export type UserRow = typeof users.$inferSelect
 export type NewUser = typeof users.$inferInsert
+
+/**
+ * The accounts (users and organizations) as another area joins them in its own queries, to order
+ * by name or return whole rows in one statement: read-only (writes go through this module), and
+ * SQLite flattens it into the outer query, so it costs what a join on the table costs.
+ */
+export const accounts = new QueryBuilder().select().from(users).as('accounts')
 
 /** Gitea's user types; `bot` is a service user (an org system admin) that never signs in with a password. */
 const userById = (db: Executor) =>
@@ -186,49 +192,4 @@ export async function findFirstSiteAdmin(db: Executor): Promise<UserRow | undefi
     .where(and(eq(users.isAdmin, true), eq(users.type, USER_TYPE.individual)))
     .orderBy(asc(users.id))
     .get()
-}
-
-/** What sign-in needs of an organization's single sign-on source (the orgs area manages the rows). */
-export interface SsoSourceSummary {
-  orgId: number
-  orgName: string
-  name: string
-  provider: string
-}
-
-const ssoSummary = { orgId: orgAuthSources.orgId, orgName: users.name, name: orgAuthSources.name, provider: orgAuthSources.provider }
-
-/** The active single sign-on source of the organization named `orgName`, if any. */
-export async function findActiveSsoSourceOfOrg(db: Executor, orgName: string): Promise<SsoSourceSummary | undefined> {
-  return db
-    .select(ssoSummary)
-    .from(orgAuthSources)
-    .innerJoin(users, eq(users.id, orgAuthSources.orgId))
-    .where(and(eq(users.lowerName, orgName.toLowerCase()), eq(users.type, USER_TYPE.organization), eq(orgAuthSources.isActive, true)))
-    .get()
-}
-
-/** The first active source that makes `uid` (a member of its org) sign in with single sign-on, if any. */
-export async function findSsoSourceEnforcedOn(db: Executor, uid: number): Promise<SsoSourceSummary | undefined> {
-  return db
-    .select(ssoSummary)
-    .from(orgAuthSources)
-    .innerJoin(orgUsers, eq(orgUsers.orgId, orgAuthSources.orgId))
-    .innerJoin(users, eq(users.id, orgAuthSources.orgId))
-    .where(and(eq(orgUsers.uid, uid), eq(orgAuthSources.isActive, true), eq(orgAuthSources.enforceForMembers, true)))
-    .orderBy(asc(orgAuthSources.orgId))
-    .get()
-}
-
-/** Ids of the orgs whose Owners team has `uid` as its only member (account deletion asks). */
-export async function orgIdsOwnedSolelyBy(db: Executor, uid: number): Promise<number[]> {
-  const rows = await db
-    .select({ orgId: teams.orgId })
-    .from(teamUsers)
-    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .where(eq(teams.permission, 'owner'))
-    .groupBy(teams.orgId)
-    .having(sql`count(*) = 1 and max(${teamUsers.uid}) = ${uid}`)
-    .all()
-  return rows.map((r) => r.orgId)
 }

@@ -462,3 +462,16 @@ export async function orgsWhereMemberOfTeams(db: Executor, uid: number, teamPerm
     .all()
   return rows.map((r) => r.org)
 }
+
+/** Ids of the orgs whose Owners team has `uid` as its only member (account deletion asks). */
+export async function orgIdsOwnedSolelyBy(db: Executor, uid: number): Promise<number[]> {
+  const rows = await db
+    .select({ orgId: teams.orgId })
+    .from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .where(eq(teams.permission, 'owner'))
+    .groupBy(teams.orgId)
+    .having(sql`count(*) = 1 and max(${teamUsers.uid}) = ${uid}`)
+    .all()
+  return rows.map((r) => r.orgId)
+}

@@ -131,7 +131,7 @@ export async function deleteAccount(deps: Deps, user: store.UserRow, password: s
     throw new AppError('forbidden', Messages.accountPasswordWrong)
   await deps.db.write(async (tx) => {
     if (user.isAdmin && (await store.countAdmins(tx)) <= 1) throw new AppError('forbidden', Messages.lastAdmin)
-    await ownsNoOrgAlone(tx, user.id)
+    await ownsNoOrgAlone(deps, tx, user.id)
     await store.deleteUser(tx, user.id)
   })
   await removeAvatar(deps.db, user.avatar)
@@ -148,6 +148,6 @@ export async function setPageSize(deps: Deps, user: store.UserRow, pageSize: num
  * The last-owner rule for account deletion: refuses (conflict) while `uid` is the only owner of
  * some org, which would otherwise be left with nobody to run it.
  */
-async function ownsNoOrgAlone(db: Executor, uid: number): Promise<void> {
-  if ((await store.orgIdsOwnedSolelyBy(db, uid)).length > 0) throw new AppError('conflict', Messages.soleOwner)
+async function ownsNoOrgAlone(deps: Deps, tx: Executor, uid: number): Promise<void> {
+  if ((await deps.accountOrgFacts.orgIdsOwnedSolelyBy(tx, uid)).length > 0) throw new AppError('conflict', Messages.soleOwner)
 }

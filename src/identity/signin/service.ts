@@ -1,6 +1,6 @@
 import { auditSignedIn, auditSignIn } from '../../audit/recorder'
 import { nowSeconds } from '../../clock'
-import type { Deps } from '../../deps'
+import type { Deps, SsoSourceSummary } from '../../deps'
 import { AppError } from '../../errors'
 import { bindPrimaryEmail } from '../emails/service'
 import { checkPasswordAttempt } from '../limiter/service'
@@ -149,7 +149,7 @@ export async function signOut(deps: Deps, sessionId: number | undefined): Promis
  */
 export async function assertPasswordSignInAllowed(deps: Deps, user: store.UserRow): Promise<void> {
   if (user.isAdmin) return
-  const source = await store.findSsoSourceEnforcedOn(deps.db.read, user.id)
+  const source = await deps.accountOrgFacts.ssoSourceEnforcedOn(user.id)
   if (source) throw new AppError('forbidden', Messages.ssoRequired(source.orgName, source.name))
 }
 
@@ -161,7 +161,7 @@ export interface LoginMethod {
   displayName?: string
 }
 
-const ssoMethod = (source: store.SsoSourceSummary): LoginMethod => ({
+const ssoMethod = (source: SsoSourceSummary): LoginMethod => ({
   method: 'sso',
   orgAuthSourceID: source.orgId,
   providerName: source.provider,
@@ -179,11 +179,11 @@ export async function loginMethod(deps: Deps, query: { orgname?: string; usernam
   const orgname = query.orgname?.trim()
   const login = query.username?.trim()
   if (!orgname && !login) throw new AppError('badRequest', Messages.loginMethodInput)
-  const ofOrg = orgname ? await store.findActiveSsoSourceOfOrg(deps.db.read, orgname) : undefined
+  const ofOrg = orgname ? await deps.accountOrgFacts.activeSsoSourceOfOrg(orgname) : undefined
   if (ofOrg) return ssoMethod(ofOrg)
   const user = login
     ? await (login.includes('@') ? store.findUserByAnyEmail(deps.db.read, login) : store.findUserByName(deps.db.read, login))
     : undefined
-  const enforced = user && !user.isAdmin ? await store.findSsoSourceEnforcedOn(deps.db.read, user.id) : undefined
+  const enforced = user && !user.isAdmin ? await deps.accountOrgFacts.ssoSourceEnforcedOn(user.id) : undefined
   return enforced ? ssoMethod(enforced) : { method: 'password' }
 }
