@@ -58,6 +58,17 @@ const tokenForm = (t: TestApp, fields: Record<string, string>, auth?: string) =>
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...(auth ? { authorization: auth } : {}) },
   })
 
+/** Alice's confidential client, her approval of `scope`, and the tokens its code bought (client_secret_basic). */
+async function issuedTokens(scope: string) {
+  const t = await makeTestApp()
+  const [alice] = await t.users('alice')
+  const registered = await registerClient(t, alice!, true)
+  const { verifier, code } = await codeFor(t, alice!, registered.client_id, scope)
+  const auth = basic(registered.client_id, registered.client_secret)
+  const fields = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }
+  return { t, auth, tokens: await (await tokenForm(t, fields, auth)).json() }
+}
+
 describe('OAuth2 authorization-code flow with oauth4webapi', () => {
   /** Alice's confidential client on a real port, up to the callback of her approval (state, PKCE verifier, consent kept). */
   async function confidentialClientApproved() {
@@ -223,46 +234,19 @@ describe('OAuth2 scopes of issued tokens', () => {
   })
 
   test('a token without user scope → 403 on /user', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const registered = await registerClient(t, alice, true)
-    const { verifier, code } = await codeFor(t, alice, registered.client_id, 'read:organization')
-    const tokens = await (
-      await tokenForm(
-        t,
-        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
-        basic(registered.client_id, registered.client_secret),
-      )
-    ).json()
+    const { t, tokens } = await issuedTokens('read:organization')
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: `token ${tokens.access_token}` } })).status).toBe(403)
   })
 
   test('an expired or made-up access token → 401', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const registered = await registerClient(t, alice, true)
-    const { verifier, code } = await codeFor(t, alice, registered.client_id)
-    const tokens = await (
-      await tokenForm(
-        t,
-        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
-        basic(registered.client_id, registered.client_secret),
-      )
-    ).json()
+    const { t, tokens } = await issuedTokens('read:user')
     t.clock.advance((tokens.expires_in + 1) * 1000)
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401)
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: 'Bearer poa_madeup' } })).status).toBe(401)
   })
 
   test('refresh may narrow scopes but not widen them → 400 invalid_scope', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const registered = await registerClient(t, alice, true)
-    const { verifier, code } = await codeFor(t, alice, registered.client_id, 'read:user read:organization')
-    const auth = basic(registered.client_id, registered.client_secret)
-    const tokens = await (
-      await tokenForm(t, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, auth)
-    ).json()
+    const { t, auth, tokens } = await issuedTokens('read:user read:organization')
     const wider = await tokenForm(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'write:user' }, auth)
     expect(wider.status).toBe(400)
     expect((await wider.json()).error).toBe('invalid_scope')

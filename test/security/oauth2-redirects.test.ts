@@ -4,6 +4,28 @@ import { basic, makeTestApp, PASSWORD } from '../support/app'
 
 const BASE = '/api/v1/user/settings/applications/oauth2'
 
+/** Alice registers an application redirecting to `uri`: refused with `message`, and she has no application. */
+async function expectRegistrationRefused(uri: string, message: string) {
+  const t = await makeTestApp()
+  const [alice] = await t.users('alice')
+  const res = await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: [uri] })
+  expect(res.status).toBe(422)
+  expect((await res.json()).message).toBe(message)
+  expect(await (await t.as(alice).get(BASE)).json()).toEqual([])
+}
+
+/** Alice's application redirecting to https://a.example/cb; an update whose redirect_uris form field is `lines` → 422, the old URI kept. */
+async function expectUpdateRefused(lines: string) {
+  const t = await makeTestApp()
+  const [alice] = await t.users('alice')
+  const app = await (await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: ['https://a.example/cb'] })).json()
+  const form = new FormData()
+  form.append('name', 'x')
+  form.append('redirect_uris', lines)
+  expect((await t.as(alice).send('PUT', `${BASE}/${app.id}`, form)).status).toBe(422)
+  expect((await (await t.as(alice).get(`${BASE}/${app.id}`)).json()).redirect_uris).toEqual(['https://a.example/cb'])
+}
+
 describe('OAuth2 redirect URI schemes', () => {
   for (const uri of [
     'javascript:alert(document.cookie)',
@@ -13,26 +35,12 @@ describe('OAuth2 redirect URI schemes', () => {
     'file:///etc/passwd',
     'blob:https://a.example/x',
   ]) {
-    test(`a user registers an application redirecting to ${uri.slice(0, 20)}… → 422, nothing stored`, async () => {
-      const t = await makeTestApp()
-      const [alice] = await t.users('alice')
-      const res = await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: [uri] })
-      expect(res.status).toBe(422)
-      expect((await res.json()).message).toBe(Messages.redirectUriScheme)
-      expect(await (await t.as(alice).get(BASE)).json()).toEqual([])
-    })
+    test(`a user registers an application redirecting to ${uri.slice(0, 20)}… → 422, nothing stored`, () =>
+      expectRegistrationRefused(uri, Messages.redirectUriScheme))
   }
 
-  test("a user changes an application's redirect URI to javascript: → 422, the old one kept", async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const app = await (await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: ['https://a.example/cb'] })).json()
-    const form = new FormData()
-    form.append('name', 'x')
-    form.append('redirect_uris', 'javascript:alert(1)')
-    expect((await t.as(alice).send('PUT', `${BASE}/${app.id}`, form)).status).toBe(422)
-    expect((await (await t.as(alice).get(`${BASE}/${app.id}`)).json()).redirect_uris).toEqual(['https://a.example/cb'])
-  })
+  test("a user changes an application's redirect URI to javascript: → 422, the old one kept", () =>
+    expectUpdateRefused('javascript:alert(1)'))
 
   test('web, loopback and native private-use scheme URIs → 200', async () => {
     const t = await makeTestApp()
@@ -52,25 +60,11 @@ describe('OAuth2 redirect URIs are matched exactly', () => {
     'https://a.example/cb\t',
     '\thttps://a.example/cb',
   ])
-    test(`a user registers ${JSON.stringify(uri)} → 422 naming the rule, nothing stored (never trimmed into another URI)`, async () => {
-      const t = await makeTestApp()
-      const [alice] = await t.users('alice')
-      const res = await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: [uri] })
-      expect(res.status).toBe(422)
-      expect((await res.json()).message).toBe(Messages.redirectUriNotExact)
-      expect(await (await t.as(alice).get(BASE)).json()).toEqual([])
-    })
+    test(`a user registers ${JSON.stringify(uri)} → 422 naming the rule, nothing stored (never trimmed into another URI)`, () =>
+      expectRegistrationRefused(uri, Messages.redirectUriNotExact))
 
-  test('an update whose form lines carry a trailing space → 422, the old URIs kept', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const app = await (await t.as(alice).send('POST', BASE, { name: 'x', redirect_uris: ['https://a.example/cb'] })).json()
-    const form = new FormData()
-    form.append('name', 'x')
-    form.append('redirect_uris', 'https://a.example/cb \nhttps://b.example/cb')
-    expect((await t.as(alice).send('PUT', `${BASE}/${app.id}`, form)).status).toBe(422)
-    expect((await (await t.as(alice).get(`${BASE}/${app.id}`)).json()).redirect_uris).toEqual(['https://a.example/cb'])
-  })
+  test('an update whose form lines carry a trailing space → 422, the old URIs kept', () =>
+    expectUpdateRefused('https://a.example/cb \nhttps://b.example/cb'))
 
   test('an authorization request naming the registered URI with a space around it → 400, no redirect', async () => {
     const t = await makeTestApp()
