@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { SpecMessages } from '../../src/clusters/proxy/spec'
 import { startEmulator } from '../../src/kube-emulator'
+import { countingServer } from '../support/counting-server'
 import { type ClusterLab, importAs, importBody, importedCluster } from './support'
 
 const member = await startEmulator({ tls: true, seed: true })
@@ -389,19 +390,11 @@ describe('per-cluster impersonation', () => {
 describe('a member that redirects', () => {
   test('a redirect is neither followed nor relayed: 502 naming the cluster, the target is never asked', async () => {
     const l = await importedCluster(member)
-    let targetHits = 0
-    const target = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      fetch: () => {
-        targetHits++
-        return new Response('{}')
-      },
-    })
+    const target = countingServer(() => new Response('{}'))
     const redirector = Bun.serve({
       port: 0,
       hostname: '127.0.0.1',
-      fetch: (req) => Response.redirect(`http://127.0.0.1:${target.port}${new URL(req.url).pathname}`, 307),
+      fetch: (req) => Response.redirect(`${target.origin}${new URL(req.url).pathname}`, 307),
     })
     try {
       const { registrationFixture } = await import('./support')
@@ -423,9 +416,9 @@ describe('a member that redirects', () => {
         expect(res.headers.get('location')).toBeNull()
         expect((await res.json()).message).toContain('cluster "moved" answered with a redirect')
       }
-      expect(targetHits).toBe(0)
+      expect(target.hits()).toBe(0)
     } finally {
-      target.stop(true)
+      target.stop()
       redirector.stop(true)
     }
   })

@@ -6,6 +6,7 @@ import { Messages as AvatarMessages, importAvatarFiles, MAX_AVATAR_BYTES } from 
 import { Messages } from '../../src/identity/settings/service'
 import { findUserById, updateUser } from '../../src/identity/store'
 import { basic, PASSWORD, type TestApp } from '../support/app'
+import { countingServer } from '../support/counting-server'
 import { makeHttpTestApp } from './http'
 
 const PNG = new Uint8Array([
@@ -331,16 +332,8 @@ describe('avatars', () => {
 
   describe('avatar_link URLs are fetched once and served by the platform, never redirected to (open redirect)', () => {
     const imageHost = (answer: () => Response) => {
-      let hits = 0
-      const server = Bun.serve({
-        port: 0,
-        hostname: '127.0.0.1',
-        fetch: () => {
-          hits++
-          return answer()
-        },
-      })
-      return { url: `http://127.0.0.1:${server.port}/me.png`, hits: () => hits, stop: () => server.stop(true) }
+      const server = countingServer(answer)
+      return { ...server, url: `${server.origin}/me.png` }
     }
 
     test('an image URL → the platform serves its own copy with 200, and the host is asked once', async () => {

@@ -6,6 +6,7 @@ import { statusOf } from '../../src/http/errors'
 import { PDF_PRINTER, type PdfPrinter, PrinterMessages, pdfPrinter } from '../../src/usage/pdf/printer'
 import { makeOrg } from '../orgs/support'
 import { makeTestApp, type TestApp } from '../support/app'
+import { countingServer } from '../support/counting-server'
 import { syntheticEvents } from './dataset'
 import { billingWorld, send, type UsageWorld } from './support'
 
@@ -179,19 +180,11 @@ describe('the printer (one warm Chromium)', () => {
 
   test('a page asking for a network image and running a script → no request leaves, the script never runs', async () => {
     const t = await makeTestApp()
-    let hits = 0
-    const server = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      fetch: () => {
-        hits++
-        return new Response('x')
-      },
-    })
+    const server = countingServer(() => new Response('x'))
     try {
       const printer = printerFor(t, { concurrency: 1, queue: 0 })
       const html =
-        `<p>static text</p><img src="http://127.0.0.1:${server.port}/pixel.png"><link rel="stylesheet" href="http://127.0.0.1:${server.port}/s.css">` +
+        `<p>static text</p><img src="${server.origin}/pixel.png"><link rel="stylesheet" href="${server.origin}/s.css">` +
         '<script>document.body.append("SCRIPT RAN")</script>'
       const pdf = await printer.print(html, footer)
       mkdirSync(ARTIFACTS, { recursive: true })
@@ -199,9 +192,9 @@ describe('the printer (one warm Chromium)', () => {
       const text = run(['pdftotext', join(ARTIFACTS, 'isolation.pdf'), '-'])
       expect(text).toContain('static text')
       expect(text).not.toContain('SCRIPT RAN')
-      expect(hits).toBe(0)
+      expect(server.hits()).toBe(0)
     } finally {
-      server.stop(true)
+      server.stop()
     }
   })
 
