@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { AuditEvent } from '../../src/audit/schemas'
 import { auditWriter } from '../../src/audit/writer'
 import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
@@ -10,7 +9,7 @@ import { makeOrg } from '../orgs/support'
 import { type TestUser, tempDir } from '../support/app'
 import { freePort } from '../support/ports'
 import { eventually } from '../support/wait'
-import { auditAt, storedEvents } from './support'
+import { auditAt, expectNoSecret, kubernetesEvents } from './support'
 
 /**
  * The audit trail of the member clusters (docs/decisions.md §8), driven by the real kubectl
@@ -85,25 +84,6 @@ async function kubectl(l: Lab, kubeconfig: string, ...args: string[]): Promise<{
   return { out, err, code }
 }
 
-/** The kubernetes events of cluster `cluster`, oldest first, once the writer committed what is queued. */
-async function kubernetesEvents(l: Lab, cluster: string): Promise<AuditEvent[]> {
-  await auditWriter(l.t.deps).drain()
-  const admin = await l.t.admin()
-  return (await auditAt(l.t, admin, `/api/v1/admin/audit?kind=kubernetes&cluster=${cluster}&limit=100`)).reverse()
-}
-
-/** No stored event and no audit log line holds any of `secrets`; the log has lines. */
-async function expectNoSecret(l: Lab, secrets: string[]): Promise<void> {
-  await auditWriter(l.t.deps).drain()
-  const stored = await storedEvents(l.t)
-  const logged = readFileSync(l.auditLog, 'utf8')
-  expect(logged.split('\n').filter(Boolean).length).toBeGreaterThan(0)
-  for (const secret of secrets) {
-    expect(stored).not.toContain(secret)
-    expect(logged).not.toContain(secret)
-  }
-}
-
 describe('proxied writes and sessions through kubectl', () => {
   test('kubectl apply, delete and exec each leave one event with the user, the token by name and the cluster; reads leave none; no secret is recorded', async () => {
     const l = await lab()
@@ -119,7 +99,7 @@ describe('proxied writes and sessions through kubectl', () => {
     expect((await kubectl(l, alice.file, 'get', 'pods', '-A')).code).toBe(0)
     expect((await kubectl(l, alice.file, 'logs', '-n', 'demo', pod)).code).toBe(0)
     expect((await kubectl(l, alice.file, 'auth', 'can-i', 'create', 'pods')).out.trim()).toBe('yes')
-    expect(await kubernetesEvents(l, 'alice/dev')).toEqual([])
+    expect(await kubernetesEvents(l.t, 'alice/dev')).toEqual([])
 
     expect((await kubectl(l, alice.file, 'apply', '-f', manifest)).out).toContain('configmap/audited created')
     expect((await kubectl(l, alice.file, 'delete', 'configmap', 'audited', '-n', 'demo')).code).toBe(0)
@@ -130,7 +110,7 @@ describe('proxied writes and sessions through kubectl', () => {
     expect(exec.out).toContain(STDOUT_SECRET)
 
     const recorded = await eventually(async () => {
-      const all = await kubernetesEvents(l, 'alice/dev')
+      const all = await kubernetesEvents(l.t, 'alice/dev')
       return all.length === 3 && all[2]!.endTime ? all : undefined
     }, 10_000)
     const [create, remove, session] = recorded
@@ -161,11 +141,11 @@ describe('proxied writes and sessions through kubectl', () => {
     // An exec that succeeds: exit code 0.
     expect((await kubectl(l, alice.file, 'exec', '-n', 'demo', pod, '--', 'true')).code).toBe(0)
     const done = await eventually(async () => {
-      const last = (await kubernetesEvents(l, 'alice/dev')).at(-1)
+      const last = (await kubernetesEvents(l.t, 'alice/dev')).at(-1)
       return last?.verb === 'exec' && last.command?.[0] === 'true' && last.endTime ? last : undefined
     }, 10_000)
     expect(done.exitCode).toBe(0)
-    await expectNoSecret(l, [alice.token, l.alice.token, member.token, BODY_SECRET, STDOUT_SECRET])
+    await expectNoSecret(l.t, l.auditLog, [alice.token, l.alice.token, member.token, BODY_SECRET, STDOUT_SECRET])
   }, 60_000)
 
   test('a read-only kubeconfig (read:cluster) refused a write: recorded as refused with its token', async () => {
@@ -173,7 +153,7 @@ describe('proxied writes and sessions through kubectl', () => {
     const reader = await kubeconfigOf(l, l.alice, 'alice/dev', 1, true)
     const refused = await kubectl(l, reader.file, 'create', 'configmap', 'by-read-token', '-n', 'demo')
     expect(refused.code).not.toBe(0)
-    const last = await eventually(async () => (await kubernetesEvents(l, 'alice/dev')).find((e) => e.credential.name === reader.name))
+    const last = await eventually(async () => (await kubernetesEvents(l.t, 'alice/dev')).find((e) => e.credential.name === reader.name))
     expect(last).toMatchObject({
       actor: { login: 'alice' },
       credential: { kind: 'token', name: reader.name },
@@ -226,18 +206,18 @@ describe('proxied writes and sessions through kubectl', () => {
     ])
     for (const event of orgEvents) expect(event).toMatchObject({ org: 'acme', cluster: 'acme/prod', kind: 'kubernetes' })
     await l.t.as(will!).send('DELETE', '/api/v1/clusters/acme/prod/k8s/api/v1/namespaces/demo/configmaps/by-writer')
-    await expectNoSecret(l, [rita!.token, will!.token, ritaConfig.token, member.token, BODY_SECRET])
+    await expectNoSecret(l.t, l.auditLog, [rita!.token, will!.token, ritaConfig.token, member.token, BODY_SECRET])
   }, 60_000)
 
   test("the spec's proxy routes record their writes too; their reads leave nothing", async () => {
     const l = await lab()
     const at = (path: string) => `/api/v1/clusters/alice/dev/proxy/core/v1/namespaces/demo/configmaps${path}`
-    const before = (await kubernetesEvents(l, 'alice/dev')).length
+    const before = (await kubernetesEvents(l.t, 'alice/dev')).length
     expect((await l.t.as(l.alice).get(at(''))).status).toBe(200)
     expect((await l.t.as(l.alice).send('POST', at(''), { metadata: { name: 'by-spec' }, data: { value: BODY_SECRET } })).status).toBe(200)
     expect((await l.t.as(l.alice).get(at('/by-spec'))).status).toBe(200)
     expect((await l.t.as(l.alice).send('DELETE', at('/by-spec'))).status).toBe(200)
-    const added = (await kubernetesEvents(l, 'alice/dev')).slice(before)
+    const added = (await kubernetesEvents(l.t, 'alice/dev')).slice(before)
     expect(added).toMatchObject([
       {
         verb: 'create',

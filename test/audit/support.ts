@@ -1,4 +1,7 @@
+import { expect } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import type { AuditEvent } from '../../src/audit/schemas'
+import { auditWriter } from '../../src/audit/writer'
 import type { TestApp, TestUser } from '../support/app'
 
 /** The events `who` reads at `path` (an audit route, with its query), failing loudly on a refusal. */
@@ -18,4 +21,22 @@ export async function eventOf(t: TestApp, requestId: string): Promise<AuditEvent
 /** Every stored event, as the database holds it (what a grep for secrets must come up empty on). */
 export async function storedEvents(t: TestApp): Promise<string> {
   return JSON.stringify(await t.deps.db.read.query.auditEvents.findMany())
+}
+
+/** The kubernetes events of cluster `cluster` (owner/name), oldest first, once the writer committed what is queued. */
+export async function kubernetesEvents(t: TestApp, cluster: string): Promise<AuditEvent[]> {
+  await auditWriter(t.deps).drain()
+  return (await auditAt(t, await t.admin(), `/api/v1/admin/audit?kind=kubernetes&cluster=${cluster}&limit=100`)).reverse()
+}
+
+/** No stored event and no line of the audit log file `auditLog` holds any of `secrets`; the log has lines. */
+export async function expectNoSecret(t: TestApp, auditLog: string, secrets: string[]): Promise<void> {
+  await auditWriter(t.deps).drain()
+  const stored = await storedEvents(t)
+  const logged = readFileSync(auditLog, 'utf8')
+  expect(logged.split('\n').filter(Boolean).length).toBeGreaterThan(0)
+  for (const secret of secrets) {
+    expect(stored).not.toContain(secret)
+    expect(logged).not.toContain(secret)
+  }
 }

@@ -22,8 +22,8 @@ export interface KubectlLab extends ClusterLab {
   readonlyKubeconfig: string
 }
 
-/** Starts the lab against `member`; its server stops with the test file. */
-export async function kubectlLab(member: MemberServer): Promise<KubectlLab> {
+/** Starts the lab against `member` (the app's environment with `env` added); its server stops with the test file. */
+export async function kubectlLab(member: MemberServer, env: Record<string, string> = {}): Promise<KubectlLab> {
   const dataDir = tempDir()
   const port = freePort()
   const tls = await generateServerTls(['127.0.0.1'])
@@ -36,6 +36,7 @@ export async function kubectlLab(member: MemberServer): Promise<KubectlLab> {
     PLATFORM_TLS_CERT_FILE: join(dataDir, 'tls.crt'),
     PLATFORM_TLS_KEY_FILE: join(dataDir, 'tls.key'),
     PLATFORM_TLS_CA_FILE: join(dataDir, 'ca.crt'),
+    ...env,
   })
   const server = lab.t.app.listen({
     port,
@@ -59,12 +60,12 @@ export async function kubectlLab(member: MemberServer): Promise<KubectlLab> {
   }
 }
 
-/** Starts kubectl with `kubeconfig` (and `env` added to the environment), its output piped. */
+/** Starts kubectl with `kubeconfig` (and `env` added to the environment), its output piped, and its input when asked. */
 export const spawnKubectl =
-  (l: KubectlLab, kubeconfig: string, env: Record<string, string> = {}) =>
+  (l: KubectlLab, kubeconfig: string, env: Record<string, string> = {}, stdin: 'ignore' | 'pipe' = 'ignore') =>
   (args: string[]) =>
     Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', kubeconfig, ...args], {
-      stdin: 'ignore',
+      stdin,
       stdout: 'pipe',
       stderr: 'pipe',
       env: { ...process.env, ...env },

@@ -8,6 +8,8 @@ import { join } from 'node:path'
 
 /** A started kubectl: what these helpers need of Bun's Subprocess with piped output. */
 export interface KubectlProcess {
+  /** Its input, when started with a pipe there. */
+  stdin?: { write(chunk: string): unknown; flush(): unknown } | number | null
   stdout: ReadableStream<Uint8Array>
   stderr: ReadableStream<Uint8Array>
   kill(signal?: NodeJS.Signals | number): void
@@ -76,10 +78,19 @@ export async function portForward(spawn: Spawn, target: string, remotePort: numb
   }
 }
 
-/** Runs `kubectl attach …` until its stdout has `lines` complete lines, then interrupts it; those lines. */
-export async function attachLines(spawn: Spawn, args: string[], lines: number): Promise<string[]> {
-  const process = spawn(['attach', ...args])
+/**
+ * Runs `kubectl attach …` until its stdout has `lines` complete lines, then interrupts it; those
+ * lines. With `input`, attaches with `-i` and writes it to kubectl's stdin first (`spawn` must pipe it).
+ */
+export async function attachLines(spawn: Spawn, args: string[], lines: number, input?: string): Promise<string[]> {
+  const process = spawn(['attach', ...(input === undefined ? [] : ['-i']), ...args])
   try {
+    if (input !== undefined) {
+      const stdin = process.stdin
+      if (typeof stdin !== 'object' || stdin === null) throw new Error('attach with input needs kubectl started with a stdin pipe')
+      stdin.write(input)
+      stdin.flush()
+    }
     const text = await readUntil(process.stdout, (t) => t.split('\n').length > lines)
     return text.split('\n').slice(0, lines)
   } finally {
