@@ -52,39 +52,54 @@ const eventsOf = (verb: string, token: string, ready: (event: AuditEvent) => boo
     return found.length > 0 && found.every(ready) ? found : undefined
   }, 10_000)
 
-/** What every event of these sessions says of who and where. */
-const byAlice = (token: string) => ({
+type SessionVerb = 'attach' | 'portforward'
+
+/** What every event of a session of `verb` on `pod` by token `token` says of who, where and what. */
+const sessionEvent = (verb: SessionVerb, pod: string, token: string) => ({
   kind: 'kubernetes',
   actor: { login: 'alice' },
   credential: { kind: 'token', name: token },
   cluster: 'alice/dev',
+  verb,
+  objectRef: { apiGroup: '', apiVersion: 'v1', resource: 'pods', namespace: 'demo', name: pod, subresource: verb },
 })
 
-/** The pod `pod`'s subresource `subresource`, as the event names it. */
-const podRef = (pod: string, subresource: string) => ({
-  apiGroup: '',
-  apiVersion: 'v1',
-  resource: 'pods',
-  namespace: 'demo',
-  name: pod,
-  subresource,
-})
-
-/** The session opened at or after `before` and ended once it had begun, before now. */
-function expectSpan(event: AuditEvent, before: number): void {
-  const [start, end] = [Date.parse(event.time), Date.parse(event.endTime!)]
-  expect(start).toBeGreaterThanOrEqual(before)
-  expect(end).toBeGreaterThanOrEqual(start)
-  expect(end).toBeLessThanOrEqual(Date.now())
-}
-
-/** The audit log's lines of event `id`: the session's as it opened, then completed. */
+/** The audit log's lines of event `id`: a session's as it opened, then completed. */
 const loggedLinesOf = (id: number) =>
   readFileSync(auditLog, 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as AuditEvent)
     .filter((event) => event.id === id)
+
+/**
+ * The one session of `verb` on `pod` by the write token, once completed: opened (101) at or after
+ * `before`, ended once it had begun and before now, its last audit log line the stored event.
+ * Neither a forward nor an attach has a command (the ports travel inside the tunnel; the event has no field for them).
+ */
+async function completedSession(verb: SessionVerb, pod: string, before: number): Promise<AuditEvent> {
+  const sessions = await eventsOf(verb, WRITE_TOKEN, (e) => e.endTime !== undefined)
+  expect(sessions).toHaveLength(1)
+  const session = sessions[0]!
+  expect(session).toMatchObject({ ...sessionEvent(verb, pod, WRITE_TOKEN), outcome: { status: 101, result: 'allowed' } })
+  expect(session.credential.id).toBeInteger()
+  for (const field of ['route', 'command']) expect(session).not.toHaveProperty(field)
+  const [start, end] = [Date.parse(session.time), Date.parse(session.endTime!)]
+  expect(start).toBeGreaterThanOrEqual(before)
+  expect(end).toBeGreaterThanOrEqual(start)
+  expect(end).toBeLessThanOrEqual(Date.now())
+  expect(loggedLinesOf(session.id).at(-1)).toEqual(session)
+  return session
+}
+
+/** The read-only token's requests for `verb` on `pod`, each recorded as refused (403), none with an end. */
+async function expectRefused(verb: SessionVerb, pod: string): Promise<void> {
+  // kubectl asks over WebSocket, then again over SPDY: each refused request is an event of its own.
+  for (const event of await eventsOf(verb, READ_TOKEN)) {
+    expect(event).toMatchObject({ ...sessionEvent(verb, pod, READ_TOKEN), outcome: { status: 403, result: 'refused' } })
+    expect(event).not.toHaveProperty('endTime')
+  }
+}
 
 describe('kubectl attach', () => {
   test('with stdin, interrupted: one event with verb attach, the pod, the token by name and the cluster, its end recorded once kubectl left; stdin never recorded', async () => {
@@ -94,37 +109,14 @@ describe('kubectl attach', () => {
     expect(lines[1]).toMatch(new RegExp(`^level=\\w+ pod=${pod} container=api seq=\\d+ msg=`))
     // kubectl interrupted closes its WebSocket: the platform ends the member's session and completes the event.
     await eventually(() => member.sessions() === 0, 10_000)
-    const sessions = await eventsOf('attach', WRITE_TOKEN, (e) => e.endTime !== undefined)
-    expect(sessions).toHaveLength(1)
-    const attached = sessions[0]!
-    expect(attached).toMatchObject({
-      ...byAlice(WRITE_TOKEN),
-      verb: 'attach',
-      objectRef: podRef(pod, 'attach'),
-      outcome: { status: 101, result: 'allowed' },
-    })
-    expect(attached.credential.id).toBeInteger()
-    expect(attached).not.toHaveProperty('route')
-    expect(attached).not.toHaveProperty('command')
-    expectSpan(attached, before)
-    expect(loggedLinesOf(attached.id).at(-1)).toEqual(attached)
+    await completedSession('attach', pod, before)
     await expectNoSecret(lab.t, auditLog, [STDIN_SECRET, tokenOf(lab.kubeconfig), lab.alice.token, member.token])
   }, 30_000)
 
   test('by a read-only kubeconfig: refused (403) and recorded as refused with its token, no end', async () => {
     const pod = await podOf('api')
-    const refused = await runKubectl(lab, lab.readonlyKubeconfig, 'attach', '-n', 'demo', pod)
-    expect(refused.code).toBe(1)
-    // kubectl asks over WebSocket, then again over SPDY: each refused request is an event of its own.
-    for (const event of await eventsOf('attach', READ_TOKEN)) {
-      expect(event).not.toHaveProperty('endTime')
-      expect(event).toMatchObject({
-        ...byAlice(READ_TOKEN),
-        verb: 'attach',
-        objectRef: podRef(pod, 'attach'),
-        outcome: { status: 403, result: 'refused' },
-      })
-    }
+    expect((await runKubectl(lab, lab.readonlyKubeconfig, 'attach', '-n', 'demo', pod)).code).toBe(1)
+    await expectRefused('attach', pod)
     await expectNoSecret(lab.t, auditLog, [tokenOf(lab.readonlyKubeconfig)])
   }, 30_000)
 })
@@ -142,20 +134,8 @@ describe('kubectl port-forward', () => {
     // Killed: no goodbye from kubectl, its connection just drops.
     await forward.stop('SIGKILL')
     await eventually(() => member.sessions() === 0, 10_000)
-    const sessions = await eventsOf('portforward', WRITE_TOKEN, (e) => e.endTime !== undefined)
-    expect(sessions).toHaveLength(1)
-    const forwarded = sessions[0]!
-    expect(forwarded).toMatchObject({
-      ...byAlice(WRITE_TOKEN),
-      verb: 'portforward',
-      objectRef: podRef(pod, 'portforward'),
-      outcome: { status: 101, result: 'allowed' },
-    })
-    // A forward has no command and no exit code (the ports travel inside the tunnel; the event has no field for them).
-    expect(forwarded).not.toHaveProperty('command')
+    const forwarded = await completedSession('portforward', pod, before)
     expect(forwarded).not.toHaveProperty('exitCode')
-    expectSpan(forwarded, before)
-    expect(loggedLinesOf(forwarded.id).at(-1)).toEqual(forwarded)
     await expectNoSecret(lab.t, auditLog, [FORWARDED_SECRET, tokenOf(lab.kubeconfig), lab.alice.token, member.token])
   }, 30_000)
 
@@ -173,15 +153,6 @@ describe('kubectl port-forward', () => {
       '127.0.0.1',
     )
     expect(refused.code).toBe(1)
-    // kubectl asks over WebSocket, then again over SPDY: each refused request is an event of its own.
-    for (const event of await eventsOf('portforward', READ_TOKEN)) {
-      expect(event).not.toHaveProperty('endTime')
-      expect(event).toMatchObject({
-        ...byAlice(READ_TOKEN),
-        verb: 'portforward',
-        objectRef: podRef(pod, 'portforward'),
-        outcome: { status: 403, result: 'refused' },
-      })
-    }
+    await expectRefused('portforward', pod)
   }, 30_000)
 })
