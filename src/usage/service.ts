@@ -17,7 +17,7 @@ import {
   parseYearMonth,
   yearOf,
 } from './calendar'
-import { type Coverage, type DayTally, futureOf, type MonthTally, mergeIntervals } from './counting'
+import { type Coverage, type DayTally, futureOf, type MonthTally, mergeIntervals, type Tally } from './counting'
 import { isProduct, PRODUCTS, type Product } from './events'
 import { PDF_PRINTER } from './pdf/printer'
 import { buildMonthlyReport, renderReportHtml, reportFooter } from './pdf/report'
@@ -67,10 +67,56 @@ async function coverageFor(db: Executor, orgId: number): Promise<(product: strin
     )
 }
 
+/** How rows of one granularity (months or days) meet a tally: which object and period a row is, and how a delta adds. */
+interface Granularity<Row, Delta> {
+  keyOf: (row: Row) => string
+  periodsOf: (tally: Tally) => Map<number, Delta>
+  add: (row: Row, delta: Delta) => void
+}
+
+const MONTHS: Granularity<store.ObjectMonth, MonthTally> = {
+  keyOf: (r) => `${r.id}:${r.month}`,
+  periodsOf: (tally) => tally.months,
+  add: (row, delta) => {
+    for (const key of Object.keys(delta) as (keyof MonthTally)[]) row[key] += delta[key]
+  },
+}
+
+const DAYS: Granularity<store.ObjectDay, DayTally> = {
+  keyOf: (r) => `${r.objectId}:${r.day}`,
+  periodsOf: (tally) => tally.days,
+  add: (row, delta) => {
+    for (const key of Object.keys(delta) as (keyof DayTally)[]) row[key] += delta[key]
+  },
+}
+
 /**
- * Month rows of the org's objects as of `now`: stored rows count each object's last segment to its
- * provisional end; the part after `now` is taken away here (the current month is partial).
+ * Stored rows count each object's last segment to its provisional end; the part after `now` is
+ * taken away here (the current month or day is partial).
  */
+async function asOf<Row, Delta>(
+  db: Executor,
+  orgId: number,
+  filter: store.ObjectFilter,
+  now: number,
+  rows: Row[],
+  granularity: Granularity<Row, Delta>,
+): Promise<Row[]> {
+  const recent = await store.recentObjects(db, orgId, now - HOUR_MS, filter)
+  if (recent.length === 0) return rows
+  const coverageOf = await coverageFor(db, orgId)
+  const byKey = new Map(rows.map((r) => [granularity.keyOf(r), r]))
+  for (const object of recent) {
+    const future = futureOf(store.tailOf(object), now, coverageOf(object.product, object.clusterUid))
+    for (const [period, delta] of granularity.periodsOf(future)) {
+      const row = byKey.get(`${object.id}:${period}`)
+      if (row) granularity.add(row, delta)
+    }
+  }
+  return rows
+}
+
+/** Month rows of the org's objects as of `now` (see asOf). */
 export async function objectMonthsAt(
   db: Executor,
   orgId: number,
@@ -79,21 +125,10 @@ export async function objectMonthsAt(
   filter: store.ObjectFilter,
   now: number,
 ): Promise<store.ObjectMonth[]> {
-  const rows = await store.objectMonths(db, orgId, from, to, filter)
-  const recent = await store.recentObjects(db, orgId, now - HOUR_MS, filter)
-  if (recent.length === 0) return rows
-  const coverageOf = await coverageFor(db, orgId)
-  const byKey = new Map(rows.map((r) => [`${r.id}:${r.month}`, r]))
-  for (const object of recent) {
-    for (const [month, delta] of futureOf(store.tailOf(object), now, coverageOf(object.product, object.clusterUid)).months) {
-      const row = byKey.get(`${object.id}:${month}`)
-      if (row) addMonthTally(row, delta)
-    }
-  }
-  return rows
+  return asOf(db, orgId, filter, now, await store.objectMonths(db, orgId, from, to, filter), MONTHS)
 }
 
-/** Day rows as of `now` (see objectMonthsAt). */
+/** Day rows as of `now` (see asOf). */
 export async function objectDaysAt(
   db: Executor,
   orgId: number,
@@ -102,26 +137,7 @@ export async function objectDaysAt(
   filter: store.ObjectFilter,
   now: number,
 ): Promise<store.ObjectDay[]> {
-  const rows = await store.objectDays(db, orgId, fromDay, toDay, filter)
-  const recent = await store.recentObjects(db, orgId, now - HOUR_MS, filter)
-  if (recent.length === 0) return rows
-  const coverageOf = await coverageFor(db, orgId)
-  const byKey = new Map(rows.map((r) => [`${r.objectId}:${r.day}`, r]))
-  for (const object of recent) {
-    for (const [day, delta] of futureOf(store.tailOf(object), now, coverageOf(object.product, object.clusterUid)).days) {
-      const row = byKey.get(`${object.id}:${day}`)
-      if (row) addDayTally(row, delta)
-    }
-  }
-  return rows
-}
-
-function addMonthTally(row: MonthTally, delta: MonthTally): void {
-  for (const key of Object.keys(delta) as (keyof MonthTally)[]) row[key] += delta[key]
-}
-
-function addDayTally(row: DayTally, delta: DayTally): void {
-  for (const key of Object.keys(delta) as (keyof DayTally)[]) row[key] += delta[key]
+  return asOf(db, orgId, filter, now, await store.objectDays(db, orgId, fromDay, toDay, filter), DAYS)
 }
 
 export const totalCpu = (r: MonthTally) => r.cpuProd + r.cpuNonProd

@@ -77,19 +77,10 @@ export async function followCounts(db: Executor, ids: number[]): Promise<Map<num
     counts.set(ids[0], { followers: row?.followers ?? 0, following: row?.following ?? 0 })
     return counts
   }
-  const followers = await db
-    .select({ id: follows.followId, n: sql<number>`count(*)` })
-    .from(follows)
-    .where(inArray(follows.followId, ids))
-    .groupBy(follows.followId)
-    .all()
-  const following = await db
-    .select({ id: follows.userId, n: sql<number>`count(*)` })
-    .from(follows)
-    .where(inArray(follows.userId, ids))
-    .groupBy(follows.userId)
-    .all()
-  for (const row of followers) counts.get(row.id)!.followers = row.n
-  for (const row of following) counts.get(row.id)!.following = row.n
+  // A follow row counts for its followed user (followId) as a follower, for its follower (userId) as following.
+  const countsBy = (column: typeof follows.followId | typeof follows.userId) =>
+    db.select({ id: column, n: sql<number>`count(*)` }).from(follows).where(inArray(column, ids)).groupBy(column).all()
+  for (const row of await countsBy(follows.followId)) counts.get(row.id)!.followers = row.n
+  for (const row of await countsBy(follows.userId)) counts.get(row.id)!.following = row.n
   return counts
 }
