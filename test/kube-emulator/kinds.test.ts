@@ -9,6 +9,18 @@ const ok = (r: { code: number; stdout: string; stderr: string }) => {
   return r.stdout
 }
 
+/** A Job `name` in demo with one line of `spec` and one busybox container `m` running `command` (never restarted). */
+const JOB = (name: string, spec: string, command: string) => `apiVersion: batch/v1
+kind: Job
+metadata: {name: ${name}, namespace: demo}
+spec:
+  ${spec}
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: m, image: busybox, ${command}}]
+`
+
 const CHART_KINDS = `apiVersion: v1
 kind: ServiceAccount
 metadata: {name: app, namespace: demo}
@@ -133,19 +145,7 @@ describe('kinds Helm charts install', () => {
   test('a Job whose pods run a shell command → kubectl wait --for=condition=complete returns; get job shows Complete 2/2; logs show its output', async () => {
     const { kubectl } = await withKubectl()
     ok(
-      await kubectl.run(
-        ['apply', '-f', '-'],
-        `apiVersion: batch/v1
-kind: Job
-metadata: {name: migrate, namespace: demo}
-spec:
-  completions: 2
-  template:
-    spec:
-      restartPolicy: Never
-      containers: [{name: m, image: busybox, command: [sh, -c], args: ["echo migrating && sleep 0.1"]}]
-`,
-      ),
+      await kubectl.run(['apply', '-f', '-'], JOB('migrate', 'completions: 2', 'command: [sh, -c], args: ["echo migrating && sleep 0.1"]')),
     )
     expect(ok(await kubectl.run(['wait', '--for=condition=complete', 'job/migrate', '-n', 'demo', '--timeout=20s']))).toBe(
       'job.batch/migrate condition met\n',
@@ -182,21 +182,7 @@ spec:
 
   test('a Job whose command exits 2 past its backoffLimit → kubectl wait --for=condition=failed returns; two failed pods', async () => {
     const { kubectl } = await withKubectl()
-    ok(
-      await kubectl.run(
-        ['apply', '-f', '-'],
-        `apiVersion: batch/v1
-kind: Job
-metadata: {name: broken, namespace: demo}
-spec:
-  backoffLimit: 1
-  template:
-    spec:
-      restartPolicy: Never
-      containers: [{name: m, image: busybox, command: [sh, -c, "exit 2"]}]
-`,
-      ),
-    )
+    ok(await kubectl.run(['apply', '-f', '-'], JOB('broken', 'backoffLimit: 1', 'command: [sh, -c, "exit 2"]')))
     expect(ok(await kubectl.run(['wait', '--for=condition=failed', 'job/broken', '-n', 'demo', '--timeout=20s']))).toBe(
       'job.batch/broken condition met\n',
     )
