@@ -52,6 +52,15 @@ async function ssoSignIn(
   return { callback, jar, callbackUrl }
 }
 
+/** A source body with placeholder client credentials (a request the test expects refused, or a second source). */
+const placeholderSource = (fields: Record<string, string>) => ({
+  name: 'x',
+  provider: 'openidConnect',
+  clientID: 'c',
+  clientSecret: 's',
+  ...fields,
+})
+
 const me = async (t: TestApp, jar: CookieJar) => (await t.request('GET', '/api/v1/user', { headers: { cookie: jar.header() } })).json()
 const alice: OidcAccount = {
   sub: 'alice-sub',
@@ -73,13 +82,7 @@ describe('auth source CRUD', () => {
       enforceForMembers: false,
     })
     expect(JSON.stringify(read)).not.toContain(idp.clientSecret)
-    const again = await t.as(olga).send('POST', '/api/v1/orgs/acme/auth-source', {
-      name: 'x',
-      provider: 'openidConnect',
-      clientID: 'c',
-      clientSecret: 's',
-      discoveryURL: idp.issuer,
-    })
+    const again = await t.as(olga).send('POST', '/api/v1/orgs/acme/auth-source', placeholderSource({ discoveryURL: idp.issuer }))
     expect(again.status).toBe(409)
   })
 
@@ -103,13 +106,9 @@ describe('auth source CRUD', () => {
     const [olga] = await t.users('olga')
     await makeOrg(t, 'acme', { owner: olga! })
     const notOidc = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => Response.json({ hello: 'world' }) })
-    const res = await t.as(olga!).send('POST', '/api/v1/orgs/acme/auth-source', {
-      name: 'x',
-      provider: 'openidConnect',
-      clientID: 'c',
-      clientSecret: 's',
-      discoveryURL: `http://127.0.0.1:${notOidc.port}`,
-    })
+    const res = await t
+      .as(olga!)
+      .send('POST', '/api/v1/orgs/acme/auth-source', placeholderSource({ discoveryURL: `http://127.0.0.1:${notOidc.port}` }))
     notOidc.stop(true)
     expect(res.status).toBe(422)
     expect((await t.as(olga!).get('/api/v1/orgs/acme/auth-source')).status).toBe(404)
@@ -119,31 +118,19 @@ describe('auth source CRUD', () => {
     const t = await makeTestApp()
     const [olga] = await t.users('olga')
     await makeOrg(t, 'acme', { owner: olga! })
-    const res = await t.as(olga!).send('POST', '/api/v1/orgs/acme/auth-source', {
-      name: 'x',
-      provider: 'openidConnect',
-      clientID: 'c',
-      clientSecret: 's',
-      discoveryURL: 'https://127.0.0.1:9/',
-    })
+    const res = await t.as(olga!).send('POST', '/api/v1/orgs/acme/auth-source', placeholderSource({ discoveryURL: 'https://127.0.0.1:9/' }))
     expect(res.status).toBe(422)
   })
 
   test('openidConnect without a discovery URL and an unknown provider → 422', async () => {
     const { t, olga } = await lab({ org: 'other' })
     await makeOrg(t, 'acme', { owner: olga })
-    const missing = await t
-      .as(olga)
-      .send('POST', '/api/v1/orgs/acme/auth-source', { name: 'x', provider: 'openidConnect', clientID: 'c', clientSecret: 's' })
+    const missing = await t.as(olga).send('POST', '/api/v1/orgs/acme/auth-source', placeholderSource({}))
     expect(missing.status).toBe(422)
     expect((await missing.json()).message).toBe(SourceMessages.discoveryNeeded('openidConnect'))
-    const unknown = await t.as(olga).send('POST', '/api/v1/orgs/acme/auth-source', {
-      name: 'x',
-      provider: 'myspace',
-      clientID: 'c',
-      clientSecret: 's',
-      discoveryURL: 'https://8.8.8.8',
-    })
+    const unknown = await t
+      .as(olga)
+      .send('POST', '/api/v1/orgs/acme/auth-source', placeholderSource({ provider: 'myspace', discoveryURL: 'https://8.8.8.8' }))
     expect(unknown.status).toBe(422)
   })
 

@@ -1,7 +1,7 @@
 import { expect } from 'bun:test'
 import { generate } from 'otplib'
 import { Messages } from '../../src/identity/signin/service'
-import { PASSWORD, type TestApp, type TestUser } from '../support/app'
+import { makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 import { softRegistration } from './soft-authenticator'
 
 /** Second-factor sign-in steps over the API, shared by the sign-in tests and the audit tests. */
@@ -9,10 +9,21 @@ import { softRegistration } from './soft-authenticator'
 const SECURITY = '/api/v1/user/settings/security'
 export const ORIGIN = 'https://platform.example.com'
 
+/** Enrolls `who` in TOTP over HTTP; returns the secret and the scratch token. */
 export async function enrollTotp(t: TestApp, who: TestUser): Promise<{ secret: string; scratch: string }> {
-  const { secret } = await (await t.as(who).get(`${SECURITY}/twofa/enroll`)).json()
+  const start = await t.as(who).get(`${SECURITY}/twofa/enroll`)
+  expect(start.status).toBe(200)
+  const { secret } = await start.json()
   const res = await t.as(who).send('POST', `${SECURITY}/twofa/enroll`, { passcode: await generate({ secret }) })
+  expect(res.status).toBe(200)
   return { secret, scratch: await res.json() }
+}
+
+/** A fresh app whose user alice enrolled in TOTP. */
+export async function totpUser() {
+  const t = await makeTestApp()
+  const [alice] = await t.users('alice')
+  return { t, alice: alice!, ...(await enrollTotp(t, alice!)) }
 }
 
 export async function registerSoftKey(t: TestApp, who: TestUser): Promise<void> {

@@ -5,13 +5,11 @@ import { Messages } from '../../src/identity/signin/service'
 import { MAX_TICKET_FAILURES } from '../../src/identity/signin/tickets'
 import { basic, makeTestApp, PASSWORD } from '../support/app'
 import { nextCode } from '../support/totp'
-import { codeStep, cookieValue, enrollTotp, ORIGIN, passwordStep, registerSoftKey } from './second-factor'
+import { codeStep, cookieValue, enrollTotp, ORIGIN, passwordStep, registerSoftKey, totpUser } from './second-factor'
 
 describe('second sign-in step with TOTP', () => {
   test('password → 405 with a ticket; a current code with the ticket → 200, a working session, the ticket cleared', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret } = await enrollTotp(t, alice)
+    const { t, secret } = await totpUser()
     const res = await codeStep(t, await passwordStep(t, 'alice'), await nextCode(secret))
     expect(res.status).toBe(200)
     expect(res.headers.get('cache-control')).toBe('no-store')
@@ -22,9 +20,7 @@ describe('second sign-in step with TOTP', () => {
   })
 
   test('a wrong code → 401 and no session; the ticket still finishes with a right code', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret } = await enrollTotp(t, alice)
+    const { t, secret } = await totpUser()
     const ticket = await passwordStep(t, 'alice')
     const right = await nextCode(secret)
     const wrong = await codeStep(t, ticket, right === '000000' ? '111111' : '000000')
@@ -35,9 +31,7 @@ describe('second sign-in step with TOTP', () => {
   })
 
   test('no ticket, a made-up ticket, or a ticket already used → 401', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret } = await enrollTotp(t, alice)
+    const { t, secret } = await totpUser()
     expect((await (await codeStep(t, undefined, '123456')).json()).message).toBe(Messages.noTicket)
     expect((await codeStep(t, 'A'.repeat(43), '123456')).status).toBe(401)
     const ticket = await passwordStep(t, 'alice')
@@ -48,17 +42,13 @@ describe('second sign-in step with TOTP', () => {
   })
 
   test('the scratch token finishes sign-in once', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { scratch } = await enrollTotp(t, alice)
+    const { t, scratch } = await totpUser()
     expect((await codeStep(t, await passwordStep(t, 'alice'), scratch)).status).toBe(200)
     expect((await codeStep(t, await passwordStep(t, 'alice'), scratch)).status).toBe(401)
   })
 
   test(`${MAX_TICKET_FAILURES} wrong codes end the ticket (or lock the factor): a right code then → no session`, async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret } = await enrollTotp(t, alice)
+    const { t, secret } = await totpUser()
     const ticket = await passwordStep(t, 'alice')
     const right = await nextCode(secret)
     for (let i = 0; i < MAX_TICKET_FAILURES; i++) await codeStep(t, ticket, right === '000000' ? '111111' : '000000')

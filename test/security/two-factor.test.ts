@@ -3,20 +3,11 @@ import { generate } from 'otplib'
 import { Messages as AuthMessages } from '../../src/identity/authenticate'
 import { LOCK_SECONDS, MAX_FAILED_CODES, Messages } from '../../src/identity/security/two-factor/service'
 import { startSession } from '../../src/identity/sessions/service'
-import { basic, makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
+import { basic, makeTestApp, PASSWORD, type TestApp } from '../support/app'
 import { nextCode } from '../support/totp'
+import { enrollTotp, totpUser } from './second-factor'
 
 const BASE = '/api/v1/user/settings/security'
-
-/** Enrolls `who` in TOTP over HTTP; returns the secret and the scratch token. */
-async function enroll(t: TestApp, who: TestUser): Promise<{ secret: string; scratch: string }> {
-  const start = await t.as(who).get(`${BASE}/twofa/enroll`)
-  expect(start.status).toBe(200)
-  const { secret } = await start.json()
-  const res = await t.as(who).send('POST', `${BASE}/twofa/enroll`, { passcode: await generate({ secret }) })
-  expect(res.status).toBe(200)
-  return { secret, scratch: await res.json() }
-}
 
 const basicOtp = (t: TestApp, name: string, otp?: string, header = 'X-Platform-OTP') =>
   t.request('GET', '/api/v1/user', { headers: { authorization: basic(name, PASSWORD), ...(otp === undefined ? {} : { [header]: otp }) } })
@@ -37,18 +28,14 @@ describe('TOTP enrollment', () => {
   })
 
   test('a user finishes enrollment with a current code → 200 JSON scratch token; status on', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { scratch } = await enroll(t, alice)
+    const { t, alice, scratch } = await totpUser()
     expect(scratch).toMatch(/^[a-z0-9]{10}$/)
     const status = await (await t.as(alice).get(`${BASE}/`)).json()
     expect(status).toEqual({ twofaEnrolled: true, webauthnEnrolled: false, scratchTokenSet: true })
   })
 
   test('the secret is not stored in the clear and never logged', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret, scratch } = await enroll(t, alice)
+    const { t, secret, scratch } = await totpUser()
     const rows = await t.deps.db.read.query.twoFactors.findMany()
     expect(JSON.stringify(rows)).not.toContain(secret)
     expect(JSON.stringify(rows)).not.toContain(scratch)
@@ -84,9 +71,7 @@ describe('TOTP enrollment', () => {
   })
 
   test('an enrolled user starts or finishes enrollment again → 422 already enrolled', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret } = await enroll(t, alice)
+    const { t, alice, secret } = await totpUser()
     const again = await t.as(alice).get(`${BASE}/twofa/enroll`)
     expect(again.status).toBe(422)
     expect((await again.json()).message).toBe(Messages.alreadyEnrolled)
@@ -108,7 +93,7 @@ describe('TOTP enrollment', () => {
   test('regenerate scratch → a new JSON string token; not enrolled → 422', async () => {
     const t = await makeTestApp()
     const [alice, bob] = await t.users('alice', 'bob')
-    const { scratch } = await enroll(t, alice)
+    const { scratch } = await enrollTotp(t, alice)
     const res = await t.as(alice).send('POST', `${BASE}/twofa/regenerate_scratch`)
     expect(res.status).toBe(200)
     const fresh = await res.json()
@@ -120,9 +105,7 @@ describe('TOTP enrollment', () => {
   })
 
   test('disable → 200 no body; Basic password works again without a code', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    await enroll(t, alice)
+    const { t, alice } = await totpUser()
     expect((await basicOtp(t, 'alice')).status).toBe(401)
     const res = await t.as(alice).send('POST', `${BASE}/twofa/disable`)
     expect(res.status).toBe(200)
@@ -134,25 +117,19 @@ describe('TOTP enrollment', () => {
 
 describe('the OTP header on Basic password sign-in', () => {
   test('an enrolled user without the header → 401 asking for it', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    await enroll(t, alice)
+    const { t } = await totpUser()
     const res = await basicOtp(t, 'alice')
     expect(res.status).toBe(401)
     expect((await res.json()).message).toBe(Messages.otpMissing)
   })
 
   test.each(['X-Platform-OTP', 'X-Gitea-OTP'])('a current code in %s → 200', async (header) => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret } = await enroll(t, alice)
+    const { t, secret } = await totpUser()
     expect((await basicOtp(t, 'alice', await nextCode(secret), header)).status).toBe(200)
   })
 
   test('a wrong code → 401 invalid provided OTP', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret } = await enroll(t, alice)
+    const { t, secret } = await totpUser()
     const right = await nextCode(secret)
     const res = await basicOtp(t, 'alice', right === '000000' ? '111111' : '000000')
     expect(res.status).toBe(401)
@@ -160,9 +137,7 @@ describe('the OTP header on Basic password sign-in', () => {
   })
 
   test('a code replayed after use → 401', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret } = await enroll(t, alice)
+    const { t, secret } = await totpUser()
     const code = await nextCode(secret)
     expect((await basicOtp(t, 'alice', code)).status).toBe(200)
     expect((await basicOtp(t, 'alice', code)).status).toBe(401)
@@ -178,27 +153,21 @@ describe('the OTP header on Basic password sign-in', () => {
   })
 
   test('two parallel requests with the same code → exactly one 200', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret } = await enroll(t, alice)
+    const { t, secret } = await totpUser()
     const code = await nextCode(secret)
     const statuses = (await Promise.all(Array.from({ length: 4 }, () => basicOtp(t, 'alice', code)))).map((r) => r.status).sort()
     expect(statuses).toEqual([200, 401, 401, 401])
   })
 
   test('the scratch token works once for recovery, then is gone', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { scratch } = await enroll(t, alice)
+    const { t, alice, scratch } = await totpUser()
     expect((await basicOtp(t, 'alice', scratch)).status).toBe(200)
     expect((await basicOtp(t, 'alice', scratch)).status).toBe(401)
     expect((await (await t.as(alice).get(`${BASE}/`)).json()).scratchTokenSet).toBe(false)
   })
 
   test(`${MAX_FAILED_CODES} wrong codes → locked: 429 with Retry-After, even for a right code`, async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret } = await enroll(t, alice)
+    const { t, secret } = await totpUser()
     const right = await nextCode(secret)
     const wrong = right === '000000' ? '111111' : '000000'
     for (let i = 0; i < MAX_FAILED_CODES; i++) expect((await basicOtp(t, 'alice', wrong)).status).toBe(401)
@@ -209,9 +178,7 @@ describe('the OTP header on Basic password sign-in', () => {
   })
 
   test('the lock lifts after LOCK_SECONDS: a right code then → 200', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret } = await enroll(t, alice)
+    const { t, secret } = await totpUser()
     const wrong = (await nextCode(secret)) === '000000' ? '111111' : '000000'
     for (let i = 0; i < MAX_FAILED_CODES; i++) expect((await basicOtp(t, 'alice', wrong)).status).toBe(401)
     t.clock.advance((LOCK_SECONDS + 1) * 1000)
@@ -221,9 +188,7 @@ describe('the OTP header on Basic password sign-in', () => {
   })
 
   test('a wrong password with a right code → 401 invalid credentials (the code is not consumed)', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    const { secret } = await enroll(t, alice)
+    const { t, secret } = await totpUser()
     const code = await nextCode(secret)
     const res = await t.request('GET', '/api/v1/user', {
       headers: { authorization: basic('alice', 'wrong password'), 'X-Platform-OTP': code },
@@ -234,9 +199,7 @@ describe('the OTP header on Basic password sign-in', () => {
   })
 
   test('token and session sign-ins of an enrolled user need no code → 200', async () => {
-    const t = await makeTestApp()
-    const [alice] = await t.users('alice')
-    await enroll(t, alice)
+    const { t, alice } = await totpUser()
     expect((await t.as(alice).get('/api/v1/user')).status).toBe(200)
     expect((await t.request('GET', '/api/v1/user', { headers: { authorization: basic(alice.token, '') } })).status).toBe(200)
     const { secret: cookie } = await startSession(t.deps.db, alice.user, { ip: '', userAgent: '', remember: false }, t.clock.seconds())
