@@ -257,37 +257,35 @@ describe("keys from a Secret in the caller's cluster (KubeStash key names)", asy
     return { ...setup, uid: cluster.uid as string }
   }
 
+  /** `who` lists the buckets of `provider` with the keys of the Secret `default/secretName` on the cluster `uid`. */
+  const bucketsFromSecret = (t: TestApp, who: TestUser, provider: string, secretName: string, uid: string) =>
+    t
+      .as(who)
+      .send('POST', `/api/v1/user/clouds/${provider}/buckets`, { secret_namespace: 'default', secret_name: secretName, cluster_uid: uid })
+
   test("secret_namespace + secret_name + cluster_uid list the containers with the Secret's keys", async () => {
     const { t, ann, uid } = await withCluster()
-    const res = await t
-      .as(ann)
-      .send('POST', '/api/v1/user/clouds/azure/buckets', { secret_namespace: 'default', secret_name: 'blob-keys', cluster_uid: uid })
+    const res = await bucketsFromSecret(t, ann, 'azure', 'blob-keys', uid)
     expect(res.status).toBe(200)
     expect(await names(res)).toEqual(CONTAINERS)
   })
 
   test('a Secret missing a required key → 422 naming the key', async () => {
     const { t, ann, uid } = await withCluster()
-    const res = await t
-      .as(ann)
-      .send('POST', '/api/v1/user/clouds/s3/buckets', { secret_namespace: 'default', secret_name: 'blob-keys', cluster_uid: uid })
+    const res = await bucketsFromSecret(t, ann, 's3', 'blob-keys', uid)
     expect(res.status).toBe(422)
     expect((await res.json()).message).toBe(BucketMessages.secretIncomplete('AWS_ACCESS_KEY_ID'))
   })
 
   test('a Secret that does not exist → 404', async () => {
     const { t, ann, uid } = await withCluster()
-    const res = await t
-      .as(ann)
-      .send('POST', '/api/v1/user/clouds/azure/buckets', { secret_namespace: 'default', secret_name: 'nope', cluster_uid: uid })
+    const res = await bucketsFromSecret(t, ann, 'azure', 'nope', uid)
     expect(res.status).toBe(404)
   })
 
   test("another user naming ann's cluster uid → 404, the cluster is not asked", async () => {
     const { t, bob, uid } = await withCluster()
-    const res = await t
-      .as(bob)
-      .send('POST', '/api/v1/user/clouds/azure/buckets', { secret_namespace: 'default', secret_name: 'blob-keys', cluster_uid: uid })
+    const res = await bucketsFromSecret(t, bob, 'azure', 'blob-keys', uid)
     expect(res.status).toBe(404)
   })
 })
