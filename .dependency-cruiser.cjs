@@ -35,7 +35,6 @@ const TABLE_OWNERS = {
  */
 const CROSSINGS_BEING_REMOVED = [
   ['src/orgs/store.ts', 'identity|inbox'],
-  ['src/clusters/store.ts', 'identity|orgs'],
 ]
 
 const schemaFiles = (names) => `^db/schema/(${names.join('|')})[.]ts$`

@@ -1,8 +1,8 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import { clusters, teamClusters } from '../../db/schema/clusters'
-import { users } from '../../db/schema/identity'
-import { teams, teamUsers } from '../../db/schema/orgs'
 import { AppError } from '../errors'
+import { accounts } from '../identity/store'
+import { teamsOfUser } from '../orgs/store'
 import { type Executor, isUniqueViolation, uniqueViolationColumns } from '../storage/database'
 
 export type ClusterRow = typeof clusters.$inferSelect
@@ -14,7 +14,7 @@ export const StoreMessages = {
   uidTaken: 'this owner already registered that cluster (same kube-system uid) under another name',
 } as const
 
-const withOwner = { cluster: clusters, ownerName: users.name }
+const withOwner = { cluster: clusters, ownerName: accounts.name }
 const flatten = (rows: { cluster: ClusterRow; ownerName: string }[]): ClusterWithOwner[] =>
   rows.map((r) => ({ ...r.cluster, ownerName: r.ownerName }))
 
@@ -25,7 +25,7 @@ export async function listClustersOfOwners(db: Executor, ownerIds: number[]): Pr
     await db
       .select(withOwner)
       .from(clusters)
-      .innerJoin(users, eq(users.id, clusters.ownerId))
+      .innerJoin(accounts, eq(accounts.id, clusters.ownerId))
       .where(inArray(clusters.ownerId, ownerIds))
       .orderBy(asc(clusters.id))
       .all(),
@@ -34,20 +34,20 @@ export async function listClustersOfOwners(db: Executor, ownerIds: number[]): Pr
 
 /** Every cluster, or `ownerId`'s, oldest first. */
 export async function listClusters(db: Executor, ownerId?: number): Promise<ClusterWithOwner[]> {
-  const query = db.select(withOwner).from(clusters).innerJoin(users, eq(users.id, clusters.ownerId))
+  const query = db.select(withOwner).from(clusters).innerJoin(accounts, eq(accounts.id, clusters.ownerId))
   return flatten(await (ownerId === undefined ? query : query.where(eq(clusters.ownerId, ownerId))).orderBy(asc(clusters.id)).all())
 }
 
 /** Clusters granted to any team `uid` belongs to, oldest first. */
 export async function listClustersGrantedTo(db: Executor, uid: number): Promise<ClusterWithOwner[]> {
+  const memberOf = teamsOfUser(uid)
   return flatten(
     await db
       .selectDistinct(withOwner)
       .from(teamClusters)
-      .innerJoin(teamUsers, eq(teamUsers.teamId, teamClusters.teamId))
+      .innerJoin(memberOf, eq(memberOf.id, teamClusters.teamId))
       .innerJoin(clusters, eq(clusters.id, teamClusters.clusterId))
-      .innerJoin(users, eq(users.id, clusters.ownerId))
-      .where(eq(teamUsers.uid, uid))
+      .innerJoin(accounts, eq(accounts.id, clusters.ownerId))
       .orderBy(asc(clusters.id))
       .all(),
   )
@@ -55,12 +55,12 @@ export async function listClustersGrantedTo(db: Executor, uid: number): Promise<
 
 /** Permissions of `uid`'s teams that were granted cluster `clusterId`. */
 export async function grantedTeamPermissions(db: Executor, clusterId: number, uid: number): Promise<string[]> {
+  const memberOf = teamsOfUser(uid)
   const rows = await db
-    .select({ permission: teams.permission })
+    .select({ permission: memberOf.permission })
     .from(teamClusters)
-    .innerJoin(teamUsers, eq(teamUsers.teamId, teamClusters.teamId))
-    .innerJoin(teams, eq(teams.id, teamClusters.teamId))
-    .where(and(eq(teamClusters.clusterId, clusterId), eq(teamUsers.uid, uid)))
+    .innerJoin(memberOf, eq(memberOf.id, teamClusters.teamId))
+    .where(eq(teamClusters.clusterId, clusterId))
     .all()
   return rows.map((r) => r.permission)
 }
@@ -71,7 +71,7 @@ export async function listClustersByUid(db: Executor, uid: string): Promise<Clus
     await db
       .select(withOwner)
       .from(clusters)
-      .innerJoin(users, eq(users.id, clusters.ownerId))
+      .innerJoin(accounts, eq(accounts.id, clusters.ownerId))
       .where(eq(clusters.uid, uid))
       .orderBy(asc(clusters.id))
       .all(),
@@ -129,7 +129,7 @@ export async function listTeamClusters(db: Executor, teamId: number): Promise<Cl
       .select(withOwner)
       .from(teamClusters)
       .innerJoin(clusters, eq(clusters.id, teamClusters.clusterId))
-      .innerJoin(users, eq(users.id, clusters.ownerId))
+      .innerJoin(accounts, eq(accounts.id, clusters.ownerId))
       .where(eq(teamClusters.teamId, teamId))
       .orderBy(asc(clusters.id))
       .all(),

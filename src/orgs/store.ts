@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { QueryBuilder } from 'drizzle-orm/sqlite-core'
 import { USER_TYPE, VISIBILITY } from '../../db/schema/codes'
 import { users } from '../../db/schema/identity'
 import { inboxSubscriptions } from '../../db/schema/inbox'
@@ -328,6 +329,18 @@ export async function roleIdsOfTeams(db: Executor, teamIds: readonly number[]): 
   for (const r of rows) byTeam.get(r.teamId)?.push(r.roleId)
   return byTeam
 }
+
+/**
+ * The teams `uid` is on, with their permissions, as a subquery another area joins its own rows to
+ * (a cluster's team grants) in one statement; SQLite flattens it into the outer query.
+ */
+export const teamsOfUser = (uid: number) =>
+  new QueryBuilder()
+    .select({ id: teams.id, permission: teams.permission })
+    .from(teamUsers)
+    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
+    .where(eq(teamUsers.uid, uid))
+    .as('teams_of_user')
 
 export async function isTeamMember(db: Executor, teamId: number, uid: number): Promise<boolean> {
   return (
