@@ -26,6 +26,7 @@ import { identityRoutes } from './identity/routes'
 import { securityRoutes } from './identity/security/routes'
 import { userFacts } from './identity/user-facts'
 import { inboxRoutes } from './inbox/routes'
+import { deleteMemberSubscriptions, deleteOrgSubscriptions } from './inbox/store'
 import { jsonLogger, type Logger } from './logger'
 import { auditBusSink } from './msgbus/org-publisher'
 import { subscribeInOrgAccounts } from './msgbus/org-subscribers'
@@ -98,6 +99,7 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
     clusterFacts: clusterFacts(db, orgs),
     busCookie: { name: MSGBUS_COOKIE, maxAgeSeconds: COOKIE_TTL_SECONDS, issue: (uid) => signInBearerJwt(deps, uid) },
     accountOrgFacts: accountOrgFacts(db),
+    orgDepartures: { memberLeft: deleteMemberSubscriptions, orgDeleted: deleteOrgSubscriptions },
   }
   return deps
 }

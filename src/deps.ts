@@ -33,6 +33,16 @@ export interface Deps {
   busCookie: CompanionCookie
   /** What identity asks of the orgs an account belongs to (orgs/account-facts.ts). */
   accountOrgFacts: AccountOrgFacts
+  /** What other areas drop with an org membership or an org, in the orgs' write unit: the inbox's org subscriptions (inbox/store.ts). */
+  orgDepartures: OrgDepartures
+}
+
+/** Called by orgs, which may not import the areas above it (inbox imports orgs), inside the write unit that makes the change. */
+export interface OrgDepartures {
+  /** `uid` is no longer a member of the org `orgId`. */
+  memberLeft(tx: Executor, orgId: number, uid: number): Promise<void>
+  /** The org `orgId` is being deleted. */
+  orgDeleted(tx: Executor, orgId: number): Promise<void>
 }
 
 /** An organization's single sign-on source, as sign-in needs it. */

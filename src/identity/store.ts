@@ -17,6 +17,8 @@ export type NewUser = typeof users.$inferInsert
  * SQLite flattens it into the outer query, so it costs what a join on the table costs.
  */
 export const accounts = new QueryBuilder().select().from(users).as('accounts')
+/** The columns of `accounts`, to select whole account rows (`UserRow`) from a join on it. */
+export const accountRow = accounts._.selectedFields
 
 /** Gitea's user types; `bot` is a service user (an org system admin) that never signs in with a password. */
 const userById = (db: Executor) =>

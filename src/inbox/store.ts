@@ -65,3 +65,15 @@ export async function insertSubscriptionIfAbsent(tx: Executor, row: NewSubscript
 export async function deleteByKey(tx: Executor, subscriberId: number, key: string): Promise<void> {
   await tx.delete(inboxSubscriptions).where(and(eq(inboxSubscriptions.subscriberId, subscriberId), eq(inboxSubscriptions.key, key)))
 }
+
+const orgSubscriptions = (orgId: number) => and(eq(inboxSubscriptions.scope, 'org'), eq(inboxSubscriptions.orgId, String(orgId)))
+
+/** Everyone's subscriptions to the org `orgId`, in the caller's write unit (the org is being deleted: Deps.orgDepartures). */
+export async function deleteOrgSubscriptions(tx: Executor, orgId: number): Promise<void> {
+  await tx.delete(inboxSubscriptions).where(orgSubscriptions(orgId))
+}
+
+/** `uid`'s subscription to the org `orgId`, in the caller's write unit (they left it: Deps.orgDepartures). */
+export async function deleteMemberSubscriptions(tx: Executor, orgId: number, uid: number): Promise<void> {
+  await tx.delete(inboxSubscriptions).where(and(eq(inboxSubscriptions.subscriberId, uid), orgSubscriptions(orgId)))
+}

@@ -143,7 +143,7 @@ export async function editOrg(deps: Deps, scope: OrgScope, input: EditOrgOption)
 export async function deleteOrg(deps: Deps, scope: OrgScope, actor: Actor): Promise<void> {
   await deps.db.write(async (tx) => {
     await orgLastAdmin(tx, scope, actor)
-    await store.deleteOrg(tx, scope.org.id)
+    await store.deleteOrg(tx, scope.org.id, deps.orgDepartures)
   })
   if (scope.org.avatar) await removeAvatar(deps.db, scope.org.avatar)
 }

@@ -1,11 +1,10 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { QueryBuilder } from 'drizzle-orm/sqlite-core'
 import { USER_TYPE, VISIBILITY } from '../../db/schema/codes'
-import { users } from '../../db/schema/identity'
-import { inboxSubscriptions } from '../../db/schema/inbox'
 import { orgClaims, orgDetails, orgRoles, orgSystemAdmins, orgUsers, teamRoles, teams, teamUsers } from '../../db/schema/orgs'
+import type { OrgDepartures } from '../deps'
 import { AppError } from '../errors'
-import { insertUser, type NewUser, type UserRow } from '../identity/store'
+import { accountRow, accounts, deleteUser, insertUser, type NewUser, type UserRow } from '../identity/store'
 import type { Executor } from '../storage/database'
 import { isUniqueViolation } from '../storage/database'
 
@@ -30,16 +29,16 @@ export interface PageWindow {
 export async function findOrgByName(db: Executor, name: string): Promise<UserRow | undefined> {
   return db
     .select()
-    .from(users)
-    .where(and(eq(users.lowerName, name.toLowerCase()), eq(users.type, USER_TYPE.organization)))
+    .from(accounts)
+    .where(and(eq(accounts.lowerName, name.toLowerCase()), eq(accounts.type, USER_TYPE.organization)))
     .get()
 }
 
 export async function findOrgById(db: Executor, id: number): Promise<UserRow | undefined> {
   return db
     .select()
-    .from(users)
-    .where(and(eq(users.id, id), eq(users.type, USER_TYPE.organization)))
+    .from(accounts)
+    .where(and(eq(accounts.id, id), eq(accounts.type, USER_TYPE.organization)))
     .get()
 }
 
@@ -72,8 +71,8 @@ export async function updateOrgDetails(tx: Executor, orgId: number, changes: Par
   await tx.update(orgDetails).set(changes).where(eq(orgDetails.orgId, orgId))
 }
 
-/** Removes the org and everything that hangs off it, in one write unit. */
-export async function deleteOrg(tx: Executor, orgId: number): Promise<void> {
+/** Removes the org and everything that hangs off it, in one write unit (other areas' rows: `departures`). */
+export async function deleteOrg(tx: Executor, orgId: number, departures: OrgDepartures): Promise<void> {
   const teamIds = (await tx.select({ id: teams.id }).from(teams).where(eq(teams.orgId, orgId)).all()).map((r) => r.id)
   if (teamIds.length > 0) await tx.delete(teamRoles).where(inArray(teamRoles.teamId, teamIds))
   await tx.delete(teamUsers).where(eq(teamUsers.orgId, orgId))
@@ -82,11 +81,11 @@ export async function deleteOrg(tx: Executor, orgId: number): Promise<void> {
   await tx.delete(orgUsers).where(eq(orgUsers.orgId, orgId))
   await tx.delete(orgClaims).where(eq(orgClaims.orgId, orgId))
   await tx.delete(orgDetails).where(eq(orgDetails.orgId, orgId))
-  await tx.delete(inboxSubscriptions).where(and(eq(inboxSubscriptions.scope, 'org'), eq(inboxSubscriptions.orgId, String(orgId))))
+  await departures.orgDeleted(tx, orgId)
   // The org's system admin exists only for the org: its bot user (and with it its tokens) goes too.
   const systemAdmin = await tx.select({ uid: orgSystemAdmins.uid }).from(orgSystemAdmins).where(eq(orgSystemAdmins.orgId, orgId)).get()
-  if (systemAdmin) await tx.delete(users).where(eq(users.id, systemAdmin.uid))
-  await tx.delete(users).where(eq(users.id, orgId))
+  if (systemAdmin) await deleteUser(tx, systemAdmin.uid)
+  await deleteUser(tx, orgId)
 }
 
 /** The permissions of the teams `uid` belongs to in the org ([] for a non-member). */
@@ -151,11 +150,11 @@ export async function listMembers(
 ): Promise<{ rows: UserRow[]; total: number }> {
   const where = publicOnly ? and(eq(orgUsers.orgId, orgId), eq(orgUsers.isPublic, true)) : eq(orgUsers.orgId, orgId)
   const rows = await db
-    .select({ user: users })
+    .select({ user: accountRow })
     .from(orgUsers)
-    .innerJoin(users, eq(users.id, orgUsers.uid))
+    .innerJoin(accounts, eq(accounts.id, orgUsers.uid))
     .where(where)
-    .orderBy(asc(users.lowerName))
+    .orderBy(asc(accounts.lowerName))
     .limit(page.limit)
     .offset(page.offset)
     .all()
@@ -171,9 +170,9 @@ export async function setMembershipPublic(tx: Executor, orgId: number, uid: numb
 }
 
 /** Drops `uid` from the org: the membership, every team of the org and the org subscription, one write unit. */
-export async function deleteMembership(tx: Executor, orgId: number, uid: number): Promise<void> {
+export async function deleteMembership(tx: Executor, orgId: number, uid: number, departures: OrgDepartures): Promise<void> {
   await tx.delete(teamUsers).where(and(eq(teamUsers.orgId, orgId), eq(teamUsers.uid, uid)))
-  await dropMembershipWithoutTeams(tx, orgId, uid)
+  await dropMembershipWithoutTeams(tx, orgId, uid, departures)
 }
 
 /**
@@ -189,20 +188,20 @@ export async function listOrgsOfUser(
   const where =
     visibleTo === 'all'
       ? eq(orgUsers.uid, uid)
-      : and(eq(orgUsers.uid, uid), eq(orgUsers.isPublic, true), eq(users.visibility, VISIBILITY.public))
+      : and(eq(orgUsers.uid, uid), eq(orgUsers.isPublic, true), eq(accounts.visibility, VISIBILITY.public))
   const rows = await db
-    .select({ org: users })
+    .select({ org: accountRow })
     .from(orgUsers)
-    .innerJoin(users, eq(users.id, orgUsers.orgId))
+    .innerJoin(accounts, eq(accounts.id, orgUsers.orgId))
     .where(where)
-    .orderBy(asc(users.lowerName))
+    .orderBy(asc(accounts.lowerName))
     .limit(page.limit)
     .offset(page.offset)
     .all()
   const count = await db
     .select({ n: sql<number>`count(*)` })
     .from(orgUsers)
-    .innerJoin(users, eq(users.id, orgUsers.orgId))
+    .innerJoin(accounts, eq(accounts.id, orgUsers.orgId))
     .where(where)
     .get()
   return { rows: rows.map((r) => r.org), total: count?.n ?? 0 }
@@ -243,12 +242,12 @@ export async function listTeamsOfUser(
   page: PageWindow,
 ): Promise<{ rows: { team: TeamRow; org: UserRow }[]; total: number }> {
   const rows = await db
-    .select({ team: teams, org: users })
+    .select({ team: teams, org: accountRow })
     .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .innerJoin(users, eq(users.id, teams.orgId))
+    .innerJoin(accounts, eq(accounts.id, teams.orgId))
     .where(eq(teamUsers.uid, uid))
-    .orderBy(asc(users.lowerName), asc(teams.lowerName))
+    .orderBy(asc(accounts.lowerName), asc(teams.lowerName))
     .limit(page.limit)
     .offset(page.offset)
     .all()
@@ -294,17 +293,17 @@ export async function updateTeam(
 }
 
 /** Deletes a team; members left in no team of the org stop being members. One write unit. Returns the team's member ids. */
-export async function deleteTeam(tx: Executor, team: TeamRow): Promise<number[]> {
+export async function deleteTeam(tx: Executor, team: TeamRow, departures: OrgDepartures): Promise<number[]> {
   const memberIds = (await tx.select({ uid: teamUsers.uid }).from(teamUsers).where(eq(teamUsers.teamId, team.id)).all()).map((r) => r.uid)
   await tx.delete(teamRoles).where(eq(teamRoles.teamId, team.id))
   await tx.delete(teamUsers).where(eq(teamUsers.teamId, team.id))
   await tx.delete(teams).where(eq(teams.id, team.id))
-  for (const uid of memberIds) await dropMembershipWithoutTeams(tx, team.orgId, uid)
+  for (const uid of memberIds) await dropMembershipWithoutTeams(tx, team.orgId, uid, departures)
   return memberIds
 }
 
-/** A user in no team of the org is no member of it: membership and org subscription go. */
-async function dropMembershipWithoutTeams(tx: Executor, orgId: number, uid: number): Promise<void> {
+/** A user in no team of the org is no member of it: the membership goes, and what other areas keep for it (`departures`). */
+async function dropMembershipWithoutTeams(tx: Executor, orgId: number, uid: number, departures: OrgDepartures): Promise<void> {
   const left = await tx
     .select({ teamId: teamUsers.teamId })
     .from(teamUsers)
@@ -312,9 +311,7 @@ async function dropMembershipWithoutTeams(tx: Executor, orgId: number, uid: numb
     .get()
   if (left) return
   await tx.delete(orgUsers).where(and(eq(orgUsers.orgId, orgId), eq(orgUsers.uid, uid)))
-  await tx
-    .delete(inboxSubscriptions)
-    .where(and(eq(inboxSubscriptions.subscriberId, uid), eq(inboxSubscriptions.scope, 'org'), eq(inboxSubscriptions.orgId, String(orgId))))
+  await departures.memberLeft(tx, orgId, uid)
 }
 
 export async function roleIdsOfTeams(db: Executor, teamIds: readonly number[]): Promise<Map<number, number[]>> {
@@ -354,11 +351,11 @@ export async function isTeamMember(db: Executor, teamId: number, uid: number): P
 
 export async function listTeamMembers(db: Executor, teamId: number, page: PageWindow): Promise<{ rows: UserRow[]; total: number }> {
   const rows = await db
-    .select({ user: users })
+    .select({ user: accountRow })
     .from(teamUsers)
-    .innerJoin(users, eq(users.id, teamUsers.uid))
+    .innerJoin(accounts, eq(accounts.id, teamUsers.uid))
     .where(eq(teamUsers.teamId, teamId))
-    .orderBy(asc(users.lowerName))
+    .orderBy(asc(accounts.lowerName))
     .limit(page.limit)
     .offset(page.offset)
     .all()
@@ -378,9 +375,9 @@ export async function addTeamMember(tx: Executor, team: TeamRow, uid: number): P
 }
 
 /** Removes `uid` from the team; left in no team of the org, they stop being a member. */
-export async function removeTeamMember(tx: Executor, team: TeamRow, uid: number): Promise<void> {
+export async function removeTeamMember(tx: Executor, team: TeamRow, uid: number, departures: OrgDepartures): Promise<void> {
   await tx.delete(teamUsers).where(and(eq(teamUsers.teamId, team.id), eq(teamUsers.uid, uid)))
-  await dropMembershipWithoutTeams(tx, team.orgId, uid)
+  await dropMembershipWithoutTeams(tx, team.orgId, uid, departures)
 }
 
 // Custom roles
@@ -466,12 +463,12 @@ export async function oldestOrgOfSiteAdmin(db: Executor): Promise<number | undef
 /** The orgs where `uid` is on a team with one of `teamPermissions`, all of them, by name. */
 export async function orgsWhereMemberOfTeams(db: Executor, uid: number, teamPermissions: readonly string[]): Promise<UserRow[]> {
   const rows = await db
-    .selectDistinct({ org: users })
+    .selectDistinct({ org: accountRow })
     .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .innerJoin(users, eq(users.id, teamUsers.orgId))
+    .innerJoin(accounts, eq(accounts.id, teamUsers.orgId))
     .where(and(eq(teamUsers.uid, uid), inArray(teams.permission, [...teamPermissions])))
-    .orderBy(asc(users.lowerName))
+    .orderBy(asc(accounts.lowerName))
     .all()
   return rows.map((r) => r.org)
 }

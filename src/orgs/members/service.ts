@@ -89,7 +89,7 @@ async function removeFromOrg(deps: Deps, scope: OrgScope, user: UserRow): Promis
   assertHoldsAll(scope, await grantsOfMember(deps.db.read, scope.org.id, user.id))
   await deps.db.write(async (tx) => {
     await orgLastMember(tx, scope.org.id, user.id)
-    await store.deleteMembership(tx, scope.org.id, user.id)
+    await store.deleteMembership(tx, scope.org.id, user.id, deps.orgDepartures)
     await requiredMembersStay(tx, scope.org.id, [user.id])
   })
 }

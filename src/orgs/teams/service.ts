@@ -153,7 +153,7 @@ export async function deleteTeam(deps: Deps, scope: OrgScope): Promise<void> {
   const team = scope.team!
   if (team.permission === 'owner') throw new AppError('forbidden', Messages.ownersTeamUndeletable)
   assertHoldsAll(scope, await grantsOfTeam(deps.db.read, team))
-  await deps.db.write(async (tx) => requiredMembersStay(tx, team.orgId, await store.deleteTeam(tx, team)))
+  await deps.db.write(async (tx) => requiredMembersStay(tx, team.orgId, await store.deleteTeam(tx, team, deps.orgDepartures)))
 }
 
 export async function listTeamMembers(deps: Deps, scope: OrgScope, actor: Actor, page: Page): Promise<Paged<User>> {
@@ -205,7 +205,7 @@ export async function removeTeamMember(deps: Deps, actor: Actor, scope: OrgScope
   assertHoldsAll(scope, await grantsOfTeam(deps.db.read, team))
   await deps.db.write(async (tx) => {
     if (team.permission === 'owner') await orgLastMember(tx, scope.org.id, user.id)
-    await store.removeTeamMember(tx, team, user.id)
+    await store.removeTeamMember(tx, team, user.id, deps.orgDepartures)
     await requiredMembersStay(tx, scope.org.id, [user.id])
   })
 }
