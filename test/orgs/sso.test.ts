@@ -35,6 +35,16 @@ async function lab(options: { enforce?: boolean; org?: string } = {}): Promise<L
   return { t, olga: olga!, orgId: org.id, idp }
 }
 
+/** Olga pauses the org's source (isActive false, the rest as created). */
+async function pauseSource(l: Lab) {
+  await l.t.as(l.olga).send('PUT', '/api/v1/orgs/acme/auth-source', {
+    name: 'Acme Login',
+    provider: 'openidConnect',
+    clientID: l.idp.clientId,
+    isActive: false,
+  })
+}
+
 /** A browser signing in through the org's source: start, the provider's login as `account`, the callback. */
 async function ssoSignIn(
   lab: Lab,
@@ -327,12 +337,7 @@ describe('signing in through the org source (real OpenID provider, PKCE)', () =>
 
   test('a paused (inactive) source and an org without one → 404 at the start', async () => {
     const l = await lab()
-    await l.t.as(l.olga).send('PUT', '/api/v1/orgs/acme/auth-source', {
-      name: 'Acme Login',
-      provider: 'openidConnect',
-      clientID: l.idp.clientId,
-      isActive: false,
-    })
+    await pauseSource(l)
     expect((await l.t.request('GET', `/api/v1/user/oauth2/org-${l.orgId}`)).status).toBe(404)
     expect((await l.t.request('GET', '/api/v1/user/oauth2/org-999999')).status).toBe(404)
     expect((await l.t.request('GET', '/api/v1/user/oauth2/github')).status).toBe(404)
@@ -406,12 +411,7 @@ describe('GET /user/login-method', () => {
   })
   test('orgname of an org whose source is inactive → password', async () => {
     const l = await lab()
-    await l.t.as(l.olga).send('PUT', '/api/v1/orgs/acme/auth-source', {
-      name: 'Acme Login',
-      provider: 'openidConnect',
-      clientID: l.idp.clientId,
-      isActive: false,
-    })
+    await pauseSource(l)
     expect(await ask(l.t, '?orgname=acme')).toEqual({ method: 'password' })
   })
   test('orgname of an org without a source, or unknown → password', async () => {

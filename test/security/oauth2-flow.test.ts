@@ -58,6 +58,16 @@ const tokenForm = (t: TestApp, fields: Record<string, string>, auth?: string) =>
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...(auth ? { authorization: auth } : {}) },
   })
 
+/** The code exchange's fields with the client's credentials in the body (client_secret_post). */
+const clientSecretPost = (code: string, verifier: string, client: { client_id: string; client_secret: string }) => ({
+  grant_type: 'authorization_code',
+  code,
+  redirect_uri: REDIRECT,
+  code_verifier: verifier,
+  client_id: client.client_id,
+  client_secret: client.client_secret,
+})
+
 /** Alice's confidential client, her approval of `scope`, and the tokens its code bought (client_secret_basic). */
 async function issuedTokens(scope: string) {
   const t = await makeTestApp()
@@ -214,16 +224,7 @@ describe('OAuth2 scopes of issued tokens', () => {
     const [alice] = await t.users('alice')
     const registered = await registerClient(t, alice, true)
     const { verifier, code } = await codeFor(t, alice, registered.client_id, 'read:user')
-    const tokens = await (
-      await tokenForm(t, {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-        client_id: registered.client_id,
-        client_secret: registered.client_secret,
-      })
-    ).json()
+    const tokens = await (await tokenForm(t, clientSecretPost(code, verifier, registered))).json()
     const bearer = { authorization: `Bearer ${tokens.access_token}` }
     expect((await t.request('GET', '/api/v1/user', { headers: bearer })).status).toBe(200)
     const write = await t.request('POST', '/api/v1/user/settings/applications/oauth2', {
@@ -497,14 +498,7 @@ describe('OAuth2 token endpoint refusals', () => {
   test('the token endpoint accepts JSON bodies too', async () => {
     const { t, code, verifier, registered } = await setup()
     const res = await t.request('POST', '/login/oauth/access_token', {
-      body: {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-        client_id: registered.client_id,
-        client_secret: registered.client_secret,
-      },
+      body: clientSecretPost(code, verifier, registered),
     })
     expect(res.status).toBe(200)
   })

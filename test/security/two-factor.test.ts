@@ -208,24 +208,20 @@ describe('the OTP header on Basic password sign-in', () => {
 })
 
 describe('access rules of the two-factor routes', () => {
-  test.each([
+  const ROUTES = [
     ['GET', `${BASE}/`],
     ['GET', `${BASE}/twofa/enroll`],
     ['POST', `${BASE}/twofa/enroll`],
     ['POST', `${BASE}/twofa/regenerate_scratch`],
     ['POST', `${BASE}/twofa/disable`],
-  ])('anonymous %s %s → 401', async (method, path) => {
+  ]
+
+  test.each(ROUTES)('anonymous %s %s → 401', async (method, path) => {
     const t = await makeTestApp()
     expect((await t.request(method, path, { body: method === 'POST' ? { passcode: '123456' } : undefined })).status).toBe(401)
   })
 
-  test.each([
-    ['GET', `${BASE}/`],
-    ['GET', `${BASE}/twofa/enroll`],
-    ['POST', `${BASE}/twofa/enroll`],
-    ['POST', `${BASE}/twofa/regenerate_scratch`],
-    ['POST', `${BASE}/twofa/disable`],
-  ])('a token without user scope on %s %s → 403', async (method, path) => {
+  test.each(ROUTES)('a token without user scope on %s %s → 403', async (method, path) => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
     const { plaintext } = await (await import('../../src/identity/tokens/service')).mintToken(t.deps.db, alice.user.id, {
