@@ -8,7 +8,17 @@ import * as inbox from './service'
 
 const TAGS = ['inbox']
 const EmptyBody = t.String({ description: 'Empty body' })
-const orgErrors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
+/** The caller's subscription to an org: asked, made or ended; each answers 200 with an empty body. */
+const orgSubscription = {
+  inOrg: 'org-subscriber',
+  scope: 'organization',
+  params: OrgParams,
+  response: { 200: EmptyBody, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+} as const
+const answerEmpty = async (done: Promise<void>) => {
+  await done
+  return ''
+}
 
 /** Inbox subscriptions, stored by the platform. */
 export const inboxRoutes = (deps: Deps) =>
@@ -28,45 +38,15 @@ export const inboxRoutes = (deps: Deps) =>
       response: { 201: InboxSubscription, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
       detail: { summary: 'Subscribe to a cluster, namespace or resource', tags: TAGS },
     })
-    .get(
-      '/orgs/:org/subscription',
-      async ({ me, scope }) => {
-        await inbox.assertOrgSubscription(deps, me, scope)
-        return ''
-      },
-      {
-        inOrg: 'org-subscriber',
-        scope: 'organization',
-        params: OrgParams,
-        response: { 200: EmptyBody, ...orgErrors },
-        detail: { summary: 'Is the caller subscribed to the organization? 200 yes, 404 no', tags: TAGS },
-      },
-    )
-    .post(
-      '/orgs/:org/subscription',
-      async ({ me, scope }) => {
-        await inbox.subscribeToOrg(deps, me, scope)
-        return ''
-      },
-      {
-        inOrg: 'org-subscriber',
-        scope: 'organization',
-        params: OrgParams,
-        response: { 200: EmptyBody, ...orgErrors },
-        detail: { summary: 'Subscribe to the organization (idempotent)', tags: TAGS },
-      },
-    )
-    .delete(
-      '/orgs/:org/subscription',
-      async ({ me, scope }) => {
-        await inbox.unsubscribeFromOrg(deps, me, scope)
-        return ''
-      },
-      {
-        inOrg: 'org-subscriber',
-        scope: 'organization',
-        params: OrgParams,
-        response: { 200: EmptyBody, ...orgErrors },
-        detail: { summary: 'Unsubscribe from the organization (idempotent)', tags: TAGS },
-      },
-    )
+    .get('/orgs/:org/subscription', ({ me, scope }) => answerEmpty(inbox.assertOrgSubscription(deps, me, scope)), {
+      ...orgSubscription,
+      detail: { summary: 'Is the caller subscribed to the organization? 200 yes, 404 no', tags: TAGS },
+    })
+    .post('/orgs/:org/subscription', ({ me, scope }) => answerEmpty(inbox.subscribeToOrg(deps, me, scope)), {
+      ...orgSubscription,
+      detail: { summary: 'Subscribe to the organization (idempotent)', tags: TAGS },
+    })
+    .delete('/orgs/:org/subscription', ({ me, scope }) => answerEmpty(inbox.unsubscribeFromOrg(deps, me, scope)), {
+      ...orgSubscription,
+      detail: { summary: 'Unsubscribe from the organization (idempotent)', tags: TAGS },
+    })
