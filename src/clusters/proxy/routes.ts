@@ -121,52 +121,47 @@ const proxiedRequest = (family: 'k8s' | 'proxy') => (request: Request) => {
   return verb
 }
 
+interface RelayContext {
+  me: Actor
+  cluster: ClusterScope
+  request: Request
+  body: unknown
+  server: Server<unknown> | null
+  set: Parameters<typeof finalResponse>[0]
+}
+
+/** A family's wildcard handler: relays through `answerOf` only the methods Kubernetes takes (PROPFIND, QUERY and such: 405). */
+const relayThrough =
+  (deps: Deps, answerOf: typeof passThroughAnswer) =>
+  async ({ me, cluster, request, body, server, set }: RelayContext) => {
+    assertServedMethod(request.method)
+    const answer = await answerOf(deps, me, cluster, restOf(request), request, body, server)
+    return answer && finalResponse(set, answer)
+  }
+
+const RELAY_ERRORS = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody }
+
 /** The member-cluster proxy: the native passthrough for kubectl and the spec's proxy routes. */
 export const proxyRoutes = (deps: Deps) =>
   new Elysia({ name: 'clusters.proxy', prefix: '/api/v1' })
     .use(guard(deps))
     .use(proxyReads(deps))
-    .all(
-      '/clusters/:owner/:cluster/k8s/*',
-      async ({ me, cluster, request, body, server, set }) => {
-        // Only the methods Kubernetes takes are relayed (PROPFIND, QUERY and such: 405).
-        assertServedMethod(request.method)
-        const answer = await passThroughAnswer(deps, me, cluster, restOf(request), request, body, server)
-        return answer && finalResponse(set, answer)
+    .all('/clusters/:owner/:cluster/k8s/*', relayThrough(deps, passThroughAnswer), {
+      inCluster: proxiedRequest('k8s'),
+      response: RELAY_ERRORS,
+      detail: {
+        summary:
+          "Native Kubernetes passthrough: the member's answers come back unchanged. Reads need read access and read:cluster; other verbs, and exec, attach, port-forward and any other upgrade, write access and write:cluster",
+        tags: TAGS,
+        'x-operations': PASSTHROUGH_OPERATIONS,
       },
-      {
-        inCluster: proxiedRequest('k8s'),
-        response: { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody },
-        detail: {
-          summary:
-            "Native Kubernetes passthrough: the member's answers come back unchanged. Reads need read access and read:cluster; other verbs, and exec, attach, port-forward and any other upgrade, write access and write:cluster",
-          tags: TAGS,
-          'x-operations': PASSTHROUGH_OPERATIONS,
-        },
+    })
+    .all('/clusters/:owner/:cluster/proxy/*', relayThrough(deps, specAnswer), {
+      inCluster: proxiedRequest('proxy'),
+      response: RELAY_ERRORS,
+      detail: {
+        summary: "The spec's proxy routes, one wildcard documented as each of them. Access as on the native passthrough",
+        tags: TAGS,
+        'x-operations': PROXY_OPERATIONS,
       },
-    )
-    .all(
-      '/clusters/:owner/:cluster/proxy/*',
-      async ({ me, cluster, request, body, server, set }) => {
-        // Only the methods Kubernetes takes are relayed (PROPFIND, QUERY and such: 405).
-        assertServedMethod(request.method)
-        const answer = await specAnswer(deps, me, cluster, restOf(request), request, body, server)
-        return answer && finalResponse(set, answer)
-      },
-      {
-        inCluster: proxiedRequest('proxy'),
-        response: {
-          400: ErrorBody,
-          401: ErrorBody,
-          403: ErrorBody,
-          404: ErrorBody,
-          422: ErrorBody,
-          502: ErrorBody,
-        },
-        detail: {
-          summary: "The spec's proxy routes, one wildcard documented as each of them. Access as on the native passthrough",
-          tags: TAGS,
-          'x-operations': PROXY_OPERATIONS,
-        },
-      },
-    )
+    })
