@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm'
+import { and, asc, eq, inArray, type SQL } from 'drizzle-orm'
 import { clusters, teamClusters } from '../../db/schema/clusters'
 import { AppError } from '../errors'
 import { accounts } from '../identity/store'
@@ -18,24 +18,20 @@ const withOwner = { cluster: clusters, ownerName: accounts.name }
 const flatten = (rows: { cluster: ClusterRow; ownerName: string }[]): ClusterWithOwner[] =>
   rows.map((r) => ({ ...r.cluster, ownerName: r.ownerName }))
 
+/** The clusters `where` selects (all of them without it), oldest first, each with its owner's name. */
+async function clustersWithOwner(db: Executor, where?: SQL): Promise<ClusterWithOwner[]> {
+  const query = db.select(withOwner).from(clusters).innerJoin(accounts, eq(accounts.id, clusters.ownerId))
+  return flatten(await (where ? query.where(where) : query).orderBy(asc(clusters.id)).all())
+}
+
 /** Clusters owned by any of `ownerIds`, oldest first, with the owner's name. */
 export async function listClustersOfOwners(db: Executor, ownerIds: number[]): Promise<ClusterWithOwner[]> {
-  if (ownerIds.length === 0) return []
-  return flatten(
-    await db
-      .select(withOwner)
-      .from(clusters)
-      .innerJoin(accounts, eq(accounts.id, clusters.ownerId))
-      .where(inArray(clusters.ownerId, ownerIds))
-      .orderBy(asc(clusters.id))
-      .all(),
-  )
+  return ownerIds.length === 0 ? [] : clustersWithOwner(db, inArray(clusters.ownerId, ownerIds))
 }
 
 /** Every cluster, or `ownerId`'s, oldest first. */
 export async function listClusters(db: Executor, ownerId?: number): Promise<ClusterWithOwner[]> {
-  const query = db.select(withOwner).from(clusters).innerJoin(accounts, eq(accounts.id, clusters.ownerId))
-  return flatten(await (ownerId === undefined ? query : query.where(eq(clusters.ownerId, ownerId))).orderBy(asc(clusters.id)).all())
+  return clustersWithOwner(db, ownerId === undefined ? undefined : eq(clusters.ownerId, ownerId))
 }
 
 /** Clusters granted to any team `uid` belongs to, oldest first. */
@@ -67,15 +63,7 @@ export async function grantedTeamPermissions(db: Executor, clusterId: number, ui
 
 /** Registrations of the cluster `uid`, oldest first. */
 export async function listClustersByUid(db: Executor, uid: string): Promise<ClusterWithOwner[]> {
-  return flatten(
-    await db
-      .select(withOwner)
-      .from(clusters)
-      .innerJoin(accounts, eq(accounts.id, clusters.ownerId))
-      .where(eq(clusters.uid, uid))
-      .orderBy(asc(clusters.id))
-      .all(),
-  )
+  return clustersWithOwner(db, eq(clusters.uid, uid))
 }
 
 export async function findClusterOfOwner(db: Executor, ownerId: number, name: string): Promise<ClusterRow | undefined> {

@@ -35,7 +35,7 @@ export async function orgLastMember(db: Executor, orgId: number, uid: number): P
  */
 export async function orgLastAdmin(db: Executor, scope: OrgScope, actor: Actor): Promise<void> {
   if (actor.user.isAdmin) return
-  const admins = await withoutSystemAdmin(db, scope.org.id, await orgStore.ownerAndAdminIds(db, scope.org.id))
+  const admins = await withoutSystemAdmin(db, scope.org.id, await orgStore.memberIdsWith(db, scope.org.id, ['owner', 'admin']))
   if (admins.some((uid) => uid !== actor.user.id)) throw new AppError('forbidden', Messages.notLastAdmin)
 }
 

@@ -119,27 +119,19 @@ export async function findMembership(db: Executor, orgId: number, uid: number) {
     .get()
 }
 
-/** Ids of the members holding an `owner` or `admin` team permission in the org. */
-export async function ownerAndAdminIds(db: Executor, orgId: number): Promise<number[]> {
+/** Ids of the members on a team of the org with one of `teamPermissions` (`owner`: the Owners team). */
+export async function memberIdsWith(db: Executor, orgId: number, teamPermissions: readonly string[]): Promise<number[]> {
   const rows = await db
     .selectDistinct({ uid: teamUsers.uid })
     .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .where(and(eq(teamUsers.orgId, orgId), inArray(teams.permission, ['owner', 'admin'])))
+    .where(and(eq(teamUsers.orgId, orgId), inArray(teams.permission, [...teamPermissions])))
     .all()
   return rows.map((r) => r.uid)
 }
 
-/** Ids of the members of the org's Owners team (the team with permission `owner`). */
-export async function ownerIds(db: Executor, orgId: number): Promise<number[]> {
-  const rows = await db
-    .select({ uid: teamUsers.uid })
-    .from(teamUsers)
-    .innerJoin(teams, eq(teams.id, teamUsers.teamId))
-    .where(and(eq(teamUsers.orgId, orgId), eq(teams.permission, 'owner')))
-    .all()
-  return rows.map((r) => r.uid)
-}
+/** Ids of the members of the org's Owners team. */
+export const ownerIds = (db: Executor, orgId: number): Promise<number[]> => memberIdsWith(db, orgId, ['owner'])
 
 /** Members of the org, by name; `publicOnly` limits to publicized memberships. */
 export async function listMembers(

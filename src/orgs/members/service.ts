@@ -42,7 +42,7 @@ export async function listMembers(
 ): Promise<Paged<User>> {
   const onlyPublic = publicOnly || !seesPrivateMembers(scope, actor)
   const { rows, total } = await store.listMembers(deps.db.read, scope.org.id, onlyPublic, page)
-  const admins = new Set(await store.ownerAndAdminIds(deps.db.read, scope.org.id))
+  const admins = new Set(await store.memberIdsWith(deps.db.read, scope.org.id, ['owner', 'admin']))
   const viewer = { user: actor?.user, publicUrl: deps.config.publicUrl }
   return { items: rows.map((u) => presentUser(u, viewer, { orgAdmin: admins.has(u.id) })), total }
 }
