@@ -1,4 +1,4 @@
-import { blob, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { blob, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 /**
  * Uploaded avatars of users and organizations, in the database rather than the data dir, so every
@@ -17,4 +17,14 @@ export const avatarImages = sqliteTable('avatar_images', {
 export const deploymentFacts = sqliteTable('deployment_facts', {
   name: text('name').primaryKey(),
   value: text('value').notNull(),
+})
+
+/**
+ * One row counting the commits whose rows a process may hold in its caches (every write but the
+ * audit trail's batches): each process reads it every few milliseconds and empties its commit caches
+ * when it moved (src/storage/database.ts, commit-cache.ts).
+ */
+export const commitGeneration = sqliteTable('commit_generation', {
+  id: integer('id').primaryKey(),
+  generation: integer('generation').notNull(),
 })

@@ -2,7 +2,7 @@ import { Database as BunSqlite } from 'bun:sqlite'
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Client as LibsqlClient, Config as LibsqlConfig } from '@libsql/client'
-import { sql } from 'drizzle-orm'
+import { getTableName, sql } from 'drizzle-orm'
 import { drizzle as drizzleBun } from 'drizzle-orm/bun-sqlite'
 import { migrate as migrateBun } from 'drizzle-orm/bun-sqlite/migrator'
 import { migrate as migrateLibsql } from 'drizzle-orm/libsql/migrator'
@@ -28,6 +28,14 @@ import { currentCompanionSource } from './write-companion'
  */
 export type Executor = BaseSQLiteDatabase<'async', unknown, typeof schema>
 
+interface WriteOptions {
+  /**
+   * False for a write whose rows no cached value is computed from (audit events): its commit
+   * leaves the commit caches of every process standing. Default true.
+   */
+  touchesCachedRows?: boolean
+}
+
 export interface Database {
   /** Reads see only committed data (a separate connection for bun:sqlite, the pool for libSQL). */
   readonly read: Executor
@@ -36,17 +44,19 @@ export interface Database {
    * rolled back when the callback throws. Keep network I/O out of the callback. Work run with a
    * companion source (write-companion.ts) adds its companion's rows to the same transaction.
    */
-  write<T>(work: (tx: Executor) => Promise<T>): Promise<T>
+  write<T>(work: (tx: Executor) => Promise<T>, options?: WriteOptions): Promise<T>
   /**
-   * A value that changes with every commit: at once for this process's writes, within 10 ms
-   * (bun:sqlite) or a second (remote libSQL) for another process's. Caches of rows
-   * keyed on it never serve what this process has changed.
+   * A value that changes with every commit that may touch cached rows (all but the audit trail's
+   * batches): at once for this process's writes, within 10 ms (bun:sqlite) or a second (remote
+   * libSQL) for another process's. Caches of rows keyed on it never serve what this process has changed.
    */
   changeCounter(): string
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>
   close(): Promise<void>
   readonly driver: 'bun:sqlite' | 'libsql'
+  /** The database file, when this process opened one with bun:sqlite (another connection may open it too). */
+  readonly localFile: string | undefined
 }
 
 export interface OpenOptions {
@@ -132,25 +142,32 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
   const readDb = drizzleBun({ client: reader, schema })
   const enqueue = serialQueue()
   let closed = false
-  // Own commits are counted here; another process's show in the reader's data_version, asked at
-  // most every 10 ms (the pragma costs as much as the rest of a cached token sign-in).
-  const dataVersion = reader.query<{ data_version: number }, []>('PRAGMA data_version')
+  // Own commits are counted here; another process's move the commit_generation row, read at
+  // most every 10 ms (the read costs as much as the rest of a cached token sign-in). Not SQLite's
+  // data_version: that moves with the audit trail's commits too (its thread is another connection).
+  const generation = reader.query<{ generation: number }, []>(
+    `SELECT ${schema.commitGeneration.generation.name} AS generation FROM ${getTableName(schema.commitGeneration)}`,
+  )
+  const bumpGeneration = writer.query(
+    `UPDATE ${getTableName(schema.commitGeneration)} SET ${schema.commitGeneration.generation.name} = ${schema.commitGeneration.generation.name} + 1`,
+  )
   let localWrites = 0
   let externalVersion = 0
   let askedAt = -Infinity
   const external = () => {
     const now = performance.now()
     if (reader !== writer && now - askedAt >= 10) {
-      externalVersion = dataVersion.get()!.data_version
+      externalVersion = generation.get()?.generation ?? 0
       askedAt = now
     }
     return externalVersion
   }
   return {
     driver: 'bun:sqlite',
+    localFile: path === ':memory:' ? undefined : path,
     changeCounter: () => `${localWrites}:${external()}`,
     read: readDb as unknown as Executor,
-    write: (work) => {
+    write: (work, options) => {
       const companion = currentCompanionSource()?.companionForWrite()
       return enqueue(async () => {
         await beginImmediate(writer)
@@ -158,8 +175,10 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
           const tx = writeDb as unknown as Executor
           const result = await work(tx)
           await companion?.beforeCommit(tx)
+          const touchesCachedRows = options?.touchesCachedRows !== false
+          if (touchesCachedRows) bumpGeneration.run()
           writer.run('COMMIT')
-          localWrites++
+          if (touchesCachedRows) localWrites++
           companion?.afterCommit()
           return result
         } catch (error) {
@@ -260,10 +279,11 @@ async function openLibsql(url: string, authToken: string | undefined, migrations
   let localWrites = 0
   return {
     driver: 'libsql',
+    localFile: undefined,
     changeCounter: () => `${localWrites}:${Math.floor(Date.now() / 1000)}`,
     read: db as unknown as Executor,
     // libSQL fails concurrent interactive transactions with SQLITE_BUSY: the queue keeps one open at a time.
-    write: (work) => {
+    write: (work, options) => {
       const companion = currentCompanionSource()?.companionForWrite()
       return enqueue(async () => {
         const result = await db.transaction(
@@ -274,7 +294,7 @@ async function openLibsql(url: string, authToken: string | undefined, migrations
           },
           { behavior: 'immediate' },
         )
-        localWrites++
+        if (options?.touchesCachedRows !== false) localWrites++
         companion?.afterCommit()
         return result
       })
