@@ -39,7 +39,8 @@ function compressedHelm(): string {
 const stamp: BuildStamp = { commit: gitCommit(), date: new Date().toISOString(), helmSha256: compressedHelm() }
 rmSync(outfile, { force: true })
 const result = await Bun.build({
-  entrypoints: [join(root, 'src', 'main.ts')],
+  // The audit trail's commit thread is a Worker: its script is an entry point of its own.
+  entrypoints: [join(root, 'src', 'main.ts'), join(root, 'src', 'audit', 'commit-thread.ts')],
   root,
   minify: true,
   sourcemap: 'inline',

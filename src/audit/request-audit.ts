@@ -124,7 +124,7 @@ export class RequestAudit implements CompanionSource {
 
   companionForWrite(): CommitCompanion | undefined {
     // A proxied call's change is in the member: the platform's own writes on its way (a token's
-    // last use) are not it, and its event is written after the answer.
+    // last use) are not it, and its event is written once the member answered, before we do.
     if (!this.#armed || this.unrecorded || this.kubernetes || this.#finished || this.#eventId !== undefined) return undefined
     return {
       beforeCommit: (tx) => this.#writeWith(tx),
@@ -153,8 +153,8 @@ export class RequestAudit implements CompanionSource {
 
   /**
    * The request ended with `status` (undefined: the connection was taken over, as by a WebSocket).
-   * Corrects or writes the event; returns once it is committed, except for proxied writes, which
-   * are written in the next batch without holding the answer back.
+   * Corrects or writes the event; returns once it is committed, and the answer waits for that:
+   * an answered request has its event, a proxied write's included (docs/api/audit.md).
    */
   async finish(status: number | undefined): Promise<void> {
     this.#finished = true
@@ -166,9 +166,7 @@ export class RequestAudit implements CompanionSource {
       await writer.update(this.#eventId, draft, { status, result: resultOf(status) })
       return
     }
-    const draft = await this.#draft(status)
-    if (this.#kind() === 'kubernetes') writer.appendLater(draft)
-    else await writer.append(draft)
+    await writer.append(await this.#draft(status))
   }
 
   /**

@@ -1,14 +1,42 @@
-import { and, count, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, getTableColumns, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm'
 import { auditEvents } from '../../db/schema/audit'
 import type { Executor } from '../storage/database'
+import { prepared } from '../storage/prepared'
 
 export type AuditRow = typeof auditEvents.$inferSelect
 export type NewAuditRow = typeof auditEvents.$inferInsert
 
-/** Appends events in one statement; their ids in order. */
+/** The columns an insert fills: all but the id. */
+const FILLED = Object.entries(getTableColumns(auditEvents)).filter(([name]) => name !== 'id')
+type Filled = Exclude<keyof NewAuditRow, 'id'>
+
+/**
+ * One event's insert, compiled once per executor: a batch runs it per row. (A multi-row insert
+ * would be SQL text of a new length each batch, compiled anew, and past ~1,300 rows over
+ * SQLite's limit of bound parameters.) Values go in as the driver takes them (toDriver).
+ */
+const insertOne = (db: Executor) =>
+  db
+    .insert(auditEvents)
+    .values(Object.fromEntries(FILLED.map(([name]) => [name, sql`${sql.placeholder(name)}`])) as Record<Filled, SQL>)
+    .returning({ id: auditEvents.id })
+    .prepare()
+
+/** A row's values as the driver takes them (a time as milliseconds), every column named, null when absent. */
+const toDriver = (row: NewAuditRow) =>
+  Object.fromEntries(
+    FILLED.map(([name, column]) => {
+      const value = row[name as Filled]
+      return [name, value === null || value === undefined ? null : column.mapToDriverValue(value)]
+    }),
+  )
+
+/** Appends events; their ids in order. */
 export async function insertEvents(db: Executor, rows: NewAuditRow[]): Promise<number[]> {
-  if (rows.length === 0) return []
-  return (await db.insert(auditEvents).values(rows).returning({ id: auditEvents.id }).all()).map((r) => r.id)
+  const insert = prepared(db, insertOne)
+  const ids: number[] = []
+  for (const row of rows) ids.push((await insert.get(toDriver(row)))!.id)
+  return ids
 }
 
 /** What an event learns after it was written: how the request ended, how a stream closed. */

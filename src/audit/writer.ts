@@ -1,6 +1,8 @@
 import { closeSync, openSync, writeSync } from 'node:fs'
+import { assetPath } from '../assets'
 import { type Deps, runtimeSlot } from '../deps'
 import { runWithoutCompanions } from '../storage/write-companion'
+import type { CommitThreadAnswer, CommitThreadRequest } from './commit-thread'
 import { type AuditDraft, eventLine, presentEvent } from './event'
 import type { AuditEvent } from './schemas'
 import * as store from './store'
@@ -9,8 +11,10 @@ import * as store from './store'
  * Events written after the fact (refusals, failures, calls that changed no row, proxied writes,
  * streams), and later facts about events already written (how the request ended, how a stream
  * closed). Whatever is queued while one batch commits goes in the next: one transaction, one
- * fsync, for many events (group commit), so a busy proxy does not pay a commit per write.
- * Every event, once committed, goes to the sinks: the audit log and the message bus.
+ * fsync, for many events (group commit). With a database file (bun:sqlite) batches commit on a
+ * thread of their own (commit-thread.ts), so the fsync never holds up the event loop; otherwise
+ * (libSQL, whose commits are network calls) through the app's write path. Every event, once
+ * committed, goes to the sinks: the audit log and the message bus.
  */
 
 /** Gets every committed event (and again each time one learns more); must not throw. */
@@ -25,36 +29,81 @@ interface Settle<T> {
   reject(error: unknown): void
 }
 
-/**
- * How long an event nobody waits for (a proxied write) may wait for its batch. Every commit
- * empties the caches of hot reads (storage/commit-cache.ts: token sign-ins, cluster access), so a
- * commit per proxied write would cost each write a token check; one a second costs nothing.
- */
-const LATER_MS = 1000
+type Update = { id: number; facts: Partial<store.LaterFacts> }
 
-const UNHEARD: Settle<number> = { resolve: () => undefined, reject: () => undefined }
+/** Commits one batch, all of it or none: the appends' ids in order. */
+interface Committer {
+  commit(appends: AuditDraft[], updates: Update[]): Promise<number[]>
+  close(): Promise<void>
+}
+
+/** No cached value is computed from audit rows: a batch's commit leaves the commit caches standing. */
+const AUDIT_ONLY = { touchesCachedRows: false } as const
+
+/** Batches through the app's one write path. */
+function writePathCommitter(deps: Deps): Committer {
+  return {
+    // Whatever request queued it, the batch is nobody's change: its write carries no companion.
+    commit: (appends, updates) =>
+      runWithoutCompanions(() =>
+        deps.db.write(async (tx) => {
+          for (const { id, facts } of updates) await store.updateEvent(tx, id, facts)
+          return store.insertEvents(tx, appends)
+        }, AUDIT_ONLY),
+      ),
+    close: async () => undefined,
+  }
+}
+
+/** Batches through the commit thread, over its own connection to `file`. */
+function threadCommitter(file: string): Committer {
+  // By its path from the repository's root, which names it in the built binary too (scripts/build.ts).
+  const worker = new Worker(assetPath('src/audit/commit-thread.ts'))
+  const waiting = new Map<number, Settle<number[]>>()
+  const closed = Promise.withResolvers<void>()
+  let seq = 0
+  const send = (request: CommitThreadRequest) => worker.postMessage(request)
+  worker.onmessage = ({ data }: MessageEvent<CommitThreadAnswer>) => {
+    if ('closed' in data) return closed.resolve()
+    const settle = waiting.get(data.seq)
+    waiting.delete(data.seq)
+    if ('ids' in data) settle?.resolve(data.ids)
+    else settle?.reject(new Error(data.error))
+  }
+  worker.onerror = (event) => {
+    for (const settle of waiting.values()) settle.reject(new Error(`the audit commit thread failed: ${event.message}`))
+    waiting.clear()
+    closed.resolve()
+  }
+  send({ op: 'open', file })
+  return {
+    commit: (appends, updates) =>
+      new Promise((resolve, reject) => {
+        waiting.set(++seq, { resolve, reject })
+        send({ op: 'commit', seq, appends, updates })
+      }),
+    close: async () => {
+      send({ op: 'close' })
+      await closed.promise
+      worker.terminate()
+    },
+  }
+}
 
 export class AuditWriter {
   readonly #queue: Pending[] = []
   #flushing: Promise<void> | undefined
-  #later: ReturnType<typeof setTimeout> | undefined
   readonly #sinks: AuditSink[] = []
   readonly #releases: (() => void)[] = []
+  readonly #committer: Committer
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Deps) {
+    this.#committer = deps.db.localFile ? threadCommitter(deps.db.localFile) : writePathCommitter(deps)
+  }
 
   /** Queues a new event; resolves with its id once committed. */
   append(draft: AuditDraft): Promise<number> {
     return this.#enqueue((settle) => ({ op: 'append', draft, settle }))
-  }
-
-  /** Queues a new event nobody waits for: committed with the next batch, within LATER_MS. Failures are logged. */
-  appendLater(draft: AuditDraft): void {
-    this.#queue.push({ op: 'append', draft, settle: UNHEARD })
-    this.#later ??= setTimeout(() => {
-      this.#later = undefined
-      this.#startFlush()
-    }, LATER_MS)
   }
 
   /** Queues later facts of event `id` (whose draft, updated, the sinks get); resolves once committed. */
@@ -73,48 +122,39 @@ export class AuditWriter {
     if (release) this.#releases.push(release)
   }
 
-  /** Writes what is queued, then releases the sinks. */
+  /** Writes what is queued, then releases the sinks and the commit thread. */
   async close(): Promise<void> {
     await this.drain()
+    await this.#committer.close()
     for (const release of this.#releases.splice(0)) release()
   }
 
-  /** Resolves once everything queued so far has committed (or failed), events queued for later included. */
+  /** Resolves once everything queued so far has committed (or failed). */
   async drain(): Promise<void> {
-    if (this.#queue.length > 0) this.#startFlush()
     while (this.#flushing) await this.#flushing
   }
 
   #enqueue(make: (settle: Settle<number>) => Pending): Promise<number> {
     const done = new Promise<number>((resolve, reject) => this.#queue.push(make({ resolve, reject })))
-    this.#startFlush()
+    this.#flushing ??= this.#flush().finally(() => {
+      this.#flushing = undefined
+    })
     return done
   }
 
-  /** Commits what is queued (and what comes meanwhile) unless a batch is being written already. */
-  #startFlush(): void {
-    clearTimeout(this.#later)
-    this.#later = undefined
-    // Whatever request queued it, the batch is nobody's change: its write carries no companion.
-    this.#flushing ??= runWithoutCompanions(() => this.#flush()).finally(() => {
-      this.#flushing = undefined
-    })
-  }
-
+  /** Commits what is queued, batch after batch, until a batch commits and nothing came meanwhile. */
   async #flush(): Promise<void> {
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0)
       const appends = batch.filter((p) => p.op === 'append')
+      const updates = batch.filter((p) => p.op === 'update')
       try {
-        const ids = await this.deps.db.write(async (tx) => {
-          for (const p of batch) if (p.op === 'update') await store.updateEvent(tx, p.id, p.facts)
-          return store.insertEvents(
-            tx,
-            appends.map((p) => p.draft),
-          )
-        })
+        const ids = await this.#committer.commit(
+          appends.map((p) => p.draft),
+          updates.map(({ id, facts }) => ({ id, facts })),
+        )
         const idOf = new Map<Pending, number>(appends.map((p, i) => [p, ids[i]!]))
-        for (const p of batch) if (p.op === 'update') idOf.set(p, p.id)
+        for (const p of updates) idOf.set(p, p.id)
         for (const [p, id] of idOf) p.settle.resolve(id)
         this.#emit(batch.map((p) => ({ ...p.draft, id: idOf.get(p)! })))
       } catch (error) {

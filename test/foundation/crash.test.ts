@@ -1,6 +1,7 @@
 import { Database as BunSqlite } from 'bun:sqlite'
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { startEmulator } from '../../src/kube-emulator'
 import { tempDir } from '../support/app'
 import { createTokenOnCommandLine, startServer } from '../support/process'
 import { eventually } from '../support/wait'
@@ -68,11 +69,18 @@ async function heldRequest(
  */
 async function killDuringWrites(
   write: (base: string, token: string, name: string) => Promise<Response>,
-  options: { writers: number; ackedBeforeKill: number; status: number },
+  options: {
+    writers: number
+    ackedBeforeKill: number
+    status: number
+    env?: Record<string, string>
+    setUp?: (base: string, token: string) => Promise<void>
+  },
 ): Promise<{ acked: string[]; db: BunSqlite }> {
   const dataDir = tempDir()
-  const first = await startServer(dataDir, { PLATFORM_ADMIN_PASSWORD: 'admin-password-1' })
+  const first = await startServer(dataDir, { PLATFORM_ADMIN_PASSWORD: 'admin-password-1', ...options.env })
   const token = createTokenOnCommandLine(dataDir, 'admin')
+  await options.setUp?.(first.base, token)
   const acked: string[] = []
   let stop = false
   const writer = async (w: number) => {
@@ -109,13 +117,15 @@ const post = (base: string, token: string, path: string, name: string, body: unk
     body: JSON.stringify(body),
   })
 
-/** The request ids of the allowed audit events of `route` (docs/decisions.md §8). */
-const auditedRequests = (db: BunSqlite, route: string) =>
+/** The request ids of the allowed audit events of `route`, or of every proxied call (docs/decisions.md §8). */
+const auditedRequests = (db: BunSqlite, route: string | 'kubernetes') =>
   new Set(
     (
-      db.query("SELECT request_id FROM audit_events WHERE route = ? AND result = 'allowed'").all(route) as {
-        request_id: string
-      }[]
+      db
+        .query(
+          `SELECT request_id FROM audit_events WHERE ${route === 'kubernetes' ? "kind = 'kubernetes'" : 'route = ?'} AND result = 'allowed'`,
+        )
+        .all(...(route === 'kubernetes' ? [] : [route])) as { request_id: string }[]
     ).map((r) => r.request_id),
   )
 
@@ -147,6 +157,37 @@ test('kill -9 during a stream of cheap writes → every change that committed, a
   expect(acked.filter((name) => !orgs.includes(name))).toEqual([])
   // The event is written in the change's own transaction, so no org exists without it.
   expect(orgs.filter((name) => !audited.has(name))).toEqual([])
+}, 60_000)
+
+test('kill -9 during proxied writes → every create the member confirmed and we answered has its kubernetes event', async () => {
+  const member = await startEmulator({ tls: true })
+  try {
+    const configMaps = '/api/v1/clusters/admin/dev/k8s/api/v1/namespaces/default/configmaps'
+    const { acked, db } = await killDuringWrites(
+      (base, token, name) => post(base, token, configMaps, name, { metadata: { name }, data: { a: '1' } }),
+      {
+        writers: 16,
+        ackedBeforeKill: 100,
+        status: 201,
+        env: { PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' },
+        setUp: async (base, token) => {
+          const imported = await post(base, token, '/api/v1/clustersv2/admin/import', 'import-dev', {
+            name: 'dev',
+            server: member.url,
+            caData: Buffer.from(member.caCertPem!).toString('base64'),
+            token: member.token,
+          })
+          expect(imported.status).toBe(201)
+        },
+      },
+    )
+    const audited = auditedRequests(db, 'kubernetes')
+    db.close()
+    // The member made every one of them; what we answered, we had recorded first.
+    expect(acked.filter((name) => !audited.has(name))).toEqual([])
+  } finally {
+    await member.stop()
+  }
 }, 60_000)
 
 test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
