@@ -1,4 +1,4 @@
-import { Database as BunSqlite } from 'bun:sqlite'
+import { Database as BunSqlite, type Statement } from 'bun:sqlite'
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Client as LibsqlClient, Config as LibsqlConfig } from '@libsql/client'
@@ -145,19 +145,22 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
   // Own commits are counted here; another process's move the commit_generation row, read at
   // most every 10 ms (the read costs as much as the rest of a cached token sign-in). Not SQLite's
   // data_version: that moves with the audit trail's commits too (its thread is another connection).
-  const generation = reader.query<{ generation: number }, []>(
-    `SELECT ${schema.commitGeneration.generation.name} AS generation FROM ${getTableName(schema.commitGeneration)}`,
-  )
-  const bumpGeneration = writer.query(
-    `UPDATE ${getTableName(schema.commitGeneration)} SET ${schema.commitGeneration.generation.name} = ${schema.commitGeneration.generation.name} + 1`,
-  )
+  // Prepared on first use: a database opened with an older schema (an upgrade test's) may lack the table.
+  const generationTable = getTableName(schema.commitGeneration)
+  const generationColumn = schema.commitGeneration.generation.name
+  let readGeneration: Statement<{ generation: number }, []> | undefined
+  let moveGeneration: Statement | undefined
+  const generation = () =>
+    (readGeneration ??= reader.query(`SELECT ${generationColumn} AS generation FROM ${generationTable}`)).get()?.generation ?? 0
+  const bumpGeneration = () =>
+    (moveGeneration ??= writer.query(`UPDATE ${generationTable} SET ${generationColumn} = ${generationColumn} + 1`)).run()
   let localWrites = 0
   let externalVersion = 0
   let askedAt = -Infinity
   const external = () => {
     const now = performance.now()
     if (reader !== writer && now - askedAt >= 10) {
-      externalVersion = generation.get()?.generation ?? 0
+      externalVersion = generation()
       askedAt = now
     }
     return externalVersion
@@ -176,7 +179,7 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
           const result = await work(tx)
           await companion?.beforeCommit(tx)
           const touchesCachedRows = options?.touchesCachedRows !== false
-          if (touchesCachedRows) bumpGeneration.run()
+          if (touchesCachedRows) bumpGeneration()
           writer.run('COMMIT')
           if (touchesCachedRows) localWrites++
           companion?.afterCommit()
