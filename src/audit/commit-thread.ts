@@ -29,15 +29,23 @@ const BUSY_WAIT_MS = 5000
 declare const self: Worker
 
 let connection: { sqlite: BunSqlite; db: Executor } | undefined
+/** Why the file could not be opened: every batch is answered with it. */
+let openFailure: string | undefined
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 function open(file: string): void {
-  const sqlite = new BunSqlite(file, { readwrite: true, strict: true })
-  sqlite.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${BUSY_WAIT_MS};`)
-  connection = { sqlite, db: drizzle({ client: sqlite }) as unknown as Executor }
+  try {
+    const sqlite = new BunSqlite(file, { readwrite: true, strict: true })
+    sqlite.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${BUSY_WAIT_MS};`)
+    connection = { sqlite, db: drizzle({ client: sqlite }) as unknown as Executor }
+  } catch (error) {
+    openFailure = `the audit commit thread cannot open the database: ${messageOf(error)}`
+  }
 }
 
 async function commit(request: Extract<CommitThreadRequest, { op: 'commit' }>): Promise<CommitThreadAnswer> {
-  if (!connection) return { seq: request.seq, error: 'the commit thread has no database open' }
+  if (!connection) return { seq: request.seq, error: openFailure ?? 'the audit commit thread has no database open' }
   const { sqlite, db } = connection
   try {
     sqlite.run('BEGIN IMMEDIATE')
@@ -47,7 +55,17 @@ async function commit(request: Extract<CommitThreadRequest, { op: 'commit' }>): 
     return { seq: request.seq, ids }
   } catch (error) {
     if (sqlite.inTransaction) sqlite.run('ROLLBACK')
-    return { seq: request.seq, error: error instanceof Error ? error.message : String(error) }
+    return { seq: request.seq, error: messageOf(error) }
+  }
+}
+
+async function handle(request: CommitThreadRequest): Promise<void> {
+  if (request.op === 'open') open(request.file)
+  else if (request.op === 'commit') self.postMessage(await commit(request))
+  else {
+    connection?.sqlite.close()
+    connection = undefined
+    self.postMessage({ closed: true } satisfies CommitThreadAnswer)
   }
 }
 
@@ -55,13 +73,5 @@ async function commit(request: Extract<CommitThreadRequest, { op: 'commit' }>): 
 let tail = Promise.resolve()
 self.onmessage = (event: MessageEvent<CommitThreadRequest>) => {
   const request = event.data
-  tail = tail.then(async () => {
-    if (request.op === 'open') open(request.file)
-    else if (request.op === 'commit') self.postMessage(await commit(request))
-    else {
-      connection?.sqlite.close()
-      connection = undefined
-      self.postMessage({ closed: true } satisfies CommitThreadAnswer)
-    }
-  })
+  tail = tail.then(() => handle(request))
 }

@@ -70,8 +70,11 @@ function threadCommitter(file: string): Committer {
     if ('ids' in data) settle?.resolve(data.ids)
     else settle?.reject(new Error(data.error))
   }
+  // A thread that died (its script missing from a build, say) fails every batch at once, never leaves one waiting.
+  let failure: Error | undefined
   worker.onerror = (event) => {
-    for (const settle of waiting.values()) settle.reject(new Error(`the audit commit thread failed: ${event.message}`))
+    failure = new Error(`the audit commit thread failed: ${event.message}`)
+    for (const settle of waiting.values()) settle.reject(failure)
     waiting.clear()
     closed.resolve()
   }
@@ -79,6 +82,7 @@ function threadCommitter(file: string): Committer {
   return {
     commit: (appends, updates) =>
       new Promise((resolve, reject) => {
+        if (failure) return reject(failure)
         waiting.set(++seq, { resolve, reject })
         send({ op: 'commit', seq, appends, updates })
       }),

@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test'
 import type { AuditDraft } from '../../src/audit/event'
-import { auditWriter } from '../../src/audit/writer'
+import { AuditWriter, auditWriter } from '../../src/audit/writer'
 import { insertUser } from '../../src/identity/store'
 import { openDatabase } from '../../src/storage/database'
 import { makeTestApp } from '../support/app'
@@ -57,4 +57,12 @@ test("the audit trail's commits leave the caches of rows standing; another proce
   } finally {
     await other.close()
   }
+})
+
+test('a commit thread that cannot open the database fails each event at once, naming why; none waits forever', async () => {
+  const t = await makeTestApp({ PLATFORM_DATABASE_DRIVER: 'bun:sqlite' })
+  const writer = new AuditWriter({ ...t.deps, db: { ...t.deps.db, localFile: '/nonexistent/platform.db' } })
+  await expect(writer.append(draft('lost-1'))).rejects.toThrow(/cannot open the database/)
+  await expect(writer.append(draft('lost-2'))).rejects.toThrow(/cannot open the database/)
+  await writer.close()
 })
