@@ -11,7 +11,7 @@ import { proxyRoutes } from './clusters/proxy/routes'
 import { clusterRoutes } from './clusters/routes'
 import { type Config, ConfigError } from './config'
 import type { Deps } from './deps'
-import { AppError } from './errors'
+import { AppError, messageOf } from './errors'
 import { actorOf, resolveActor } from './http/auth'
 import { jsonBody } from './http/body'
 import { errorHandler, logUnexpected } from './http/errors'
@@ -91,7 +91,7 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
     network: systemNetwork,
     runtimes: new Runtimes(
       () => deps,
-      (runtime, error) => log.error('closing a runtime failed', { runtime, error: error instanceof Error ? error.message : String(error) }),
+      (runtime, error) => log.error('closing a runtime failed', { runtime, error: messageOf(error) }),
     ),
     checkCredential: (presented, context) => checkCredential(deps, presented, context),
     orgFacts: orgs,

@@ -37,3 +37,6 @@ export class AppError extends Error {
     super(message)
   }
 }
+
+/** What a caught value says: its message when it is an Error, else itself as text. */
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))

@@ -11,6 +11,7 @@
  */
 import { Database as BunSqlite } from 'bun:sqlite'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
+import { messageOf } from '../errors'
 import type { Executor } from '../storage/database'
 import * as store from './store'
 
@@ -31,8 +32,6 @@ declare const self: Worker
 let connection: { sqlite: BunSqlite; db: Executor } | undefined
 /** Why the file could not be opened: every batch is answered with it. */
 let openFailure: string | undefined
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 function open(file: string): void {
   try {

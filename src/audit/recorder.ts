@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { USER_TYPE } from '../../db/schema/codes'
 import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
+import { messageOf } from '../errors'
 import { pathOf } from '../http/routable-url'
 import { currentCompanionSource, runWithCompanions } from '../storage/write-companion'
 import { type KubernetesCall, type Named, RequestAudit, type StreamAudit } from './request-audit'
@@ -132,7 +133,7 @@ export const auditRecorder = (deps: Deps, options: RecorderOptions) => {
       await audit.finish(response instanceof Response ? response.status : undefined)
     } catch (error) {
       // The answer stands: the change is made (or refused) whether or not its late event was written.
-      deps.log.error('audit event not recorded', { error: error instanceof Error ? error.message : String(error) })
+      deps.log.error('audit event not recorded', { error: messageOf(error) })
     }
     return response
   }

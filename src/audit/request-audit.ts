@@ -2,6 +2,7 @@ import type { Server } from 'bun'
 import { parse as parseCookieHeader } from 'cookie'
 import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
+import { messageOf } from '../errors'
 import { actorOf, presentedCredential } from '../http/auth'
 import { clientAddress } from '../http/client-address'
 import { requestIdOfRequest } from '../http/request-log'
@@ -178,8 +179,7 @@ export class RequestAudit implements CompanionSource {
     this.streamOwned = true
     const writer = auditWriter(this.deps)
     const opened = this.#draft(101).then(async (draft) => ({ draft, id: await writer.append(draft) }))
-    const failed = (error: unknown) =>
-      this.deps.log.error('audit event not recorded', { error: error instanceof Error ? error.message : String(error) })
+    const failed = (error: unknown) => this.deps.log.error('audit event not recorded', { error: messageOf(error) })
     opened.catch(failed)
     return {
       ended: (exitCode) => {

@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs'
 import { assetPath } from '../assets'
 import { type Deps, runtimeSlot } from '../deps'
+import { messageOf } from '../errors'
 import { runWithoutCompanions } from '../storage/write-companion'
 import type { CommitThreadAnswer, CommitThreadRequest } from './commit-thread'
 import { type AuditDraft, eventLine, presentEvent } from './event'
@@ -164,7 +165,7 @@ export class AuditWriter {
       } catch (error) {
         this.deps.log.error('audit events not written', {
           count: batch.length,
-          error: error instanceof Error ? error.message : String(error),
+          error: messageOf(error),
         })
         for (const p of batch) p.settle.reject(error)
       }
@@ -205,7 +206,7 @@ function auditLogSink(deps: Deps, target: string): [AuditSink, (() => void)?] {
     try {
       write(`${eventLine(event)}\n`)
     } catch (error) {
-      deps.log.error('audit log line not written', { error: error instanceof Error ? error.message : String(error) })
+      deps.log.error('audit log line not written', { error: messageOf(error) })
     }
   }
   return [sink, fd === undefined ? undefined : () => closeSync(fd)]

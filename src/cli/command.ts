@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { closeDeps, openDeps } from '../app'
 import type { Config } from '../config'
 import type { Deps } from '../deps'
+import { messageOf } from '../errors'
 
 /** One command of the command line: its line in `help`, its `--help` text and its work (resolves to the exit code). */
 export interface Command {
@@ -33,7 +34,7 @@ export function parseCommandArgs<T>(parseThem: () => T): T {
   try {
     return parseThem()
   } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e))
+    throw new UsageError(messageOf(e))
   }
 }
 

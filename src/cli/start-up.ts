@@ -1,5 +1,6 @@
 import type { Config } from '../config'
 import type { Deps } from '../deps'
+import { messageOf } from '../errors'
 import { importAvatarFiles } from '../identity/avatars/store'
 import { ensureFirstAdmin } from '../identity/service'
 import { CommandFailed } from './command'
@@ -23,7 +24,5 @@ export async function prepareDatabase(deps: Deps): Promise<void> {
 export function listenFailed(config: Config, error: unknown): CommandFailed {
   const code = (error as { code?: string }).code
   if (code === 'EADDRINUSE') return new CommandFailed(`port ${config.port} on ${config.host} is already in use (another server running?)`)
-  return new CommandFailed(
-    `cannot listen on ${config.host}:${config.port}: ${code ?? (error instanceof Error ? error.message : String(error))}`,
-  )
+  return new CommandFailed(`cannot listen on ${config.host}:${config.port}: ${code ?? messageOf(error)}`)
 }

@@ -1,5 +1,5 @@
 import { type Deps, runtimeSlot } from '../deps'
-import { AppError } from '../errors'
+import { AppError, messageOf } from '../errors'
 import { metricsOf } from '../http/metrics'
 import { accountKeys, currentAccountJwt, SYSTEM_ACCOUNT } from './accounts'
 import { credsFile, newKeyPair, userJwt } from './claims'
@@ -106,7 +106,7 @@ async function reconcile(deps: Deps, link: SystemLink): Promise<void> {
     } catch (error) {
       deps.log.error('message bus account push failed', {
         account: row.name,
-        reason: error instanceof Error ? error.message : String(error),
+        reason: messageOf(error),
       })
     }
     // The platform's subscribers in org accounts: opened at start, reopened if one gave up, closed for deleted orgs.

@@ -1,4 +1,5 @@
 import { connect, credsAuthenticator, headers, type Msg, type NatsConnection } from '@nats-io/transport-node'
+import { messageOf } from '../errors'
 
 /**
  * The one module that talks to NATS: a system-account connection that pushes account JWTs and
@@ -69,7 +70,7 @@ async function pushAccount(nc: NatsConnection, accountPublicKey: string, jwt: st
       await nc.request(`$SYS.REQ.ACCOUNT.${accountPublicKey}.CLAIMS.UPDATE`, jwt, { timeout: REQUEST_TIMEOUT_MS })
     ).json<ClaimsUpdateReply>()
   } catch (error) {
-    throw new PushRefused(`no answer to the account update: ${error instanceof Error ? error.message : String(error)}`)
+    throw new PushRefused(`no answer to the account update: ${messageOf(error)}`)
   }
   if (reply.data?.code !== 200) throw new PushRefused(`account update refused: ${reply.error?.description ?? 'no reason given'}`)
   const stored = await nc.request(`$SYS.REQ.ACCOUNT.${accountPublicKey}.CLAIMS.LOOKUP`, '', { timeout: REQUEST_TIMEOUT_MS }).then(

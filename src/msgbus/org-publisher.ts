@@ -1,6 +1,7 @@
 import { eventLine } from '../audit/event'
 import type { AuditSink } from '../audit/writer'
 import { type Deps, runtimeSlot } from '../deps'
+import { messageOf } from '../errors'
 import { accountKeys, orgAccount } from './accounts'
 import { ensureAccountPushed, systemLink } from './bus'
 import { credsFile, newKeyPair, userJwt } from './claims'
@@ -55,7 +56,7 @@ function publisherOf(deps: Deps, orgId: number): Promise<AccountPublisher | unde
     },
     (error: unknown) => {
       publishers.delete(orgId)
-      deps.log.error('audit events not published', { orgId, reason: error instanceof Error ? error.message : String(error) })
+      deps.log.error('audit events not published', { orgId, reason: messageOf(error) })
       return undefined
     },
   )

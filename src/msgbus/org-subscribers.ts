@@ -1,4 +1,5 @@
 import { type Deps, runtimeSlot } from '../deps'
+import { messageOf } from '../errors'
 import { findOrgById } from '../orgs/store'
 import { accountKeys, orgAccount } from './accounts'
 import { credsFile, newKeyPair, userJwt } from './claims'
@@ -65,7 +66,7 @@ export async function ensureOrgSubscribers(deps: Deps, account: string): Promise
   try {
     if (!(await findOrgById(deps.db.read, orgId))) return await closeOrgSubscribers(deps, orgId)
   } catch (error) {
-    deps.log.error('message bus subscriber not checked', { account, reason: error instanceof Error ? error.message : String(error) })
+    deps.log.error('message bus subscriber not checked', { account, reason: messageOf(error) })
     return
   }
   await Promise.all([...registry.subscriptions.values()].map((s) => openSubscriber(deps, registry, orgId, s)))
@@ -96,7 +97,7 @@ function openSubscriber(
       deps.log.error('message bus subscriber not opened', {
         account,
         subscription: subscription.name,
-        reason: error instanceof Error ? error.message : String(error),
+        reason: messageOf(error),
       })
       return undefined
     },

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { type Deps, runtimeSlot } from '../deps'
+import { messageOf } from '../errors'
 import { DEFAULT_ARCHIVE_LIMITS } from './charts/archive'
 import { ChartClient } from './charts/client'
 import { unpackBundledHelm } from './render/bundled-helm'
@@ -55,7 +56,7 @@ function createOrdersRuntime(deps: Deps): OrdersRuntime {
     renders: new RenderCache(bounds.renders),
     values: new ValuesFiles(bounds.values),
     seeded: seedSources(deps, settings.chartSources).catch((error: unknown) => {
-      deps.log.error('seeding PLATFORM_CHART_SOURCES failed', { error: error instanceof Error ? error.message : String(error) })
+      deps.log.error('seeding PLATFORM_CHART_SOURCES failed', { error: messageOf(error) })
     }),
   }
 }

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os'
 import { type Deps, runtimeSlot } from '../deps'
+import { messageOf } from '../errors'
 import * as store from './store'
 
 /**
@@ -61,7 +62,7 @@ export function runAsSingleton(deps: Deps, name: string, everyMs: number, job: (
     try {
       return await check()
     } catch (error) {
-      deps.log.error('singleton job failed', { singleton: name, reason: reasonOf(error) })
+      deps.log.error('singleton job failed', { singleton: name, reason: messageOf(error) })
       return false
     }
   })
@@ -90,7 +91,7 @@ export function holdAsSingleton(deps: Deps, name: string, start: () => Promise<S
     const stop = running
     running = undefined
     if (!stop) return
-    await stop().catch((error: unknown) => deps.log.error('singleton stop failed', { singleton: name, reason: reasonOf(error) }))
+    await stop().catch((error: unknown) => deps.log.error('singleton stop failed', { singleton: name, reason: messageOf(error) }))
     deps.log.info('singleton stopped', { singleton: name, holder: registry.holder })
   }
   const ticker = repeat(RENEW_EVERY_MS, async () => {
@@ -107,7 +108,7 @@ export function holdAsSingleton(deps: Deps, name: string, start: () => Promise<S
       if (held) heldUntilMs = lease.untilMs
     } catch (error) {
       // The database is out of reach: keep the service while the lease surely still is ours.
-      deps.log.error('singleton lease not renewed', { singleton: name, reason: reasonOf(error) })
+      deps.log.error('singleton lease not renewed', { singleton: name, reason: messageOf(error) })
       held = nowMs < heldUntilMs
     }
     if (!held) {
@@ -119,7 +120,7 @@ export function holdAsSingleton(deps: Deps, name: string, start: () => Promise<S
         running = await start()
         deps.log.info('singleton started', { singleton: name, holder: registry.holder })
       } catch (error) {
-        deps.log.error('singleton start failed', { singleton: name, reason: reasonOf(error) })
+        deps.log.error('singleton start failed', { singleton: name, reason: messageOf(error) })
         await deps.db.write((tx) => store.releaseLease(tx, name, registry.holder)).catch(() => undefined)
         return false
       }
@@ -186,5 +187,3 @@ function diedOnThisHost(holder: string): boolean {
     return (error as { code?: string }).code === 'ESRCH'
   }
 }
-
-const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error))

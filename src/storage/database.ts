@@ -10,6 +10,7 @@ import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql/web'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import * as schema from '../../db/schema'
 import { ConfigError } from '../config'
+import { messageOf } from '../errors'
 import {
   APPLIED_MIGRATIONS_SQL,
   type AppliedMigrations,
@@ -247,7 +248,7 @@ async function libsqlClient(config: LibsqlConfig): Promise<LibsqlClient> {
     return (await import('@libsql/client')).createClient(config)
   } catch (error) {
     throw new ConfigError(
-      `the libSQL driver for a local file cannot be loaded (${error instanceof Error ? error.message : String(error)}); the built binary opens file: URLs with bun:sqlite: unset PLATFORM_DATABASE_DRIVER`,
+      `the libSQL driver for a local file cannot be loaded (${messageOf(error)}); the built binary opens file: URLs with bun:sqlite: unset PLATFORM_DATABASE_DRIVER`,
     )
   }
 }
