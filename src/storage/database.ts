@@ -1,4 +1,4 @@
-import { Database as BunSqlite, type Statement } from 'bun:sqlite'
+import { Database as BunSqlite } from 'bun:sqlite'
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Client as LibsqlClient, Config as LibsqlConfig } from '@libsql/client'
@@ -146,15 +146,14 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
   // Own commits are counted here; another process's move the commit_generation row, read at
   // most every 10 ms (the read costs as much as the rest of a cached token sign-in). Not SQLite's
   // data_version: that moves with the audit trail's commits too (its thread is another connection).
-  // Prepared on first use: a database opened with an older schema (an upgrade test's) may lack the table.
-  const generationTable = getTableName(schema.commitGeneration)
-  const generationColumn = schema.commitGeneration.generation.name
-  let readGeneration: Statement<{ generation: number }, []> | undefined
-  let moveGeneration: Statement | undefined
-  const generation = () =>
-    (readGeneration ??= reader.query(`SELECT ${generationColumn} AS generation FROM ${generationTable}`)).get()?.generation ?? 0
-  const bumpGeneration = () =>
-    (moveGeneration ??= writer.query(`UPDATE ${generationTable} SET ${generationColumn} = ${generationColumn} + 1`)).run()
+  // Compiled on first use (query() keeps it): a database opened with an older schema (an upgrade
+  // test's) may lack the table.
+  const table = getTableName(schema.commitGeneration)
+  const column = schema.commitGeneration.generation.name
+  const readGeneration = `SELECT ${column} AS generation FROM ${table}`
+  const moveGeneration = `UPDATE ${table} SET ${column} = ${column} + 1`
+  const generation = () => reader.query<{ generation: number }, []>(readGeneration).get()?.generation ?? 0
+  const bumpGeneration = () => writer.query(moveGeneration).run()
   let localWrites = 0
   let externalVersion = 0
   let askedAt = -Infinity
