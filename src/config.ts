@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import ipaddr from 'ipaddr.js'
@@ -54,6 +55,12 @@ export interface Config {
   allowRegularOrgCreation: boolean
   /** User-given endpoints (cloud, clusters, discovery, avatars) may be loopback or private addresses; metadata addresses never. */
   allowPrivateEndpoints: boolean
+  /**
+   * The address this process's peer listener binds and other processes dial to use the agent
+   * tunnels it holds (docs/agents.md): loopback for `--workers` on one machine, an address the
+   * other machines reach when several share one database.
+   */
+  peerHost: string
   /** Bytes of member-cluster answers the process may hold while reading them; one caller a quarter of it (clusters/member). */
   memberBufferBytes: number
   /** Page size asked of cloud providers when listing buckets (every page is followed). */
@@ -194,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerId: env.PLATFORM_WORKER_ID ? parsePositiveInt(env.PLATFORM_WORKER_ID, 'PLATFORM_WORKER_ID') : undefined,
     allowRegularOrgCreation: !parseBool(env.PLATFORM_DISABLE_REGULAR_ORG_CREATION ?? 'false', 'PLATFORM_DISABLE_REGULAR_ORG_CREATION'),
     allowPrivateEndpoints: parseBool(env.PLATFORM_ALLOW_PRIVATE_ENDPOINTS ?? 'false', 'PLATFORM_ALLOW_PRIVATE_ENDPOINTS'),
+    peerHost: parsePeerHost(env.PLATFORM_PEER_HOST ?? '127.0.0.1'),
     memberBufferBytes: parsePositiveInt(env.PLATFORM_MEMBER_BUFFER_BYTES ?? String(256 * 1024 * 1024), 'PLATFORM_MEMBER_BUFFER_BYTES'),
     bucketListPageSize: parsePositiveInt(env.PLATFORM_BUCKET_LIST_PAGE_SIZE ?? '1000', 'PLATFORM_BUCKET_LIST_PAGE_SIZE'),
     gcsEndpoint,
@@ -225,6 +233,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function parseKubeVersion(text: string): string {
   if (!/^v?\d+\.\d+(\.\d+)?$/.test(text))
     throw new ConfigError(`PLATFORM_KUBE_VERSION must be a Kubernetes version such as 1.22.0, got "${text}"`)
+  return text
+}
+
+/** PLATFORM_PEER_HOST: an IP address to bind (a host name would be resolved differently by each peer). */
+function parsePeerHost(text: string): string {
+  if (!isIP(text)) throw new ConfigError(`PLATFORM_PEER_HOST must be an IP address of this machine, got "${text}"`)
   return text
 }
 

@@ -35,12 +35,20 @@ export const clusters = sqliteTable(
     sealedCredential: text('sealed_credential').notNull(),
     /** Send Impersonate-User/Group of the caller (decisions §3); off by default. */
     impersonate: integer('impersonate', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * An agent cluster's agent token, as a SHA-256 hex digest (docs/agents.md); null for an imported
+     * cluster. Until its agent first connects, `uid` is `pending-…` and the connection columns are empty.
+     */
+    agentTokenHash: text('agent_token_hash'),
+    /** When an agent of this cluster was last heard, by any process (ms). */
+    agentLastSeen: integer('agent_last_seen', { mode: 'timestamp_ms' }),
     createdAt: integer('created_at', { mode: 'timestamp' }).notNull().default(sql`(unixepoch())`),
   },
   (t) => [
     uniqueIndex('clusters_owner_uid').on(t.ownerId, t.uid),
     uniqueIndex('clusters_owner_name').on(t.ownerId, t.lowerName),
     index('clusters_uid').on(t.uid),
+    uniqueIndex('clusters_agent_token').on(t.agentTokenHash),
   ],
 )
 
@@ -56,4 +64,29 @@ export const teamClusters = sqliteTable(
       .references(() => clusters.id, { onDelete: 'cascade' }),
   },
   (t) => [primaryKey({ columns: [t.teamId, t.clusterId] }), index('team_clusters_cluster').on(t.clusterId)],
+)
+
+/**
+ * The agents of agent clusters connected now (docs/agents.md): one row per tunnel, held by one
+ * platform process, which other processes reach at `peerAddress` to use it. The holder refreshes
+ * `lastSeen` while the tunnel lives and deletes the row when it ends; a row not refreshed for
+ * twice the refresh interval belongs to a process that died and counts as gone.
+ */
+export const agentTunnels = sqliteTable(
+  'agent_tunnels',
+  {
+    id: text('id').primaryKey(),
+    clusterId: integer('cluster_id')
+      .notNull()
+      .references(() => clusters.id, { onDelete: 'cascade' }),
+    /** host:port of the holding process's peer listener. */
+    peerAddress: text('peer_address').notNull(),
+    /** The agent's own version, as it reported it. */
+    agentVersion: text('agent_version').notNull().default(''),
+    /** The address the agent connected from. */
+    sourceAddress: text('source_address').notNull().default(''),
+    connectedAt: integer('connected_at', { mode: 'timestamp_ms' }).notNull(),
+    lastSeen: integer('last_seen', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('agent_tunnels_cluster').on(t.clusterId)],
 )

@@ -7,6 +7,7 @@ import { messageOf } from '../errors'
 import { pathOf } from '../http/routable-url'
 import { currentCompanionSource, runWithCompanions } from '../storage/write-companion'
 import { type KubernetesCall, type Named, RequestAudit, type StreamAudit } from './request-audit'
+import { auditWriter } from './writer'
 import type { SignInMethod } from './schemas'
 
 export type { KubernetesCall, StreamAudit }
@@ -88,6 +89,55 @@ export function auditKubernetes(call: KubernetesCall | undefined): void {
   if (!audit) return
   if (call) audit.kubernetes = call
   else audit.unrecorded = true
+}
+
+/** The request writes events of its own (a cluster agent's tunnel, docs/agents.md): the request's own event is not written. */
+export function auditNotRecorded(): void {
+  const audit = currentAudit()
+  if (audit) audit.unrecorded = true
+}
+
+/** What a cluster agent's tunnel did (docs/decisions.md §8, kind `agent`). */
+export interface AgentAuditFacts {
+  verb: 'connected' | 'disconnected' | 'refused'
+  /** 101 for a tunnel opened, 1000 and up (the WebSocket close code) for one that ended, 401 or 403 for a refusal. */
+  status: number
+  requestId: string
+  sourceAddress: string
+  /** `owner/name`; absent when the token named no cluster. */
+  cluster?: string
+  /** The owner, when it is an organization (its owners see the event). */
+  org?: Named
+}
+
+/** Records an agent event; resolves once it is committed. */
+export function auditAgent(deps: Deps, facts: AgentAuditFacts): Promise<number> {
+  return auditWriter(deps).append({
+    time: new Date(deps.clock.now()),
+    requestId: facts.requestId,
+    kind: 'agent',
+    actorId: null,
+    actorLogin: null,
+    realLogin: null,
+    subjectId: null,
+    credentialKind: 'agent',
+    credentialName: null,
+    credentialId: null,
+    sourceAddress: facts.sourceAddress,
+    orgId: facts.org?.id ?? null,
+    org: facts.org?.name ?? null,
+    cluster: facts.cluster ?? null,
+    status: facts.status,
+    result: facts.verb === 'refused' ? 'refused' : 'allowed',
+    method: null,
+    route: null,
+    target: null,
+    verb: facts.verb,
+    objectRef: null,
+    command: null,
+    exitCode: null,
+    endTime: null,
+  })
 }
 
 /**

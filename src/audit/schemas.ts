@@ -2,11 +2,15 @@ import { t } from 'elysia'
 import { PageQuery } from '../http/pagination'
 
 /** What an event records (docs/decisions.md §8). */
-const Kind = (description: string) => t.Union([t.Literal('api'), t.Literal('kubernetes'), t.Literal('signin')], { description })
+const Kind = (description: string) => t.Union([t.Literal('api'), t.Literal('kubernetes'), t.Literal('signin'), t.Literal('agent')], { description })
 const Result = (description: string) => t.Union([t.Literal('allowed'), t.Literal('refused'), t.Literal('failed')], { description })
-const CredentialKind = t.Union([t.Literal('session'), t.Literal('token'), t.Literal('basic'), t.Literal('oauth2'), t.Literal('none')], {
-  description: 'How the caller proved who they are: session cookie, access token, Basic password, OAuth2 application, or none',
-})
+const CredentialKind = t.Union(
+  [t.Literal('session'), t.Literal('token'), t.Literal('basic'), t.Literal('oauth2'), t.Literal('agent'), t.Literal('none')],
+  {
+    description:
+      "How the caller proved who they are: session cookie, access token, Basic password, OAuth2 application, a cluster's agent token, or none",
+  },
+)
 const SignInMethodSchema = t.Union([t.Literal('password'), t.Literal('totp'), t.Literal('webauthn'), t.Literal('sso')])
 
 export type AuditKind = ReturnType<typeof Kind>['static']
@@ -57,7 +61,9 @@ export const AuditEvent = t.Object(
     id: t.Integer({ description: 'Event id' }),
     time: t.String({ format: 'date-time', description: 'When the request arrived (a stream: when it opened)' }),
     requestId: t.String({ description: "The request's X-Request-Id" }),
-    kind: Kind('api: a state-changing API call; kubernetes: a proxied write, exec, attach or port-forward; signin: a sign-in'),
+    kind: Kind(
+      'api: a state-changing API call; kubernetes: a proxied write, exec, attach or port-forward; signin: a sign-in; agent: a cluster agent connected, disconnected or was refused',
+    ),
     actor: t.Union([AuditActor, t.Null()], { description: 'Who acted; null for an anonymous caller' }),
     credential: AuditCredential,
     sourceAddress: t.String({
@@ -71,7 +77,12 @@ export const AuditEvent = t.Object(
     target: t.Optional(
       t.Record(t.String(), t.String(), { description: "api: the route's path parameters; signin: {login} (the login tried)" }),
     ),
-    verb: t.Optional(t.String({ description: 'kubernetes: create, update, patch, delete, deletecollection, exec, attach or portforward' })),
+    verb: t.Optional(
+      t.String({
+        description:
+          'kubernetes: create, update, patch, delete, deletecollection, exec, attach or portforward; agent: connected, disconnected or refused',
+      }),
+    ),
     objectRef: t.Optional(AuditObjectRef),
     command: t.Optional(t.Array(t.String(), { description: 'exec: the command run' })),
     exitCode: t.Optional(t.Integer({ description: 'exec, attach: the exit code, once the stream ended with one' })),

@@ -9,6 +9,15 @@ export interface ClusterConnection {
   tlsServerName: string
   insecureSkipTlsVerify: boolean
   credential: ClusterCredential
+  /** An agent cluster (docs/agents.md): reached through its agent's tunnel, never dialled. */
+  agent?: AgentRoute
+}
+
+/** Which agent cluster a connection reaches through a tunnel, and how to say so when no agent is there. */
+export interface AgentRoute {
+  clusterId: number
+  /** `owner/name`, for messages. */
+  name: string
 }
 
 export type ClusterCredential = { token: string } | { clientCertificate: string; clientKey: string }

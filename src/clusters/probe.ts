@@ -93,10 +93,10 @@ const ANSWER_WAIT_MS = 1_000
  */
 export function statusProbes(deps: Deps) {
   const now = () => deps.clock.now()
-  const cache = new Map<number, { at: number; result: ProbeResult }>()
+  const cache = new Map<number, { at: number; epoch: string; result: ProbeResult }>()
   const running = new Map<number, Promise<ProbeResult>>()
 
-  const probe = async (id: number, name: string, connect: () => Promise<ClusterConnection>): Promise<ProbeResult> => {
+  const probe = async (id: number, name: string, connect: () => Promise<ClusterConnection>, epoch: string): Promise<ProbeResult> => {
     const lastProbeTime = rfc3339(now())
     let result: ProbeResult
     try {
@@ -106,19 +106,22 @@ export function statusProbes(deps: Deps) {
       const message = error instanceof AppError ? error.message : 'the cluster could not be asked'
       result = { kubernetesVersion: '', nodeCount: 0, status: { phase: 'NotReady', message, lastProbeTime } }
     }
-    cache.set(id, { at: now(), result })
+    cache.set(id, { at: now(), epoch, result })
     running.delete(id)
     return result
   }
 
   return {
-    /** The cluster's cached status, or a fresh probe's (waiting at most the probe timeout). */
-    async statusOf(id: number, name: string, connect: () => Promise<ClusterConnection>): Promise<ProbeResult> {
+    /**
+     * The cluster's cached status, or a fresh probe's (waiting at most the probe timeout). A
+     * cached status taken in another `epoch` (an agent cluster's agent connected since) is stale.
+     */
+    async statusOf(id: number, name: string, connect: () => Promise<ClusterConnection>, epoch = ''): Promise<ProbeResult> {
       const cached = cache.get(id)
-      if (cached && now() - cached.at < PROBE_TTL_MS) return cached.result
+      if (cached && cached.epoch === epoch && now() - cached.at < PROBE_TTL_MS) return cached.result
       let pending = running.get(id)
       if (!pending) {
-        pending = probe(id, name, connect)
+        pending = probe(id, name, connect, epoch)
         running.set(id, pending)
       }
       let timer: ReturnType<typeof setTimeout> | undefined

@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
 import { guard } from '../http/guard'
 import { ErrorBody } from '../http/schemas'
+import { agentRoutes } from './agent/routes'
 import { statusProbes } from './probe'
 import {
   ClusterInfo,
@@ -24,6 +25,7 @@ export const clusterRoutes = (deps: Deps) => {
   const probes = statusProbes(deps)
   return new Elysia({ name: 'clusters.routes', prefix: '/api/v1' })
     .use(guard(deps))
+    .use(agentRoutes(deps, probes))
     .get('/user/clusters', ({ me, query }) => clusters.listMyClusters(deps, probes, me, query.all === 'true'), {
       signedIn: 'signed-in',
       scope: 'cluster',

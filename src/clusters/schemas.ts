@@ -26,6 +26,18 @@ export const ClusterInfo = t.Object(
         }),
         message: t.Optional(t.String({ description: 'Why it is not ready' })),
         lastProbeTime: t.String({ description: 'When the last finished probe ran (RFC 3339); empty before the first' }),
+        agent: t.Optional(
+          t.Object(
+            {
+              connected: t.Boolean({ description: 'Whether an agent of this cluster holds a tunnel to the platform now' }),
+              since: t.Optional(t.String({ format: 'date-time', description: 'When the oldest connected agent connected' })),
+              lastSeen: t.Optional(t.String({ format: 'date-time', description: 'When an agent was last heard' })),
+              version: t.Optional(t.String({ description: 'The connected agent’s version' })),
+              address: t.Optional(t.String({ description: 'The address the connected agent dialled from' })),
+            },
+            { description: 'Agent clusters only (docs/agents.md): the agents that reach the cluster for the platform' },
+          ),
+        ),
       },
       { additionalProperties: true, description: 'Kubernetes-style status from a health probe cached for 30 s (2 s timeout)' },
     ),

@@ -15,6 +15,7 @@ import { isDnsSubdomain } from '../kube'
 import { EgressRefused } from '../net/egress'
 import { orgsWhereRoleAtLeast } from '../orgs/grants'
 import { AccessMessages, manageableOwner, resolveClusterByUid, usableClustersOf } from './access'
+import { AgentMessages, agentTunnels, PENDING_UID_PREFIX } from './agent/tunnels'
 import { type ClusterConnection, type ClusterCredential, checkConnection, connectionFromKubeconfig } from './connection'
 import { callerOf, callMember, checkServerAddress, trustOwnMember } from './member/client'
 import { inspectCluster, type StatusProbes } from './probe'
@@ -27,6 +28,7 @@ export const Messages = {
   noConnection: 'give a kubeconfig, or server with a token or a client certificate and key',
   otherCluster: 'the new connection reaches another cluster (its kube-system uid differs): import it as a new cluster instead',
   notTeamCluster: "the cluster must belong to the team's organization",
+  agentCluster: 'that cluster is connected through an agent: its connection comes from its agent (docs/agents.md), not from this request',
 } as const
 
 /** How long registration waits for each answer of the cluster (connect and read). */
@@ -43,10 +45,13 @@ const CONNECTIONS = runtimeSlot('clusters.connections', () => ({
   ofRows: new WeakMap<store.ClusterRow, ClusterConnection>(),
 }))
 const rowKey = (c: store.ClusterRow) =>
-  [c.server, c.caData, c.tlsServerName, String(c.insecureSkipTlsVerify), c.sealedCredential].join('\u0000')
+  [c.server, c.caData, c.tlsServerName, String(c.insecureSkipTlsVerify), c.sealedCredential, String(c.agentTokenHash === null)].join('\u0000')
 
 /** The live connection of a stored cluster, its credential unsealed. */
 export async function connectionOf(deps: Deps, cluster: store.ClusterRow): Promise<ClusterConnection> {
+  // An agent cluster whose agent never said hello has no connection yet.
+  if (cluster.uid.startsWith(PENDING_UID_PREFIX))
+    throw new AppError('unavailable', AgentMessages.noAgent(cluster.name, null), [], { 'retry-after': '5' })
   const connections = deps.runtimes.of(CONNECTIONS)
   const ofRow = connections.ofRows.get(cluster)
   if (ofRow) return ofRow
@@ -62,6 +67,7 @@ export async function connectionOf(deps: Deps, cluster: store.ClusterRow): Promi
     tlsServerName: cluster.tlsServerName,
     insecureSkipTlsVerify: cluster.insecureSkipTlsVerify,
     credential: JSON.parse(await deps.secrets.open(cluster.sealedCredential)) as ClusterCredential,
+    ...(cluster.agentTokenHash === null ? {} : { agent: { clusterId: cluster.id, name: cluster.name } }),
   }
   connections.byId.set(cluster.id, { row: key, connection })
   connections.ofRows.set(cluster, connection)
@@ -228,6 +234,8 @@ export async function patchCluster(
   input: PatchClusterOption,
 ): Promise<ClusterInfo> {
   const connection = connectionFromInput(input)
+  if (connection && cluster.agentTokenHash !== null)
+    throw new AppError('conflict', Messages.agentCluster, [{ field: 'server', message: 'is reported by the agent' }])
   if (connection && (await checkedIdentity(deps, cluster.name, connection)).uid !== cluster.uid)
     throw new AppError('invalid', Messages.otherCluster, [{ field: 'server', message: 'reaches another cluster' }])
   const row = await deps.db.write(async (tx) =>
@@ -246,6 +254,7 @@ export async function patchCluster(
 export async function removeCluster(deps: Deps, probes: StatusProbes, { cluster }: ClusterScope): Promise<void> {
   await deps.db.write((tx) => store.deleteCluster(tx, cluster.id))
   probes.forget(cluster.id)
+  agentTunnels(deps).disconnect(cluster.id, 'the cluster was removed')
 }
 
 /**
@@ -324,8 +333,11 @@ export async function revokeTeamCluster(deps: Deps, scope: OrgScope, name: strin
 const describeAll = (deps: Deps, probes: StatusProbes, rows: store.ClusterWithOwner[]) =>
   Promise.all(rows.map((row) => describeCluster(deps, probes, row)))
 
-async function describeCluster(deps: Deps, probes: StatusProbes, row: store.ClusterWithOwner): Promise<ClusterInfo> {
-  const live = await probes.statusOf(row.id, row.name, () => connectionOf(deps, row))
+/** The registration as ClusterInfo, with its health (and for an agent cluster, its agents: Active only while one is connected). */
+export async function describeCluster(deps: Deps, probes: StatusProbes, row: store.ClusterWithOwner): Promise<ClusterInfo> {
+  const agent = row.agentTokenHash === null ? undefined : await agentTunnels(deps).statusOf(row)
+  const live = await probes.statusOf(row.id, row.name, () => connectionOf(deps, row), agent?.since ?? '')
+  const status = agent && !agent.connected ? { ...noAgentStatus(row, live.status.lastProbeTime), agent } : { ...live.status, ...(agent ? { agent } : {}) }
   return {
     id: row.id,
     displayName: row.displayName || row.name,
@@ -344,9 +356,15 @@ async function describeCluster(deps: Deps, probes: StatusProbes, row: store.Clus
     isMonitoringCluster: row.isMonitoringCluster,
     createdAt: rfc3339(row.createdAt),
     age: kubectlAge(deps.clock.now() - row.createdAt.getTime()),
-    status: live.status,
+    status,
   }
 }
+
+const noAgentStatus = (row: store.ClusterRow, lastProbeTime: string) => ({
+  phase: 'NotReady' as const,
+  message: AgentMessages.noAgent(row.name, row.agentLastSeen?.getTime()),
+  lastProbeTime,
+})
 
 /** Ages the way kubectl prints them: 45s, 12m, 5h, 3d, 2y. */
 function kubectlAge(ms: number): string {

@@ -66,6 +66,11 @@ export async function listClustersByUid(db: Executor, uid: string): Promise<Clus
   return clustersWithOwner(db, eq(clusters.uid, uid))
 }
 
+/** The agent cluster whose agent token has the digest `hash`. */
+export async function findClusterByAgentToken(db: Executor, hash: string): Promise<ClusterWithOwner | undefined> {
+  return (await clustersWithOwner(db, eq(clusters.agentTokenHash, hash)))[0]
+}
+
 export async function findClusterOfOwner(db: Executor, ownerId: number, name: string): Promise<ClusterRow | undefined> {
   return db
     .select()

@@ -13,6 +13,8 @@ const CSRF_HEADER = 'x-csrf-token'
 const OTP_HEADERS = ['x-platform-otp', 'x-gitea-otp'] as const
 /** Paths whose Authorization header names an OAuth2 client, not a user: the endpoint checks it itself. */
 const CLIENT_AUTHENTICATED_PATHS = new Set(['/login/oauth/access_token'])
+/** Paths whose Authorization header is a cluster agent's token (docs/agents.md): the route checks it, and it is no user credential. */
+const AGENT_AUTHENTICATED_PATH = /^\/api\/v1\/(?:agent\/connect|clustersv2\/[^/]+\/[^/]+\/agent\.yaml)$/
 /**
  * Paths that start a new session: a session cookie sent there is not read. It may be one that has
  * ended (revoked, idle, password changed) and is HttpOnly, so the page cannot drop it; refusing it
@@ -70,7 +72,7 @@ const NO_QUERY: Pick<URLSearchParams, 'get'> = new URLSearchParams()
 export async function resolveActor(deps: Deps, request: Request, address: () => string = () => ''): Promise<Actor | undefined> {
   const queryStart = request.url.indexOf('?')
   const path = pathOf(request.url)
-  if (CLIENT_AUTHENTICATED_PATHS.has(path)) return undefined
+  if (CLIENT_AUTHENTICATED_PATHS.has(path) || AGENT_AUTHENTICATED_PATH.test(path)) return undefined
   const query = queryStart < 0 ? NO_QUERY : new URLSearchParams(request.url.slice(queryStart + 1))
   // The `cookie` package's parser: the first of repeated names wins, undecodable values stay as sent.
   const cookies = SESSION_STARTING_PATHS.has(path) ? {} : parseCookieHeader(request.headers.get('cookie') ?? '')

@@ -25,6 +25,14 @@ const CONNECTION_UPGRADE = /(?:^|,)\s*upgrade\s*(?:,|$)/i
  * (cross-site WebSocket hijacking; browsers always send Origin on a WebSocket, kubectl never).
  */
 export function assertWebSocketUpgrade(request: Request, actor: Actor, publicOrigin: string): void {
+  assertWebSocketHandshake(request)
+  const origin = request.headers.get('origin')
+  if (actor.credential === 'session' && origin !== null && origin !== publicOrigin)
+    throw new AppError('forbidden', UpgradeMessages.crossOrigin)
+}
+
+/** Throws badRequest unless `request` is a valid WebSocket opening handshake (RFC 6455 §4.1). */
+export function assertWebSocketHandshake(request: Request): void {
   const headers = request.headers
   const valid =
     request.method === 'GET' &&
@@ -34,7 +42,4 @@ export function assertWebSocketUpgrade(request: Request, actor: Actor, publicOri
     WEBSOCKET_KEY.test(headers.get('sec-websocket-key') ?? '')
   if (!valid)
     throw new AppError('badRequest', SPDY_UPGRADE.test(headers.get('upgrade') ?? '') ? UpgradeMessages.spdy : UpgradeMessages.noUpgrade)
-  const origin = headers.get('origin')
-  if (actor.credential === 'session' && origin !== null && origin !== publicOrigin)
-    throw new AppError('forbidden', UpgradeMessages.crossOrigin)
 }

@@ -4,11 +4,13 @@ import type { Actor } from '../../authz/actor'
 import { type Deps, runtimeSlot } from '../../deps'
 import { AppError } from '../../errors'
 import { Deadlines } from '../../net/deadlines'
-import { type EgressPolicy, egressFetch, pin, resolveChecked, tlsNameOf } from '../../net/egress'
+import { type EgressPolicy, pin, resolveChecked, tlsNameOf } from '../../net/egress'
 import { type Answer, ByteBudget, type StreamedAnswer } from '../../net/http1/answer'
 import { Pools, timedOut } from '../../net/http1/pool'
-import { headerLine, type Origin, type OriginTls } from '../../net/http1/request'
+import { type Dialed, headerLine, type Origin, type OriginTls } from '../../net/http1/request'
 import { readFact, writeFact } from '../../storage/deployment-facts'
+import { agentLastSeen } from '../agent/store'
+import { agentTunnels } from '../agent/tunnels'
 import type { ClusterConnection } from '../connection'
 import { MemberMessages, memberFailure } from './failures'
 
@@ -120,6 +122,34 @@ async function policyOf(deps: Deps, connection: ClusterConnection): Promise<Egre
   return { allowPrivate: deps.config.allowPrivateEndpoints || (await isOwnMember(deps, connection)), ...deps.network }
 }
 
+/**
+ * Where a new connection to the member goes: its server's address, resolved and checked with the
+ * egress policy now; or, for an agent cluster, this process's loopback relay into the agent's
+ * tunnel (docs/agents.md), whose TLS still ends at the API server. Throws EgressRefused, and
+ * unavailable when no agent of an agent cluster is connected.
+ */
+async function dialOf(deps: Deps, connection: ClusterConnection): Promise<Dialed> {
+  const url = new URL(connection.server)
+  const agent = connection.agent
+  if (agent)
+    return {
+      address: '127.0.0.1',
+      port: await agentTunnels(deps).relayPort(agent.clusterId, agent.name, () => agentLastSeen(deps.db.read, agent.clusterId)),
+    }
+  return { address: await resolveChecked(url, await policyOf(deps, connection)), port: portOf(url) }
+}
+
+const portOf = (url: URL) => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80)
+
+/** The URL a stream or an upgrade connects to: dialOf's address and port in the server's URL (Host, SNI and the certificate check keep the server's name). */
+async function dialedUrl(deps: Deps, connection: ClusterConnection): Promise<URL> {
+  const { address, port } = await dialOf(deps, connection)
+  const url = new URL(connection.server)
+  url.hostname = address.includes(':') ? `[${address}]` : address
+  url.port = String(port)
+  return url
+}
+
 /** Checks the server's address with the egress policy, as each connection will (registration's early word). Throws EgressRefused. */
 export async function checkServerAddress(deps: Deps, connection: ClusterConnection): Promise<void> {
   await resolveChecked(new URL(connection.server), await policyOf(deps, connection))
@@ -197,12 +227,18 @@ export async function streamMember(deps: Deps, member: Member, request: MemberSt
   const { authorization, tls } = credentialsOf(member.connection)
   const headers = new Headers(request.headers)
   if (authorization) headers.set('authorization', authorization)
+  headers.set('host', new URL(member.connection.server).host)
   try {
-    return await egressFetch(
-      `${member.connection.server}${request.path}`,
-      { method: request.method, headers, body: request.body, decompress: false, tls, signal: request.signal },
-      await policyOf(deps, member.connection),
-    )
+    const url = await dialedUrl(deps, member.connection)
+    return await fetch(`${url.href.replace(/\/$/, '')}${request.path}`, {
+      method: request.method,
+      headers,
+      body: request.body,
+      decompress: false,
+      tls,
+      signal: request.signal,
+      redirect: 'manual',
+    } as RequestInit)
   } catch (error) {
     throw memberFailure(member.name, error)
   }
@@ -224,7 +260,7 @@ export async function openMemberWebSocket(
   extraHeaders: Record<string, string>,
 ): Promise<WebSocket> {
   const url = new URL(member.connection.server)
-  const { url: pinned } = await pin(url, await policyOf(deps, member.connection)).catch((error: unknown) => {
+  const pinned = await dialedUrl(deps, member.connection).catch((error: unknown) => {
     throw memberFailure(member.name, error)
   })
   const { authorization, tls } = credentialsOf(member.connection)
@@ -322,8 +358,7 @@ function originOf(deps: Deps, connection: ClusterConnection): Origin {
   const secure = url.protocol === 'https:'
   const { authorization, tls } = credentialsOf(connection)
   return {
-    dial: async () => resolveChecked(url, await policyOf(deps, connection)),
-    port: url.port ? Number(url.port) : secure ? 443 : 80,
+    dial: () => dialOf(deps, connection),
     tls: secure ? tls : undefined,
     hostHeader: url.host,
     basePath: url.pathname === '/' ? '' : url.pathname,

@@ -1,7 +1,7 @@
 import type { Socket, SocketHandler } from 'bun'
 import { type Answer, AnswerCollector, type ByteBudget, type Flow, type StreamedAnswer } from './answer'
 import { AnswerParser } from './parser'
-import { encodeRequest, type Origin, type PoolRequest } from './request'
+import { type Dialed, encodeRequest, type Origin, type PoolRequest } from './request'
 
 /**
  * A keep-alive HTTP/1.1 client for finite calls (no watch, no followed log, no upgrade): per
@@ -393,8 +393,8 @@ export class Pool<K = unknown> {
     })
     // The address is asked for per connection (the owner's egress check); a connect deadline covers it too.
     this.origin.dial().then(
-      (address) => {
-        if (!conn.closed) this.connect(conn, address)
+      (dialed) => {
+        if (!conn.closed) this.connect(conn, dialed)
       },
       (error: unknown) => {
         conn.failure ??= error
@@ -411,12 +411,12 @@ export class Pool<K = unknown> {
     return conn
   }
 
-  /** Connects `conn` to `address`; its wait (conn.connecting) settles once the connection (and its TLS handshake) is up or has failed. */
-  private connect(conn: Conn, address: string): void {
+  /** Connects `conn` to `dialed`; its wait (conn.connecting) settles once the connection (and its TLS handshake) is up or has failed. */
+  private connect(conn: Conn, dialed: Dialed): void {
     const tls = this.origin.tls
     Bun.connect<Conn>({
-      hostname: address,
-      port: this.origin.port,
+      hostname: dialed.address,
+      port: dialed.port,
       data: conn,
       ...(tls ? { tls } : {}),
       socket: {

@@ -3,12 +3,12 @@ import type { LargeAnswers } from './answer'
 /** Where a kept-alive pool sends its requests, and what each request carries besides its own headers. */
 export interface Origin {
   /**
-   * The address to connect to, asked afresh for each new connection: the owner resolves the host
-   * name and checks the answer then (its egress policy), so no connection goes where the policy
-   * does not allow at that moment, whatever the name resolved to before. Throws to refuse.
+   * The address and port to connect to, asked afresh for each new connection: the owner resolves
+   * the host name and checks the answer then (its egress policy), so no connection goes where the
+   * policy does not allow at that moment, whatever the name resolved to before; or it names a
+   * relay (an agent cluster's tunnel). Throws to refuse.
    */
-  dial(): Promise<string>
-  port: number
+  dial(): Promise<Dialed>
   /**
    * TLS settings (CA, client certificate, whether to verify, and the server name: SNI and the name
    * the certificate must carry, as the address dialled is not it); undefined for plain HTTP.
@@ -20,6 +20,11 @@ export interface Origin {
   basePath: string
   /** Header lines (`name: value\r\n`) every request carries, such as the credential; already checked by encodeRequest's rules. */
   fixedHeaders: string
+}
+
+export interface Dialed {
+  address: string
+  port: number
 }
 
 export interface OriginTls {
