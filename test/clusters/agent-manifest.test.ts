@@ -2,7 +2,9 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
+import packageJson from '../../package.json'
 import { agentManifest } from '../../src/clusters/agent/manifest'
+import { ConfigError, loadConfig } from '../../src/config'
 import { scratch, stopAll, withKubectl } from '../kube-emulator/fixtures'
 
 /** The agent manifest (docs/decisions.md §10, docs/agents.md): what `kubectl apply -f` installs in a cluster. */
@@ -98,6 +100,19 @@ describe('agentManifest: the objects', () => {
     expect(JSON.stringify(deployment)).not.toContain(INPUT.token)
   })
 
+  test("the pod template carries the Secret's digest: a rotated token or another CA changes it, so a new apply restarts the agents", () => {
+    const digest = (input: Parameters<typeof agentManifest>[0]) =>
+      byKind(objectsOf(agentManifest(input)), 'Deployment').spec.template.metadata.annotations['platform-agent/secret-sha256']
+    expect(digest(INPUT)).toMatch(/^[0-9a-f]{64}$/)
+    expect(digest({ ...INPUT })).toBe(digest(INPUT))
+    const others = [
+      { ...INPUT, token: 'pat-agent-rotated' },
+      { ...INPUT, caPem: 'a CA' },
+      { ...INPUT, caPem: 'another CA' },
+    ]
+    expect(new Set([INPUT, ...others].map(digest)).size).toBe(4)
+  })
+
   test('without caPem: no ca.crt in the Secret and no --ca-file; with it: both, the CA exactly as given', () => {
     const without = objectsOf(agentManifest(INPUT))
     expect(Object.keys(byKind(without, 'Secret').stringData)).toEqual(['token'])
@@ -147,7 +162,7 @@ describe('agentManifest through kubectl and the emulator (TLS)', () => {
     expect(left.stdout.split('\n').filter((line) => line.includes('platform-agent'))).toEqual([])
   })
 
-  test('kubectl apply installs it: two agent pods; applied again with a rotated token, a dry run changes the Secret only', async () => {
+  test('kubectl apply installs it: two agent pods; applied again, the Deployment stays; with a rotated token, its pod template changes', async () => {
     const { k, kubectl } = await withKubectl()
     const first = await apply(kubectl, agentManifest(INPUT))
     expect(first.stderr).toBe('')
@@ -155,18 +170,16 @@ describe('agentManifest through kubectl and the emulator (TLS)', () => {
     await k.emulator.settled()
     const pods = await kubectl.run(['get', 'pods', '-n', 'platform-agent', '-l', 'app.kubernetes.io/name=platform-agent', '-o', 'name'])
     expect(pods.stdout.trim().split('\n')).toHaveLength(2)
+    const lines = (changed: string) =>
+      ['namespace/', 'serviceaccount/', 'clusterrolebinding.rbac.authorization.k8s.io/', 'secret/', 'deployment.apps/']
+        .map((kind) => `${kind}platform-agent ${changed.includes(kind) ? 'configured' : 'unchanged'} (server dry run)\n`)
+        .join('')
+    // The API server never stores a Secret's stringData, so kubectl patches it in again each time, as it does on any cluster.
+    const again = await apply(kubectl, agentManifest(INPUT), ['--dry-run=server'])
+    expect(again.stdout).toBe(lines('secret/'))
     const rotated = await apply(kubectl, agentManifest({ ...INPUT, token: 'pat-agent-rotated' }), ['--dry-run=server'])
     expect(rotated.code).toBe(0)
-    expect(rotated.stdout).toBe(
-      [
-        'namespace/platform-agent unchanged (server dry run)',
-        'serviceaccount/platform-agent unchanged (server dry run)',
-        'clusterrolebinding.rbac.authorization.k8s.io/platform-agent unchanged (server dry run)',
-        'secret/platform-agent configured (server dry run)',
-        'deployment.apps/platform-agent unchanged (server dry run)',
-        '',
-      ].join('\n'),
-    )
+    expect(rotated.stdout).toBe(lines('secret/ deployment.apps/'))
   })
 
   test("hostile values → kubectl's own YAML reader sends the Secret's token and the args exactly as given", async () => {
@@ -184,5 +197,17 @@ describe('agentManifest through kubectl and the emulator (TLS)', () => {
       expect(Buffer.from(secret.data['ca.crt'], 'base64').toString()).toBe(value)
       expect(agentContainer(items).args).toEqual(['agent', '--server', publicUrl, '--ca-file', CA_FILE])
     }
+  })
+})
+
+describe('PLATFORM_AGENT_IMAGE', () => {
+  test("unset or empty → this version's image on ghcr.io; set → that image; not an image reference → a ConfigError naming it", () => {
+    expect(loadConfig({}).agentImage).toBe(`ghcr.io/platform-api/platform-api:${packageJson.version}`)
+    expect(loadConfig({ PLATFORM_AGENT_IMAGE: '' }).agentImage).toBe(`ghcr.io/platform-api/platform-api:${packageJson.version}`)
+    for (const image of ['registry.example.com:5000/team/platform-api:0.1.0', 'platform-api', `r.example/p@sha256:${'0'.repeat(64)}`])
+      expect(loadConfig({ PLATFORM_AGENT_IMAGE: image }).agentImage).toBe(image)
+    for (const image of ['platform api:1', 'r.example/p:1\nx', 'r.example/p:"1"', 'r.example/p:'])
+      expect(() => loadConfig({ PLATFORM_AGENT_IMAGE: image })).toThrow(ConfigError)
+    expect(() => loadConfig({ PLATFORM_AGENT_IMAGE: 'a b' })).toThrow(/^PLATFORM_AGENT_IMAGE must be a container image/)
   })
 })

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { Document, Scalar, type ScalarTag } from 'yaml'
 
 /** Namespace, ServiceAccount, ClusterRoleBinding, Secret and Deployment all carry this name (docs/decisions.md §10). */
@@ -20,6 +21,15 @@ export interface AgentManifestInput {
   /** The CA that signed the platform's TLS certificate, when it is not one the agent's system trusts. */
   caPem?: string
 }
+
+/** The pod template's annotation with the digest of the Secret's content. */
+const SECRET_DIGEST = 'platform-agent/secret-sha256'
+
+/** SHA-256 of the token and CA: the agents read both at start only (environment, file). */
+const secretDigest = (input: AgentManifestInput) =>
+  createHash('sha256')
+    .update(JSON.stringify([input.token, input.caPem ?? null]))
+    .digest('hex')
 
 /** A string from outside (token, URL, image, CA), written by `quotedTag`. */
 class Quoted {
@@ -97,7 +107,8 @@ export function agentManifest(input: AgentManifestInput): string {
         replicas: 2,
         selector: { matchLabels: SELECTOR },
         template: {
-          metadata: { labels: LABELS },
+          // A new token or CA changes the pods' template, so applying the manifest again restarts the agents with it.
+          metadata: { labels: LABELS, annotations: { [SECRET_DIGEST]: secretDigest(input) } },
           spec: {
             serviceAccountName: NAME,
             automountServiceAccountToken: true,
