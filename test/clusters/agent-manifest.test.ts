@@ -7,7 +7,7 @@ import { agentManifest } from '../../src/clusters/agent/manifest'
 import { ConfigError, loadConfig } from '../../src/config'
 import { scratch, stopAll, withKubectl } from '../kube-emulator/fixtures'
 
-/** The agent manifest (docs/decisions.md §10, docs/agents.md): what `kubectl apply -f` installs in a cluster. */
+/** The agent manifest (docs/agents.md): what `kubectl apply -f` installs in a cluster. */
 
 afterEach(stopAll)
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { Document, Scalar, type ScalarTag } from 'yaml'
 
-/** Namespace, ServiceAccount, ClusterRoleBinding, Secret and Deployment all carry this name (docs/decisions.md §10). */
+/** Namespace, ServiceAccount, ClusterRoleBinding, Secret and Deployment all carry this name (docs/agents.md). */
 const NAME = 'platform-agent'
 /** Where the Secret is mounted in the agent's container: `ca.crt` (and `token`) are files there. */
 const SECRET_DIR = '/etc/platform-agent'
@@ -72,8 +72,8 @@ const pem = (text: string): Scalar | Quoted => {
 }
 
 /**
- * The manifest `kubectl apply -f` installs to run the cluster agent in a cluster (docs/decisions.md §10,
- * docs/agents.md, "Installing the agent in a cluster"): the namespace, the agent's service account bound
+ * The manifest `kubectl apply -f` installs to run the cluster agent in a cluster (docs/agents.md,
+ * "Installing the agent in a cluster"): the namespace, the agent's service account bound
  * to cluster-admin (it reports that account's token as the credential the platform uses at the API server;
  * the platform's own access rules and impersonation narrow what each user does), a Secret with the agent
  * token and the platform's CA when given, and a Deployment of two agents (the platform uses any connected
