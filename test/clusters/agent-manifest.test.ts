@@ -61,10 +61,15 @@ describe('agentManifest: the objects', () => {
     ])
     for (const object of objects) {
       expect(object.metadata.name).toBe('platform-agent')
-      expect(object.metadata.labels).toEqual({ 'app.kubernetes.io/name': 'platform-agent', 'app.kubernetes.io/part-of': 'platform-api' })
+      expect(object.metadata.labels).toMatchObject({
+        'app.kubernetes.io/name': 'platform-agent',
+        'app.kubernetes.io/part-of': 'platform-api',
+      })
+      expect(Object.keys(object.metadata.labels)).toHaveLength(object.kind === 'Namespace' ? 3 : 2)
       const namespaced = !['Namespace', 'ClusterRoleBinding'].includes(object.kind)
       expect(object.metadata.namespace).toBe(namespaced ? 'platform-agent' : undefined)
     }
+    expect(byKind(objects, 'Namespace').metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted')
     expect(byKind(objects, 'ClusterRoleBinding')).toMatchObject({
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
       subjects: [{ kind: 'ServiceAccount', name: 'platform-agent', namespace: 'platform-agent' }],

@@ -83,7 +83,12 @@ export function agentManifest(input: AgentManifestInput): string {
   const withCa = input.caPem !== undefined
   const metadata = (namespaced: boolean) => ({ name: NAME, ...(namespaced ? { namespace: NAME } : {}), labels: LABELS })
   const objects: unknown[] = [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: metadata(false) },
+    // The agents meet the "restricted" Pod Security Standard; the namespace admits no pod that does not.
+    {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { ...metadata(false), labels: { ...LABELS, 'pod-security.kubernetes.io/enforce': 'restricted' } },
+    },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: metadata(true) },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
