@@ -2,6 +2,7 @@ import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import ipaddr from 'ipaddr.js'
+import packageJson from '../package.json'
 import { buildStamp } from './assets'
 
 /** Deployment modes register or omit whole route groups (docs/decisions.md §1). */
@@ -81,6 +82,8 @@ export interface Config {
   auditRetentionDays: number
   /** Where each audit event also goes as one JSON line: '-' stdout, a file path, or '' (nowhere). */
   auditLog: string
+  /** The image the cluster agent's manifest runs (docs/agents.md, "The agent image"). */
+  agentImage: string
   /** Deployment orders (docs/decisions.md §4, §4a, §7): chart sources seeded at start, private registries, Helm limits. */
   orders: OrdersConfig
   /** Stamped by a build: the source commit and build time. */
@@ -114,6 +117,11 @@ interface OrdersConfig {
 }
 
 const MODES: readonly DeploymentMode[] = ['hosted', 'marketplace', 'billing']
+/**
+ * The agent image when PLATFORM_AGENT_IMAGE is unset: this version's name on GitHub's registry. Operators
+ * build and push their own from the repository's Dockerfile (docs/agents.md, "The agent image").
+ */
+const DEFAULT_AGENT_IMAGE = `ghcr.io/platform-api/platform-api:${packageJson.version}`
 const projectRoot = resolve(import.meta.dir, '..')
 
 /** The Helm the binary carries, unpacked into the data dir under its digest; from a checkout, the one npm install extracted. */
@@ -215,6 +223,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: env.PLATFORM_METRICS_TOKEN || undefined,
     auditRetentionDays: parsePositiveInt(env.PLATFORM_AUDIT_RETENTION_DAYS ?? '90', 'PLATFORM_AUDIT_RETENTION_DAYS'),
     auditLog: auditLog === '' || auditLog === '-' ? auditLog : resolve(auditLog),
+    agentImage: parseImage(env.PLATFORM_AGENT_IMAGE || DEFAULT_AGENT_IMAGE),
     orders: {
       chartSources: parseChartSources(env.PLATFORM_CHART_SOURCES ?? ''),
       allowPrivateRegistries: parseBool(env.PLATFORM_ALLOW_PRIVATE_REGISTRIES ?? 'false', 'PLATFORM_ALLOW_PRIVATE_REGISTRIES'),
@@ -228,6 +237,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     buildCommit: env.PLATFORM_BUILD_COMMIT || buildStamp?.commit,
     buildDate: env.PLATFORM_BUILD_DATE || buildStamp?.date,
   }
+}
+
+/** A container image reference as a Pod's `image` takes it: `[host[:port]/]path[:tag][@sha256:digest]`. */
+const IMAGE_PATH = '[a-z0-9]+(?:[._-]+[a-z0-9]+)*'
+const IMAGE_REFERENCE = new RegExp(
+  `^(?:[A-Za-z0-9.-]+(?::\\d+)?/)?${IMAGE_PATH}(?:/${IMAGE_PATH})*(?::\\w[\\w.-]{0,127})?(?:@sha256:[0-9a-f]{64})?$`,
+)
+
+function parseImage(text: string): string {
+  if (!IMAGE_REFERENCE.test(text))
+    throw new ConfigError(`PLATFORM_AGENT_IMAGE must be a container image such as registry.example.com/platform-api:0.1.0, got "${text}"`)
+  return text
 }
 
 function parseKubeVersion(text: string): string {

@@ -116,6 +116,31 @@ for (const [key, { versions, strategy }] of Object.entries(BUILTIN)) {
       expect(gone.body.message).toBe(`${group ? `${resource}.${group}` : resource} "${name}" not found`)
     })
 
+    test(`a server-side dry run creates a ${strategy.kind} → 201 with what would be stored, and nothing stored`, async () => {
+      const k = await emulator()
+      const dry = await k.json('POST', `${base}?dryRun=All`, { metadata: { name }, ...SAMPLES[key] })
+      expect(dry.status).toBe(201)
+      expect(dry.body).toMatchObject({ kind: strategy.kind, metadata: { name } })
+      expect((await k.json('GET', `${base}/${name}`)).status).toBe(404)
+    })
+
+    // kubectl apply patches an existing object of a built-in kind with a strategic merge patch (a dry run too).
+    test(`a strategic merge patch of a ${strategy.kind}, dry run and real → 200, stored only by the real one`, async () => {
+      const k = await emulator()
+      expect((await k.json('POST', base, { metadata: { name }, ...SAMPLES[key] })).status).toBe(201)
+      const patch = (query: string) =>
+        k.request('PATCH', `${base}/${name}${query}`, {
+          body: { metadata: { labels: { patched: 'yes' } } },
+          headers: { 'Content-Type': 'application/strategic-merge-patch+json' },
+        })
+      const dry = await patch('?dryRun=All')
+      expect(dry.status).toBe(200)
+      expect((await dry.json()).metadata.labels.patched).toBe('yes')
+      expect((await k.json('GET', `${base}/${name}`)).body.metadata.labels?.patched).toBeUndefined()
+      expect((await patch('')).status).toBe(200)
+      expect((await k.json('GET', `${base}/${name}`)).body.metadata.labels.patched).toBe('yes')
+    })
+
     test(`an admin creates a ${strategy.kind} without a name → 422 Invalid`, async () => {
       const k = await emulator()
       const res = await k.json('POST', base, { metadata: {}, ...SAMPLES[key] })

@@ -12,6 +12,7 @@ export const APIEXTENSIONS: Record<string, BuiltinEntry> = {
       shortNames: ['crd', 'crds'],
       categories: ['api-extensions'],
       subresources: { status: true },
+      strategicMerge: true,
       tracksGeneration: true,
       validate: validateCrd,
     },

@@ -51,6 +51,7 @@ export const CORE: Record<string, BuiltinEntry> = {
       namespaced: false,
       shortNames: ['ns'],
       subresources: { status: true },
+      strategicMerge: true,
       dnsLabelName: true,
       verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
       fields: { 'status.phase': at('status.phase') },

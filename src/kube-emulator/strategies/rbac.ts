@@ -9,6 +9,7 @@ const rbac = (kind: string, namespaced: boolean): BuiltinEntry => ({
     kind,
     singular: kind.toLowerCase(),
     namespaced,
+    strategicMerge: true,
     validate: (obj) => (kind.endsWith('Binding') && !isObject(obj.roleRef) ? [required('roleRef')] : []),
   },
 })
