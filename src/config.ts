@@ -390,3 +390,11 @@ function isHttpUrl(text: string): boolean {
     return false
   }
 }
+
+/** What `agent` reads of the environment: its token when `--token` is not given (the manifest's Secret sets it), and where the pod's API server is. */
+export function agentEnvironment(env: NodeJS.ProcessEnv = process.env) {
+  return {
+    token: env.PLATFORM_AGENT_TOKEN || undefined,
+    inCluster: { KUBERNETES_SERVICE_HOST: env.KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT: env.KUBERNETES_SERVICE_PORT },
+  }
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import { buildStamp } from './assets'
 import { adminCreateToken, adminCreateUser } from './cli/admin'
+import { agent } from './cli/agent'
 import { backup, restore } from './cli/backup'
 import { clusterImport, clusterList, clusterRemove } from './cli/cluster'
 import { type Command, CommandFailed, PROGRAM, print, UsageError } from './cli/command'
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, Command | Record<string, Command>> = {
   backup,
   restore,
   'systemd-unit': systemdUnit,
+  agent,
   admin: { 'create-user': adminCreateUser, 'create-token': adminCreateToken },
   cluster: { import: clusterImport, list: clusterList, remove: clusterRemove },
   msgbus: { 'nats-config': msgbusNatsConfig },

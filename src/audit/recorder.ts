@@ -7,8 +7,8 @@ import { messageOf } from '../errors'
 import { pathOf } from '../http/routable-url'
 import { currentCompanionSource, runWithCompanions } from '../storage/write-companion'
 import { type KubernetesCall, type Named, RequestAudit, type StreamAudit } from './request-audit'
-import { auditWriter } from './writer'
 import type { SignInMethod } from './schemas'
+import { auditWriter } from './writer'
 
 export type { KubernetesCall, StreamAudit }
 

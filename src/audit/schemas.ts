@@ -2,7 +2,8 @@ import { t } from 'elysia'
 import { PageQuery } from '../http/pagination'
 
 /** What an event records (docs/decisions.md §8). */
-const Kind = (description: string) => t.Union([t.Literal('api'), t.Literal('kubernetes'), t.Literal('signin'), t.Literal('agent')], { description })
+const Kind = (description: string) =>
+  t.Union([t.Literal('api'), t.Literal('kubernetes'), t.Literal('signin'), t.Literal('agent')], { description })
 const Result = (description: string) => t.Union([t.Literal('allowed'), t.Literal('refused'), t.Literal('failed')], { description })
 const CredentialKind = t.Union(
   [t.Literal('session'), t.Literal('token'), t.Literal('basic'), t.Literal('oauth2'), t.Literal('agent'), t.Literal('none')],

@@ -45,7 +45,9 @@ const CONNECTIONS = runtimeSlot('clusters.connections', () => ({
   ofRows: new WeakMap<store.ClusterRow, ClusterConnection>(),
 }))
 const rowKey = (c: store.ClusterRow) =>
-  [c.server, c.caData, c.tlsServerName, String(c.insecureSkipTlsVerify), c.sealedCredential, String(c.agentTokenHash === null)].join('\u0000')
+  [c.server, c.caData, c.tlsServerName, String(c.insecureSkipTlsVerify), c.sealedCredential, String(c.agentTokenHash === null)].join(
+    '\u0000',
+  )
 
 /** The live connection of a stored cluster, its credential unsealed. */
 export async function connectionOf(deps: Deps, cluster: store.ClusterRow): Promise<ClusterConnection> {
@@ -337,7 +339,10 @@ const describeAll = (deps: Deps, probes: StatusProbes, rows: store.ClusterWithOw
 export async function describeCluster(deps: Deps, probes: StatusProbes, row: store.ClusterWithOwner): Promise<ClusterInfo> {
   const agent = row.agentTokenHash === null ? undefined : await agentTunnels(deps).statusOf(row)
   const live = await probes.statusOf(row.id, row.name, () => connectionOf(deps, row), agent?.since ?? '')
-  const status = agent && !agent.connected ? { ...noAgentStatus(row, live.status.lastProbeTime), agent } : { ...live.status, ...(agent ? { agent } : {}) }
+  const status =
+    agent && !agent.connected
+      ? { ...noAgentStatus(row, live.status.lastProbeTime), agent }
+      : { ...live.status, ...(agent ? { agent } : {}) }
   return {
     id: row.id,
     displayName: row.displayName || row.name,

@@ -10,7 +10,7 @@ import { decode, encode, Frame } from '../../net/tunnel/frames'
 import { Tunnel } from '../../net/tunnel/mux'
 import type { ClusterWithOwner } from '../store'
 import { acceptHello, bearerOf, clusterOfAgentToken } from './service'
-import { type HeldTunnel, agentTunnels } from './tunnels'
+import { agentTunnels, type HeldTunnel } from './tunnels'
 
 /**
  * The agent's side door (docs/agents.md, "Connecting"): `GET /api/v1/agent/connect` with the
@@ -48,14 +48,16 @@ export async function openAgentTunnel(deps: Deps, request: Request, server: Serv
   const minute = Math.floor(deps.clock.now() / 60_000)
   const seen = refusals.get(sourceAddress)
   const refusedSoFar = seen?.minute === minute ? seen.count : 0
-  if (refusedSoFar >= MAX_REFUSALS_PER_MINUTE) throw new AppError('tooManyRequests', ConnectMessages.tooManyFailures, [], { 'retry-after': '60' })
+  if (refusedSoFar >= MAX_REFUSALS_PER_MINUTE)
+    throw new AppError('tooManyRequests', ConnectMessages.tooManyFailures, [], { 'retry-after': '60' })
   const refuse = async (error: AppError, cluster?: ClusterWithOwner): Promise<never> => {
     refusals.set(sourceAddress, { minute, count: refusedSoFar + 1 }, 64)
     await recordAgent(deps, { verb: 'refused', status: error.kind === 'unauthenticated' ? 401 : 403, requestId, sourceAddress }, cluster)
     throw error
   }
   const cluster = await clusterOfAgentToken(deps, bearerOf(request.headers.get('authorization')))
-  if (!cluster) return refuse(new AppError('unauthenticated', 'the agent token is not valid (it may have been replaced by a later connect)'))
+  if (!cluster)
+    return refuse(new AppError('unauthenticated', 'the agent token is not valid (it may have been replaced by a later connect)'))
   assertWebSocketHandshake(request)
   const tunnels = agentTunnels(deps)
   if ((await tunnels.liveTunnels(cluster.id)).length >= MAX_AGENTS_PER_CLUSTER)
@@ -84,7 +86,8 @@ function agentSocket(deps: Deps, cluster: ClusterWithOwner, origin: Origin) {
       if (typeof message === 'string') return closeWith(ws, 1003, 'binary frames only')
       if (tunnel) return tunnel.receive(message)
       const frame = decode(message)
-      if (saidHello || frame?.type !== Frame.hello || frame.stream !== 0) return closeWith(ws, CLOSE.badHello, 'the first frame must be the hello')
+      if (saidHello || frame?.type !== Frame.hello || frame.stream !== 0)
+        return closeWith(ws, CLOSE.badHello, 'the first frame must be the hello')
       saidHello = true
       clearTimeout(helloTimer)
       welcome(ws, new TextDecoder().decode(frame.payload)).catch((error: unknown) => {

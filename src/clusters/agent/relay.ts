@@ -221,8 +221,7 @@ export class Relays {
   }
 }
 
-const proof = (key: Buffer, nonce: Buffer, tunnelId: string) =>
-  createHmac('sha256', key).update(nonce).update(tunnelId).digest('hex')
+const proof = (key: Buffer, nonce: Buffer, tunnelId: string) => createHmac('sha256', key).update(nonce).update(tunnelId).digest('hex')
 
 function splitAddress(address: string): [string, number] {
   const at = address.lastIndexOf(':')

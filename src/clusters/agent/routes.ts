@@ -13,7 +13,8 @@ const errors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
 /** Agent clusters (docs/agents.md): connect one, fetch its agent's manifest, and the agents' own door. */
 export const agentRoutes = (deps: Deps, probes: StatusProbes) =>
-  new Elysia({ name: 'clusters.agent.routes', prefix: '/api/v1' })
+  // Mounted inside the registry's routes (prefix /api/v1), sharing its health probes.
+  new Elysia({ name: 'clusters.agent.routes' })
     .use(guard(deps))
     .post(
       '/clustersv2/:owner/connect',
@@ -35,7 +36,12 @@ export const agentRoutes = (deps: Deps, probes: StatusProbes) =>
     .get(
       '/clustersv2/:owner/:cluster/agent.yaml',
       async ({ params, request, set }) => {
-        const text = await agents.agentManifestFor(deps, params.owner, params.cluster, agents.bearerOf(request.headers.get('authorization')))
+        const text = await agents.agentManifestFor(
+          deps,
+          params.owner,
+          params.cluster,
+          agents.bearerOf(request.headers.get('authorization')),
+        )
         set.headers['content-type'] = 'text/yaml; charset=utf-8'
         return text
       },
@@ -44,11 +50,14 @@ export const agentRoutes = (deps: Deps, probes: StatusProbes) =>
         secret: true,
         params: ClusterParams,
         response: {
-          200: t.String({ description: 'The agent manifest (YAML) for `kubectl apply -f`: namespace, service account, binding, token Secret, Deployment' }),
+          200: t.String({
+            description: 'The agent manifest (YAML) for `kubectl apply -f`: namespace, service account, binding, token Secret, Deployment',
+          }),
           401: ErrorBody,
         },
         detail: {
-          summary: "The agent manifest of an agent cluster; the only credential it takes is the cluster's agent token (Authorization: Bearer)",
+          summary:
+            "The agent manifest of an agent cluster; the only credential it takes is the cluster's agent token (Authorization: Bearer)",
           tags: TAGS,
         },
       },

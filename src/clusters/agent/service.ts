@@ -11,7 +11,7 @@ import { tlsNameOf } from '../../net/egress'
 import { manageableOwner } from '../access'
 import { checkConnection } from '../connection'
 import type { StatusProbes } from '../probe'
-import { describeCluster, Messages as ClusterMessages } from '../service'
+import { Messages as ClusterMessages, describeCluster } from '../service'
 import * as clusterStore from '../store'
 import { StoreMessages } from '../store'
 import { agentManifest } from './manifest'
@@ -119,7 +119,8 @@ function platformCaPem(deps: Deps): string | undefined {
  */
 export async function acceptHello(deps: Deps, cluster: clusterStore.ClusterRow, text: string): Promise<AgentHello> {
   const hello = parseHello(text)
-  if (!cluster.uid.startsWith(PENDING_UID_PREFIX) && cluster.uid !== hello.uid) throw new AppError('forbidden', AgentServiceMessages.otherCluster)
+  if (!cluster.uid.startsWith(PENDING_UID_PREFIX) && cluster.uid !== hello.uid)
+    throw new AppError('forbidden', AgentServiceMessages.otherCluster)
   const server = new URL(hello.server)
   const connection = checkConnection({
     server: hello.server,
