@@ -113,9 +113,7 @@ export function startAgent(lab: AgentLab, options: { token?: string; kubeconfig?
 }
 
 /** `edge`'s ClusterInfo.status as alice sees it. */
-export async function edgeStatus(
-  lab: AgentLab,
-): Promise<{
+export async function edgeStatus(lab: AgentLab): Promise<{
   phase: string
   message?: string
   agent?: { connected: boolean; since?: string; lastSeen?: string; version?: string; address?: string }
