@@ -19,17 +19,23 @@ export interface AgentLab {
   t: TestApp
   alice: TestUser
   bob: TestUser
-  /** The platform's https origin and its CA file. */
+  /** The platform's https origin, its CA and its CA file. */
   base: string
+  caPem: string
   caFile: string
   dataDir: string
   member: Emulator
   /** The emulator's kubeconfig, as the agent beside it reads it. */
   memberKubeconfig: string
-  /** `edge`'s agent token (from connect). */
+  /** `edge`'s agent token (from connect; a test that rotates it sets the new one). */
   token: string
   /** alice's kubeconfig for `edge` through the platform. */
   kubeconfig: () => Promise<string>
+  /** Stops the platform's listener (every connection cut) and listens again on the same port. */
+  restart(): Promise<void>
+  /** Stops every agent started for this lab. */
+  stopAgents(): Promise<void>
+  agents: AgentProcess[]
 }
 
 export type AgentProcess = Bun.Subprocess<'ignore', 'pipe', 'pipe'>
@@ -69,11 +75,13 @@ export async function agentLab(env: Record<string, string> = {}): Promise<AgentL
   const { token } = (await connected.json()) as { token: string }
   const memberKubeconfig = join(dataDir, 'member.kubeconfig')
   writeFileSync(memberKubeconfig, member.kubeconfig())
+  const agents: AgentProcess[] = []
   return {
     t,
     alice: alice!,
     bob: bob!,
     base: `https://127.0.0.1:${port}`,
+    caPem: tls.caCertPem,
     caFile,
     dataDir,
     member,
@@ -84,12 +92,21 @@ export async function agentLab(env: Record<string, string> = {}): Promise<AgentL
       writeFileSync(path, await (await t.as(alice!).get('/api/v1/clustersv2/alice/edge/kubeconfig')).text())
       return path
     },
+    restart: async () => {
+      await t.app.server?.stop(true)
+      await Bun.sleep(200)
+      t.app.listen({ port, hostname: '127.0.0.1', reusePort: false, idleTimeout: 60, tls: { cert: tls.certPem, key: tls.keyPem } })
+    },
+    agents,
+    stopAgents: async () => {
+      await Promise.all(agents.splice(0).map((agent) => stopChild(agent)))
+    },
   }
 }
 
 /** Starts an agent process for `lab` (its token unless `token`, the member's kubeconfig unless `kubeconfig`); stopped with the test file. */
 export function startAgent(lab: AgentLab, options: { token?: string; kubeconfig?: string; server?: string } = {}): AgentProcess {
-  return stopWithScope(
+  const agent = stopWithScope(
     Bun.spawn(
       [
         process.execPath,
@@ -110,6 +127,8 @@ export function startAgent(lab: AgentLab, options: { token?: string; kubeconfig?
       },
     ),
   )
+  lab.agents.push(agent)
+  return agent
 }
 
 /** `edge`'s ClusterInfo.status as alice sees it. */
