@@ -214,7 +214,8 @@ function securityOf(operation: Operation): Record<string, string[]>[] {
  * wildcard routes' documented operations in their place, and who may call each operation.
  */
 export function buildOpenApiDocument(app: AnyElysia, version: string, hidden: string[]) {
-  const generated = withoutCompilerMarks(toOpenAPISchema(app, { paths: hidden }))
+  // staticFile off: the generator would drop every path with a dot, an API route such as `…/agent.yaml` included.
+  const generated = withoutCompilerMarks(toOpenAPISchema(app, { paths: hidden, staticFile: false }))
   const paths = generated.paths as Paths
   for (const route of app.routes) {
     const body = route.hooks.body === undefined ? undefined : (unwrapSchema(route.hooks.body) as JsonSchema | undefined)
