@@ -14,7 +14,7 @@ export interface ClusterConnection {
 }
 
 /** Which agent cluster a connection reaches through a tunnel, and how to say so when no agent is there. */
-export interface AgentRoute {
+interface AgentRoute {
   clusterId: number
   /** `owner/name`, for messages. */
   name: string

@@ -2,9 +2,11 @@
 import { describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { ConnectMessages, MAX_REFUSALS_PER_MINUTE } from '../../src/clusters/agent/connect'
 import { startEmulator } from '../../src/kube-emulator'
 import { eventually } from '../support/wait'
 import { agentLab, edgeStatus, startAgent, stopAgent, untilAgent } from './agent-lab'
+import { WEBSOCKET_UPGRADE } from './support'
 
 const lab = await agentLab()
 const namespaces = () => lab.t.as(lab.alice).get('/api/v1/clusters/alice/edge/k8s/api/v1/namespaces')
@@ -147,3 +149,24 @@ async function stopAllAgentsAndWait(): Promise<void> {
   await lab.stopAgents()
   await untilAgent(lab, false, 20_000)
 }
+
+describe('connect floods', () => {
+  test('refused tokens from one address → 429 after the limit, and only agent events are written', async () => {
+    const attempt = () =>
+      fetch(`${lab.base}/api/v1/agent/connect`, {
+        headers: { authorization: `Bearer agt_${'0'.repeat(48)}`, ...WEBSOCKET_UPGRADE },
+        tls: { ca: lab.caPem },
+      } as RequestInit)
+    const statuses: number[] = []
+    for (let i = 0; i < MAX_REFUSALS_PER_MINUTE + 2; i++) statuses.push((await attempt()).status)
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(MAX_REFUSALS_PER_MINUTE)
+    expect(statuses.at(-1)).toBe(429)
+    const limited = await attempt()
+    expect(((await limited.json()) as { message: string }).message).toBe(ConnectMessages.tooManyFailures)
+    const events = (await (await lab.t.as(await lab.t.admin()).get('/api/v1/admin/audit?limit=100')).json()) as {
+      kind: string
+      route?: string
+    }[]
+    expect(events.filter((e) => e.route === '/api/v1/agent/connect')).toEqual([])
+  })
+})

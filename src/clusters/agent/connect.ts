@@ -1,5 +1,5 @@
 import type { Server, ServerWebSocket } from 'bun'
-import { auditAgent } from '../../audit/recorder'
+import { auditAgent, auditNotRecorded } from '../../audit/recorder'
 import { BoundedCache } from '../../bounded-cache'
 import { type Deps, runtimeSlot } from '../../deps'
 import { AppError, messageOf } from '../../errors'
@@ -42,6 +42,8 @@ const REFUSALS = runtimeSlot('clusters.agent-refusals', () => new BoundedCache<{
  * the cluster's agent count, then upgrades. Throws tooManyRequests, unauthenticated, badRequest.
  */
 export async function openAgentTunnel(deps: Deps, request: Request, server: Server<unknown> | null): Promise<undefined> {
+  // Its events are `agent` events, written below; the request's own `api` event would say less, twice.
+  auditNotRecorded()
   const sourceAddress = server ? clientAddress(server, request, deps.config.trustedProxies) : ''
   const requestId = requestIdOfRequest(request) ?? ''
   const refusals = deps.runtimes.of(REFUSALS)

@@ -13,9 +13,9 @@ import * as store from './store'
  */
 
 /** How often each held tunnel's row (and its cluster's lastSeen) is refreshed. */
-export const REFRESH_MS = 5_000
+const REFRESH_MS = 5_000
 /** A tunnel row older than this belongs to a process that died: it counts as gone. */
-export const STALE_MS = 3 * REFRESH_MS
+const STALE_MS = 3 * REFRESH_MS
 /** How often the tunnels are ticked (pings, silence, open deadlines). */
 const TICK_MS = 1_000
 
