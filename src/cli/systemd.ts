@@ -26,6 +26,15 @@ const systemdWord = (word: string) =>
  * after a crash but not after a configuration error (exit 2). Namespaces stay allowed: Helm renders
  * run in a network namespace of their own.
  */
+/** The confinement both units share: no new privileges, a read-only system, private /tmp and devices, kernel settings untouchable. */
+const CONFINED = `NoNewPrivileges=yes
+ProtectSystem=strict
+ProtectHome=yes
+PrivateTmp=yes
+PrivateDevices=yes
+ProtectKernelTunables=yes
+ProtectKernelModules=yes`
+
 const unitFile = (exec: string[]) => `# platform-api as a systemd service; see docs/operations.md ("Service").
 # Settings (PLATFORM_PUBLIC_URL, PLATFORM_TRUSTED_PROXIES, PLATFORM_METRICS_TOKEN, ...) go into
 # /etc/platform-api/env, one NAME=value a line, readable by root alone.
@@ -49,13 +58,7 @@ RestartSec=2
 RestartPreventExitStatus=2
 TimeoutStopSec=30
 LimitNOFILE=65536
-NoNewPrivileges=yes
-ProtectSystem=strict
-ProtectHome=yes
-PrivateTmp=yes
-PrivateDevices=yes
-ProtectKernelTunables=yes
-ProtectKernelModules=yes
+${CONFINED}
 ProtectControlGroups=yes
 RestrictSUIDSGID=yes
 LockPersonality=yes
@@ -93,13 +96,7 @@ Restart=always
 RestartSec=5
 UMask=0077
 CapabilityBoundingSet=
-NoNewPrivileges=yes
-ProtectSystem=strict
-ProtectHome=yes
-PrivateTmp=yes
-PrivateDevices=yes
-ProtectKernelTunables=yes
-ProtectKernelModules=yes
+${CONFINED}
 ProtectKernelLogs=yes
 ProtectControlGroups=yes
 ProtectClock=yes

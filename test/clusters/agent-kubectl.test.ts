@@ -2,16 +2,17 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { tempDir } from '../support/app'
+import { helmIn } from '../support/helm'
 import { CP_TREE, cpRoundTrip, portForward } from '../support/kubectl-streams'
-import { runKubectlWith, spawnKubectlWith } from './agent-kubectl'
 import { agentLab, startAgent, untilAgent } from './agent-lab'
+import { runKubectl, spawnKubectl } from './kubectl-lab'
 
 const lab = await agentLab()
 startAgent(lab)
 await untilAgent(lab, true)
 const kubeconfig = await lab.kubeconfig()
-const kubectl = (...args: string[]) => runKubectlWith(lab, kubeconfig, ...args)
-const spawn = spawnKubectlWith(lab, kubeconfig)
+const kubectl = (...args: string[]) => runKubectl(lab, kubeconfig, ...args)
+const spawn = spawnKubectl(lab, kubeconfig)
 
 async function podOf(app: string): Promise<string> {
   const { out } = await kubectl('get', 'pods', '-n', 'demo', '-l', `app=${app}`, '-o', 'jsonpath={.items[0].metadata.name}')
@@ -62,22 +63,8 @@ describe('kubectl through an agent (platform over TLS, member reachable only thr
 
   test('helm install --wait of a `helm create` chart → deployed', async () => {
     const home = tempDir()
-    const helm = async (...args: string[]) => {
-      const child = Bun.spawn([join(import.meta.dir, '../../.tools/bin/helm'), '--kubeconfig', kubeconfig, ...args], {
-        cwd: home,
-        env: {
-          ...process.env,
-          HOME: home,
-          HELM_CACHE_HOME: join(home, 'c'),
-          HELM_CONFIG_HOME: join(home, 'g'),
-          HELM_DATA_HOME: join(home, 'd'),
-        },
-        stdout: 'pipe',
-        stderr: 'pipe',
-      })
-      const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
-      return { stdout, stderr, code }
-    }
+    const run = helmIn({ ...process.env, HOME: home })
+    const helm = (...args: string[]) => run('--kubeconfig', kubeconfig, ...args)
     expect((await helm('create', 'shop')).code).toBe(0)
     const installed = await helm('install', 'shop', './shop', '-n', 'demo', '--wait', '--timeout', '60s')
     expect({ code: installed.code, stderr: installed.stderr }).toEqual({ code: 0, stderr: '' })

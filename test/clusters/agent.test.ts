@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test'
-import { runKubectlWith } from './agent-kubectl'
 import { agentLab, edgeStatus, startAgent, untilAgent } from './agent-lab'
+import { runKubectl } from './kubectl-lab'
 
 const lab = await agentLab()
 
@@ -19,7 +19,7 @@ test('a cluster the platform cannot dial → its agent dials out and kubectl rea
   const status = await edgeStatus(lab)
   expect(status.agent?.version).toBeString()
   const kubeconfig = await lab.kubeconfig()
-  const { out, code, err } = await runKubectlWith(lab, kubeconfig, 'get', 'namespaces', '-o', 'name')
+  const { out, code, err } = await runKubectl(lab, kubeconfig, 'get', 'namespaces', '-o', 'name')
   expect(err).toBe('')
   expect(code).toBe(0)
   expect(out).toContain('namespace/kube-system')

@@ -60,9 +60,12 @@ export async function kubectlLab(member: MemberServer, env: Record<string, strin
   }
 }
 
+/** What running kubectl needs of a lab: the app whose configuration names the kubectl binary. */
+type WithKubectl = Pick<ClusterLab, 't'>
+
 /** Starts kubectl with `kubeconfig` (and `env` added to the environment), its output piped, and its input when asked. */
 export const spawnKubectl =
-  (l: KubectlLab, kubeconfig: string, env: Record<string, string> = {}, stdin: 'ignore' | 'pipe' = 'ignore') =>
+  (l: WithKubectl, kubeconfig: string, env: Record<string, string> = {}, stdin: 'ignore' | 'pipe' = 'ignore') =>
   (args: string[]) =>
     Bun.spawn([l.t.config.kubectlPath, '--kubeconfig', kubeconfig, ...args], {
       stdin,
@@ -73,7 +76,7 @@ export const spawnKubectl =
 
 /** Runs kubectl to its end: its output and exit code. */
 export async function runKubectl(
-  l: KubectlLab,
+  l: WithKubectl,
   kubeconfig: string,
   ...args: string[]
 ): Promise<{ out: string; err: string; code: number }> {

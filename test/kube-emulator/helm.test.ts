@@ -1,31 +1,10 @@
 /** The real Helm (.tools/bin/helm) installs and uninstalls a `helm create` chart in the emulator over TLS. */
 import { afterEach, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { helmIn } from '../support/helm'
 import { eventually, stopAll, withKubectl } from './fixtures'
 
 afterEach(stopAll)
-
-const HELM = join(import.meta.dir, '../../.tools/bin/helm')
-
-/** Runs helm in the kubectl scratch directory (its HOME), with caches and config kept there too. */
-const helmIn =
-  (env: Record<string, string | undefined>) =>
-  async (...args: string[]) => {
-    const dir = env.HOME!
-    const p = Bun.spawn([HELM, ...args], {
-      cwd: dir,
-      env: {
-        ...env,
-        HELM_CACHE_HOME: join(dir, 'helm-cache'),
-        HELM_CONFIG_HOME: join(dir, 'helm-config'),
-        HELM_DATA_HOME: join(dir, 'helm-data'),
-      },
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
-    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
-    return { code, stdout, stderr }
-  }
 
 describe('helm against the emulator', () => {
   test('helm test of a `helm create` chart → its test pod reaches the Service with wget and succeeds', async () => {
