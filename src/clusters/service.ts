@@ -125,6 +125,14 @@ async function checkedIdentity(deps: Deps, name: string, connection: ClusterConn
   return inspectCluster(deps, { name, connection }, IMPORT_TIMEOUT_MS)
 }
 
+/** The owner a registration named `name` is for: one the caller manages, the name valid. Throws notFound, invalid. */
+export async function ownerOfNewCluster(deps: Deps, actor: Actor, ownerName: string, name: string): Promise<UserRow> {
+  const owner = await manageableOwner(deps, actor, ownerName)
+  if (checkName(name) !== 'VALID') throw new AppError('invalid', Messages.badName, [{ field: 'name', message: 'is not a valid name' }])
+  auditConcerns({ cluster: `${owner.name}/${name}` })
+  return owner
+}
+
 /**
  * Registers a cluster for an owner the caller manages, after connecting to it (/version, nodes,
  * the kube-system uid, which becomes the cluster's uid). Throws notFound (owner), invalid (name,
@@ -137,10 +145,7 @@ export async function importCluster(
   ownerName: string,
   input: ImportClusterOption,
 ): Promise<ClusterInfo> {
-  const owner = await manageableOwner(deps, actor, ownerName)
-  if (checkName(input.name) !== 'VALID')
-    throw new AppError('invalid', Messages.badName, [{ field: 'name', message: 'is not a valid name' }])
-  auditConcerns({ cluster: `${owner.name}/${input.name}` })
+  const owner = await ownerOfNewCluster(deps, actor, ownerName, input.name)
   const connection = connectionFromInput(input)
   if (!connection)
     throw new AppError('invalid', Messages.noConnection, [{ field: 'kubeconfig', message: 'or server and a credential are required' }])

@@ -1,17 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Value } from '@sinclair/typebox/value'
-import { auditConcerns } from '../../audit/recorder'
 import type { Actor } from '../../authz/actor'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
-import { checkName } from '../../identity/names'
 import { sha256Hex } from '../../identity/tokens/secrets'
 import { tlsNameOf } from '../../net/egress'
-import { manageableOwner } from '../access'
 import { checkConnection } from '../connection'
 import type { StatusProbes } from '../probe'
-import { Messages as ClusterMessages, describeCluster } from '../service'
+import { describeCluster, ownerOfNewCluster } from '../service'
 import * as clusterStore from '../store'
 import { StoreMessages } from '../store'
 import { agentManifest } from './manifest'
@@ -45,10 +42,7 @@ export async function connectCluster(
   ownerName: string,
   input: ConnectClusterOption,
 ): Promise<ConnectClusterAnswer> {
-  const owner = await manageableOwner(deps, actor, ownerName)
-  if (checkName(input.name) !== 'VALID')
-    throw new AppError('invalid', ClusterMessages.badName, [{ field: 'name', message: 'is not a valid name' }])
-  auditConcerns({ cluster: `${owner.name}/${input.name}` })
+  const owner = await ownerOfNewCluster(deps, actor, ownerName, input.name)
   const token = newAgentToken()
   const tokenHash = sha256Hex(token)
   const existing = await clusterStore.findClusterOfOwner(deps.db.read, owner.id, input.name)
