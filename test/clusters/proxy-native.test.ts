@@ -124,13 +124,13 @@ describe('passthrough hygiene and access', () => {
     expect(seen.length).toBe(before)
   })
 
-  test("an unknown cluster → 404 with the platform's error body", async () => {
+  test("an unknown cluster → 404 with the platform's reason in a Status", async () => {
     const l = await lab()
     const res = await call(`${l.base}/api/v1/clusters/alice/nope/k8s/api/v1/namespaces`, {
       headers: { authorization: `token ${l.alice.token}` },
     })
     expect(res.status).toBe(404)
-    expect(await res.json()).toMatchObject({ message: 'cluster not found' })
+    expect(await res.json()).toMatchObject({ kind: 'Status', message: 'cluster not found' })
   })
 
   for (const path of [
