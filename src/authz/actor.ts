@@ -44,8 +44,11 @@ export function scopesAllow(scopes: readonly string[] | undefined, level: 'read'
   return level === 'read' && scopes.includes(`read:${category}`)
 }
 
+/** Why a token without `level` access to `category` is refused. */
+export const missingScopeMessage = (level: 'read' | 'write', category: ScopeCategory) =>
+  `token does not have at least one of required scope(s): [${level}:${category}]`
+
 /** Throws forbidden when a token's scopes do not reach `level` on `category` (password and session sign-ins have no scopes to check). */
 export function assertTokenScope(actor: Actor | undefined, level: 'read' | 'write', category: ScopeCategory): void {
-  if (actor && !scopesAllow(actor.scopes, level, category))
-    throw new AppError('forbidden', `token does not have at least one of required scope(s): [${level}:${category}]`)
+  if (actor && !scopesAllow(actor.scopes, level, category)) throw new AppError('forbidden', missingScopeMessage(level, category))
 }

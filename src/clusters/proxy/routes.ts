@@ -13,6 +13,7 @@ import { ErrorBody, KubernetesStatus } from '../../http/schemas'
 import { asksUpgrade } from '../../http/websocket-upgrade'
 import { isStreaming, safeSegments } from './relay'
 import { kubernetesCallOf } from './request-info'
+import { platformReview } from './reviews'
 import { PASSTHROUGH_OPERATIONS, PROXY_OPERATIONS } from './schemas'
 import * as proxy from './service'
 import { proxyRequest } from './spec'
@@ -65,6 +66,8 @@ async function passThroughAnswer(
   body: unknown,
   server: Server<unknown> | null,
 ): Promise<Response | undefined> {
+  const review = platformReview(me, cluster, request.method, rest, body)
+  if (review) return review
   const url = new URL(request.url)
   const segments = safeSegments(rest)
   const target = await proxy.targetOf(deps, me, cluster, request.signal)
