@@ -31,6 +31,8 @@ export interface Actor {
   sessionId?: number
   /** Set on token sign-ins (bearer or Basic): the token's row id and name, never its value. */
   token?: { id: number; name: string }
+  /** Set on sign-ins with a kubeconfig's token: the one cluster (its id) the token may be used on (docs/decisions.md §12). */
+  clusterLimit?: number
   /** Set on OAuth2 access-token sign-ins: the application the user granted. */
   oauthApp?: { id: number; name: string }
   /** The admin behind a sudo request. */

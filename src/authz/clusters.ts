@@ -84,7 +84,13 @@ export const ClusterMessages = {
   badName: 'the owner and cluster names must be valid percent-encoded UTF-8',
   needsWrite: 'your access to this cluster is read-only',
   needsManage: "only the cluster's owner, or an owner or admin of its organization, may change it",
+  otherCluster: "this token is a kubeconfig's: it may be used on that kubeconfig's cluster only",
 } as const
+
+/** Throws forbidden when `actor` signed in with a kubeconfig's token limited to a cluster other than `clusterId` (none: every non-cluster route). */
+export function assertClusterLimit(actor: Actor | undefined, clusterId?: number): void {
+  if (actor?.clusterLimit !== undefined && actor.clusterLimit !== clusterId) throw new AppError('forbidden', ClusterMessages.otherCluster)
+}
 
 /**
  * The cluster `ownerName/clusterName` as `me` may use it for `verb`. A cluster that does not exist
@@ -102,6 +108,7 @@ export async function clusterScopeFor(
   const found = await facts.findCluster(me, ownerName, clusterName)
   const access = found && clusterAccess(found.relation)
   if (!found || !access) throw new AppError('notFound', ClusterMessages.notFound)
+  assertClusterLimit(me, found.cluster.id)
   if (!accessAllows(access, ACCESS_NEEDED[verb]))
     throw new AppError('forbidden', verb === 'manage' ? ClusterMessages.needsManage : ClusterMessages.needsWrite)
   return { owner: found.owner, cluster: found.cluster, access, grantedTeams: found.relation.grantedTeams.map((team) => team.name) }
