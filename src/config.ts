@@ -1,5 +1,6 @@
-import { availableParallelism } from 'node:os'
-import { join, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { availableParallelism, homedir } from 'node:os'
+import { delimiter, join, resolve } from 'node:path'
 import ipaddr from 'ipaddr.js'
 import { buildStamp } from './assets'
 
@@ -353,5 +354,23 @@ function isHttpUrl(text: string): boolean {
     return url.protocol === 'http:' || url.protocol === 'https:'
   } catch {
     return false
+  }
+}
+
+/** Where the terminal commands (`login`, `kubeconfig`) keep their files (docs/decisions.md §12). */
+export interface ClientFiles {
+  /** `$XDG_CONFIG_HOME/platform-api/config.json` (XDG_CONFIG_HOME defaults to ~/.config). */
+  configFile: string
+  /** The kubeconfig `--merge` writes: the first existing `KUBECONFIG` entry, else its first, else ~/.kube/config. */
+  kubeconfigFile: string
+}
+
+export function clientFiles(env: Record<string, string | undefined> = process.env): ClientFiles {
+  const home = env.HOME || homedir()
+  const configHome = env.XDG_CONFIG_HOME || join(home, '.config')
+  const listed = (env.KUBECONFIG ?? '').split(delimiter).filter(Boolean)
+  return {
+    configFile: join(configHome, 'platform-api', 'config.json'),
+    kubeconfigFile: listed.find((file) => existsSync(file)) ?? listed[0] ?? join(home, '.kube', 'config'),
   }
 }

@@ -4,6 +4,8 @@ import { adminCreateToken, adminCreateUser } from './cli/admin'
 import { backup, restore } from './cli/backup'
 import { clusterImport, clusterList, clusterRemove } from './cli/cluster'
 import { type Command, CommandFailed, PROGRAM, print, UsageError } from './cli/command'
+import { clusters, kubeconfig } from './cli/kubeconfig'
+import { login, logout } from './cli/login'
 import { migrate } from './cli/migrate'
 import { msgbusNatsConfig } from './cli/msgbus'
 import { serve } from './cli/serve'
@@ -24,6 +26,10 @@ const COMMANDS: Record<string, Command | Record<string, Command>> = {
   cluster: { import: clusterImport, list: clusterList, remove: clusterRemove },
   msgbus: { 'nats-config': msgbusNatsConfig },
   usage: { import: usageImport },
+  login,
+  logout,
+  clusters,
+  kubeconfig,
 }
 
 const isCommand = (entry: Command | Record<string, Command>): entry is Command => typeof entry.run === 'function'
