@@ -9,6 +9,7 @@ import { login, logout } from './cli/login'
 import { migrate } from './cli/migrate'
 import { msgbusNatsConfig } from './cli/msgbus'
 import { serve } from './cli/serve'
+import { status } from './cli/status'
 import { systemdUnit } from './cli/systemd'
 import { usageImport } from './cli/usage'
 import { ConfigError } from './config'
@@ -18,6 +19,7 @@ import { buildInfo } from './system/service'
 /** The command line: a command, or a group and its subcommand (`admin create-user`). */
 const COMMANDS: Record<string, Command | Record<string, Command>> = {
   serve,
+  status,
   migrate,
   backup,
   restore,
