@@ -11,7 +11,7 @@ import * as store from './store'
 /** The device authorization grant (RFC 8628 §3.4). */
 export const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code'
 /** The built-in client of `platform-api login`: no registered application, its tokens are the user's access tokens. */
-export const CLI_CLIENT_ID = 'platform-cli'
+const CLI_CLIENT_ID = 'platform-cli'
 const CLI_CLIENT_NAME = 'platform-api command line'
 const DEVICE_CODE_PREFIX = 'pod_'
 const DEVICE_TTL_SECONDS = 10 * 60
@@ -26,7 +26,7 @@ const POLL_TOLERANCE = 0.8
 /** RFC 8628 §6.1: base-20 consonants, 8 of them (about 34.5 bits), shown as `WDJB-MJHT`. */
 const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ'
 
-export const DeviceMessages = {
+const DeviceMessages = {
   badUserCode: 'the code is 8 letters as the terminal shows it, e.g. WDJB-MJHT',
   noSuchCode: 'no sign-in is waiting for that code (it may have expired: start again in the terminal)',
   answered: 'that code was already approved or denied',
