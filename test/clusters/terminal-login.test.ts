@@ -7,6 +7,7 @@ import { startEmulator } from '../../src/kube-emulator'
 import { basic, PASSWORD, tempDir } from '../support/app'
 import { stopWithScope } from '../support/children'
 import { MAIN } from '../support/process'
+import { readUntil } from '../support/wait'
 import { kubectlLab } from './kubectl-lab'
 
 const member = await startEmulator({ tls: true, seed: true })
@@ -26,17 +27,6 @@ async function cli(env: Record<string, string>, ...args: string[]) {
   const child = Bun.spawn([process.execPath, MAIN, ...args], { env, stdout: 'pipe', stderr: 'pipe' })
   const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   return { out, err, code }
-}
-
-/** Reads `reader` until `pattern` matches what was read so far; returns all of it. */
-async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, pattern: RegExp, seen = ''): Promise<string> {
-  let text = seen
-  while (!pattern.test(text)) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`ended before ${pattern}: ${text}`)
-    text += new TextDecoder().decode(value)
-  }
-  return text
 }
 
 describe('platform-api login, clusters, kubeconfig --merge, logout', () => {
@@ -110,7 +100,8 @@ describe('platform-api login, clusters, kubeconfig --merge, logout', () => {
     const after = await cli(env, 'clusters')
     expect(after.code).toBe(1)
     expect(after.err).toContain('not signed in')
-  })
+    // Six programs started one after another and a poll interval of 5 s: long on a loaded machine.
+  }, 90_000)
 
   test('a CA fingerprint that is not confirmed → nothing is kept', async () => {
     const l = await kubectlLab(member)
