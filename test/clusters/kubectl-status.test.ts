@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { mintToken } from '../../src/identity/tokens/service'
 import { startEmulator } from '../../src/kube-emulator'
-import { tempDir } from '../support/app'
+import { basic, makeTestApp, tempDir } from '../support/app'
 import { type KubectlLab, kubectlLab, runKubectl } from './kubectl-lab'
+import { deadRegistrationFixture } from './support'
 
 const member = await startEmulator({ tls: true, seed: true })
 afterAll(() => member.stop())
@@ -94,5 +96,40 @@ describe("the platform's own refusals on the kubectl endpoint are Kubernetes Sta
     expect(body.message).toBe('cluster not found')
     expect(body.url).toBeString()
     expect(body.kind).toBeUndefined()
+  })
+})
+
+describe('every refusal kind is a Status with the apiserver’s reason, rendered in one place', () => {
+  test('401, 403, 404, 405, 429 and 502 on the kubectl endpoint; the same refusals elsewhere keep the error body', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    await deadRegistrationFixture(t, alice!.user, 'dead')
+    const readOnly = (await mintToken(t.deps.db, alice!.user.id, { name: 'ro', scopes: ['read:cluster'] })).plaintext
+    const k8s = '/api/v1/clusters/alice/dead/k8s/api/v1/namespaces'
+    const statusOf = async (res: Response) => ({ code: res.status, body: (await res.json()) as Record<string, unknown> })
+    const cases: [string, Promise<Response>, number, string][] = [
+      ['no valid token', t.request('GET', k8s, { token: 'f'.repeat(40) }), 401, 'Unauthorized'],
+      ['a read-only token writing', t.request('POST', k8s, { token: readOnly, body: {} }), 403, 'Forbidden'],
+      ['a cluster that does not exist', t.request('GET', '/api/v1/clusters/alice/nope/k8s/api', { token: alice!.token }), 404, 'NotFound'],
+      ['a method Kubernetes does not take', t.request('PROPFIND', k8s, { token: alice!.token }), 405, 'MethodNotAllowed'],
+      ['a cluster that cannot be reached', t.request('GET', k8s, { token: alice!.token }), 502, 'InternalError'],
+    ]
+    for (const [what, answer, code, reason] of cases) {
+      const { code: status, body } = await statusOf(await answer)
+      expect({ what, status, kind: body.kind, reason: body.reason, code: body.code }).toEqual({
+        what,
+        status: code,
+        kind: 'Status',
+        reason,
+        code,
+      })
+      expect(body.message).toBeString()
+    }
+    let limited: Response | undefined
+    for (let attempt = 0; attempt < 30 && limited?.status !== 429; attempt++)
+      limited = await t.request('GET', k8s, { headers: { authorization: basic('alice', 'wrong password') } })
+    expect(await statusOf(limited!)).toMatchObject({ code: 429, body: { kind: 'Status', reason: 'TooManyRequests', code: 429 } })
+    const elsewhere = await t.request('GET', '/api/v1/clustersv2/alice/nope', { token: alice!.token })
+    expect(await elsewhere.json()).toEqual({ message: 'cluster not found', url: expect.any(String) })
   })
 })
