@@ -44,6 +44,7 @@ describe('serve with no TLS settings: HTTPS with a CA of its own (docs/decisions
     expect(server.base).toStartWith('https://')
     const caPem = readFileSync(join(dataDir, 'tls', 'ca.crt'), 'utf8')
     const fingerprint = new X509Certificate(caPem).fingerprint256
+    expect(server.started).toContain(`"caFile":"${join(dataDir, 'tls', 'ca.crt')}","caFingerprint":"SHA256 ${fingerprint}"`)
     const status = Bun.spawnSync([process.execPath, MAIN, 'status', '--data-dir', dataDir], { env: { ...process.env, PLATFORM_TLS: '' } })
     expect(status.stdout.toString()).toContain(`CA ${join(dataDir, 'tls', 'ca.crt')}`)
     expect(status.stdout.toString()).toContain(fingerprint)

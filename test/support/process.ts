@@ -8,6 +8,8 @@ export interface RunningServer {
   base: string
   /** Everything the server wrote to stderr so far is collected here once it exits. */
   stderr: () => Promise<string>
+  /** What it wrote to stdout up to its `listening` line, that line included. */
+  started: string
 }
 
 /**
@@ -48,7 +50,7 @@ export async function startServer(
   void child.stdout.pipeTo(new WritableStream()).catch(() => undefined)
   const [, scheme, listening] = /"url":"(https?):\/\/[^:]+:(\d+)"/.exec(seen)!
   const stderr = new Response(child.stderr).text()
-  return { child, base: `${scheme}://127.0.0.1:${listening}`, stderr: () => stderr }
+  return { child, base: `${scheme}://127.0.0.1:${listening}`, stderr: () => stderr, started: seen }
 }
 
 /** Runs `admin create-token` for `username` on `dataDir` and returns the printed token. */
