@@ -21,7 +21,7 @@ import { requestLog, requestStartedAt } from './http/request-log'
 import { routableUrl } from './http/routable-url'
 import { securityHeaders } from './http/security-headers'
 import { checkCredential } from './identity/authenticate'
-import { oauth2ApplicationRoutes, oauth2FlowRoutes } from './identity/oauth2/routes'
+import { deviceApprovalRoutes, oauth2ApplicationRoutes, oauth2FlowRoutes } from './identity/oauth2/routes'
 import { identityRoutes } from './identity/routes'
 import { securityRoutes } from './identity/security/routes'
 import { userFacts } from './identity/user-facts'
@@ -153,6 +153,7 @@ export function createApp(deps: Deps) {
     .use(securityRoutes(deps))
     .use(oauth2ApplicationRoutes(deps))
     .use(oauth2FlowRoutes(deps))
+    .use(deviceApprovalRoutes(deps))
     .use(orgRoutes(deps))
     .use(memberRoutes(deps))
     .use(teamRoutes(deps))

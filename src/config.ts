@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs'
 import { isIP } from 'node:net'
-import { availableParallelism } from 'node:os'
-import { join, resolve } from 'node:path'
+import { availableParallelism, homedir } from 'node:os'
+import { delimiter, join, resolve } from 'node:path'
 import ipaddr from 'ipaddr.js'
 import packageJson from '../package.json'
 import { buildStamp } from './assets'
@@ -68,8 +69,12 @@ export interface Config {
   bucketListPageSize: number
   /** Google Cloud Storage JSON API origin; an emulator's (fake-gcs-server) in labs. */
   gcsEndpoint: string
-  /** Serve HTTPS with this certificate and key (PEM files); undefined: plain HTTP (behind a TLS proxy). */
-  tls: { certFile: string; keyFile: string; caFile: string | undefined } | undefined
+  /**
+   * Serve HTTPS with this certificate and key (PEM files); undefined: plain HTTP (behind a TLS
+   * proxy). `generated`: files `serve` makes once in the data dir, a CA of its own and a
+   * certificate it signed (docs/decisions.md §12).
+   */
+  tls: { certFile: string; keyFile: string; caFile: string | undefined; generated: boolean } | undefined
   /** Reverse proxies whose `X-Forwarded-For` names the real client (the sign-in limiter's key). */
   trustedProxies: readonly Cidr[]
   /** Usage PDFs: renders at once in the one warm Chromium, and how many more may wait (503 beyond). */
@@ -150,17 +155,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const databaseUrl = env.DATABASE_URL ?? `file:${join(dataDir, 'platform.db')}`
   if (!/^(file:|libsql:\/\/|https?:\/\/|wss?:\/\/)/.test(databaseUrl))
     throw new ConfigError(`DATABASE_URL must start with file:, libsql://, http(s):// or ws(s)://, got "${databaseUrl}"`)
-  const publicUrl = (env.PLATFORM_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '')
+  const certFile = env.PLATFORM_TLS_CERT_FILE || undefined
+  const keyFile = env.PLATFORM_TLS_KEY_FILE || undefined
+  if ((certFile === undefined) !== (keyFile === undefined))
+    throw new ConfigError('PLATFORM_TLS_CERT_FILE and PLATFORM_TLS_KEY_FILE go together: set both or neither')
+  const tlsSetting = env.PLATFORM_TLS ?? ''
+  if (tlsSetting !== '' && tlsSetting !== 'off') throw new ConfigError(`PLATFORM_TLS takes only "off", got "${tlsSetting}"`)
+  const tls =
+    certFile && keyFile
+      ? { certFile, keyFile, caFile: env.PLATFORM_TLS_CA_FILE || undefined, generated: false }
+      : env.PLATFORM_PUBLIC_URL === undefined && tlsSetting !== 'off'
+        ? { ...generatedTlsFiles(dataDir), generated: true }
+        : undefined
+  const publicUrl = (env.PLATFORM_PUBLIC_URL ?? `${tls ? 'https' : 'http'}://localhost:${port}`).replace(/\/+$/, '')
   if (!isHttpUrl(publicUrl)) throw new ConfigError(`PLATFORM_PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`)
   const secretKey = env.PLATFORM_SECRET_KEY
   if (secretKey !== undefined && decodeKey(secretKey) === undefined)
     throw new ConfigError('PLATFORM_SECRET_KEY must be 32 bytes, as 64 hex characters or base64')
   const gcsEndpoint = (env.PLATFORM_GCS_ENDPOINT ?? 'https://storage.googleapis.com').replace(/\/+$/, '')
   if (!isHttpUrl(gcsEndpoint)) throw new ConfigError(`PLATFORM_GCS_ENDPOINT must be an http(s) URL, got "${gcsEndpoint}"`)
-  const certFile = env.PLATFORM_TLS_CERT_FILE || undefined
-  const keyFile = env.PLATFORM_TLS_KEY_FILE || undefined
-  if ((certFile === undefined) !== (keyFile === undefined))
-    throw new ConfigError('PLATFORM_TLS_CERT_FILE and PLATFORM_TLS_KEY_FILE go together: set both or neither')
   const msgbusUrls = (env.MSGBUS_URLS ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -213,7 +226,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     memberBufferBytes: parsePositiveInt(env.PLATFORM_MEMBER_BUFFER_BYTES ?? String(256 * 1024 * 1024), 'PLATFORM_MEMBER_BUFFER_BYTES'),
     bucketListPageSize: parsePositiveInt(env.PLATFORM_BUCKET_LIST_PAGE_SIZE ?? '1000', 'PLATFORM_BUCKET_LIST_PAGE_SIZE'),
     gcsEndpoint,
-    tls: certFile && keyFile ? { certFile, keyFile, caFile: env.PLATFORM_TLS_CA_FILE || undefined } : undefined,
+    tls,
     trustedProxies: trustedProxies.cidrs,
     pdfRenders: {
       concurrency: parsePositiveInt(env.PLATFORM_PDF_CONCURRENCY ?? '2', 'PLATFORM_PDF_CONCURRENCY'),
@@ -396,5 +409,30 @@ export function agentEnvironment(env: NodeJS.ProcessEnv = process.env) {
   return {
     token: env.PLATFORM_AGENT_TOKEN || undefined,
     inCluster: { KUBERNETES_SERVICE_HOST: env.KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT: env.KUBERNETES_SERVICE_PORT },
+  }
+}
+
+/** Where `serve` keeps the certificate authority and certificate it makes itself (docs/decisions.md §12). */
+const generatedTlsFiles = (dataDir: string) => ({
+  caFile: join(dataDir, 'tls', 'ca.crt'),
+  certFile: join(dataDir, 'tls', 'server.crt'),
+  keyFile: join(dataDir, 'tls', 'server.key'),
+})
+
+/** Where the terminal commands (`login`, `kubeconfig`) keep their files (docs/decisions.md §12). */
+export interface ClientFiles {
+  /** `$XDG_CONFIG_HOME/platform-api/config.json` (XDG_CONFIG_HOME defaults to ~/.config). */
+  configFile: string
+  /** The kubeconfig `--merge` writes: the first existing `KUBECONFIG` entry, else its first, else ~/.kube/config. */
+  kubeconfigFile: string
+}
+
+export function clientFiles(env: Record<string, string | undefined> = process.env): ClientFiles {
+  const home = env.HOME || homedir()
+  const configHome = env.XDG_CONFIG_HOME || join(home, '.config')
+  const listed = (env.KUBECONFIG ?? '').split(delimiter).filter(Boolean)
+  return {
+    configFile: join(configHome, 'platform-api', 'config.json'),
+    kubeconfigFile: listed.find((file) => existsSync(file)) ?? listed[0] ?? join(home, '.kube', 'config'),
   }
 }

@@ -5,9 +5,12 @@ import { agent } from './cli/agent'
 import { backup, restore } from './cli/backup'
 import { clusterImport, clusterList, clusterRemove } from './cli/cluster'
 import { type Command, CommandFailed, PROGRAM, print, UsageError } from './cli/command'
+import { clusters, kubeconfig } from './cli/kubeconfig'
+import { login, logout } from './cli/login'
 import { migrate } from './cli/migrate'
 import { msgbusNatsConfig } from './cli/msgbus'
 import { serve } from './cli/serve'
+import { status } from './cli/status'
 import { systemdUnit } from './cli/systemd'
 import { usageImport } from './cli/usage'
 import { ConfigError } from './config'
@@ -17,6 +20,7 @@ import { buildInfo } from './system/service'
 /** The command line: a command, or a group and its subcommand (`admin create-user`). */
 const COMMANDS: Record<string, Command | Record<string, Command>> = {
   serve,
+  status,
   migrate,
   backup,
   restore,
@@ -26,6 +30,10 @@ const COMMANDS: Record<string, Command | Record<string, Command>> = {
   cluster: { import: clusterImport, list: clusterList, remove: clusterRemove },
   msgbus: { 'nats-config': msgbusNatsConfig },
   usage: { import: usageImport },
+  login,
+  logout,
+  clusters,
+  kubeconfig,
 }
 
 const isCommand = (entry: Command | Record<string, Command>): entry is Command => typeof entry.run === 'function'

@@ -62,6 +62,11 @@ export const accessTokens = sqliteTable(
     scopes: text('scopes').notNull().default('all'),
     /** Unix seconds; null = never expires. */
     expiresAt: integer('expires_at'),
+    /**
+     * The cluster a kubeconfig's token is limited to (docs/decisions.md §12); null for other tokens.
+     * No foreign key: a token whose cluster was removed stays limited to it, so it reaches nothing.
+     */
+    kubeconfigClusterId: integer('kubeconfig_cluster_id'),
     lastUsedAt: integer('last_used_at'),
     createdAt: createdAt(),
     updatedAt: integer('updated_at', { mode: 'timestamp' }).notNull().default(sql`(unixepoch())`),

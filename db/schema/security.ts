@@ -185,3 +185,32 @@ export const oauth2Grants = sqliteTable(
     index('oauth2_grants_code').on(t.codeId),
   ],
 )
+
+/**
+ * A device authorization (RFC 8628) from `platform-api login` or a registered application's
+ * client: the device code hashed, the user code as shown (`XXXX-XXXX`), and its state: `pending`
+ * until a signed-in user approves (`uid` set) or denies it, `redeemed` once its tokens were issued.
+ * `application_id` is null for the built-in client `platform-cli`. Times are Unix milliseconds
+ * for `last_polled_at` (the `slow_down` check), seconds otherwise.
+ */
+export const oauth2DeviceAuthorizations = sqliteTable(
+  'oauth2_device_authorizations',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    clientId: text('client_id').notNull(),
+    applicationId: integer('application_id').references(() => oauth2Applications.id, { onDelete: 'cascade' }),
+    deviceCodeHash: text('device_code_hash').notNull(),
+    userCode: text('user_code').notNull(),
+    scopes: text('scopes').notNull(),
+    state: text('state').notNull().default('pending'),
+    uid: integer('uid').references(() => users.id, { onDelete: 'cascade' }),
+    intervalSeconds: integer('interval_seconds').notNull(),
+    lastPolledAt: integer('last_polled_at'),
+    expiresAt: integer('expires_at').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('oauth2_device_authorizations_device_code').on(t.deviceCodeHash),
+    uniqueIndex('oauth2_device_authorizations_user_code').on(t.userCode),
+  ],
+)

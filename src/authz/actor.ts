@@ -31,6 +31,8 @@ export interface Actor {
   sessionId?: number
   /** Set on token sign-ins (bearer or Basic): the token's row id and name, never its value. */
   token?: { id: number; name: string }
+  /** Set on sign-ins with a kubeconfig's token: the one cluster (its id) the token may be used on (docs/decisions.md §12). */
+  clusterLimit?: number
   /** Set on OAuth2 access-token sign-ins: the application the user granted. */
   oauthApp?: { id: number; name: string }
   /** The admin behind a sudo request. */
@@ -44,8 +46,11 @@ export function scopesAllow(scopes: readonly string[] | undefined, level: 'read'
   return level === 'read' && scopes.includes(`read:${category}`)
 }
 
+/** Why a token without `level` access to `category` is refused. */
+export const missingScopeMessage = (level: 'read' | 'write', category: ScopeCategory) =>
+  `token does not have at least one of required scope(s): [${level}:${category}]`
+
 /** Throws forbidden when a token's scopes do not reach `level` on `category` (password and session sign-ins have no scopes to check). */
 export function assertTokenScope(actor: Actor | undefined, level: 'read' | 'write', category: ScopeCategory): void {
-  if (actor && !scopesAllow(actor.scopes, level, category))
-    throw new AppError('forbidden', `token does not have at least one of required scope(s): [${level}:${category}]`)
+  if (actor && !scopesAllow(actor.scopes, level, category)) throw new AppError('forbidden', missingScopeMessage(level, category))
 }

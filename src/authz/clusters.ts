@@ -35,8 +35,8 @@ export interface ClusterRelation {
   ownsCluster: boolean
   /** The caller's role in the owning organization; undefined for a user-owned cluster or a non-member. */
   orgRole: OrgRole | undefined
-  /** Permissions (`read`, `write`, `admin`, `owner`) of the caller's teams that were granted this cluster. */
-  grantedTeamPermissions: readonly string[]
+  /** The caller's teams that were granted this cluster, with their permissions (`read`, `write`, `admin`, `owner`). */
+  grantedTeams: readonly { name: string; permission: string }[]
 }
 
 const RANK: Record<ClusterAccess, number> = { read: 1, write: 2, manage: 3 }
@@ -44,8 +44,9 @@ const RANK: Record<ClusterAccess, number> = { read: 1, write: 2, manage: 3 }
 /** The table: owner user, site admins, org owners and admins manage; granted teams read or write by their permission. */
 export function clusterAccess(relation: ClusterRelation): ClusterAccess | undefined {
   if (relation.siteAdmin || relation.ownsCluster || relation.orgRole === 'owner' || relation.orgRole === 'admin') return 'manage'
-  if (relation.grantedTeamPermissions.some((p) => p === 'write' || p === 'admin' || p === 'owner')) return 'write'
-  if (relation.grantedTeamPermissions.includes('read')) return 'read'
+  const permissions = relation.grantedTeams.map((team) => team.permission)
+  if (permissions.some((p) => p === 'write' || p === 'admin' || p === 'owner')) return 'write'
+  if (permissions.includes('read')) return 'read'
   return undefined
 }
 
@@ -74,6 +75,8 @@ export interface ClusterScope {
   cluster: ClusterRow
   /** What the caller may do with it (at least what the route needed). */
   access: ClusterAccess
+  /** The names of the caller's teams that were granted it (the owning organization's teams). */
+  grantedTeams: readonly string[]
 }
 
 export const ClusterMessages = {
@@ -81,7 +84,13 @@ export const ClusterMessages = {
   badName: 'the owner and cluster names must be valid percent-encoded UTF-8',
   needsWrite: 'your access to this cluster is read-only',
   needsManage: "only the cluster's owner, or an owner or admin of its organization, may change it",
+  otherCluster: "this token is a kubeconfig's: it may be used on that kubeconfig's cluster only",
 } as const
+
+/** Throws forbidden when `actor` signed in with a kubeconfig's token limited to a cluster other than `clusterId` (none: every non-cluster route). */
+export function assertClusterLimit(actor: Actor | undefined, clusterId?: number): void {
+  if (actor?.clusterLimit !== undefined && actor.clusterLimit !== clusterId) throw new AppError('forbidden', ClusterMessages.otherCluster)
+}
 
 /**
  * The cluster `ownerName/clusterName` as `me` may use it for `verb`. A cluster that does not exist
@@ -99,9 +108,10 @@ export async function clusterScopeFor(
   const found = await facts.findCluster(me, ownerName, clusterName)
   const access = found && clusterAccess(found.relation)
   if (!found || !access) throw new AppError('notFound', ClusterMessages.notFound)
+  assertClusterLimit(me, found.cluster.id)
   if (!accessAllows(access, ACCESS_NEEDED[verb]))
     throw new AppError('forbidden', verb === 'manage' ? ClusterMessages.needsManage : ClusterMessages.needsWrite)
-  return { owner: found.owner, cluster: found.cluster, access }
+  return { owner: found.owner, cluster: found.cluster, access, grantedTeams: found.relation.grantedTeams.map((team) => team.name) }
 }
 
 /**

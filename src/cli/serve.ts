@@ -2,6 +2,7 @@ import { closeDeps, createApp, openDeps } from '../app'
 import { startBackgroundWork } from '../background'
 import { type Config, loadConfig, type ServeFlags } from '../config'
 import { type Command, PROGRAM, parse } from './command'
+import { ensureGeneratedTls, generatedCa } from './server-tls'
 import { listenFailed, prepareDatabase } from './start-up'
 import { superviseWorkers } from './workers'
 
@@ -33,9 +34,16 @@ generated password once when PLATFORM_ADMIN_PASSWORD is not set.
       workers: values.workers,
     }
     const config = loadConfig(process.env, flags)
+    await ensureGeneratedTls(config)
     if (config.workers > 1 && config.workerId === undefined) return superviseWorkers(config, args)
     return serveHere(config)
   },
+}
+
+/** What a client must trust when the server made its own CA: its path and fingerprint, printed at start. */
+function tlsFacts(config: Config): Record<string, string> {
+  const ca = generatedCa(config)
+  return ca ? { caFile: ca.caFile, caFingerprint: `SHA256 ${ca.fingerprint}` } : {}
 }
 
 /**
@@ -45,7 +53,6 @@ generated password once when PLATFORM_ADMIN_PASSWORD is not set.
  */
 async function serveHere(config: Config): Promise<number> {
   const deps = await openDeps(config)
-  if (config.workerId === undefined) await prepareDatabase(deps)
   const app = createApp(deps)
   try {
     app.listen({
@@ -61,6 +68,8 @@ async function serveHere(config: Config): Promise<number> {
     await closeDeps(deps)
     throw listenFailed(config, error)
   }
+  // Once the port is ours: a start that cannot listen creates no admin, whose one-time password would be lost.
+  if (config.workerId === undefined) await prepareDatabase(deps)
   // Only once the port is ours: a server that cannot listen must not re-point the running one's sandbox.
   const stopBackground = await startBackgroundWork(deps)
   // Handlers first, then the "listening" line: whoever waits for that line may signal at once.
@@ -95,6 +104,7 @@ async function serveHere(config: Config): Promise<number> {
     url: `${config.tls ? 'https' : 'http'}://${config.host}:${app.server?.port}`,
     publicUrl: config.publicUrl,
     database: deps.db.driver,
+    ...tlsFacts(config),
     ...(config.workerId !== undefined ? { worker: config.workerId } : {}),
   })
   process.send?.({ listening: config.workerId })

@@ -3,7 +3,7 @@ import type { Deps } from '../deps'
 import { messageOf } from '../errors'
 import { importAvatarFiles } from '../identity/avatars/store'
 import { ensureFirstAdmin } from '../identity/service'
-import { CommandFailed } from './command'
+import { CommandFailed, UsageError } from './command'
 
 /**
  * Applies migrations (openDeps), moves avatar files of an earlier version into the database, and
@@ -20,9 +20,9 @@ export async function prepareDatabase(deps: Deps): Promise<void> {
     process.stderr.write(`\n  site admin "${deps.config.admin.username}" password (shown once): ${admin.generatedPassword}\n\n`)
 }
 
-/** The listen error an operator can act on: a port in use, an address that cannot be bound. */
-export function listenFailed(config: Config, error: unknown): CommandFailed {
+/** The listen error an operator can act on: a port in use (a configuration to change: exit 2), an address that cannot be bound. */
+export function listenFailed(config: Config, error: unknown): CommandFailed | UsageError {
   const code = (error as { code?: string }).code
-  if (code === 'EADDRINUSE') return new CommandFailed(`port ${config.port} on ${config.host} is already in use (another server running?)`)
+  if (code === 'EADDRINUSE') return new UsageError(`port ${config.port} on ${config.host} is already in use (another server running?)`)
   return new CommandFailed(`cannot listen on ${config.host}:${config.port}: ${code ?? messageOf(error)}`)
 }

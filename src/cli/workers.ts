@@ -15,7 +15,7 @@ const selfCommand = (args: string[]) => (Bun.isStandaloneExecutable ? [process.e
 
 /**
  * `serve --workers N`: this process serves nothing itself. It applies migrations and creates the
- * first admin once (workers would race to), makes sure the port is free, then runs N `serve`
+ * first admin once (workers would race to) once the port is known to be free, then runs N `serve`
  * processes that share the port (SO_REUSEPORT: the kernel spreads connections over them). A
  * worker that dies is replaced; SIGTERM or SIGINT is passed on to every worker (each drains its
  * requests) and the supervisor exits once all have; a second signal kills them. Singletons run in
@@ -24,8 +24,9 @@ const selfCommand = (args: string[]) => (Bun.isStandaloneExecutable ? [process.e
 export async function superviseWorkers(config: Config, args: string[]): Promise<number> {
   if (config.port === 0) throw new ConfigError('--workers (PLATFORM_WORKERS) above 1 needs a fixed --port (PORT): the workers share it')
   const log = jsonLogger()
-  await withDeps(config, prepareDatabase)
+  // The port first: a start that cannot listen creates no admin, whose one-time password would be lost.
   assertPortFree(config)
+  await withDeps(config, prepareDatabase)
   const workers = new Map<number, { child: Subprocess; startedAt: number; restartDelayMs: number }>()
   const listening = new Set<number>()
   let stopping = false

@@ -34,7 +34,7 @@ async function relationOf(
     siteAdmin: actor.user.isAdmin,
     ownsCluster: owner.id === actor.user.id,
     orgRole: owner.type === USER_TYPE.organization ? await orgFacts.orgRoleOf(owner.id, actor.user.id) : undefined,
-    grantedTeamPermissions: clusterId === undefined ? [] : await store.grantedTeamPermissions(db.read, clusterId, actor.user.id),
+    grantedTeams: clusterId === undefined ? [] : await store.grantedTeams(db.read, clusterId, actor.user.id),
   }
 }
 

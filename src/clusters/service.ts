@@ -10,7 +10,6 @@ import { AppError } from '../errors'
 import { checkName } from '../identity/names'
 import { findAccountByName, type UserRow } from '../identity/store'
 import { mintToken } from '../identity/tokens/service'
-import { findTokenOfUserByName } from '../identity/tokens/store'
 import { isDnsSubdomain } from '../kube'
 import { EgressRefused } from '../net/egress'
 import { orgsWhereRoleAtLeast } from '../orgs/grants'
@@ -264,9 +263,14 @@ export async function removeCluster(deps: Deps, probes: StatusProbes, { cluster 
   agentTunnels(deps).disconnect(cluster.id, 'the cluster was removed')
 }
 
+/** The name of the token of a user's kubeconfig of `owner/cluster` at one access level: one of each at a time. */
+const kubeconfigTokenName = (owner: string, cluster: string, readonly: boolean) =>
+  `kubeconfig-${owner}-${cluster}${readonly ? '-readonly' : ''}`
+
 /**
  * A kubeconfig reaching the cluster through the platform's native passthrough, with a new access
- * token of the caller (write:cluster, or read:cluster when `readonly`), shown only here. Its token
+ * token of the caller (write:cluster, or read:cluster when `readonly`), shown only here, limited to
+ * this cluster and replacing the token of the caller's previous kubeconfig of it at that level. Its token
  * never holds more than the caller's own credential nor their access to the cluster: a caller who
  * may only read (a read team, a read:cluster token) must ask for a read-only one, and is refused
  * rather than handed one silently, so a kubeconfig never fails later for a reason it did not say.
@@ -280,12 +284,10 @@ export async function kubeconfigFor(
 ): Promise<string> {
   if (!readonly && !accessAllows(access, 'write')) throw new AppError('forbidden', AccessMessages.needsWrite)
   if (!readonly && !scopesAllow(actor.scopes, 'write', 'cluster')) throw new AppError('forbidden', KubeconfigMessages.readOnlyCredential)
-  const prefix = `kubeconfig-${owner.name}-${cluster.name}`
-  let n = 1
-  while (await findTokenOfUserByName(deps.db.read, actor.user.id, `${prefix}-${n}`)) n++
   const { plaintext } = await mintToken(deps.db, actor.user.id, {
-    name: `${prefix}-${n}`,
+    name: kubeconfigTokenName(owner.name, cluster.name, readonly),
     scopes: [readonly ? 'read:cluster' : 'write:cluster'],
+    kubeconfigClusterId: cluster.id,
   })
   const contextName = `${owner.name}-${cluster.name}`
   return YAML.stringify({

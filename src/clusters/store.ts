@@ -49,16 +49,16 @@ export async function listClustersGrantedTo(db: Executor, uid: number): Promise<
   )
 }
 
-/** Permissions of `uid`'s teams that were granted cluster `clusterId`. */
-export async function grantedTeamPermissions(db: Executor, clusterId: number, uid: number): Promise<string[]> {
+/** `uid`'s teams that were granted cluster `clusterId`: their names and permissions, by name. */
+export async function grantedTeams(db: Executor, clusterId: number, uid: number): Promise<{ name: string; permission: string }[]> {
   const memberOf = teamsOfUser(uid)
-  const rows = await db
-    .select({ permission: memberOf.permission })
+  return db
+    .select({ name: memberOf.name, permission: memberOf.permission })
     .from(teamClusters)
     .innerJoin(memberOf, eq(memberOf.id, teamClusters.teamId))
     .where(eq(teamClusters.clusterId, clusterId))
+    .orderBy(asc(memberOf.name))
     .all()
-  return rows.map((r) => r.permission)
 }
 
 /** Registrations of the cluster `uid`, oldest first. */

@@ -4,6 +4,7 @@ import type { Logger } from '../logger'
 import { isDatabaseUnavailable } from '../storage/database'
 import { unservedMethod } from './methods'
 import { requestIdOfRequest } from './request-log'
+import { pathOf } from './routable-url'
 
 const STATUS: Record<ErrorKind, number> = {
   badRequest: 400,
@@ -36,8 +37,50 @@ export interface ErrorBody {
   errors?: FieldError[]
 }
 
-/** The error body; `docsUrl` points at the OpenAPI document. */
-function errorBody(message: string, docsUrl: string, fields: FieldError[] = []): ErrorBody {
+/** A Kubernetes `Status`: what kubectl and client libraries read from a failed call (docs/decisions.md §12). */
+export interface KubernetesStatus {
+  kind: 'Status'
+  apiVersion: 'v1'
+  metadata: Record<string, never>
+  status: 'Failure'
+  message: string
+  reason: string
+  code: number
+}
+
+/** The apiserver's `reason` for each status the platform answers with (k8s.io/apimachinery StatusReason). */
+const KUBERNETES_REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  408: 'Timeout',
+  409: 'Conflict',
+  411: 'BadRequest',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  503: 'ServiceUnavailable',
+}
+
+/** The kubectl endpoint (`/api/v1/clusters/{owner}/{cluster}/k8s/…`): its failures are Kubernetes Status bodies. */
+const KUBECTL_PATH = /^\/api\/v1\/clusters\/[^/]+\/[^/]+\/k8s(?:\/|$)/
+
+/** The body of a failure: a Status on the kubectl endpoint, else the error body; `docsUrl` points at the OpenAPI document. */
+function errorBody(
+  request: Request,
+  status: number,
+  message: string,
+  docsUrl: string,
+  fields: FieldError[] = [],
+): ErrorBody | KubernetesStatus {
+  if (KUBECTL_PATH.test(pathOf(request.url))) {
+    const detail = fields.length > 0 ? `${message}: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}` : message
+    const reason = KUBERNETES_REASONS[status] ?? 'InternalError'
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: detail, reason, code: status }
+  }
   const body: ErrorBody = { message, url: docsUrl }
   if (fields.length > 0) body.errors = fields
   return body
@@ -90,7 +133,10 @@ export function errorResponse(
   const [status, message, fields, headers] = known
     ? [STATUS[known.kind], known.message, known.fields, known.headers]
     : [500, 'Internal Server Error', [], {}]
-  return new Response(JSON.stringify(errorBody(message, docsUrl, fields)), { status, headers: { ...headers, 'content-type': JSON_TYPE } })
+  return new Response(JSON.stringify(errorBody(request, status, message, docsUrl, fields)), {
+    status,
+    headers: { ...headers, 'content-type': JSON_TYPE },
+  })
 }
 
 /**
@@ -136,7 +182,7 @@ export const errorHandler = (
       set.status = status
       Object.assign(set.headers, headers)
       set.headers['content-type'] = JSON_TYPE
-      return errorBody(message, docsUrl, fields)
+      return errorBody(request, status, message, docsUrl, fields)
     }
     // Elysia wraps what a body parser throws; our parser throws AppError for size and depth.
     const cause = code === 'PARSE' ? error.cause : undefined

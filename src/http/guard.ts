@@ -15,7 +15,7 @@ import {
   type TargetUser,
   type UserPermission,
 } from '../authz/authorize'
-import { authorizeInCluster, type ClusterScope, type ClusterVerb } from '../authz/clusters'
+import { assertClusterLimit, authorizeInCluster, type ClusterScope, type ClusterVerb } from '../authz/clusters'
 import type { Deps } from '../deps'
 import { authenticate } from './auth'
 import { assertJsonBody, rejectUnreadableBody } from './body'
@@ -139,6 +139,8 @@ function gate(permission: Permission | `cluster:${string}`, decide: Decide) {
     detail: { 'x-permission': permission } as Record<string, string>,
     // An unreadable body (http/body.ts) is refused only once the caller passed.
     transform: async ({ request, actor, params, query, body, guardSettled }: GateContext) => {
+      // A kubeconfig's token reaches its cluster's routes only (the cluster tier checks which).
+      if (!permission.startsWith('cluster:')) assertClusterLimit(actor)
       Object.assign(guardSettled, await admit(flags, decide, actor, orgFromQuery(params, query), request))
       rejectUnreadableBody(body)
     },

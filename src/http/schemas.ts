@@ -19,3 +19,17 @@ export const ApiResponseMessage = t.Object(
   { message: t.String({ description: 'Outcome, for a person to read' }) },
   { title: 'ApiResponseMessage' },
 )
+
+/** What the kubectl endpoint answers for the platform's own failures (docs/decisions.md §12). */
+export const KubernetesStatus = t.Object(
+  {
+    kind: t.Literal('Status'),
+    apiVersion: t.Literal('v1'),
+    metadata: t.Object({}),
+    status: t.Literal('Failure'),
+    message: t.String({ description: 'What went wrong, for a person to read (kubectl prints it)' }),
+    reason: t.String({ description: 'The Kubernetes reason: Unauthorized, Forbidden, NotFound, TooManyRequests, ServiceUnavailable, …' }),
+    code: t.Integer({ description: 'The HTTP status' }),
+  },
+  { title: 'KubernetesStatus' },
+)

@@ -25,7 +25,14 @@ export const Messages = {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
-const tokenOf = (found: TokenSignIn) => ({ id: found.token.id, name: found.token.name })
+/** The caller a token signs in: its user, scopes and row, and the one cluster a kubeconfig's token is limited to. */
+const tokenActor = (found: TokenSignIn, credential: 'token' | 'basic-token', user = found.user): Actor => ({
+  user,
+  credential,
+  scopes: scopesOf(found.token),
+  token: { id: found.token.id, name: found.token.name },
+  ...(found.token.kubeconfigClusterId === null ? {} : { clusterLimit: found.token.kubeconfigClusterId }),
+})
 
 async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
   if (value.startsWith(OAUTH_ACCESS_PREFIX)) {
@@ -35,7 +42,7 @@ async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
   }
   const found = value ? await authenticateToken(deps.db, value, nowSeconds(deps.clock)) : undefined
   if (!found) throw new AppError('unauthenticated', Messages.invalidToken)
-  return { user: found.user, credential: 'token', scopes: scopesOf(found.token), token: tokenOf(found) }
+  return tokenActor(found, 'token')
 }
 
 /**
@@ -46,13 +53,13 @@ async function signInWithBearer(deps: Deps, value: string): Promise<Actor> {
 async function signInWithBasic(deps: Deps, username: string, password: string, otp: string | null, address: string): Promise<Actor> {
   if (password === '' && looksLikeAccessToken(username)) {
     const found = await authenticateToken(deps.db, username, nowSeconds(deps.clock))
-    if (found) return { user: found.user, credential: 'basic-token', scopes: scopesOf(found.token), token: tokenOf(found) }
+    if (found) return tokenActor(found, 'basic-token')
     throw new AppError('unauthenticated', Messages.invalidBasic)
   }
   const user = username.includes('@') ? await findUserByEmail(deps.db.read, username) : await findUserByName(deps.db.read, username)
   if (user && looksLikeAccessToken(password)) {
     const found = await authenticateToken(deps.db, password, nowSeconds(deps.clock))
-    if (found && found.user.id === user.id) return { user, credential: 'basic-token', scopes: scopesOf(found.token), token: tokenOf(found) }
+    if (found && found.user.id === user.id) return tokenActor(found, 'basic-token', user)
   }
   // A right password gives its slot back; the second factor counts its own failures.
   const ok = await checkPasswordAttempt(deps, user, username, password, address)

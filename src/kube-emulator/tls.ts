@@ -16,7 +16,13 @@ export interface ServerTls {
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const
 const TEN_YEARS_MS = 3650 * 86400_000
-const ORGANIZATION = 'O=platform-api emulator'
+/** Who the certificates name: the emulator's by default; `serve` names the platform (cli/server-tls.ts). */
+export interface TlsSubjects {
+  organization: string
+  ca: string
+  server: string
+}
+const EMULATOR: TlsSubjects = { organization: 'platform-api emulator', ca: 'emulator-ca', server: 'kube-apiserver' }
 
 x509.cryptoProvider.set(crypto)
 
@@ -36,14 +42,14 @@ const pem = (label: string, body: ArrayBuffer) =>
     .join('\n')}\n-----END ${label}-----\n`
 
 /** A fresh CA, a server certificate for `hosts` (DNS names or IP addresses) and a client certificate, valid ten years. */
-export async function generateServerTls(hosts: string[]): Promise<ServerTls> {
+export async function generateServerTls(hosts: string[], subjects: TlsSubjects = EMULATOR): Promise<ServerTls> {
   const caKeys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair
   const notBefore = new Date(Date.now() - 3600_000)
   const notAfter = new Date(Date.now() + TEN_YEARS_MS)
   const caSubjectKeyId = await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey)
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serialNumber(),
-    name: `${ORGANIZATION}, CN=emulator-ca`,
+    name: `O=${subjects.organization}, CN=${subjects.ca}`,
     notBefore,
     notAfter,
     keys: caKeys,
@@ -77,7 +83,7 @@ export async function generateServerTls(hosts: string[]): Promise<ServerTls> {
     })
     return { certPem: `${cert.toString('pem')}\n`, keyPem: pem('PRIVATE KEY', await crypto.subtle.exportKey('pkcs8', keys.privateKey)) }
   }
-  const server = await issue(`${ORGANIZATION}, CN=kube-apiserver`, x509.ExtendedKeyUsage.serverAuth, [
+  const server = await issue(`O=${subjects.organization}, CN=${subjects.server}`, x509.ExtendedKeyUsage.serverAuth, [
     new x509.SubjectAlternativeNameExtension(hosts.map((h) => ({ type: isIp(h) ? ('ip' as const) : ('dns' as const), value: h }))),
   ])
   // Kubernetes reads a client certificate's O as groups: system:masters is cluster-admin.

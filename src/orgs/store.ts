@@ -325,7 +325,7 @@ export async function roleIdsOfTeams(db: Executor, teamIds: readonly number[]): 
  */
 export const teamsOfUser = (uid: number) =>
   new QueryBuilder()
-    .select({ id: teams.id, permission: teams.permission })
+    .select({ id: teams.id, name: teams.name, permission: teams.permission })
     .from(teamUsers)
     .innerJoin(teams, eq(teams.id, teamUsers.teamId))
     .where(eq(teamUsers.uid, uid))

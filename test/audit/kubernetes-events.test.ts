@@ -56,13 +56,12 @@ async function lab(): Promise<Lab> {
 
 /**
  * Downloads a kubeconfig of `owner/cluster` for `who` (read-only when asked): the file, its token
- * and the token's name (`kubeconfig-<owner>-<cluster>-<n>`, the `n`th of `who` for that cluster).
+ * and the token's name (`kubeconfig-<owner>-<cluster>[-readonly]`).
  */
 async function kubeconfigOf(
   l: Lab,
   who: TestUser,
   cluster: string,
-  n: number,
   readonly = false,
 ): Promise<{ file: string; token: string; name: string }> {
   const res = await l.t.as(who).get(`/api/v1/clustersv2/${cluster}/kubeconfig${readonly ? '?readonly=true' : ''}`)
@@ -71,7 +70,7 @@ async function kubeconfigOf(
   const file = join(tempDir(), 'kubeconfig')
   writeFileSync(file, text)
   const token = /token: (\S+)/.exec(text)![1]!
-  return { file, token, name: `kubeconfig-${cluster.replace('/', '-')}-${n}` }
+  return { file, token, name: `kubeconfig-${cluster.replace('/', '-')}${readonly ? '-readonly' : ''}` }
 }
 
 async function kubectl(l: Lab, kubeconfig: string, ...args: string[]): Promise<{ out: string; err: string; code: number }> {
@@ -87,7 +86,7 @@ async function kubectl(l: Lab, kubeconfig: string, ...args: string[]): Promise<{
 describe('proxied writes and sessions through kubectl', () => {
   test('kubectl apply, delete and exec each leave one event with the user, the token by name and the cluster; reads leave none; no secret is recorded', async () => {
     const l = await lab()
-    const alice = await kubeconfigOf(l, l.alice, 'alice/dev', 1)
+    const alice = await kubeconfigOf(l, l.alice, 'alice/dev')
     const manifest = join(tempDir(), 'cm.yaml')
     writeFileSync(
       manifest,
@@ -150,7 +149,7 @@ describe('proxied writes and sessions through kubectl', () => {
 
   test('a read-only kubeconfig (read:cluster) refused a write: recorded as refused with its token', async () => {
     const l = await lab()
-    const reader = await kubeconfigOf(l, l.alice, 'alice/dev', 1, true)
+    const reader = await kubeconfigOf(l, l.alice, 'alice/dev', true)
     const refused = await kubectl(l, reader.file, 'create', 'configmap', 'by-read-token', '-n', 'demo')
     expect(refused.code).not.toBe(0)
     const last = await eventually(async () => (await kubernetesEvents(l.t, 'alice/dev')).find((e) => e.credential.name === reader.name))
@@ -181,7 +180,7 @@ describe('proxied writes and sessions through kubectl', () => {
     }
     await team('readers', 'read', rita!)
     await team('writers', 'write', will!)
-    const ritaConfig = await kubeconfigOf(l, rita!, 'acme/prod', 1, true)
+    const ritaConfig = await kubeconfigOf(l, rita!, 'acme/prod', true)
     expect((await kubectl(l, ritaConfig.file, 'get', 'configmaps', '-n', 'demo')).code).toBe(0)
     expect((await kubectl(l, ritaConfig.file, 'delete', 'configmap', 'kube-root-ca.crt', '-n', 'demo')).code).not.toBe(0)
     // The same write by rita's `all` token, which the read grant refuses rather than the token's scope.

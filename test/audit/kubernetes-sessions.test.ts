@@ -20,9 +20,9 @@ afterAll(() => member.stop())
 const auditLog = join(tempDir(), 'audit.jsonl')
 const lab = await kubectlLab(member, { PLATFORM_AUDIT_LOG: auditLog })
 
-/** The names of the lab's two kubeconfig tokens, in the order it downloads them (write, then read-only). */
-const WRITE_TOKEN = 'kubeconfig-alice-dev-1'
-const READ_TOKEN = 'kubeconfig-alice-dev-2'
+/** The names of the lab's two kubeconfig tokens, the write one and the read-only one. */
+const WRITE_TOKEN = 'kubeconfig-alice-dev'
+const READ_TOKEN = 'kubeconfig-alice-dev-readonly'
 /** Secret-looking values only a session's stdin, or the bytes a forward relays, carry. */
 const STDIN_SECRET = 'ghp_AttachStdinOnly4kQ9zW2mX7vB1nL5'
 const FORWARDED_SECRET = 'AKIAFORWARDEDONLY7Q2XW9Z'

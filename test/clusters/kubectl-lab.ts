@@ -43,7 +43,8 @@ export async function kubectlLab(member: MemberServer, env: Record<string, strin
     hostname: '127.0.0.1',
     reusePort: false,
     idleTimeout: 60,
-    tls: { cert: tls.certPem, key: tls.keyPem },
+    // The chain, as `serve` presents it: `platform-api login` learns the CA from it.
+    tls: { cert: tls.certPem + tls.caCertPem, key: tls.keyPem },
   })
   afterAll(() => server.stop())
   const kubeconfigFile = async (name: string, query: string) => {

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import YAML from 'yaml'
 import { generateServerTls } from '../../src/kube-emulator/tls'
-import { tempDir } from '../support/app'
+import { basic, tempDir } from '../support/app'
 import { buildChart, serveHelmRepo } from '../support/charts'
 import { freePort } from '../support/ports'
 import { type RunningServer, startServer } from '../support/process'
-import { eventually } from '../support/wait'
+import { eventually, readUntil } from '../support/wait'
 import { hourly, requests } from '../usage/support'
 import { backupDuringWrites, restoredInstanceServes, type ServerFetch } from './scenarios'
 import { cli, type Program, REPO } from './support'
@@ -229,5 +230,61 @@ describe('the built binary, alone in an empty directory', () => {
   test('backup while it writes, restore into a new data dir, a second instance on it: tokens, avatars and sealed secrets carry over', async () => {
     const first = await backupDuringWrites(smoke.api, smoke.dataDir, smoke.program)
     await restoredInstanceServes(first, smoke.program)
+  })
+})
+
+describe('the built binary with no TLS settings (docs/decisions.md §12)', () => {
+  test('it serves HTTPS with a CA of its own; its own login and kubeconfig --merge, with no Bun on the machine, take kubectl to the sandbox', async () => {
+    const dir = tempDir('platform-binary-')
+    const binary = join(dir, 'platform-api')
+    copyFileSync(smoke.program.command[0]!, binary)
+    const port = freePort()
+    const dataDir = join(dir, 'data')
+    const bare = { PATH: pathWithout(ABSENT_PROGRAMS) }
+    // PLATFORM_TLS '' is the default start (the helper serves plain HTTP otherwise).
+    const server = await startServer(
+      dataDir,
+      { ...bare, PLATFORM_TLS: '', PLATFORM_ADMIN_PASSWORD: ADMIN_PASSWORD, PLATFORM_SANDBOX_CLUSTER: 'true' },
+      { program: [binary], bareEnv: true, cwd: dir, port },
+    )
+    expect(server.base).toBe(`https://127.0.0.1:${port}`)
+    const caPem = readFileSync(join(dataDir, 'tls', 'ca.crt'), 'utf8')
+    await eventually(async () => {
+      const res = await fetch(`https://localhost:${port}/api/v1/user/clusters`, {
+        headers: { authorization: basic('admin', ADMIN_PASSWORD) },
+        tls: { ca: caPem },
+      } as RequestInit)
+      return ((await res.json()) as { name: string }[]).some((c) => c.name === 'sandbox')
+    }, 30_000)
+    const home = tempDir()
+    const terminal = { ...bare, HOME: home }
+    const login = Bun.spawn([binary, 'login', `https://localhost:${port}`], {
+      env: terminal,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const reader = login.stdout.getReader()
+    let out = await readUntil(reader, /Trust it and continue\?/)
+    login.stdin.write('yes\n')
+    login.stdin.flush()
+    out = await readUntil(reader, /one-time code: ([A-Z]{4}-[A-Z]{4})/, out)
+    const approved = await fetch(`https://localhost:${port}/api/v1/user/device`, {
+      method: 'POST',
+      headers: { authorization: basic('admin', ADMIN_PASSWORD), 'content-type': 'application/json' },
+      body: JSON.stringify({ user_code: /one-time code: ([A-Z]{4}-[A-Z]{4})/.exec(out)![1], approve: true }),
+      tls: { ca: caPem },
+    } as RequestInit)
+    expect(approved.status).toBe(200)
+    expect(await login.exited).toBe(0)
+    const merged = Bun.spawnSync([binary, 'kubeconfig', 'admin/sandbox', '--merge', '--use'], { env: terminal })
+    expect(merged.stderr.toString()).toBe('')
+    const kubeconfig = YAML.parse(readFileSync(join(home, '.kube', 'config'), 'utf8'))
+    expect(kubeconfig.clusters[0].cluster.server).toBe(`https://localhost:${port}/api/v1/clusters/admin/sandbox/k8s`)
+    const pods = Bun.spawnSync([join(REPO, '.tools', 'bin', 'kubectl'), 'get', 'pods', '-A', '-o', 'name'], { env: terminal })
+    expect(pods.stderr.toString()).toBe('')
+    expect(pods.stdout.toString()).toContain('pod/')
+    server.child.kill('SIGTERM')
+    await server.child.exited
   })
 })

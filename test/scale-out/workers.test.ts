@@ -177,7 +177,7 @@ describe('serve --workers refused', () => {
     expect(stderr).toContain('auto')
   })
 
-  test('--workers 2 on a port another server holds → one line saying it is in use, exit 1, no worker started', async () => {
+  test('--workers 2 on a port another server holds → one line saying it is in use, exit 2, no worker started', async () => {
     const other = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('other') })
     try {
       const { code, stderr } = await runServe([
@@ -190,7 +190,7 @@ describe('serve --workers refused', () => {
         '--data-dir',
         tempDir(),
       ])
-      expect(code).toBe(1)
+      expect(code).toBe(2)
       expect(stderr.trim().split('\n')).toEqual([expect.stringContaining('in use')])
       expect(await (await fetch(`http://127.0.0.1:${other.port}/`)).text()).toBe('other')
     } finally {

@@ -90,7 +90,8 @@ export async function makeTestApp(env: Record<string, string> = {}): Promise<Tes
   const dataDir = tempDir()
   // `npm run test:libsql` runs every app test once more through the libSQL driver.
   const driver = process.env.PLATFORM_DATABASE_DRIVER ? { PLATFORM_DATABASE_DRIVER: process.env.PLATFORM_DATABASE_DRIVER } : {}
-  const config = loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_SANDBOX_CLUSTER: 'false', ...driver, ...env })
+  // Plain HTTP unless a test asks for TLS: `serve`'s own CA is for a real start (docs/decisions.md §12).
+  const config = loadConfig({ PLATFORM_DATA_DIR: dataDir, PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_TLS: 'off', ...driver, ...env })
   const log = memoryLogger()
   const clock = new TestClock()
   const deps = await openDeps(config, log, clock)

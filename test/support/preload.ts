@@ -2,6 +2,10 @@ import { afterAll } from 'bun:test'
 import { descendantsOf, killAll } from './children'
 import { runEndTasks } from './run-end'
 
+// Servers the tests start (with this environment) serve plain HTTP unless a test asks for the
+// default start, HTTPS with a CA of its own (docs/decisions.md §12), by setting PLATFORM_TLS to ''.
+process.env.PLATFORM_TLS ??= 'off'
+
 /**
  * Loaded before every test file (bunfig.toml): once every file has run, whatever a test started
  * and did not stop is named and killed (`.ci/run` counts each as a failure), and temporary

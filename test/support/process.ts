@@ -8,12 +8,15 @@ export interface RunningServer {
   base: string
   /** Everything the server wrote to stderr so far is collected here once it exits. */
   stderr: () => Promise<string>
+  /** What it wrote to stdout up to its `listening` line, that line included. */
+  started: string
 }
 
 /**
  * Starts `serve` of `program` (this checkout's by default; the built binary in its smoke suite) as a
  * separate process on a random port over `dataDir`, with this process's environment and `env` (or
- * `env` alone when `bareEnv`), in `cwd`, on `port` (0: any); resolves once it listens. Stopped after
+ * `env` alone when `bareEnv`), in `cwd`, on `port` (0: any); resolves once it listens. It serves
+ * plain HTTP unless `env` sets `PLATFORM_TLS: ''` (the default start: HTTPS with a CA of its own). Stopped after
  * the test (or file) that started it, unless the test ended it first; with `stoppedByCaller` (a
  * server started in a `beforeAll`: see `stopWithScope`) the caller stops it.
  */
@@ -30,7 +33,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const spawned = Bun.spawn([...program, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
     cwd,
-    env: { ...(bareEnv ? {} : process.env), PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', ...env },
+    env: { ...(bareEnv ? {} : process.env), PLATFORM_SANDBOX_CLUSTER: 'false', PLATFORM_REQUEST_LOG: 'false', PLATFORM_TLS: 'off', ...env },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
@@ -47,7 +50,7 @@ export async function startServer(
   void child.stdout.pipeTo(new WritableStream()).catch(() => undefined)
   const [, scheme, listening] = /"url":"(https?):\/\/[^:]+:(\d+)"/.exec(seen)!
   const stderr = new Response(child.stderr).text()
-  return { child, base: `${scheme}://127.0.0.1:${listening}`, stderr: () => stderr }
+  return { child, base: `${scheme}://127.0.0.1:${listening}`, stderr: () => stderr, started: seen }
 }
 
 /** Runs `admin create-token` for `username` on `dataDir` and returns the printed token. */

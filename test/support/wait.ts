@@ -12,3 +12,14 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
     await Bun.sleep(20)
   }
 }
+
+/** Reads `reader` (a child's output) until what was read so far, after `seen`, matches `pattern`; returns all of it. */
+export async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, pattern: RegExp, seen = ''): Promise<string> {
+  let text = seen
+  while (!pattern.test(text)) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`the output ended before ${pattern}: ${text}`)
+    text += new TextDecoder().decode(value)
+  }
+  return text
+}

@@ -9,10 +9,11 @@ import { admitInCluster, guard } from '../../http/guard'
 import { leanRoute } from '../../http/lean-route'
 import { assertServedMethod } from '../../http/methods'
 import { pathOf } from '../../http/routable-url'
-import { ErrorBody } from '../../http/schemas'
+import { ErrorBody, KubernetesStatus } from '../../http/schemas'
 import { asksUpgrade } from '../../http/websocket-upgrade'
 import { isStreaming, safeSegments } from './relay'
 import { kubernetesCallOf } from './request-info'
+import { platformReview } from './reviews'
 import { PASSTHROUGH_OPERATIONS, PROXY_OPERATIONS } from './schemas'
 import * as proxy from './service'
 import { proxyRequest } from './spec'
@@ -65,6 +66,8 @@ async function passThroughAnswer(
   body: unknown,
   server: Server<unknown> | null,
 ): Promise<Response | undefined> {
+  const review = platformReview(me, cluster, request.method, rest, body)
+  if (review) return review
   const url = new URL(request.url)
   const segments = safeSegments(rest)
   const target = await proxy.targetOf(deps, me, cluster, request.signal)
@@ -140,6 +143,17 @@ const relayThrough =
   }
 
 const RELAY_ERRORS = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody }
+/** The kubectl endpoint's own failures are Kubernetes Status bodies (http/errors.ts). */
+const KUBECTL_ERRORS = {
+  400: KubernetesStatus,
+  401: KubernetesStatus,
+  403: KubernetesStatus,
+  404: KubernetesStatus,
+  422: KubernetesStatus,
+  429: KubernetesStatus,
+  502: KubernetesStatus,
+  503: KubernetesStatus,
+}
 
 /** The member-cluster proxy: the native passthrough for kubectl and the spec's proxy routes. */
 export const proxyRoutes = (deps: Deps) =>
@@ -148,10 +162,10 @@ export const proxyRoutes = (deps: Deps) =>
     .use(proxyReads(deps))
     .all('/clusters/:owner/:cluster/k8s/*', relayThrough(deps, passThroughAnswer), {
       inCluster: proxiedRequest('k8s'),
-      response: RELAY_ERRORS,
+      response: KUBECTL_ERRORS,
       detail: {
         summary:
-          "Native Kubernetes passthrough: the member's answers come back unchanged. Reads need read access and read:cluster; other verbs, and exec, attach, port-forward and any other upgrade, write access and write:cluster",
+          "Native Kubernetes passthrough: the member's answers come back unchanged, the platform's own refusals as Kubernetes Status bodies. Reads need read access and read:cluster; other verbs, and exec, attach, port-forward and any other upgrade, write access and write:cluster",
         tags: TAGS,
         'x-operations': PASSTHROUGH_OPERATIONS,
       },

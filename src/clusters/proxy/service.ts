@@ -15,7 +15,7 @@ import { auditSession } from './session-audit'
 /** Subresources that open a session in a pod over an upgraded connection. */
 const UPGRADE_SUBRESOURCES: ReadonlySet<string> = new Set(['exec', 'attach', 'portforward'])
 /** Reviews a caller may create with read access: asking what one may do changes nothing. */
-const READ_ONLY_CREATES: ReadonlySet<string> = new Set(['selfsubjectaccessreviews', 'selfsubjectrulesreviews'])
+const READ_ONLY_CREATES: ReadonlySet<string> = new Set(['selfsubjectaccessreviews', 'selfsubjectrulesreviews', 'selfsubjectreviews'])
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /**

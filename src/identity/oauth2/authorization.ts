@@ -54,7 +54,7 @@ function redirectWith(uri: string, params: Record<string, string | undefined>): 
 }
 
 /** Space- (or comma-) separated scopes from the token vocabulary; none asked means `all`, as for access tokens. */
-function parseScopes(text: string | undefined): string[] | undefined {
+export function parseScopes(text: string | undefined): string[] | undefined {
   const scopes = [...new Set((text ?? '').split(/[\s,]+/).filter(Boolean))]
   if (scopes.some((s) => !(TOKEN_SCOPES as readonly string[]).includes(s))) return undefined
   return scopes.length === 0 ? ['all'] : scopes
@@ -129,7 +129,7 @@ export async function grantAuthorization(deps: Deps, actor: Actor, req: Authoriz
 }
 
 /** The client behind a token request: HTTP Basic (RFC 6749 §2.3.1, form-encoded parts) or body parameters. */
-async function authenticateClient(
+export async function authenticateClient(
   deps: Deps,
   form: Record<string, string | undefined>,
   authorization: string | null,
@@ -160,15 +160,16 @@ async function authenticateClient(
   return app
 }
 
+/** A token answer; a `platform-cli` sign-in's access token is an access token of the user, which neither expires nor refreshes. */
 export interface TokenResponse {
   access_token: string
   token_type: 'bearer'
-  expires_in: number
-  refresh_token: string
+  expires_in?: number
+  refresh_token?: string
   scope: string
 }
 
-function newTokens(scopes: string[], now: number) {
+export function newTokens(scopes: string[], now: number) {
   const access = randomSecret(OAUTH_ACCESS_PREFIX)
   const refresh = randomSecret(REFRESH_PREFIX)
   return {

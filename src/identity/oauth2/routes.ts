@@ -2,11 +2,17 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
 import { ErrorBody } from '../../http/schemas'
-import { describeAuthorization, exchangeToken, grantAuthorization, OAuthError, type TokenResponse as Tokens } from './authorization'
+import { describeAuthorization, exchangeToken, grantAuthorization, OAuthError } from './authorization'
+import { answerDeviceRequest, DEVICE_GRANT_TYPE, describeDeviceRequest, redeemDeviceCode, startDeviceAuthorization } from './device'
 import {
   ApplicationIdParams,
   AuthorizeQuery,
   ConsentRequest,
+  DeviceAnswer,
+  DeviceAuthorizationRequest,
+  DeviceAuthorizationResponse,
+  DeviceCodeQuery,
+  DeviceRequest,
   GrantParams,
   OAuth2Application,
   OAuth2ApplicationForm,
@@ -22,8 +28,8 @@ const flowTags = ['oauth2']
 const redirect = (location: string) => new Response(null, { status: 302, headers: { location, 'cache-control': 'no-store' } })
 const formUris = (value: string | string[]) => (Array.isArray(value) ? value : value.split(/\r?\n/))
 
-/** Token endpoint answers are never cached (RFC 6749 §5.1); its errors use the RFC's body, not ours. */
-async function tokenAnswer(issue: () => Promise<Tokens>): Promise<Response> {
+/** Token and device endpoint answers are never cached (RFC 6749 §5.1); their errors use the RFC's body, not ours. */
+async function tokenAnswer(issue: () => Promise<unknown>): Promise<Response> {
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
     new Response(JSON.stringify(body), {
       status,
@@ -139,9 +145,44 @@ export const oauth2FlowRoutes = (deps: Deps) =>
         detail: { summary: 'Approve or refuse an authorization request; redirects to the client', tags: flowTags },
       },
     )
-    .post('/access_token', ({ body, request }) => tokenAnswer(() => exchangeToken(deps, body, request.headers.get('authorization'))), {
+    .post('/device_authorization', ({ body }) => tokenAnswer(() => startDeviceAuthorization(deps, body)), {
       public: true,
-      body: TokenRequest,
-      response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 422: ErrorBody },
-      detail: { summary: 'Exchange an authorization code or a refresh token for tokens (client authenticated)', tags: flowTags },
+      body: DeviceAuthorizationRequest,
+      response: { 200: DeviceAuthorizationResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 422: ErrorBody },
+      detail: { summary: 'Start a device sign-in (RFC 8628): a device code to poll with and a user code to approve', tags: flowTags },
+    })
+    .post(
+      '/access_token',
+      ({ body, request }) =>
+        tokenAnswer(() =>
+          (body.grant_type === DEVICE_GRANT_TYPE ? redeemDeviceCode : exchangeToken)(deps, body, request.headers.get('authorization')),
+        ),
+      {
+        public: true,
+        body: TokenRequest,
+        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 422: ErrorBody },
+        detail: {
+          summary:
+            'Exchange an authorization code, a refresh token (client authenticated) or a device code (authorization_pending, slow_down, access_denied, expired_token until approved) for tokens',
+          tags: flowTags,
+        },
+      },
+    )
+
+/** The signed-in user's side of a device sign-in: what is asking, and the answer (the console's /login/device page calls these). */
+export const deviceApprovalRoutes = (deps: Deps) =>
+  new Elysia({ name: 'identity.oauth2.device', prefix: '/api/v1/user/device' })
+    .use(guard(deps))
+    .get('', ({ me, query }) => describeDeviceRequest(deps, me, query.user_code), {
+      signedIn: 'signed-in',
+      query: DeviceCodeQuery,
+      response: { 200: DeviceRequest, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody },
+      detail: { summary: 'Describe the device sign-in waiting for a user code (browser session or password only)', tags: flowTags },
+    })
+    .post('', ({ me, body }) => answerDeviceRequest(deps, me, body.user_code, body.approve), {
+      signedIn: 'signed-in',
+      jsonOnly: true,
+      body: DeviceAnswer,
+      response: { 200: DeviceRequest, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 415: ErrorBody, 422: ErrorBody },
+      detail: { summary: 'Approve or deny a device sign-in by its user code, once (browser session or password only)', tags: flowTags },
     })

@@ -74,7 +74,8 @@ export const ConsentRequest = t.Object(
 
 export const TokenRequest = t.Object(
   {
-    grant_type: t.Optional(t.String({ description: 'authorization_code or refresh_token' })),
+    grant_type: t.Optional(t.String({ description: 'authorization_code, refresh_token or urn:ietf:params:oauth:grant-type:device_code' })),
+    device_code: t.Optional(t.String({ description: 'The device code (device_code grant, RFC 8628)' })),
     code: t.Optional(t.String({ description: 'The authorization code (authorization_code grant)' })),
     redirect_uri: t.Optional(t.String({ description: 'The redirect URI of the authorization request' })),
     code_verifier: t.Optional(t.String({ description: 'PKCE verifier' })),
@@ -90,8 +91,10 @@ export const TokenResponse = t.Object(
   {
     access_token: t.String({ description: 'Bearer token for API calls as the user, with the granted scopes' }),
     token_type: t.Literal('bearer', { description: 'Always bearer' }),
-    expires_in: t.Integer({ description: 'Seconds the access token lives' }),
-    refresh_token: t.String({ description: 'Single-use token for the next access token' }),
+    expires_in: t.Optional(
+      t.Integer({ description: 'Seconds the access token lives (none: a platform-cli access token, which does not expire)' }),
+    ),
+    refresh_token: t.Optional(t.String({ description: 'Single-use token for the next access token (none for platform-cli)' })),
     scope: t.String({ description: 'Granted scopes, space-separated' }),
   },
   { description: 'Token response (RFC 6749 §5.1)' },
@@ -103,4 +106,44 @@ export const OAuthErrorBody = t.Object(
     error_description: t.String({ description: 'What went wrong, for a person to read' }),
   },
   { description: 'Token endpoint error (RFC 6749 §5.2)' },
+)
+
+export const DeviceAuthorizationRequest = t.Object(
+  {
+    client_id: t.String({ description: "A registered application's client_id, or platform-cli (the command line)" }),
+    scope: t.Optional(t.String({ description: 'Token scopes, space-separated; none: all' })),
+  },
+  { description: 'Device authorization request (RFC 8628 §3.1), form-encoded or JSON' },
+)
+
+export const DeviceAuthorizationResponse = t.Object(
+  {
+    device_code: t.String({ description: 'What the device polls the token endpoint with' }),
+    user_code: t.String({ description: 'What the user types on the verification page, e.g. WDJB-MJHT' }),
+    verification_uri: t.String({ description: '<public url>/login/device' }),
+    verification_uri_complete: t.String({ description: 'The verification page with the user code filled in' }),
+    expires_in: t.Integer({ description: 'Seconds the codes live' }),
+    interval: t.Integer({ description: 'Seconds to wait between polls' }),
+  },
+  { description: 'Device authorization response (RFC 8628 §3.2)' },
+)
+
+export const DeviceCodeQuery = t.Object({ user_code: t.String({ description: 'The code the terminal shows' }) })
+
+export const DeviceAnswer = t.Object(
+  {
+    user_code: t.String({ description: 'The code the terminal shows (any case; dashes and spaces ignored)' }),
+    approve: t.Boolean({ description: 'true approves the sign-in, false denies it' }),
+  },
+  { description: "The signed-in user's answer to a device sign-in" },
+)
+
+export const DeviceRequest = t.Object(
+  {
+    user_code: t.String({ description: 'The code, as the terminal shows it' }),
+    client: t.String({ description: 'Who asks: the application, or the platform-api command line' }),
+    scopes: t.Array(t.String(), { description: 'Scopes the token would carry' }),
+    approved: t.Optional(t.Boolean({ description: 'On an answer: whether it approved' })),
+  },
+  { description: 'A device sign-in waiting for the user' },
 )

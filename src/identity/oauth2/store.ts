@@ -1,5 +1,5 @@
 import { and, asc, eq, lte } from 'drizzle-orm'
-import { oauth2Applications, oauth2AuthorizationCodes, oauth2Grants } from '../../../db/schema/security'
+import { oauth2Applications, oauth2AuthorizationCodes, oauth2DeviceAuthorizations, oauth2Grants } from '../../../db/schema/security'
 import type { Executor } from '../../storage/database'
 
 export type ApplicationRow = typeof oauth2Applications.$inferSelect
@@ -8,6 +8,7 @@ export type CodeRow = typeof oauth2AuthorizationCodes.$inferSelect
 export type NewCode = typeof oauth2AuthorizationCodes.$inferInsert
 export type GrantRow = typeof oauth2Grants.$inferSelect
 export type NewGrant = typeof oauth2Grants.$inferInsert
+export type DeviceAuthorizationRow = typeof oauth2DeviceAuthorizations.$inferSelect
 
 /** The user's applications, oldest first. */
 export async function listApplicationsOfUser(db: Executor, uid: number): Promise<ApplicationRow[]> {
@@ -109,4 +110,35 @@ export async function rotateGrant(
     .where(and(eq(oauth2Grants.id, grant.id), eq(oauth2Grants.refreshHash, grant.refreshHash)))
     .returning({ id: oauth2Grants.id })
   return rows.length > 0
+}
+
+/** Records a device authorization, first forgetting those expired at `now` (their user codes may come again). */
+export async function insertDeviceAuthorization(
+  db: Executor,
+  row: typeof oauth2DeviceAuthorizations.$inferInsert,
+  now: number,
+): Promise<DeviceAuthorizationRow> {
+  await db.delete(oauth2DeviceAuthorizations).where(lte(oauth2DeviceAuthorizations.expiresAt, now))
+  const [created] = await db.insert(oauth2DeviceAuthorizations).values(row).returning()
+  return created
+}
+
+export async function findDeviceAuthorizationByDeviceCode(
+  db: Executor,
+  deviceCodeHash: string,
+): Promise<DeviceAuthorizationRow | undefined> {
+  return db.select().from(oauth2DeviceAuthorizations).where(eq(oauth2DeviceAuthorizations.deviceCodeHash, deviceCodeHash)).get()
+}
+
+export async function findDeviceAuthorizationByUserCode(db: Executor, userCode: string): Promise<DeviceAuthorizationRow | undefined> {
+  return db.select().from(oauth2DeviceAuthorizations).where(eq(oauth2DeviceAuthorizations.userCode, userCode)).get()
+}
+
+/** Changes a device authorization's state, poll time or interval. */
+export async function updateDeviceAuthorization(
+  db: Executor,
+  id: number,
+  fields: Partial<Pick<DeviceAuthorizationRow, 'state' | 'uid' | 'lastPolledAt' | 'intervalSeconds'>>,
+): Promise<void> {
+  await db.update(oauth2DeviceAuthorizations).set(fields).where(eq(oauth2DeviceAuthorizations.id, id))
 }

@@ -12,23 +12,30 @@ export interface TokenSignIn {
   token: store.AccessTokenRow
 }
 
-/** Creates a token and returns its row with the plaintext, which is never stored. Throws duplicate. */
+/**
+ * Creates a token and returns its row with the plaintext, which is never stored. A kubeconfig's
+ * token (`kubeconfigClusterId`) is limited to that cluster and replaces, in the same commit, the
+ * user's previous token of the same name for it (docs/decisions.md §12). Throws duplicate.
+ */
 export async function mintToken(
   db: Database,
   uid: number,
-  fields: { name: string; scopes: readonly string[]; expiresAt?: number | null },
+  fields: { name: string; scopes: readonly string[]; expiresAt?: number | null; kubeconfigClusterId?: number },
 ): Promise<{ row: store.AccessTokenRow; plaintext: string }> {
   const plaintext = newAccessToken()
-  const row = await db.write((tx) =>
-    store.insertToken(tx, {
+  const clusterId = fields.kubeconfigClusterId
+  const row = await db.write(async (tx) => {
+    if (clusterId !== undefined) await store.deleteKubeconfigToken(tx, uid, fields.name, clusterId)
+    return store.insertToken(tx, {
       uid,
       name: fields.name,
       tokenHash: sha256Hex(plaintext),
       tokenLastEight: plaintext.slice(-8),
       scopes: fields.scopes.join(','),
       expiresAt: fields.expiresAt ?? null,
-    }),
-  )
+      kubeconfigClusterId: clusterId ?? null,
+    })
+  })
   return { row, plaintext }
 }
 

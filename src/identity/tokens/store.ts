@@ -77,6 +77,13 @@ export async function deleteTokensOfUser(db: Executor, uid: number, ids: number[
   return gone.length
 }
 
+/** Revokes `uid`'s kubeconfig token named `name` of cluster `clusterId`, if there is one. */
+export async function deleteKubeconfigToken(db: Executor, uid: number, name: string, clusterId: number): Promise<void> {
+  await db
+    .delete(accessTokens)
+    .where(and(eq(accessTokens.uid, uid), eq(accessTokens.name, name), eq(accessTokens.kubeconfigClusterId, clusterId)))
+}
+
 export async function markTokenUsed(db: Executor, id: number, at: number): Promise<void> {
   await db
     .update(accessTokens)
