@@ -21,7 +21,10 @@ describe('an agent cluster whose agent goes away and comes back', () => {
   test('no agent yet → 503 naming that none connected; status NotReady, connected false', async () => {
     const res = await namespaces()
     expect(res.status).toBe(503)
-    expect(((await res.json()) as { message: string }).message).toContain('has no agent connected (no agent has connected yet)')
+    // On the kubectl endpoint the answer is a Kubernetes Status, which kubectl prints.
+    const body = (await res.json()) as { kind: string; reason: string; code: number; message: string }
+    expect({ kind: body.kind, reason: body.reason, code: body.code }).toEqual({ kind: 'Status', reason: 'ServiceUnavailable', code: 503 })
+    expect(body.message).toContain('has no agent connected (no agent has connected yet)')
     const status = await edgeStatus(lab)
     expect(status.phase).toBe('NotReady')
     expect(status.agent).toEqual({ connected: false })
