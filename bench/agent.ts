@@ -5,8 +5,9 @@
 // 2. --agents simulated idle agents (this process: WebSocket clients speaking the hello and answering pings
 //    with the tunnel's own frames and mux), each for its own agent cluster: the platform's RSS before and
 //    after, and its CPU over --idle seconds with and without them, extrapolated to 5,000 clusters.
-// The platform serves TLS with its own CA, as agents and kubectl reach it.
-// Usage: npm run bench:agent [-- --duration 5 --connections 20 --agents 500 --idle 60]
+// The platform serves TLS with its own CA, as agents and kubectl reach it (--plain: HTTP, to see what the
+// tunnel's own TLS costs).
+// Usage: npm run bench:agent [-- --duration 5 --connections 20 --agents 500 --idle 60 --plain]
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -22,6 +23,7 @@ import {
   type Measured,
   measureCpu,
   platformCommand,
+  platformEnv,
   requireTools,
   rssMbOf,
   startPlatform,
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '20' },
     agents: { type: 'string', default: '500' },
     idle: { type: 'string', default: '60' },
+    plain: { type: 'boolean', default: false },
   },
 })
 requireTools('wrk')
@@ -49,8 +52,16 @@ const { member } = await startBenchMember()
 writeFileSync(join(dir, 'member.kubeconfig'), member.kubeconfig())
 
 const port = freePort()
-const { env, base, caPem, caFile } = await tlsPlatformEnv(dir, port)
-step('starting the platform (one process, TLS)')
+// --plain: the platform serves HTTP (as behind an operator's TLS proxy), so the tunnel has no TLS of its own.
+const { env, base, caPem, caFile } = values.plain
+  ? {
+      env: { ...platformEnv(dir), PLATFORM_PUBLIC_URL: `http://127.0.0.1:${port}` },
+      base: `http://127.0.0.1:${port}`,
+      caPem: undefined,
+      caFile: undefined,
+    }
+  : await tlsPlatformEnv(dir, port)
+step(`starting the platform (one process, ${values.plain ? 'plain HTTP' : 'TLS'})`)
 const platform = await startPlatform(1, port, env)
 const cli = platformCommand(env)
 const token = await cli('admin', 'create-token', '--username', 'admin')
@@ -72,7 +83,16 @@ await api('POST', '/api/v1/orgs', { username: 'bench' })
 await cli('cluster', 'import', '--owner', 'bench', '--name', 'direct', '--kubeconfig', join(dir, 'member.kubeconfig'))
 const { token: agentToken } = (await api('POST', '/api/v1/clustersv2/admin/connect', { name: 'edge' })) as { token: string }
 const agent = Bun.spawn(
-  [process.execPath, MAIN, 'agent', '--server', base, '--kubeconfig', join(dir, 'member.kubeconfig'), '--ca-file', caFile],
+  [
+    process.execPath,
+    MAIN,
+    'agent',
+    '--server',
+    base,
+    '--kubeconfig',
+    join(dir, 'member.kubeconfig'),
+    ...(caFile ? ['--ca-file', caFile] : []),
+  ],
   {
     env: { ...process.env, PLATFORM_AGENT_TOKEN: agentToken },
     stdin: 'ignore',
@@ -107,7 +127,7 @@ const fmt = (f: Path, viaAgent: boolean) =>
 
 console.log(`${new Date().toISOString()}  load average ${loadAverage()}`)
 console.log(
-  `wrk -t2 -c${values.connections} -d${values.duration}s over TLS to the platform's kubectl endpoint, same emulator both ways (${navigator.hardwareConcurrency} cores shared by wrk, the platform, the agent and the member)`,
+  `wrk -t2 -c${values.connections} -d${values.duration}s over ${values.plain ? 'plain HTTP' : 'TLS'} to the platform's kubectl endpoint, same emulator both ways (${navigator.hardwareConcurrency} cores shared by wrk, the platform, the agent and the member)`,
 )
 step('warming both paths')
 for (const url of [direct, throughAgent]) await measureCpu(`${url}${MEMBER_CASES[0]![1]}`, asAdmin, { ...load, duration: '1' }, platform)
@@ -198,7 +218,7 @@ function idleAgent(agentTokenOf: string): Promise<Tunnel> {
   }
   const socket = new BunWebSocket(`${base.replace(/^http/, 'ws')}/api/v1/agent/connect`, {
     headers: { authorization: `Bearer ${agentTokenOf}` },
-    tls: { ca: caPem },
+    ...(caPem ? { tls: { ca: caPem } } : {}),
   })
   socket.binaryType = 'arraybuffer'
   return new Promise((resolve, reject) => {
