@@ -187,6 +187,7 @@ for (let i = 0; i < count; i += 25)
 const rssAfter = await settle()
 step(`the platform idle ${values.idle} s with ${count} agents`)
 const cpuWith = await idleCpu()
+const rssEnd = rssMbOf([platformPid!])
 const lost = tunnels.filter((t) => t.closedReason !== undefined).length
 clearInterval(ticker)
 
@@ -194,7 +195,7 @@ const perTunnelKb = ((rssAfter - rssBefore) * 1024) / count
 const cpuPerTunnel = (cpuWith - cpuWithout) / count
 console.log(
   `\n${count} idle agents on one platform process (${lost} lost during the idle window):` +
-    `\n  platform RSS ${rssBefore.toFixed(0)} MB → ${rssAfter.toFixed(0)} MB: ${perTunnelKb.toFixed(0)} KB per idle tunnel` +
+    `\n  platform RSS ${rssBefore.toFixed(0)} MB → ${rssAfter.toFixed(0)} MB: ${perTunnelKb.toFixed(0)} KB per idle tunnel; ${rssEnd.toFixed(0)} MB at the end of the idle window` +
     `\n  platform CPU idle over ${values.idle} s: ${cpuWithout.toFixed(2)} % of a core without agents, ${cpuWith.toFixed(2)} % with them (pings every 5 s, rows refreshed every 5 s)` +
     `\n  5,000 agent clusters (extrapolated): RSS +${((perTunnelKb * 5000) / 1024).toFixed(0)} MB, CPU ${(cpuWithout + cpuPerTunnel * 5000).toFixed(1)} % of a core idle`,
 )
