@@ -7,7 +7,7 @@
 //    after, and its CPU over --idle seconds with and without them, extrapolated to 5,000 clusters.
 // The platform serves TLS with its own CA, as agents and kubectl reach it (--plain: HTTP, to see what the
 // tunnel's own TLS costs).
-// Usage: npm run bench:agent [-- --duration 5 --connections 20 --agents 500 --idle 60 --plain]
+// Usage: npm run bench:agent [-- --duration 5 --connections 20 --agents 500 --idle 60 --plain --profile DIR]
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -41,6 +41,7 @@ const { values } = parseArgs({
     agents: { type: 'string', default: '500' },
     idle: { type: 'string', default: '60' },
     plain: { type: 'boolean', default: false },
+    profile: { type: 'string' },
   },
 })
 requireTools('wrk')
@@ -53,7 +54,12 @@ writeFileSync(join(dir, 'member.kubeconfig'), member.kubeconfig())
 
 const port = freePort()
 // --plain: the platform serves HTTP (as behind an operator's TLS proxy), so the tunnel has no TLS of its own.
-const { env, base, caPem, caFile } = values.plain
+const {
+  env: baseEnv,
+  base,
+  caPem,
+  caFile,
+} = values.plain
   ? {
       env: { ...platformEnv(dir), PLATFORM_PUBLIC_URL: `http://127.0.0.1:${port}` },
       base: `http://127.0.0.1:${port}`,
@@ -61,9 +67,12 @@ const { env, base, caPem, caFile } = values.plain
       caFile: undefined,
     }
   : await tlsPlatformEnv(dir, port)
+// --profile DIR: the platform and the agent write a CPU profile each (markdown) into DIR as they exit.
+const profiling: Record<string, string> = values.profile ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${values.profile}` } : {}
+const env = { ...baseEnv, ...profiling }
 step(`starting the platform (one process, ${values.plain ? 'plain HTTP' : 'TLS'})`)
 const platform = await startPlatform(1, port, env)
-const cli = platformCommand(env)
+const cli = platformCommand(baseEnv)
 const token = await cli('admin', 'create-token', '--username', 'admin')
 const asAdmin = { authorization: `token ${token}` }
 const api = async (method: string, path: string, body?: unknown) => {
@@ -94,7 +103,7 @@ const agent = Bun.spawn(
     ...(caFile ? ['--ca-file', caFile] : []),
   ],
   {
-    env: { ...process.env, PLATFORM_AGENT_TOKEN: agentToken },
+    env: { ...process.env, ...profiling, PLATFORM_AGENT_TOKEN: agentToken },
     stdin: 'ignore',
     stdout: 'ignore',
     stderr: 'ignore',
