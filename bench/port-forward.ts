@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startEmulator } from '../src/kube-emulator'
-import { generateServerTls } from '../src/kube-emulator/tls'
 import { holdWithRequests, portForward } from '../test/support/kubectl-streams'
-import { freePort, platformCommand, platformEnv, ROOT, rssMbOf, startPlatform } from './processes'
+import { freePort, platformCommand, ROOT, rssMbOf, startPlatform, tlsPlatformEnv } from './processes'
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -23,18 +22,8 @@ const dir = mkdtempSync(join(tmpdir(), 'platform-bench-port-forward-'))
 const step = (text: string) => process.stderr.write(`… ${text}\n`)
 
 const member = await startEmulator({ tls: true, seed: true })
-const tls = await generateServerTls(['127.0.0.1'])
-for (const [name, pem] of Object.entries({ 'tls.crt': tls.certPem, 'tls.key': tls.keyPem, 'ca.crt': tls.caCertPem }))
-  writeFileSync(join(dir, name), pem)
 const port = freePort()
-const base = `https://127.0.0.1:${port}`
-const env = {
-  ...platformEnv(dir),
-  PLATFORM_PUBLIC_URL: base,
-  PLATFORM_TLS_CERT_FILE: join(dir, 'tls.crt'),
-  PLATFORM_TLS_KEY_FILE: join(dir, 'tls.key'),
-  PLATFORM_TLS_CA_FILE: join(dir, 'ca.crt'),
-}
+const { env, base, caPem } = await tlsPlatformEnv(dir, port)
 
 step('starting the platform')
 const platform = await startPlatform(1, port, env)
@@ -46,7 +35,7 @@ writeFileSync(join(dir, 'member.kubeconfig'), member.kubeconfig())
 await cli('cluster', 'import', '--owner', 'admin', '--name', 'dev', '--kubeconfig', join(dir, 'member.kubeconfig'))
 const kubeconfig = await fetch(`${base}/api/v1/clustersv2/admin/dev/kubeconfig`, {
   headers: { authorization: `token ${token}` },
-  tls: { ca: tls.caCertPem },
+  tls: { ca: caPem },
 } as RequestInit)
 if (!kubeconfig.ok) throw new Error(`kubeconfig: ${kubeconfig.status} ${await kubeconfig.text()}`)
 writeFileSync(join(dir, 'platform.kubeconfig'), await kubeconfig.text())

@@ -4,6 +4,7 @@
 
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { generateServerTls } from '../src/kube-emulator/tls'
 import { type Figures, wrk } from './wrk'
 
 export const ROOT = resolve(import.meta.dir, '..')
@@ -132,6 +133,25 @@ export const platformEnv = (dir: string): Record<string, string | undefined> => 
   PLATFORM_SANDBOX_CLUSTER: 'false',
   PLATFORM_REQUEST_LOG: 'false',
 })
+
+/**
+ * platformEnv serving HTTPS on `port` with a certificate of its own CA (written under `dir`), as
+ * kubectl and agents reach a platform: the environment, the https origin and the CA's PEM and file.
+ */
+export async function tlsPlatformEnv(dir: string, port: number) {
+  const tls = await generateServerTls(['127.0.0.1'])
+  for (const [name, pem] of Object.entries({ 'tls.crt': tls.certPem, 'tls.key': tls.keyPem, 'ca.crt': tls.caCertPem }))
+    writeFileSync(join(dir, name), pem)
+  const base = `https://127.0.0.1:${port}`
+  const env = {
+    ...platformEnv(dir),
+    PLATFORM_PUBLIC_URL: base,
+    PLATFORM_TLS_CERT_FILE: join(dir, 'tls.crt'),
+    PLATFORM_TLS_KEY_FILE: join(dir, 'tls.key'),
+    PLATFORM_TLS_CA_FILE: join(dir, 'ca.crt'),
+  }
+  return { env, base, caPem: tls.caCertPem, caFile: join(dir, 'ca.crt') }
+}
 
 /** Runs a command of the platform's command line (`admin create-token`, `cluster import`) with `env`; its output, trimmed. */
 export function platformCommand(env: Record<string, string | undefined>, main = MAIN): (...args: string[]) => Promise<string> {

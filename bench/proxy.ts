@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { startEmulator } from '../src/kube-emulator'
+import { MEMBER_CASES, startBenchMember } from './member'
 import {
   freePort,
   type Measured,
@@ -41,29 +41,11 @@ requireTools('wrk', 'nginx')
 const counts = workerCounts(values.workers)
 
 const dir = mkdtempSync(join(tmpdir(), 'platform-bench-proxy-'))
-const member = await startEmulator({ tls: true, seed: true, logIntervalMs: 1000 })
+const step = (text: string) => process.stderr.write(`… ${text}\n`)
+step('starting the member cluster with 500 ConfigMaps')
+const { member, memberFetch } = await startBenchMember({ logIntervalMs: 1000 })
 const memberUrl = new URL(member.url)
 const asMember = { authorization: `Bearer ${member.token}` }
-const memberFetch = (path: string, init: RequestInit = {}) =>
-  fetch(`${member.url}${path}`, {
-    ...init,
-    headers: { ...asMember, 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
-    tls: { ca: member.caCertPem },
-  } as RequestInit)
-
-const step = (text: string) => process.stderr.write(`… ${text}\n`)
-step('member cluster up; creating 500 ConfigMaps')
-// 500 ConfigMaps in their own namespace: the list case.
-await memberFetch('/api/v1/namespaces', { method: 'POST', body: JSON.stringify({ metadata: { name: 'bench' } }) })
-for (let i = 0; i < 500; i += 50)
-  await Promise.all(
-    Array.from({ length: 50 }, (_, j) =>
-      memberFetch('/api/v1/namespaces/bench/configmaps', {
-        method: 'POST',
-        body: JSON.stringify({ metadata: { name: `cm-${i + j}` }, data: { index: String(i + j) } }),
-      }),
-    ),
-  )
 
 // The platform as its own processes, so their CPU and RSS are their own.
 const env = platformEnv(dir)
@@ -105,10 +87,7 @@ console.log(
   `wrk -t2 -c${values.connections} -d${values.duration}s per target, same machine, one run (${navigator.hardwareConcurrency} cores shared by wrk, the proxy and the member)`,
 )
 // Each case: the member's path, and the same object on the spec's route (…/proxy/{group}/{version}/…), which adds an ETag.
-const cases: [string, string, string][] = [
-  ['GET one object', '/api/v1/namespaces/bench/configmaps/cm-7', '/core/v1/namespaces/bench/configmaps/cm-7'],
-  ['GET a 500-item list', '/api/v1/namespaces/bench/configmaps', '/core/v1/namespaces/bench/configmaps'],
-]
+const cases = MEMBER_CASES.map(([name, path]) => [name, path, path.replace(/^\/api\/v1\//, '/core/v1/')] as const)
 const noProcesses = { pids: () => [] }
 let token: string | undefined
 /** Per process count and case: what each proxy measured. */
