@@ -246,3 +246,20 @@ test('pings go out every 5 s, the peer answers each, and the answers keep the tu
   expect(echo.type).toBe(Frame.pong)
   expect(new TextDecoder().decode(echo.payload)).toBe('0123456789abcdef')
 })
+
+test('a consumer that reports more bytes than it was handed grants no more than the window', async () => {
+  const accepted: TunnelStream[] = []
+  const pair = tunnelPair(accepting(accepted))
+  const { platform, agent } = await openBoth(pair, accepted)
+  const atAgent = listen(agent, false)
+  listen(platform)
+  platform.write(new Uint8Array(1000))
+  await pair.settle()
+  agent.consumed(3 * WINDOW_BYTES)
+  await pair.settle()
+  expect(pair.platform.tunnel.closedReason).toBeUndefined()
+  expect(platform.write(new Uint8Array(3 * WINDOW_BYTES))).toBe(WINDOW_BYTES - 1000)
+  await pair.settle()
+  expect(atAgent.bytes).toBe(WINDOW_BYTES)
+  expect(pair.agent.tunnel.closedReason).toBeUndefined()
+})
