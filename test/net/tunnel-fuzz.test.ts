@@ -4,7 +4,7 @@
  * protocol violation, and never hands a stream's consumer more than the stream's window.
  */
 import { describe, expect, test } from 'bun:test'
-import { encode, encodeCredit, encodeText, Frame, MAX_DATA_BYTES } from '../../src/net/tunnel/frames'
+import { encode, encodeCredit, encodeText, Frame, HEADER_BYTES, MAX_CONTROL_BYTES, MAX_DATA_BYTES } from '../../src/net/tunnel/frames'
 import { type FrameTransport, Tunnel, type TunnelStream, WINDOW_BYTES } from '../../src/net/tunnel/mux'
 import { seededRandom } from '../support/fuzz'
 
@@ -81,7 +81,7 @@ async function platformWithStreams(): Promise<Target> {
 const fullWindow = () => Array.from({ length: WINDOW_BYTES / MAX_DATA_BYTES }, () => encode(Frame.data, 1, bytes(MAX_DATA_BYTES)))
 
 const AGENT_VIOLATIONS: [string, Uint8Array[]][] = [
-  ['a message shorter than a header', [new Uint8Array([4, 0, 0])]],
+  ['a message shorter than a header', [new Uint8Array(HEADER_BYTES - 1).fill(4)]],
   ['an unknown frame type', [encode(200 as never, 1)]],
   ['data before the open was answered', [encode(Frame.data, 3, bytes(10))]],
   ['data beyond the window', [...fullWindow(), encode(Frame.data, 1, bytes(1))]],
@@ -94,7 +94,7 @@ const AGENT_VIOLATIONS: [string, Uint8Array[]][] = [
   ['a fin with a payload', [encode(Frame.fin, 1, bytes(1))]],
   ['an open from the agent', [encode(Frame.open, 9)]],
   ['a ping with a 17-byte payload', [encode(Frame.ping, 0, bytes(17))]],
-  ['a ping with a 64 KiB payload', [encode(Frame.ping, 0, bytes(64 * 1024))]],
+  ['a ping with the largest control payload', [encode(Frame.ping, 0, bytes(MAX_CONTROL_BYTES))]],
   ['a second hello', [encodeText(Frame.hello, 0, '{}')]],
   ['a welcome sent to the platform', [encode(Frame.welcome, 0)]],
   ['data on stream 0', [encode(Frame.data, 0, bytes(1))]],

@@ -4,7 +4,7 @@
  */
 import { type FrameTransport, Tunnel, type TunnelOptions, type TunnelStream } from '../../src/net/tunnel/mux'
 
-export interface Side {
+interface Side {
   tunnel: Tunnel
   /** Every frame this side sent, in order. */
   sent: Uint8Array[]
