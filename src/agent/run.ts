@@ -116,7 +116,7 @@ async function connectOnce(options: AgentOptions): Promise<{ welcomed: boolean; 
 }
 
 /** Connects a stream the platform opened to the API server's address, and only to it. */
-function dialApiServer(target: ClusterConnection, stream: TunnelStream, accept: () => void, refuse: (reason: string) => void): void {
+export function dialApiServer(target: ClusterConnection, stream: TunnelStream, accept: () => void, refuse: (reason: string) => void): void {
   const url = new URL(target.server)
   Bun.connect<Piped>({
     hostname: url.hostname.replace(/^\[|\]$/g, ''),
@@ -125,6 +125,8 @@ function dialApiServer(target: ClusterConnection, stream: TunnelStream, accept: 
     socket: {
       ...pipeHandlers,
       open(socket) {
+        // The platform reset the stream (its open timed out) while this dial was under way.
+        if (stream.closed) return void socket.end()
         accept()
         pipe(socket, stream)
       },

@@ -39,6 +39,8 @@ export const MAX_DATA_BYTES = 64 * 1024
 const MAX_CONTROL_BYTES = 64 * 1024
 
 const TYPES = new Set<number>(Object.values(Frame))
+/** Frames that carry nothing: an OPEN with a payload (an address, say) is malformed. */
+const EMPTY = new Set<number>([Frame.open, Frame.openOk, Frame.fin, Frame.welcome])
 
 export interface DecodedFrame {
   type: FrameType
@@ -64,7 +66,7 @@ export function encodeCredit(stream: number, bytes: number): Uint8Array {
   return encode(Frame.credit, stream, payload)
 }
 
-/** The frame a message holds, or undefined: shorter than a header, an unknown type, a payload over its type's limit. */
+/** The frame a message holds, or undefined: shorter than a header, an unknown type, a payload over its type's limit or on a frame that carries none. */
 export function decode(message: Uint8Array): DecodedFrame | undefined {
   if (message.byteLength < HEADER_BYTES) return undefined
   const view = new DataView(message.buffer, message.byteOffset, message.byteLength)
@@ -72,6 +74,7 @@ export function decode(message: Uint8Array): DecodedFrame | undefined {
   if (!TYPES.has(type)) return undefined
   const payload = message.subarray(HEADER_BYTES)
   if (payload.byteLength > (type === Frame.data ? MAX_DATA_BYTES : MAX_CONTROL_BYTES)) return undefined
+  if (EMPTY.has(type) && payload.byteLength > 0) return undefined
   return { type: type as FrameType, stream: view.getUint32(1), payload }
 }
 

@@ -57,6 +57,8 @@ export class TunnelStream {
   private receiveWindow = WINDOW_BYTES
   /** Bytes consumed but not yet credited. */
   private uncredited = 0
+  /** Bytes handed to the consumer and not yet consumed. */
+  private unconsumed = 0
   private sentFin = false
   private receivedFin = false
   closed = false
@@ -84,8 +86,11 @@ export class TunnelStream {
 
   /** `n` received bytes were taken by the consumer: the peer may send as many more. */
   consumed(n: number): void {
-    if (this.closed) return
-    this.uncredited += n
+    // More than was handed over would let the peer send beyond the window (which it must not).
+    const taken = Math.min(n, this.unconsumed)
+    if (this.closed || taken <= 0) return
+    this.unconsumed -= taken
+    this.uncredited += taken
     if (this.uncredited >= CREDIT_BATCH_BYTES || this.receiveWindow === 0) {
       this.tunnel.send(encodeCredit(this.id, this.uncredited))
       this.receiveWindow += this.uncredited
@@ -115,12 +120,14 @@ export class TunnelStream {
         if (this.receivedFin) return 'data after fin'
         if (frame.payload.byteLength > this.receiveWindow) return 'data beyond the window'
         this.receiveWindow -= frame.payload.byteLength
+        this.unconsumed += frame.payload.byteLength
         if (frame.payload.byteLength > 0) this.events.data(frame.payload)
         return undefined
       }
       case Frame.credit: {
         const credit = creditOf(frame.payload)
-        if (credit === undefined || this.sendWindow + credit > WINDOW_BYTES * 2) return 'bad credit'
+        // The receiver credits only bytes its consumer took: the window can never exceed its size.
+        if (credit === undefined || this.sendWindow + credit > WINDOW_BYTES) return 'bad credit'
         const reopened = this.sendWindow === 0 && credit > 0
         this.sendWindow += credit
         if (reopened) this.events.writable()
