@@ -3,6 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConnectMessages, MAX_REFUSALS_PER_MINUTE } from '../../src/clusters/agent/connect'
+import { AgentServiceMessages } from '../../src/clusters/agent/service'
 import { startEmulator } from '../../src/kube-emulator'
 import { eventually } from '../support/wait'
 import { agentLab, edgeStatus, startAgent, stopAgent, untilAgent } from './agent-lab'
@@ -124,6 +125,8 @@ describe('agent tokens', () => {
     expect(seenByOther.length).toBeGreaterThan(0)
     expect(seenByOther.filter((line) => !helloReads.test(line))).toEqual([])
     await stopAgent(copied)
+    // The copied agent was told why, in the close reason it logs.
+    expect(await new Response(copied.stderr).text()).toContain(AgentServiceMessages.otherCluster.slice(0, 100))
     await other.stop()
   }, 40_000)
 

@@ -27,7 +27,7 @@ export const ConnectMessages = {
 } as const
 
 /** Agents of one cluster connected at once (high availability needs two or three). */
-export const MAX_AGENTS_PER_CLUSTER = 8
+const MAX_AGENTS_PER_CLUSTER = 8
 /** Refused connections one address may make per minute before it is answered 429 without a look. */
 export const MAX_REFUSALS_PER_MINUTE = 10
 const HELLO_TIMEOUT_MS = 10_000

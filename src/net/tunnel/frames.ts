@@ -32,11 +32,11 @@ export const Frame = {
 export type FrameType = (typeof Frame)[keyof typeof Frame]
 
 /** Bytes before the payload. */
-const HEADER_BYTES = 5
+export const HEADER_BYTES = 5
 /** The largest DATA payload: a larger one is a protocol error. */
 export const MAX_DATA_BYTES = 64 * 1024
 /** The largest payload of any other frame (reasons, pings, the hello). */
-const MAX_CONTROL_BYTES = 64 * 1024
+export const MAX_CONTROL_BYTES = 64 * 1024
 
 const TYPES = new Set<number>(Object.values(Frame))
 /** Frames that carry nothing: an OPEN with a payload (an address, say) is malformed. */
