@@ -1,0 +1,18 @@
+import { render } from 'preact'
+import './console.css'
+import { HomePage } from './home'
+import { NotFoundPage } from './layout'
+import { LoginPage } from './login'
+
+/**
+ * Each page is a server path (src/console/routes.ts serves the same document for all of them); the script
+ * shows the view of the path it was loaded at. Links are ordinary links: no client-side router.
+ */
+const PAGES: Record<string, () => preact.JSX.Element> = {
+  '/': HomePage,
+  '/login': LoginPage,
+}
+
+const Page = PAGES[location.pathname] ?? NotFoundPage
+const root = document.getElementById('console')
+if (root) render(<Page />, root)
