@@ -177,7 +177,7 @@ export function createApp(deps: Deps) {
   // Each audit event of an org also on `audit.<org>` in its account (docs/decisions.md §8).
   if (deps.config.msgbusUrls.length > 0) auditWriter(deps).addSink(auditBusSink(deps))
   // The web console (docs/decisions.md §11): its pages are not API routes and stay out of the document.
-  if (deps.config.console) app.use(consoleRoutes(deps))
+  if (deps.config.console) app.use(consoleRoutes(deps, (request) => app.handle(request)))
   // Last, so the document (built on its first request) sees every route of this app.
   app.use(openapiDocs(app, buildInfo(deps.config).version, checkCredential))
   return app

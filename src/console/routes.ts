@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
+import { resolveActor } from '../http/auth'
 import { errorResponse, logUnexpected } from '../http/errors'
 import { DOCS_PATH } from '../http/openapi'
 import { pathOf } from '../http/routable-url'
@@ -63,16 +64,43 @@ function consoleAnswer(path: string): Promise<Response> | Response | undefined {
   return undefined
 }
 
+const AUTHORIZE = '/login/oauth/authorize'
+
+/**
+ * `/login/oauth/authorize` asked by a browser: signed out (or with an ended session), the sign-in page, which
+ * comes back here; signed in, the API's own answer to the same request decides. Its redirect to the client (a
+ * faulty request, RFC 6749 §4.1.2.1) goes to the browser as is; anything else is the consent page, whose script
+ * asks the API again for what to show.
+ */
+async function authorizeAnswer(deps: Deps, request: Request, handle: (request: Request) => Promise<Response>): Promise<Response> {
+  const back = request.url.slice(request.url.indexOf(AUTHORIZE))
+  const actor = await resolveActor(deps, request).catch(() => undefined)
+  if (!actor)
+    return new Response(null, {
+      status: 302,
+      headers: { location: `/login?redirect_to=${encodeURIComponent(back)}`, 'cache-control': 'no-store' },
+    })
+  const api = await handle(
+    new Request(request.url, { headers: { cookie: request.headers.get('cookie') ?? '', accept: 'application/json' } }),
+  )
+  return api.status === 302 ? api : pageAnswer()
+}
+
+const asksForPage = (request: Request) => (request.headers.get('accept') ?? '').includes('text/html')
+
 /**
  * The web console (docs/decisions.md §11): its pages and their content-hashed files, answered before routing.
  * They carry no data (the script asks the API, with the caller's session), so no credential is read: an ended
  * session cookie still gets the page, whose script turns the API's 401 into the sign-in page. Not API routes,
- * so they stay out of the OpenAPI document; any other path goes on to the API's routes.
+ * so they stay out of the OpenAPI document; any other path goes on to the API's routes. `handle` is the app's,
+ * for the one page that asks the API first (`authorizeAnswer`).
  */
-export const consoleRoutes = (deps: Deps) => {
+export const consoleRoutes = (deps: Deps, handle: (request: Request) => Promise<Response>) => {
   const docsUrl = `${deps.config.publicUrl}${DOCS_PATH}`
   return new Elysia({ name: 'console' }).onRequest(({ request }) => {
-    const answer = request.method === 'GET' ? consoleAnswer(pathOf(request.url)) : undefined
+    if (request.method !== 'GET') return undefined
+    const path = pathOf(request.url)
+    const answer = path === AUTHORIZE && asksForPage(request) ? authorizeAnswer(deps, request, handle) : consoleAnswer(path)
     // Outside Elysia's lifecycle: failures get the API's error body here, as the lean routes do.
     return answer instanceof Promise
       ? answer.catch((error: unknown) => errorResponse(error, docsUrl, (r, e) => logUnexpected(deps.log, r, e), request))

@@ -1,5 +1,6 @@
 import { render } from 'preact'
 import './console.css'
+import { ConsentPage } from './consent'
 import { HomePage } from './home'
 import { NotFoundPage } from './layout'
 import { LoginPage } from './login'
@@ -11,6 +12,7 @@ import { LoginPage } from './login'
 const PAGES: Record<string, () => preact.JSX.Element> = {
   '/': HomePage,
   '/login': LoginPage,
+  '/login/oauth/authorize': ConsentPage,
 }
 
 const Page = PAGES[location.pathname] ?? NotFoundPage

@@ -1029,7 +1029,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve or refuse an authorization request; redirects to the client */
+        /** Approve or refuse an authorization request; redirects to the client (with Accept: application/json, 200 and the location) */
         post: operations["postLoginOauthGrant"];
         delete?: never;
         options?: never;
@@ -3595,6 +3595,14 @@ export interface components {
             code_challenge_method?: string;
             /** @description The user's answer */
             granted: boolean | "true" | "false";
+        };
+        /**
+         * GrantLocation
+         * @description The redirect of POST /login/oauth/grant, for a page that navigates itself (Accept: application/json)
+         */
+        GrantLocation: {
+            /** @description Where the browser goes next: the redirect URI with code and state, or with the error */
+            location: string;
         };
         /** @description Token request (RFC 6749 §4.1.3, §6), form-encoded or JSON */
         PostLoginOauthAccessTokenBody: {
@@ -8778,6 +8786,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The redirect of POST /login/oauth/grant, for a page that navigates itself (Accept: application/json) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantLocation"];
+                };
+            };
             /** @description Redirect to the client with code and state, or an error */
             302: {
                 headers: {
