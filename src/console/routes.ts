@@ -9,6 +9,8 @@ import { buildConsole, type ConsoleBundle, embeddedConsole } from './bundle'
 
 /** The paths of the console's pages (docs/console.md); each answers the same document, whose script shows the path's view. */
 const PAGES: ReadonlySet<string> = new Set(['/', '/login'])
+/** Pages named by what they show: `/clusters/<owner>/<name>`. */
+const PAGE_PATTERNS: readonly RegExp[] = [/^\/clusters\/[^/]+\/[^/]+$/]
 const CONSOLE_ASSETS = '/console/assets/'
 const CONSOLE_ICON = '/console/favicon.svg'
 
@@ -58,7 +60,7 @@ async function fileAnswer(name: string): Promise<Response> {
 
 /** The answer to a GET of `path` when the path is the console's, else undefined (decided without waiting: Elysia takes a promise for an answer). */
 function consoleAnswer(path: string): Promise<Response> | Response | undefined {
-  if (PAGES.has(path)) return pageAnswer()
+  if (PAGES.has(path) || PAGE_PATTERNS.some((pattern) => pattern.test(path))) return pageAnswer()
   if (path === CONSOLE_ICON) return iconAnswer()
   if (path.startsWith(CONSOLE_ASSETS)) return fileAnswer(path.slice(CONSOLE_ASSETS.length))
   return undefined

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { basic, PASSWORD, type TestApp, type TestUser } from '../support/app'
-import { expectAt, expectClean, withConsole } from './support'
+import { expectAt, expectClean, passwordStep, withConsole } from './support'
 
 /** An OAuth2 client's callback on a real port: it keeps the query of each call to /callback and answers a small page. */
 function callbackServer() {
@@ -40,9 +40,7 @@ describe('/login/oauth/authorize in Chromium', () => {
         const authorize = authorizePath(app.client_id, client.redirectUri)
         const page = await open(authorize)
         await expectAt(page, origin, `/login?redirect_to=${encodeURIComponent(authorize)}`, 'Sign in')
-        await page.locator('aria/Username or email[role="textbox"]').fill('alice')
-        await page.locator('aria/Password').fill(PASSWORD)
-        await page.locator('aria/Sign in[role="button"]').click()
+        await passwordStep(page, 'alice', PASSWORD)
         await expectAt(page, origin, authorize, 'Authorize Deploy Bot')
         const text = await page.evaluate(() => document.querySelector('main')!.textContent)
         expect(text).toContain(new URL(client.redirectUri).host)
@@ -73,9 +71,7 @@ describe('/login/oauth/authorize in Chromium', () => {
         const [alice] = await t.users('alice')
         const app = await registerClient(t, alice!, client.redirectUri)
         const page = await open('/login')
-        await page.locator('aria/Username or email[role="textbox"]').fill('alice')
-        await page.locator('aria/Password').fill(PASSWORD)
-        await page.locator('aria/Sign in[role="button"]').click()
+        await passwordStep(page, 'alice', PASSWORD)
         await expectAt(page, origin, '/', 'Clusters')
         await page.goto(`${origin}${authorizePath(app.client_id, client.redirectUri)}`)
         await page.locator('aria/Cancel[role="button"]').click()

@@ -4,14 +4,7 @@ import { Messages } from '../../src/identity/signin/service'
 import { enrollTotp } from '../security/second-factor'
 import { PASSWORD } from '../support/app'
 import { nextCode } from '../support/totp'
-import { expectAt, expectClean, withConsole } from './support'
-
-/** Types the password step by the field names of docs/decisions.md §11 and presses "Sign in". */
-async function passwordStep(page: Page, login: string, password: string): Promise<void> {
-  await page.locator('aria/Username or email[role="textbox"]').fill(login)
-  await page.locator('aria/Password').fill(password)
-  await page.locator('aria/Sign in[role="button"]').click()
-}
+import { expectAt, expectClean, passwordStep, withConsole } from './support'
 
 /** What the page says went wrong: the message beside a field, else the one at the top. */
 async function shownError(page: Page): Promise<string> {

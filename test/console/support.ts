@@ -92,3 +92,10 @@ export async function expectAt(page: Page, origin: string, path: string, heading
   await page.waitForFunction((h: string) => document.querySelector('h1')?.textContent === h, { timeout: 20_000 }, heading)
   expect(page.url()).toBe(`${origin}${path}`)
 }
+
+/** Signs in on the open `/login` page by the names of docs/decisions.md §11. */
+export async function passwordStep(page: Page, login: string, password: string): Promise<void> {
+  await page.locator('aria/Username or email[role="textbox"]').fill(login)
+  await page.locator('aria/Password').fill(password)
+  await page.locator('aria/Sign in[role="button"]').click()
+}

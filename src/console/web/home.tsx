@@ -34,7 +34,11 @@ export function HomePage() {
           <tbody>
             {clusters.map((cluster) => (
               <tr key={cluster.id}>
-                <td>{cluster.displayName}</td>
+                <td>
+                  <a href={`/clusters/${encodeURIComponent(cluster.ownerName)}/${encodeURIComponent(cluster.name)}`}>
+                    {cluster.displayName}
+                  </a>
+                </td>
                 <td>{cluster.ownerName}</td>
                 <td>{cluster.status.phase}</td>
                 <td>{cluster.kubernetesVersion || '–'}</td>

@@ -1,5 +1,6 @@
 import { render } from 'preact'
 import './console.css'
+import { CLUSTER_PAGE, ClusterPage } from './cluster'
 import { ConsentPage } from './consent'
 import { HomePage } from './home'
 import { NotFoundPage } from './layout'
@@ -15,6 +16,6 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/login/oauth/authorize': ConsentPage,
 }
 
-const Page = PAGES[location.pathname] ?? NotFoundPage
+const Page = PAGES[location.pathname] ?? (CLUSTER_PAGE.test(location.pathname) ? ClusterPage : NotFoundPage)
 const root = document.getElementById('console')
 if (root) render(<Page />, root)
