@@ -5,6 +5,7 @@ import { ConsentPage } from './consent'
 import { HomePage } from './home'
 import { NotFoundPage } from './layout'
 import { LoginPage } from './login'
+import { TokensPage } from './tokens'
 
 /**
  * Each page is a server path (src/console/routes.ts serves the same document for all of them); the script
@@ -14,6 +15,7 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/': HomePage,
   '/login': LoginPage,
   '/login/oauth/authorize': ConsentPage,
+  '/user/settings/tokens': TokensPage,
 }
 
 const Page = PAGES[location.pathname] ?? (CLUSTER_PAGE.test(location.pathname) ? ClusterPage : NotFoundPage)
