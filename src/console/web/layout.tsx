@@ -41,6 +41,7 @@ export function SignedInLayout({ title, me, children }: { title: string; me: Me 
         <nav aria-label="Main">
           <a href="/">Clusters</a>
           <a href="/user/settings/tokens">Tokens</a>
+          <a href="/user/settings/security">Security</a>
         </nav>
         {me && (
           <div class="account">

@@ -1,6 +1,7 @@
 import { type PublicKeyCredentialRequestOptionsJSON, startAuthentication } from '@simplewebauthn/browser'
 import { useState } from 'preact/hooks'
 import { type ApiProblem, api, problemOf } from './api'
+import { Field, fieldValue } from './form'
 import { ErrorNotice, useTitle } from './layout'
 import type { components } from './openapi'
 import { pathOnThisSite } from './paths'
@@ -11,40 +12,6 @@ const SECOND_FACTOR_NEEDED = 'This account uses two-factor authentication'
 type Step = 'password' | 'second-factor'
 
 const NO_PROBLEM: ApiProblem = { message: '', fields: {} }
-
-/** A text field with its label and, under it, what the server said about it. */
-function Field(props: {
-  id: string
-  label: string
-  type?: 'text' | 'password'
-  autocomplete: string
-  inputMode?: 'numeric'
-  error?: string
-}) {
-  const described = props.error ? `${props.id}-error` : undefined
-  const attributes = {
-    id: props.id,
-    name: props.id,
-    autocomplete: props.autocomplete,
-    inputMode: props.inputMode,
-    required: true,
-    'aria-invalid': props.error ? ('true' as const) : undefined,
-    'aria-describedby': described,
-  }
-  return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      {props.type === 'password' ? <input type="password" {...attributes} /> : <input type="text" {...attributes} />}
-      {props.error && (
-        <p id={described} class="field-error">
-          {props.error}
-        </p>
-      )}
-    </div>
-  )
-}
-
-const fieldValue = (form: HTMLFormElement, name: string) => (form.elements.namedItem(name) as HTMLInputElement).value
 
 /**
  * `/login` (docs/decisions.md §11): the password, then (when the account has one) a TOTP code or a security key;

@@ -5,6 +5,7 @@ import { ConsentPage } from './consent'
 import { HomePage } from './home'
 import { NotFoundPage } from './layout'
 import { LoginPage } from './login'
+import { SecurityPage } from './security'
 import { TokensPage } from './tokens'
 
 /**
@@ -16,6 +17,7 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/login': LoginPage,
   '/login/oauth/authorize': ConsentPage,
   '/user/settings/tokens': TokensPage,
+  '/user/settings/security': SecurityPage,
 }
 
 const Page = PAGES[location.pathname] ?? (CLUSTER_PAGE.test(location.pathname) ? ClusterPage : NotFoundPage)

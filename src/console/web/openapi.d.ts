@@ -3420,6 +3420,8 @@ export interface components {
             secret: string;
             /** @description The otpauth:// URI of the secret as a QR code, a data:image/png;base64 URL */
             qrImage: string;
+            /** @description The same QR code as SVG markup, for pages whose Content-Security-Policy refuses data: images (the web console) */
+            qrSvg: string;
         };
         /** TwoFactorAuthParams */
         TwoFactorAuthParams: {

@@ -21,7 +21,9 @@ export function TokensPage() {
   const [copied, setCopied] = useState('')
 
   const load = () =>
-    api.GET('/api/v1/user/settings/tokens/access-tokens/', { params: { query: { limit: '50' } } }).then(({ data }) => data && setTokens(data))
+    api
+      .GET('/api/v1/user/settings/tokens/access-tokens/', { params: { query: { limit: '50' } } })
+      .then(({ data }) => data && setTokens(data))
   useEffect(() => {
     load()
   }, [])
