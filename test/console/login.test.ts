@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import type { Page } from 'puppeteer-core'
 import { Messages } from '../../src/identity/signin/service'
+import { makeOrg } from '../orgs/support'
 import { enrollTotp } from '../security/second-factor'
 import { PASSWORD } from '../support/app'
+import { startOidcProvider } from '../support/oidc-provider'
 import { nextCode } from '../support/totp'
 import { expectAt, expectClean, passwordStep, withConsole } from './support'
 
@@ -109,4 +111,30 @@ describe('/login in Chromium', () => {
       expect(await page.evaluate(() => document.body.textContent)).not.toContain(Messages.twoFactor)
     })
   }, 60_000)
+
+  test('/login?org=acme → "Sign in with acme" goes through the org\'s OpenID provider and lands signed in at redirect_to', async () => {
+    await withConsole(
+      async ({ t, origin, open }) => {
+        const [olga] = await t.users('olga')
+        const { org } = await makeOrg(t, 'acme', { owner: olga! })
+        const idp = await startOidcProvider([`${origin}/api/v1/user/oauth2/org-${org.id}`])
+        const source = await t.as(olga!).send('POST', '/api/v1/orgs/acme/auth-source', {
+          name: 'Acme Login',
+          provider: 'openidConnect',
+          clientID: idp.clientId,
+          clientSecret: idp.clientSecret,
+          discoveryURL: `${idp.issuer}/.well-known/openid-configuration`,
+        })
+        expect(source.status).toBe(201)
+        idp.signInAs({ sub: 'mia-1', email: 'mia@acme.example', email_verified: true, preferred_username: 'mia' })
+        const page = await open('/login?org=acme&redirect_to=%2F%3Ffrom%3Dsso')
+        await page.locator('aria/Sign in with acme[role="button"]').wait()
+        await expectClean(page, 'login-sso')
+        await page.locator('aria/Sign in with acme[role="button"]').click()
+        await expectAt(page, origin, '/?from=sso', 'Clusters')
+        await page.waitForFunction(() => document.querySelector('.account')?.textContent?.includes('mia'), { timeout: 20_000 })
+      },
+      { PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' },
+    )
+  }, 90_000)
 })

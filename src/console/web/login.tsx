@@ -1,5 +1,5 @@
 import { type PublicKeyCredentialRequestOptionsJSON, startAuthentication } from '@simplewebauthn/browser'
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { type ApiProblem, api, problemOf } from './api'
 import { Field, fieldValue } from './form'
 import { ErrorNotice, useTitle } from './layout'
@@ -19,10 +19,22 @@ const NO_PROBLEM: ApiProblem = { message: '', fields: {} }
  */
 export function LoginPage() {
   useTitle('Sign in')
-  const next = pathOnThisSite(new URLSearchParams(location.search).get('redirect_to'), location.origin)
+  const query = new URLSearchParams(location.search)
+  const next = pathOnThisSite(query.get('redirect_to'), location.origin)
+  const org = query.get('org')
+  const [ssoStart, setSsoStart] = useState<string>()
   const [step, setStep] = useState<Step>('password')
   const [problem, setProblem] = useState<ApiProblem>(NO_PROBLEM)
   const [busy, setBusy] = useState(false)
+
+  // `/login?org=<org>`: the org's single sign-on, when it has a source (its start path, under /api/v1).
+  useEffect(() => {
+    if (org)
+      api.GET('/api/v1/user/login-method', { params: { query: { orgname: org } } }).then(({ data }) => {
+        if (data?.method === 'sso' && data.oauthCallbackPath)
+          setSsoStart(`/api/v1${data.oauthCallbackPath}?redirect_to=${encodeURIComponent(next)}`)
+      })
+  }, [])
 
   const attempt = async (call: () => Promise<ApiProblem | undefined>) => {
     setBusy(true)
@@ -80,6 +92,11 @@ export function LoginPage() {
           <button type="submit" disabled={busy}>
             Sign in
           </button>
+          {ssoStart && (
+            <button type="button" class="secondary" onClick={() => location.assign(ssoStart)}>
+              Sign in with {org}
+            </button>
+          )}
         </form>
       ) : (
         <>
