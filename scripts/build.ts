@@ -1,11 +1,12 @@
 // npm run build [-- --outfile PATH]: dist/platform-api (or PATH), one linux-x64 executable (Bun's --compile) that needs nothing
 // from the checkout: the migrations and report templates are embedded as folders, the Swagger UI
-// files by their imports, and Helm (from .tools/bin, see install-tools.mjs) zstd-compressed with
+// files by their imports, the web console's bundle as a folder, and Helm (from .tools/bin, see install-tools.mjs) zstd-compressed with
 // its digest stamped, to be unpacked into the data dir on first use. See docs/operations.md.
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { BuildStamp } from '../src/assets'
+import { buildConsole, EMBEDDED_CONSOLE, MANIFEST } from '../src/console/bundle'
 
 const root = resolve(import.meta.dir, '..')
 const { values } = parseArgs({ options: { outfile: { type: 'string' } } })
@@ -36,7 +37,19 @@ function compressedHelm(): string {
   return digest
 }
 
+/** `.tools/build/console/`: the web console bundled (content-hashed files and the list of them), embedded as a folder. */
+async function bundledConsole(): Promise<string> {
+  const folder = join(work, EMBEDDED_CONSOLE)
+  rmSync(folder, { recursive: true, force: true })
+  mkdirSync(folder, { recursive: true })
+  const bundle = await buildConsole()
+  for (const file of bundle.files.values()) writeFileSync(join(folder, file.name), new Uint8Array(await file.content.arrayBuffer()))
+  writeFileSync(join(folder, MANIFEST), JSON.stringify([...bundle.files.keys()]))
+  return folder
+}
+
 const stamp: BuildStamp = { commit: gitCommit(), date: new Date().toISOString(), helmSha256: compressedHelm() }
+const consoleFolder = await bundledConsole()
 rmSync(outfile, { force: true })
 const result = await Bun.build({
   // The audit trail's commit thread is a Worker: its script is an entry point of its own.
@@ -52,7 +65,7 @@ const result = await Bun.build({
     // that happen to lie in its working directory.
     autoloadDotenv: false,
     autoloadBunfig: false,
-    assets: [join(root, 'db'), join(root, 'reports'), join(work, 'helm.zst')],
+    assets: [join(root, 'db'), join(root, 'reports'), join(work, 'helm.zst'), consoleFolder],
   },
 })
 if (!result.success) {

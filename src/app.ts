@@ -10,6 +10,7 @@ import { clusterFacts } from './clusters/access'
 import { proxyRoutes } from './clusters/proxy/routes'
 import { clusterRoutes } from './clusters/routes'
 import { type Config, ConfigError } from './config'
+import { consoleRoutes } from './console/routes'
 import type { Deps } from './deps'
 import { AppError, messageOf } from './errors'
 import { actorOf, resolveActor } from './http/auth'
@@ -176,6 +177,8 @@ export function createApp(deps: Deps) {
   }
   // Each audit event of an org also on `audit.<org>` in its account (docs/decisions.md §8).
   if (deps.config.msgbusUrls.length > 0) auditWriter(deps).addSink(auditBusSink(deps))
+  // The web console (docs/decisions.md §11): its pages are not API routes and stay out of the document.
+  if (deps.config.console) app.use(consoleRoutes(deps, (request) => app.handle(request)))
   // Last, so the document (built on its first request) sees every route of this app.
   app.use(openapiDocs(app, buildInfo(deps.config).version, checkCredential))
   return app

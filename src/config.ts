@@ -33,6 +33,8 @@ export interface Config {
   modes: ReadonlySet<DeploymentMode>
   runMode: RunMode
   sandboxCluster: boolean
+  /** The web console's pages (docs/decisions.md §11); false: those paths are 404 and the API is unchanged. */
+  console: boolean
   msgbusUrls: string[]
   /** Lifetime of issued message-bus credentials, seconds (docs/decisions.md §6a: 24 h). */
   msgbusCredentialTtlSeconds: number
@@ -208,6 +210,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     modes: parseModes(env.PLATFORM_MODES ?? ''),
     runMode,
     sandboxCluster: parseBool(env.PLATFORM_SANDBOX_CLUSTER ?? 'true', 'PLATFORM_SANDBOX_CLUSTER'),
+    console: parseBool(env.PLATFORM_CONSOLE ?? 'true', 'PLATFORM_CONSOLE'),
     msgbusUrls,
     msgbusCredentialTtlSeconds: parsePositiveInt(env.MSGBUS_CREDENTIAL_TTL_SECONDS ?? String(24 * 3600), 'MSGBUS_CREDENTIAL_TTL_SECONDS'),
     hostedTokenKey,

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import puppeteer from 'puppeteer-core'
 import YAML from 'yaml'
 import { generateServerTls } from '../../src/kube-emulator/tls'
+import { CHROMIUM_FLAGS } from '../../src/usage/pdf/printer'
+import { passwordStep } from '../console/support'
 import { basic, tempDir } from '../support/app'
 import { buildChart, serveHelmRepo } from '../support/charts'
 import { freePort } from '../support/ports'
@@ -218,6 +221,36 @@ describe('the built binary, alone in an empty directory', () => {
     const check = Bun.spawnSync(['promtool', 'check', 'metrics'], { stdin: new TextEncoder().encode(text) })
     expect(check.stdout.toString() + check.stderr.toString()).toBe('')
     expect(check.exitCode).toBe(0)
+  })
+
+  test('the web console comes from the binary: /login under the strict CSP with its content-hashed files; Chromium signs the admin in and lists the sandbox', async () => {
+    const page = await smoke.api('/login')
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-security-policy')).toStartWith("default-src 'self'")
+    const script = /\/console\/assets\/main-\w+\.js/.exec(await page.text())![0]
+    const file = await smoke.api(script)
+    expect(file.status).toBe(200)
+    expect(file.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    const browser = await puppeteer.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      pipe: true,
+      args: CHROMIUM_FLAGS,
+      acceptInsecureCerts: true,
+    })
+    try {
+      const tab = await browser.newPage()
+      await tab.goto(`${smoke.server.base}/`, { waitUntil: 'networkidle0' })
+      await tab.waitForFunction(() => document.querySelector('h1')?.textContent === 'Sign in', { timeout: 30_000 })
+      await passwordStep(tab, 'admin', ADMIN_PASSWORD)
+      await tab.waitForFunction(() => document.querySelector('h1')?.textContent === 'Clusters', { timeout: 30_000 })
+      expect(new URL(tab.url()).pathname).toBe('/')
+      await tab.waitForFunction(() => document.querySelector('tbody tr')?.textContent?.includes('Active'), { timeout: 30_000 })
+      const row = await tab.evaluate(() => [...document.querySelectorAll('tbody td')].map((cell) => cell.textContent))
+      expect(row.slice(0, 3)).toEqual(['Sandbox', 'admin', 'Active'])
+    } finally {
+      await browser.close()
+    }
   })
 
   test('systemd-unit prints a unit starting this binary that systemd-analyze verify accepts', () => {

@@ -326,6 +326,21 @@ describe('OAuth2 authorization endpoint refusals', () => {
     expect(await t.deps.db.read.select().from(oauth2AuthorizationCodes)).toEqual([])
   })
 
+  test('a grant asked with Accept: application/json → 200 and the same location in the body (for a page that navigates itself)', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const registered = await registerClient(t, alice, true)
+    const headers = { ...(await browserOf(t, alice)), accept: 'application/json' }
+    const url = authorizationUrl(registered.client_id, { state: 'st-json' })
+    const res = await t.request('POST', '/login/oauth/grant', { headers, body: { ...Object.fromEntries(url.searchParams), granted: true } })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('location')).toBeNull()
+    const location = new URL((await res.json()).location)
+    expect(location.origin + location.pathname).toBe(REDIRECT)
+    expect(location.searchParams.get('state')).toBe('st-json')
+    expect(location.searchParams.get('code')).toMatch(/\S{20,}/)
+  })
+
   test('the user refuses → 302 access_denied, no code', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')

@@ -13,7 +13,7 @@ const basicOtp = (t: TestApp, name: string, otp?: string, header = 'X-Platform-O
   t.request('GET', '/api/v1/user', { headers: { authorization: basic(name, PASSWORD), ...(otp === undefined ? {} : { [header]: otp }) } })
 
 describe('TOTP enrollment', () => {
-  test('a user starts enrollment → base32 secret and a PNG data URL QR code; status still off', async () => {
+  test('a user starts enrollment → base32 secret and its QR code as a PNG data URL and as SVG; status still off', async () => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')
     const res = await t.as(alice).get(`${BASE}/twofa/enroll`)
@@ -23,6 +23,9 @@ describe('TOTP enrollment', () => {
     expect(body.qrImage).toStartWith('data:image/png;base64,')
     const png = Buffer.from(body.qrImage.slice('data:image/png;base64,'.length), 'base64')
     expect(png.subarray(1, 4).toString()).toBe('PNG')
+    // The same code as SVG markup for pages under a strict CSP: no script, no style attribute, no external reference.
+    expect(body.qrSvg).toStartWith('<svg xmlns="http://www.w3.org/2000/svg"')
+    expect(body.qrSvg).not.toMatch(/<script|style=|href=/i)
     const status = await (await t.as(alice).get(`${BASE}/`)).json()
     expect(status).toEqual({ twofaEnrolled: false, webauthnEnrolled: false, scratchTokenSet: false })
   })

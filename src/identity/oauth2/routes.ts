@@ -13,6 +13,7 @@ import {
   DeviceAuthorizationResponse,
   DeviceCodeQuery,
   DeviceRequest,
+  GrantLocation,
   GrantParams,
   OAuth2Application,
   OAuth2ApplicationForm,
@@ -26,6 +27,11 @@ import { createApplication, getApplication, listApplications, updateApplication 
 const tags = ['settings']
 const flowTags = ['oauth2']
 const redirect = (location: string) => new Response(null, { status: 302, headers: { location, 'cache-control': 'no-store' } })
+/**
+ * A script's fetch cannot read a cross-origin redirect (it sees an opaque answer), so a caller that asks for
+ * JSON gets the redirect's location in the body instead (docs/decisions.md §11: the console's consent page).
+ */
+const asksForJson = (request: Request) => /^application\/json\b/i.test(request.headers.get('accept') ?? '')
 const formUris = (value: string | string[]) => (Array.isArray(value) ? value : value.split(/\r?\n/))
 
 /** Token and device endpoint answers are never cached (RFC 6749 §5.1); their errors use the RFC's body, not ours. */
@@ -128,21 +134,30 @@ export const oauth2FlowRoutes = (deps: Deps) =>
     )
     .post(
       '/grant',
-      async ({ me, body }) => {
-        const { granted, ...request } = body
-        return redirect(await grantAuthorization(deps, me, request, granted === true || granted === 'true'))
+      async ({ me, body, request }) => {
+        const { granted, ...authorization } = body
+        const location = await grantAuthorization(deps, me, authorization, granted === true || granted === 'true')
+        // The location carries the code: no cache may keep either answer.
+        return asksForJson(request)
+          ? new Response(JSON.stringify({ location }), { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } })
+          : redirect(location)
       },
       {
         signedIn: 'signed-in',
         body: GrantParams,
         response: {
+          200: GrantLocation,
           302: t.Void({ description: 'Redirect to the client with code and state, or an error' }),
           400: ErrorBody,
           401: ErrorBody,
           403: ErrorBody,
           422: ErrorBody,
         },
-        detail: { summary: 'Approve or refuse an authorization request; redirects to the client', tags: flowTags },
+        detail: {
+          summary:
+            'Approve or refuse an authorization request; redirects to the client (with Accept: application/json, 200 and the location)',
+          tags: flowTags,
+        },
       },
     )
     .post('/device_authorization', ({ body }) => tokenAnswer(() => startDeviceAuthorization(deps, body)), {

@@ -72,6 +72,14 @@ export const ConsentRequest = t.Object(
   { description: 'What the user is asked to approve; answer with POST /login/oauth/grant' },
 )
 
+export const GrantLocation = t.Object(
+  { location: t.String({ description: 'Where the browser goes next: the redirect URI with code and state, or with the error' }) },
+  {
+    title: 'GrantLocation',
+    description: 'The redirect of POST /login/oauth/grant, for a page that navigates itself (Accept: application/json)',
+  },
+)
+
 export const TokenRequest = t.Object(
   {
     grant_type: t.Optional(t.String({ description: 'authorization_code, refresh_token or urn:ietf:params:oauth:grant-type:device_code' })),

@@ -13,6 +13,9 @@ export const Security = t.Object(
   {
     secret: t.String({ description: 'The new TOTP secret, base32; shown only while enrolling' }),
     qrImage: t.String({ description: 'The otpauth:// URI of the secret as a QR code, a data:image/png;base64 URL' }),
+    qrSvg: t.String({
+      description: 'The same QR code as SVG markup, for pages whose Content-Security-Policy refuses data: images (the web console)',
+    }),
   },
   { title: 'Security' },
 )

@@ -51,7 +51,7 @@ export async function twoFactorStatus(deps: Deps, uid: number) {
 }
 
 /** Starts TOTP enrollment: a new secret kept server-side (sealed) and its QR code. Throws invalid when already enrolled. */
-export async function startEnrollment(deps: Deps, user: UserRow): Promise<{ secret: string; qrImage: string }> {
+export async function startEnrollment(deps: Deps, user: UserRow): Promise<{ secret: string; qrImage: string; qrSvg: string }> {
   if (await store.findTwoFactor(deps.db.read, user.id)) throw new AppError('invalid', Messages.alreadyEnrolled)
   const secret = generateSecret()
   const sealedSecret = await deps.secrets.seal(secret)
@@ -59,7 +59,11 @@ export async function startEnrollment(deps: Deps, user: UserRow): Promise<{ secr
     store.replaceEnrollment(tx, { uid: user.id, sealedSecret, expiresAt: nowSeconds(deps.clock) + ENROLLMENT_TTL_SECONDS }),
   )
   const uri = generateURI({ issuer: new URL(deps.config.publicUrl).host, label: user.name, secret })
-  return { secret, qrImage: await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M' }) }
+  return {
+    secret,
+    qrImage: await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M' }),
+    qrSvg: await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M' }),
+  }
 }
 
 /**

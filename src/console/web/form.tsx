@@ -1,0 +1,34 @@
+/** A text field with its label and, under it, what the server said about it. */
+export function Field(props: {
+  id: string
+  label: string
+  type?: 'text' | 'password'
+  autocomplete: string
+  inputMode?: 'numeric'
+  error?: string
+}) {
+  const described = props.error ? `${props.id}-error` : undefined
+  const attributes = {
+    id: props.id,
+    name: props.id,
+    autocomplete: props.autocomplete,
+    inputMode: props.inputMode,
+    required: true,
+    'aria-invalid': props.error ? ('true' as const) : undefined,
+    'aria-describedby': described,
+  }
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.type === 'password' ? <input type="password" {...attributes} /> : <input type="text" {...attributes} />}
+      {props.error && (
+        <p id={described} class="field-error">
+          {props.error}
+        </p>
+      )}
+    </div>
+  )
+}
+
+/** The value of the form's field `name`. */
+export const fieldValue = (form: HTMLFormElement, name: string) => (form.elements.namedItem(name) as HTMLInputElement).value

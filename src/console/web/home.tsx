@@ -1,0 +1,52 @@
+import { useEffect, useState } from 'preact/hooks'
+import { api, problemOf } from './api'
+import { ErrorNotice, SignedInLayout, useMe } from './layout'
+import type { components } from './openapi'
+
+type Cluster = components['schemas']['ClusterInfo']
+
+/** `/`: the clusters the caller may use (their own, their orgs', their teams'), with each one's status. */
+export function HomePage() {
+  const me = useMe()
+  const [clusters, setClusters] = useState<Cluster[]>()
+  const [problem, setProblem] = useState<string>()
+  useEffect(() => {
+    api.GET('/api/v1/user/clusters', { params: { query: { all: 'true' } } }).then(({ data, error, response }) => {
+      if (data) setClusters(data)
+      else if (response.status !== 401) setProblem(problemOf(error, response.status).message)
+    })
+  }, [])
+  return (
+    <SignedInLayout title="Clusters" me={me}>
+      <ErrorNotice message={problem} />
+      {clusters && clusters.length === 0 && <p>No clusters yet.</p>}
+      {clusters && clusters.length > 0 && (
+        <table>
+          <caption>Clusters you can use</caption>
+          <thead>
+            <tr>
+              <th scope="col">Cluster</th>
+              <th scope="col">Owner</th>
+              <th scope="col">Status</th>
+              <th scope="col">Kubernetes</th>
+            </tr>
+          </thead>
+          <tbody>
+            {clusters.map((cluster) => (
+              <tr key={cluster.id}>
+                <td>
+                  <a href={`/clusters/${encodeURIComponent(cluster.ownerName)}/${encodeURIComponent(cluster.name)}`}>
+                    {cluster.displayName}
+                  </a>
+                </td>
+                <td>{cluster.ownerName}</td>
+                <td>{cluster.status.phase}</td>
+                <td>{cluster.kubernetesVersion || '–'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </SignedInLayout>
+  )
+}
