@@ -1,6 +1,6 @@
-import { upgradeBackupDir } from '../app'
 import { loadConfig } from '../config'
 import { openDatabase } from '../storage/database'
+import { upgradeBackupDir } from '../storage/migrations'
 import { type Command, PROGRAM, parse } from './command'
 
 export const migrate: Command = {

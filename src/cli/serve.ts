@@ -1,7 +1,7 @@
 import { closeDeps, createApp, openDeps } from '../app'
 import { startBackgroundWork } from '../background'
 import { type Config, loadConfig, type ServeFlags } from '../config'
-import { type Command, PROGRAM, parse } from './command'
+import { type Command, PROGRAM, parse, refusingUnusableDatabase } from './command'
 import { listenFailed, prepareDatabase } from './start-up'
 import { superviseWorkers } from './workers'
 
@@ -44,8 +44,8 @@ generated password once when PLATFORM_ADMIN_PASSWORD is not set.
  * supervisor is gone.
  */
 async function serveHere(config: Config): Promise<number> {
-  const deps = await openDeps(config)
-  if (config.workerId === undefined) await prepareDatabase(deps)
+  const deps = await refusingUnusableDatabase(config, () => openDeps(config))
+  if (config.workerId === undefined) await refusingUnusableDatabase(config, () => prepareDatabase(deps))
   const app = createApp(deps)
   try {
     app.listen({

@@ -77,8 +77,51 @@ export interface OpenOptions {
 export async function openDatabase(url: string, opts: OpenOptions = {}): Promise<Database> {
   const driver = opts.driver ?? (url.startsWith('file:') ? 'bun:sqlite' : 'libsql')
   const migrationsFolder = opts.migrationsFolder ?? MIGRATIONS_FOLDER
-  if (url.startsWith('file:') && filePath(url) !== ':memory:') prepareFile(filePath(url), migrationsFolder, opts.backupDir)
-  return driver === 'bun:sqlite' ? openBunSqlite(filePath(url), migrationsFolder) : openLibsql(url, opts.authToken, migrationsFolder)
+  const local = localDatabaseFile(url)
+  if (local === undefined || local === ':memory:') {
+    return driver === 'bun:sqlite' ? openBunSqlite(filePath(url), migrationsFolder) : openLibsql(url, opts.authToken, migrationsFolder)
+  }
+  try {
+    prepareFile(local, migrationsFolder, opts.backupDir)
+    return driver === 'bun:sqlite' ? openBunSqlite(local, migrationsFolder) : await openLibsql(url, opts.authToken, migrationsFolder)
+  } catch (error) {
+    throw databaseFileRefusal(local, error, opts.backupDir) ?? error
+  }
+}
+
+/** SQLite's codes for a file that is not, or no longer, a readable database. */
+const DAMAGED = /^SQLITE_(NOTADB|CORRUPT)/
+/** Codes of a file or directory this process's user may not open, create or change. */
+const DENIED = /^(EACCES|EPERM|EROFS|SQLITE_CANTOPEN|SQLITE_READONLY|SQLITE_PERM)/
+
+function errorCode(error: unknown): string | undefined {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string') return code
+  }
+  return undefined
+}
+
+/**
+ * The one line an operator can act on when the local database file `path` is damaged or not this
+ * user's to open (docs/operations.md, "When the server does not start"): a ConfigError (exit 2)
+ * naming the file and what to do; undefined for any other error.
+ */
+export function databaseFileRefusal(path: string, error: unknown, backupDir?: string): ConfigError | undefined {
+  const code = errorCode(error)
+  if (code === undefined) return undefined
+  if (DAMAGED.test(code)) {
+    const copies = backupDir ? `, or the copy kept before the last migrations in ${backupDir}` : ''
+    return new ConfigError(
+      `the database file ${path} is damaged (${code}: ${messageOf(error)}); it was left as it is: move it away and restore a backup (restore DIR into an empty data dir)${copies}`,
+    )
+  }
+  if (DENIED.test(code)) {
+    return new ConfigError(
+      `the database file ${path} cannot be opened or changed by this user (${code}): run the command as the user that owns the data dir, or give the data dir and its files to this user (chown -R)`,
+    )
+  }
+  return undefined
 }
 
 /** A local database file before a driver opens it: owner-only, not newer than this program, copied before migrating. */
