@@ -1,4 +1,5 @@
-import { auditStreamOpened } from '../../audit/recorder'
+import { auditCreatedName, auditStreamOpened } from '../../audit/recorder'
+import { mediaTypeOf } from './relay'
 
 /** The exec and attach protocols (v4, v5, base64): their channel 3 carries the session's final Status. */
 const CHANNEL_PROTOCOL = /(^|\.)channel\.k8s\.io$/
@@ -48,4 +49,18 @@ export function auditSession(upstream: WebSocket): void {
       exitCode = exitCodeOf(event.data) ?? exitCode
     })
   upstream.addEventListener('close', () => stream.ended(exitCode), { once: true })
+}
+
+/**
+ * A create the member accepted (2xx, JSON): the created object's name goes to the request's event
+ * (docs/decisions.md §8). Reads a copy of the answer, which the client still gets whole.
+ */
+export async function auditCreated(answer: Response): Promise<void> {
+  if (!answer.ok || mediaTypeOf(answer.headers.get('content-type')) !== 'application/json') return
+  const created = (await answer
+    .clone()
+    .json()
+    .catch(() => undefined)) as { metadata?: { name?: unknown } } | undefined
+  const name = created?.metadata?.name
+  if (typeof name === 'string' && name !== '') auditCreatedName(name)
 }
