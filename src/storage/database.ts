@@ -1,5 +1,5 @@
 import { Database as BunSqlite } from 'bun:sqlite'
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Client as LibsqlClient, Config as LibsqlConfig } from '@libsql/client'
 import { getTableName, sql } from 'drizzle-orm'
@@ -235,6 +235,7 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
     },
     ping: async () => {
       reader.query('SELECT 1').get()
+      if (path !== ':memory:') assertDatabaseHeader(path)
     },
     close: async () => {
       await enqueue(async () => {
@@ -246,6 +247,26 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
       })
     },
   }
+}
+
+const SQLITE_HEADER = 'SQLite format 3\0'
+
+/**
+ * Throws unless the file at `path` still opens with SQLite's header: an open connection serves
+ * from its cache and would not notice the file overwritten, removed or made unreadable under it.
+ */
+function assertDatabaseHeader(path: string): void {
+  const head = Buffer.alloc(SQLITE_HEADER.length)
+  const fd = openSync(path, 'r')
+  let read: number
+  try {
+    read = readSync(fd, head, 0, head.length, 0)
+  } finally {
+    closeSync(fd)
+  }
+  // A new database in WAL mode is an empty file until its first checkpoint: its pages are all in the -wal file.
+  if (read > 0 && head.toString('latin1') !== SQLITE_HEADER)
+    throw Object.assign(new Error(`${path} is no longer a SQLite database`), { code: 'SQLITE_NOTADB' })
 }
 
 /** How long a write waits for another process's write lock before failing (503 at the edge). */
@@ -319,6 +340,7 @@ async function openLibsql(url: string, authToken: string | undefined, migrations
   }
   const db = drizzleLibsql({ client, schema })
   await migrateLibsql(db, { migrationsFolder })
+  const localFile = localDatabaseFile(url)
   const enqueue = serialQueue()
   // A remote server gives no cheap commit signal: count our own commits, and let other writers'
   // changes show within a second by moving the counter with the clock too.
@@ -347,6 +369,7 @@ async function openLibsql(url: string, authToken: string | undefined, migrations
     },
     ping: async () => {
       await db.run(sql`SELECT 1`)
+      if (localFile !== undefined) assertDatabaseHeader(localFile)
     },
     close: async () => {
       await enqueue(async () => {
