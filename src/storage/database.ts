@@ -127,6 +127,8 @@ export function databaseFileRefusal(path: string, error: unknown, backupDir?: st
 /** A local database file before a driver opens it: owner-only, not newer than this program, copied before migrating. */
 function prepareFile(path: string, migrationsFolder: string, backupDir: string | undefined): void {
   restrictToOwner(path)
+  // Before SQLite opens it: with a -wal and -shm left by a crash, SQLite would write over a file that is no database.
+  assertDatabaseHeader(path)
   const sqlite = new BunSqlite(path, { readwrite: true, strict: true })
   try {
     sqlite.exec(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`)
@@ -164,9 +166,11 @@ function serialQueue() {
 
 /**
  * bun:sqlite compiles SQL anew on every prepare() (~50 µs, most of a simple read), while
- * query() keeps compiled statements per SQL text; drizzle only ever calls prepare().
+ * query() keeps compiled statements per SQL text; drizzle only ever calls prepare(). Kept
+ * statements are finalized by close(), so the connection really closes then: statements left to
+ * the garbage collector would keep it open past a command's exit, leaving the -wal and -shm files.
  */
-class StatementCachingSqlite extends BunSqlite {
+export class StatementCachingSqlite extends BunSqlite {
   override prepare: BunSqlite['prepare'] = (sql) => this.query(sql)
 }
 
@@ -266,7 +270,7 @@ function assertDatabaseHeader(path: string): void {
   }
   // A new database in WAL mode is an empty file until its first checkpoint: its pages are all in the -wal file.
   if (read > 0 && head.toString('latin1') !== SQLITE_HEADER)
-    throw Object.assign(new Error(`${path} is no longer a SQLite database`), { code: 'SQLITE_NOTADB' })
+    throw Object.assign(new Error(`${path} does not start with the SQLite header`), { code: 'SQLITE_NOTADB' })
 }
 
 /** How long a write waits for another process's write lock before failing (503 at the edge). */

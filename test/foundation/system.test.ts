@@ -39,7 +39,7 @@ describe('system routes', () => {
     for (let probe = 0; probe < 3; probe++) expect((await t.request('GET', '/readyz')).status).toBe(503)
     const said = t.logs.filter((line) => line.includes('the database cannot be read'))
     expect(said).toHaveLength(1)
-    expect(JSON.parse(said[0]!)).toMatchObject({ level: 'error', reason: `${file} is no longer a SQLite database` })
+    expect(JSON.parse(said[0]!)).toMatchObject({ level: 'error', reason: `${file} does not start with the SQLite header` })
     expect((await t.request('GET', '/healthz')).status).toBe(200)
   })
 })
