@@ -8,7 +8,7 @@
  *   another area's data comes through that area's module (a function, or a read-only subquery to join on such as
  *   identity's `accounts`), or through Deps when the owner sits above (identity asks orgs, orgs tells inbox).
  */
-const AREAS = '(identity|orgs|clusters|cloud|inbox|msgbus|orders|usage|system|kube-emulator|sso)'
+const AREAS = '(identity|orgs|clusters|cloud|inbox|msgbus|orders|usage|system|kube-emulator|audit|singletons)'
 
 /**
  * The area that owns the tables of each file in db/schema/ (by file name). An area imports only its own files,

@@ -1,5 +1,4 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { chmodSync, mkdirSync, statSync } from 'node:fs'
 import { Elysia } from 'elysia'
 import { auditRecorder, type RouteInfo } from './audit/recorder'
 import { auditRoutes } from './audit/routes'
@@ -49,14 +48,12 @@ import { teamRoutes } from './orgs/teams/routes'
 import { Runtimes } from './runtimes'
 import { isDatabaseUnavailable, openDatabase } from './storage/database'
 import { assertSharedSecretKey } from './storage/key-check'
+import { upgradeBackupDir } from './storage/migrations'
 import { loadOrCreateKey, secretBox } from './storage/secret-box'
 import { systemRoutes } from './system/routes'
 import { buildInfo } from './system/service'
 import { INGEST_ROUTE, usageRoutes } from './usage/routes'
 import { usageEventsSubscription } from './usage/subscriber'
-
-/** Where a local database is copied before migrations change it (docs/operations.md, "Upgrades"). */
-export const upgradeBackupDir = (config: Config) => join(config.dataDir, 'backups')
 
 /** Opens what the app needs from the outside world: the database, the secret key, the logger. */
 export async function openDeps(config: Config, log: Logger = jsonLogger(), clock: Clock = systemClock): Promise<Deps> {
@@ -69,6 +66,7 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
       `PLATFORM_DATA_DIR (--data-dir) "${config.dataDir}" cannot be created: ${(error as { code?: string }).code ?? String(error)}`,
     )
   }
+  restrictDataDir(config.dataDir, log)
   const db = await openDatabase(config.databaseUrl, {
     authToken: config.databaseAuthToken,
     driver: config.databaseDriver,
@@ -103,6 +101,21 @@ export async function openDeps(config: Config, log: Logger = jsonLogger(), clock
     orgDepartures: { memberLeft: deleteMemberSubscriptions, orgDeleted: deleteOrgSubscriptions },
   }
   return deps
+}
+
+/**
+ * A data dir the operator made (`mkdir -p data`: 0755) is narrowed to 0700 like one the server
+ * makes; when it cannot be (another user's directory), one warning says why and the server goes on.
+ */
+function restrictDataDir(dataDir: string, log: Logger): void {
+  try {
+    if ((statSync(dataDir).mode & 0o077) !== 0) chmodSync(dataDir, 0o700)
+  } catch (error) {
+    log.error('the data dir stays readable by other users: it cannot be narrowed to 0700', {
+      dataDir,
+      reason: (error as { code?: string }).code ?? messageOf(error),
+    })
+  }
 }
 
 /** One line an operator can act on, naming the database without its credentials (a remote URL's user, password and query). */

@@ -9,10 +9,10 @@
  * checkpoint, takes it to the disk. An fsync per batch cost the proxy a third of its write
  * throughput (docs/benchmarks.md).
  */
-import { Database as BunSqlite } from 'bun:sqlite'
+import type { Database as BunSqlite } from 'bun:sqlite'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { messageOf } from '../errors'
-import type { Executor } from '../storage/database'
+import { type Executor, StatementCachingSqlite } from '../storage/database'
 import * as store from './store'
 
 /** What the thread is sent: the file to open, then batches, then `close`. */
@@ -35,7 +35,7 @@ let openFailure: string | undefined
 
 function open(file: string): void {
   try {
-    const sqlite = new BunSqlite(file, { readwrite: true, strict: true })
+    const sqlite = new StatementCachingSqlite(file, { readwrite: true, strict: true })
     sqlite.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${BUSY_WAIT_MS};`)
     connection = { sqlite, db: drizzle({ client: sqlite }) as unknown as Executor }
   } catch (error) {

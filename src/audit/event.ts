@@ -54,7 +54,7 @@ export function presentEvent(row: AuditRow): AuditEvent {
     target: parsed<Record<string, string>>(row.target),
     verb: present(row.verb),
     objectRef: parsed<AuditObjectRef>(row.objectRef),
-    command: parsed<string[]>(row.command),
+    command: parsed<string[] | string>(row.command),
     exitCode: present(row.exitCode),
     endTime: row.endTime?.toISOString(),
   }

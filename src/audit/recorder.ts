@@ -141,6 +141,16 @@ export function auditAgent(deps: Deps, facts: AgentAuditFacts): Promise<number> 
 }
 
 /**
+ * The member created the object a proxied create did not name in its path (the name is in the
+ * body, or the member made it from generateName): the event names it, as the apiserver's audit does.
+ */
+export function auditCreatedName(name: string): void {
+  const audit = currentAudit()
+  const call = audit?.kubernetes
+  if (call?.verb === 'create' && call.objectRef.name === undefined) audit!.kubernetes = { ...call, objectRef: { ...call.objectRef, name } }
+}
+
+/**
  * The request's session (exec, attach, port-forward) opened: its event is written now, with
  * status 101, and completed by `ended` when the session ends. Undefined outside a recorded request.
  */

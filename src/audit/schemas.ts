@@ -1,17 +1,20 @@
+import type { TLiteral } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { PageQuery } from '../http/pagination'
 
-/** What an event records (docs/decisions.md §8). */
-const Kind = (description: string) =>
-  t.Union([t.Literal('api'), t.Literal('kubernetes'), t.Literal('signin'), t.Literal('agent')], { description })
+/** One literal schema per name of a list, typed as a tuple so that their union's type is the names'. */
+const literals = <const T extends readonly string[]>(names: T) =>
+  names.map((name) => t.Literal(name)) as unknown as { -readonly [K in keyof T]: TLiteral<T[K]> }
+
+/** The kinds of event (docs/decisions.md §8): a new kind is one more name here. */
+const AUDIT_KINDS = ['api', 'kubernetes', 'signin', 'cli', 'agent'] as const
+const Kind = (description: string) => t.Union(literals(AUDIT_KINDS), { description })
 const Result = (description: string) => t.Union([t.Literal('allowed'), t.Literal('refused'), t.Literal('failed')], { description })
-const CredentialKind = t.Union(
-  [t.Literal('session'), t.Literal('token'), t.Literal('basic'), t.Literal('oauth2'), t.Literal('agent'), t.Literal('none')],
-  {
-    description:
-      "How the caller proved who they are: session cookie, access token, Basic password, OAuth2 application, a cluster's agent token, or none",
-  },
-)
+const CREDENTIAL_KINDS = ['session', 'token', 'basic', 'oauth2', 'cli', 'agent', 'none'] as const
+const CredentialKind = t.Union(literals(CREDENTIAL_KINDS), {
+  description:
+    'How the caller proved who they are: session cookie, access token, Basic password, OAuth2 application, a command run on the server (cli), the token of a cluster agent, or none',
+})
 const SignInMethodSchema = t.Union([t.Literal('password'), t.Literal('totp'), t.Literal('webauthn'), t.Literal('sso')])
 
 export type AuditKind = ReturnType<typeof Kind>['static']
@@ -63,7 +66,7 @@ export const AuditEvent = t.Object(
     time: t.String({ format: 'date-time', description: 'When the request arrived (a stream: when it opened)' }),
     requestId: t.String({ description: "The request's X-Request-Id" }),
     kind: Kind(
-      'api: a state-changing API call; kubernetes: a proxied write, exec, attach or port-forward; signin: a sign-in; agent: a cluster agent connected, disconnected or was refused',
+      'api: a state-changing API call; kubernetes: a proxied write, exec, attach or port-forward; signin: a sign-in; cli: a command run on the server; agent: a cluster agent connected, disconnected or was refused',
     ),
     actor: t.Union([AuditActor, t.Null()], { description: 'Who acted; null for an anonymous caller' }),
     credential: AuditCredential,
@@ -76,7 +79,9 @@ export const AuditEvent = t.Object(
     method: t.Optional(t.String({ description: 'api: the HTTP method; signin: password, totp, webauthn or sso' })),
     route: t.Optional(t.String({ description: 'api: the route template, e.g. /api/v1/orgs/{org}/members/{username}' })),
     target: t.Optional(
-      t.Record(t.String(), t.String(), { description: "api: the route's path parameters; signin: {login} (the login tried)" }),
+      t.Record(t.String(), t.String(), {
+        description: "api: the route's path parameters; signin: {login} (the login tried); cli: what the command acted on",
+      }),
     ),
     verb: t.Optional(
       t.String({
@@ -85,7 +90,11 @@ export const AuditEvent = t.Object(
       }),
     ),
     objectRef: t.Optional(AuditObjectRef),
-    command: t.Optional(t.Array(t.String(), { description: 'exec: the command run' })),
+    command: t.Optional(
+      t.Union([t.Array(t.String()), t.String()], {
+        description: 'exec: the command run (its words); cli: the command of the program, e.g. "admin create-user"',
+      }),
+    ),
     exitCode: t.Optional(t.Integer({ description: 'exec, attach: the exit code, once the stream ended with one' })),
     endTime: t.Optional(t.String({ format: 'date-time', description: 'A stream: when it ended' })),
   },

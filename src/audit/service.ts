@@ -6,6 +6,7 @@ import { runWithoutCompanions } from '../storage/write-companion'
 import { presentEvent } from './event'
 import type { AuditEvent, AuditQuery } from './schemas'
 import * as store from './store'
+import { auditWriter } from './writer'
 
 export const Messages = {
   badTime: 'must be an RFC 3339 time, e.g. 2026-01-31T12:00:00Z',
@@ -70,3 +71,46 @@ export const pruneAuditEventsPeriodically = (deps: Deps): SingletonJob =>
     const pruned = await pruneAuditEvents(deps)
     if (pruned > 0) deps.log.info('audit events pruned', { count: pruned })
   })
+
+/** What a command run on the server (docs/decisions.md §8, `kind: cli`) did, and to what. */
+export interface CommandRun {
+  /** The program's command, e.g. `admin create-user`. */
+  command: string
+  /** What it acted on (`{username}`, `{cluster}`, `{dir}`); never a password or token. */
+  target: Record<string, string>
+  /** The cluster it imported or removed, `owner/name`. */
+  cluster?: string
+}
+
+/**
+ * Records a state-changing command that ran to its end: no actor, credential `cli`, outcome 0
+ * allowed (its exit code). Resolves once the event is committed.
+ */
+export async function recordCommand(deps: Deps, run: CommandRun): Promise<void> {
+  await auditWriter(deps).append({
+    time: new Date(deps.clock.now()),
+    requestId: crypto.randomUUID(),
+    kind: 'cli',
+    actorId: null,
+    actorLogin: null,
+    realLogin: null,
+    subjectId: null,
+    credentialKind: 'cli',
+    credentialName: null,
+    credentialId: null,
+    sourceAddress: '',
+    orgId: null,
+    org: null,
+    cluster: run.cluster ?? null,
+    status: 0,
+    result: 'allowed',
+    method: null,
+    route: null,
+    target: JSON.stringify(run.target),
+    verb: null,
+    objectRef: null,
+    command: JSON.stringify(run.command),
+    exitCode: null,
+    endTime: null,
+  })
+}

@@ -18,7 +18,8 @@ import { grantedPermissions, type OrgRole, type PermissionString } from './permi
  * - `self-or-admin` (`UserPermission`): the user named by the `username` param themself, or a site
  *   administrator; the handler gets `me` and that user as `target`;
  * - org permissions (`OrgPermission`), relations to the org named by the `org` param (or owning
- *   the team of `teamId`): `org-member` (a member, or a site admin), `org-owner` (in the Owners
+ *   the team of `teamId`): `org-viewer` (a signed-in caller who may see the org, member or not),
+ *   `org-member` (a member, or a site admin), `org-owner` (in the Owners
  *   team), `team-member` (in the team, or holding `admin:org`), `org-subscriber` (an individual
  *   user who is a member: inbox subscriptions), or a permission string of the role table
  *   (`edit:org`, ...) that the caller's org role, custom roles or site-admin status must grant;
@@ -59,7 +60,7 @@ export interface AuthzContext {
 
 export type SignedInPermission = 'signed-in' | 'site-admin' | 'org-creator' | 'view_usage_analytics:site_admin' | 'admin:chart-source'
 export type UserPermission = 'self-or-admin'
-type OrgRelation = 'org-member' | 'org-owner' | 'team-member' | 'org-subscriber'
+type OrgRelation = 'org-viewer' | 'org-member' | 'org-owner' | 'team-member' | 'org-subscriber'
 export type OrgPermission = OrgRelation | Exclude<PermissionString, 'view_usage_analytics:site_admin' | 'admin:chart-source'>
 export type Permission = 'public' | 'org-visible' | SignedInPermission | UserPermission | OrgPermission
 
@@ -243,7 +244,7 @@ async function loadOrgScope(
   const custom = uid === undefined || role === undefined ? [] : await facts.customPermissionsOf(org.id, uid)
   const scope: OrgScope = { org, role, permissions: grantedPermissions(role, custom, siteAdmin), team }
   if (!orgVisibleTo(org, actor, role)) throw hidden()
-  if (permission === 'org-visible') return scope
+  if (permission === 'org-visible' || permission === 'org-viewer') return scope
   const isMember = role !== undefined || siteAdmin
   // A team is not shown to outsiders at all: whatever the route asks, a non-member of its org gets
   // the same 404 as for a team id that does not exist (no oracle of team ids).

@@ -1,3 +1,4 @@
+import { recordCommand } from '../audit/service'
 import { TOKEN_SCOPES } from '../authz/actor'
 import { loadConfig } from '../config'
 import { AppError } from '../errors'
@@ -21,15 +22,17 @@ Creates a user. Without --password a random one is generated and printed once.`,
     })
     if (!values.username || !values.email) throw new UsageError('--username and --email are required')
     const generated = values.password ? undefined : Buffer.from(crypto.getRandomValues(new Uint8Array(15))).toString('base64url')
-    const user = await withDeps(loadConfig(), (deps) =>
-      createUser(deps.db, {
+    const user = await withDeps(loadConfig(), async (deps) => {
+      const created = await createUser(deps.db, {
         username: values.username!,
         email: values.email!,
         password: values.password ?? generated!,
         isAdmin: values.admin ?? false,
         mustChangePassword: values['must-change-password'] ?? false,
-      }),
-    )
+      })
+      await recordCommand(deps, { command: 'admin create-user', target: { username: created.name } })
+      return created
+    })
     console.log(`created user ${user.name} (id ${user.id})${user.isAdmin ? ' as site admin' : ''}`)
     if (generated) console.log(`generated password (shown once): ${generated}`)
     return 0
@@ -55,7 +58,9 @@ Scopes: ${TOKEN_SCOPES.join(', ')} (default all).`,
       const user = await findUserByName(deps.db.read, values.username!)
       if (!user) throw new AppError('notFound', `user "${values.username}" does not exist`)
       const name = values.name ?? `cli-${new Date().toISOString().replace(/[:.]/g, '-')}`
-      return (await mintToken(deps.db, user.id, { name, scopes })).plaintext
+      const minted = await mintToken(deps.db, user.id, { name, scopes })
+      await recordCommand(deps, { command: 'admin create-token', target: { username: user.name, name } })
+      return minted.plaintext
     })
     console.log(plaintext)
     return 0

@@ -1,7 +1,9 @@
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { recordCommand } from '../audit/service'
 import { loadConfig } from '../config'
 import { BadBackupInput, backup as backupData, restore as restoreData } from '../system/backup'
-import { type Command, PROGRAM, parseCommandArgs, UsageError } from './command'
+import { type Command, PROGRAM, parseCommandArgs, UsageError, withDeps } from './command'
 
 /** The one directory argument of backup and restore. */
 function directoryArg(args: string[], usage: string): string {
@@ -52,6 +54,7 @@ its sealed secrets.`,
     const dir = directoryArg(args, `${PROGRAM} restore DIR`)
     const config = loadConfig()
     const manifest = refusedAsUsage(() => restoreData(config, dir))
+    await withDeps(config, (deps) => recordCommand(deps, { command: 'restore', target: { dir: resolve(dir) } }))
     console.log(
       `restored ${manifest.files.length} files from ${dir} (made ${manifest.createdAt} by platform-api ${manifest.program.version}) into ${config.dataDir}`,
     )

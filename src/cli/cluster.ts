@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { recordCommand } from '../audit/service'
 import type { Actor } from '../authz/actor'
 import { clusterScopeFor } from '../authz/clusters'
 import { statusProbes } from '../clusters/probe'
@@ -37,14 +38,17 @@ private API servers need PLATFORM_ALLOW_PRIVATE_ENDPOINTS=true.`,
     } catch (error) {
       throw new CommandFailed(`cannot read ${values.kubeconfig}: ${(error as { code?: string }).code ?? String(error)}`)
     }
-    const info = await withDeps(loadConfig(), async (deps) =>
-      clusters.importCluster(deps, statusProbes(deps), await operator(deps), values.owner!, {
+    const info = await withDeps(loadConfig(), async (deps) => {
+      const imported = await clusters.importCluster(deps, statusProbes(deps), await operator(deps), values.owner!, {
         name: values.name!,
         kubeconfig,
         context: values.context,
         displayName: values['display-name'],
-      }),
-    )
+      })
+      const cluster = `${imported.ownerName}/${imported.name}`
+      await recordCommand(deps, { command: 'cluster import', target: { cluster }, cluster })
+      return imported
+    })
     console.log(`registered ${info.ownerName}/${info.name} (uid ${info.uid}, ${info.kubernetesVersion}, ${info.nodeCount} nodes)`)
     return 0
   },
@@ -82,13 +86,15 @@ Forgets the cluster and its stored credentials; nothing is done to the cluster i
   async run(args) {
     const values = parse(args, { owner: { type: 'string' }, name: { type: 'string' } })
     if (!values.owner || !values.name) throw new UsageError('--owner and --name are required')
-    await withDeps(loadConfig(), async (deps) =>
-      clusters.removeCluster(
+    await withDeps(loadConfig(), async (deps) => {
+      await clusters.removeCluster(
         deps,
         statusProbes(deps),
         await clusterScopeFor(deps.clusterFacts, await operator(deps), 'manage', values.owner!, values.name!),
-      ),
-    )
+      )
+      const cluster = `${values.owner}/${values.name}`
+      await recordCommand(deps, { command: 'cluster remove', target: { cluster }, cluster })
+    })
     console.log(`removed ${values.owner}/${values.name}`)
     return 0
   },

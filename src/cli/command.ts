@@ -3,6 +3,8 @@ import { closeDeps, openDeps } from '../app'
 import type { Config } from '../config'
 import type { Deps } from '../deps'
 import { messageOf } from '../errors'
+import { databaseFileRefusal, localDatabaseFile } from '../storage/database'
+import { upgradeBackupDir } from '../storage/migrations'
 
 /** One command of the command line: its line in `help`, its `--help` text and its work (resolves to the exit code). */
 export interface Command {
@@ -40,11 +42,27 @@ export function parseCommandArgs<T>(parseThem: () => T): T {
 
 /** Opens the app's dependencies for one piece of work and closes them after, also when it fails. */
 export async function withDeps<T>(config: Config, work: (deps: Deps) => Promise<T>): Promise<T> {
-  const deps = await openDeps(config)
+  return refusingUnusableDatabase(config, async () => {
+    const deps = await openDeps(config)
+    try {
+      return await work(deps)
+    } finally {
+      await closeDeps(deps)
+    }
+  })
+}
+
+/**
+ * Runs `work` on the configured database; a local file found damaged or not this user's (also
+ * past opening, at the first query that reads a bad page) ends in databaseFileRefusal's one line
+ * and exit 2 instead of a stack trace.
+ */
+export async function refusingUnusableDatabase<T>(config: Config, work: () => Promise<T>): Promise<T> {
   try {
-    return await work(deps)
-  } finally {
-    await closeDeps(deps)
+    return await work()
+  } catch (error) {
+    const file = localDatabaseFile(config.databaseUrl)
+    throw (file === undefined ? undefined : databaseFileRefusal(file, error, upgradeBackupDir(config))) ?? error
   }
 }
 

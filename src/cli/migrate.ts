@@ -1,7 +1,6 @@
-import { upgradeBackupDir } from '../app'
+import { recordCommand } from '../audit/service'
 import { loadConfig } from '../config'
-import { openDatabase } from '../storage/database'
-import { type Command, PROGRAM, parse } from './command'
+import { type Command, PROGRAM, parse, withDeps } from './command'
 
 export const migrate: Command = {
   summary: 'apply database migrations and exit',
@@ -11,12 +10,8 @@ Applies pending database migrations to DATABASE_URL (or the data dir's database)
   async run(args) {
     parse(args, {})
     const config = loadConfig()
-    const db = await openDatabase(config.databaseUrl, {
-      authToken: config.databaseAuthToken,
-      driver: config.databaseDriver,
-      backupDir: upgradeBackupDir(config),
-    })
-    await db.close()
+    // Opening the app's dependencies applies the migrations (copying a database with data first).
+    await withDeps(config, (deps) => recordCommand(deps, { command: 'migrate', target: {} }))
     console.log(`migrations applied to ${config.databaseUrl.replace(/\?.*$/, '')}`)
     return 0
   },

@@ -1,7 +1,7 @@
 import { closeDeps, createApp, openDeps } from '../app'
 import { startBackgroundWork } from '../background'
 import { type Config, loadConfig, type ServeFlags } from '../config'
-import { type Command, PROGRAM, parse } from './command'
+import { type Command, PROGRAM, parse, refusingUnusableDatabase } from './command'
 import { ensureGeneratedTls, generatedCa } from './server-tls'
 import { listenFailed, prepareDatabase } from './start-up'
 import { superviseWorkers } from './workers'
@@ -52,7 +52,7 @@ function tlsFacts(config: Config): Record<string, string> {
  * supervisor is gone.
  */
 async function serveHere(config: Config): Promise<number> {
-  const deps = await openDeps(config)
+  const deps = await refusingUnusableDatabase(config, () => openDeps(config))
   const app = createApp(deps)
   try {
     app.listen({
@@ -69,7 +69,7 @@ async function serveHere(config: Config): Promise<number> {
     throw listenFailed(config, error)
   }
   // Once the port is ours: a start that cannot listen creates no admin, whose one-time password would be lost.
-  if (config.workerId === undefined) await prepareDatabase(deps)
+  if (config.workerId === undefined) await refusingUnusableDatabase(config, () => prepareDatabase(deps))
   // Only once the port is ours: a server that cannot listen must not re-point the running one's sandbox.
   const stopBackground = await startBackgroundWork(deps)
   // Handlers first, then the "listening" line: whoever waits for that line may signal at once.

@@ -1,5 +1,7 @@
 import type { Subprocess } from 'bun'
+import { AggregatorRegistry } from 'prom-client'
 import { type Config, ConfigError } from '../config'
+import type { MetricsMessage } from '../http/metrics'
 import { jsonLogger } from '../logger'
 import { withDeps } from './command'
 import { listenFailed, prepareDatabase } from './start-up'
@@ -38,8 +40,9 @@ export async function superviseWorkers(config: Config, args: string[]): Promise<
       // Its own process group: a terminal's Ctrl-C reaches the supervisor, which stops the workers once.
       detached: true,
       serialization: 'json',
-      ipc: (message: { listening?: number }) => {
-        if (message.listening === undefined || listening.has(id)) return
+      ipc: (message: { listening?: number } | MetricsMessage) => {
+        if ('metricsAsk' in message || 'metricsOf' in message) return scrapes.receive(id, message)
+        if (!('listening' in message) || message.listening === undefined || listening.has(id)) return
         listening.add(id)
         if (listening.size === config.workers)
           log.info('listening', { url: `${config.tls ? 'https' : 'http'}://${config.host}:${config.port}`, workers: config.workers })
@@ -57,6 +60,7 @@ export async function superviseWorkers(config: Config, args: string[]): Promise<
       }, delayMs)
     })
   }
+  const scrapes = groupScrapes(() => [...workers.entries()].filter(([id]) => listening.has(id)).map(([id, { child }]) => ({ id, child })))
   for (let id = 1; id <= config.workers; id++) start(id)
 
   return new Promise<number>((resolveExit) => {
@@ -75,6 +79,45 @@ export async function superviseWorkers(config: Config, args: string[]): Promise<
     process.on('SIGTERM', () => void stop('SIGTERM'))
     process.on('SIGINT', () => void stop('SIGINT'))
   })
+}
+
+/** How long a group scrape waits for the workers' values; a worker that sent none by then is left out. */
+const COLLECT_MS = 3000
+
+/**
+ * One scrape for the whole group (docs/operations.md, "Metrics"): a worker's `metricsAsk` makes
+ * every listening worker send its values, which are summed (prom-client's cluster aggregation:
+ * counters and histograms add up, each gauge by its own rule) and sent back to the asker.
+ */
+function groupScrapes(listeningWorkers: () => { id: number; child: Subprocess }[]) {
+  const gathering = new Map<number, { values: unknown[][]; expected: number; done: () => void }>()
+  let gathered = 0
+  const gather = async (asker: Subprocess, askId: number) => {
+    const id = ++gathered
+    const targets = listeningWorkers()
+    const values: unknown[][] = []
+    await new Promise<void>((resolve) => {
+      gathering.set(id, { values, expected: targets.length, done: resolve })
+      setTimeout(resolve, COLLECT_MS)
+      for (const { child } of targets) child.send({ metricsCollect: id } satisfies MetricsMessage)
+    })
+    gathering.delete(id)
+    const text = await AggregatorRegistry.aggregate(values).metrics()
+    asker.send({ metricsAnswer: askId, text } satisfies MetricsMessage)
+  }
+  return {
+    receive(from: number, message: MetricsMessage) {
+      if ('metricsAsk' in message) {
+        const asker = listeningWorkers().find((w) => w.id === from)?.child
+        if (asker) void gather(asker, message.metricsAsk)
+      } else if ('metricsOf' in message) {
+        const pending = gathering.get(message.metricsOf)
+        if (!pending) return
+        pending.values.push(message.values)
+        if (pending.values.length === pending.expected) pending.done()
+      }
+    },
+  }
 }
 
 /** Fails as `serve` would when the port is taken: workers sharing a port would not notice another server holding it. */

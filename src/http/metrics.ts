@@ -19,6 +19,8 @@ import { ErrorBody } from './schemas'
  */
 export interface Metrics {
   registry: Registry
+  /** The exposition a scrape gets: this process's, or a worker's group's. */
+  scrape(): Promise<string>
   /** Counts one HTTP answer (the app's routes and the lean route alike). */
   request(method: string, route: string, status: number, seconds: number): void
   /** How long a member cluster took to answer (its headers, for a stream). */
@@ -42,6 +44,8 @@ function databaseGauges(deps: Deps, registry: Registry): void {
     name: 'platform_db_up',
     help: '1 when the database answered a trivial query during this scrape, else 0',
     registers: [registry],
+    // Across workers: up only when every worker's database answered.
+    aggregator: 'min',
     async collect() {
       this.set(
         await deps.db.ping().then(
@@ -57,6 +61,8 @@ function databaseGauges(deps: Deps, registry: Registry): void {
     name: 'platform_db_size_bytes',
     help: 'Bytes of the local database file and its write-ahead log (not kept for a remote libSQL server)',
     registers: [registry],
+    // Every worker measures the same file.
+    aggregator: 'max',
     collect() {
       this.set([file, `${file}-wal`].reduce((sum, path) => sum + (existsSync(path) ? statSync(path).size : 0), 0))
     },
@@ -83,8 +89,10 @@ function createMetrics(deps: Deps): Metrics {
   })
   // A labelled child per series, found by one string key: the lean proxy route counts each request too.
   const series = new Map<string, { count: Counter.Internal; time: Histogram.Internal<'method' | 'route' | 'status'> }>()
+  const toSupervisor = deps.config.workerId === undefined ? undefined : process.send?.bind(process)
   return {
     registry,
+    scrape: toSupervisor ? groupScrape(registry, deps.log, (message) => toSupervisor(message)) : () => registry.metrics(),
     request(method, route, status, seconds) {
       const key = `${method}\u0000${route}\u0000${status}`
       let child = series.get(key)
@@ -119,7 +127,55 @@ function createMetrics(deps: Deps): Metrics {
       name: 'platform_msgbus_connected',
       help: '1 while the message-bus system connection is up, 0 while it is down or MSGBUS_URLS is unset',
       registers: [registry],
+      aggregator: 'min',
     }),
+  }
+}
+
+/**
+ * The messages over the IPC channel of `serve --workers` that make one scrape describe every
+ * worker (docs/operations.md, "Metrics"): the worker a scrape reached asks its supervisor
+ * (`metricsAsk`), which asks every worker for its values (`metricsCollect`), sums what they send
+ * (`metricsOf`, prom-client's aggregation as for node's cluster module) and answers the asker
+ * (`metricsAnswer`).
+ */
+export type MetricsMessage =
+  | { metricsAsk: number }
+  | { metricsCollect: number }
+  | { metricsOf: number; values: unknown[] }
+  | { metricsAnswer: number; text: string }
+
+/** How long a worker waits for its group's scrape before it answers with its own values alone. */
+const GROUP_SCRAPE_MS = 5000
+
+/**
+ * The exposition of a worker of `serve --workers`: the whole group's, through the supervisor; the
+ * worker answers the supervisor's collections from its own registry meanwhile.
+ */
+function groupScrape(registry: Registry, log: Deps['log'], send: (message: MetricsMessage) => void): () => Promise<string> {
+  const waiting = new Map<number, (text: string | undefined) => void>()
+  let asked = 0
+  process.on('message', (message: unknown) => {
+    if (typeof message !== 'object' || message === null) return
+    const m = message as Partial<Record<'metricsCollect' | 'metricsAnswer', number>> & { text?: string }
+    if (m.metricsCollect !== undefined) {
+      const id = m.metricsCollect
+      void registry.getMetricsAsJSON().then((values) => send({ metricsOf: id, values }))
+    } else if (m.metricsAnswer !== undefined) {
+      waiting.get(m.metricsAnswer)?.(m.text)
+      waiting.delete(m.metricsAnswer)
+    }
+  })
+  return async () => {
+    const id = ++asked
+    const text = await new Promise<string | undefined>((resolve) => {
+      waiting.set(id, resolve)
+      setTimeout(() => waiting.delete(id) && resolve(undefined), GROUP_SCRAPE_MS)
+      send({ metricsAsk: id })
+    })
+    if (text !== undefined) return text
+    log.error('the other workers did not send their metrics in time: this scrape describes one worker')
+    return registry.metrics()
   }
 }
 
@@ -142,7 +198,7 @@ async function exposition(deps: Deps, request: Request): Promise<Response> {
   const [scheme, presented] = (request.headers.get('authorization') ?? '').split(' ', 2)
   if (scheme?.toLowerCase() !== 'bearer' || !presented || !sameSecret(presented, token))
     throw new AppError('unauthenticated', 'GET /metrics needs Authorization: Bearer with PLATFORM_METRICS_TOKEN')
-  return new Response(await metrics.registry.metrics(), { headers: { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' } })
+  return new Response(await metrics.scrape(), { headers: { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' } })
 }
 
 /**

@@ -33,12 +33,26 @@ export function isSecretQueryName(name: string): boolean {
 
 const started = new WeakMap<Request, { at: number; id: string }>()
 
-/** The path with secret query values replaced by `[redacted]`. */
+/** A `name=value` pair inside a path segment (`/user;token=…`, `/x/a=1,b=2`), `=` also percent-encoded. */
+const PATH_PAIR = /([^/;,&=]+?)(=|%3d)([^/;,&]*)/gi
+
+const decodedName = (name: string) => {
+  try {
+    return decodeURIComponent(name)
+  } catch {
+    return name
+  }
+}
+
+/** The path with the values of secret query parameters, and of secret `name=value` pairs in its segments, replaced by `[redacted]`. */
 function loggablePath(url: URL): string {
-  if (!url.search) return url.pathname
+  const pathname = url.pathname.replace(PATH_PAIR, (pair, name: string, equals: string) =>
+    isSecretQueryName(decodedName(name)) ? `${name}${equals}[redacted]` : pair,
+  )
+  if (!url.search) return pathname
   const params = new URLSearchParams(url.search)
   for (const key of [...params.keys()]) if (isSecretQueryName(key)) params.set(key, '[redacted]')
-  return `${url.pathname}?${params.toString()}`
+  return `${pathname}?${params.toString()}`
 }
 
 /** A client-sent request id is kept when it is short and plain; otherwise one is made. */

@@ -76,10 +76,10 @@ export const orgRoutes = (deps: Deps) => {
       },
     )
     .get('/orgs/:org/user/:username', ({ me, scope, params }) => orgs.orgUserProfile(deps, scope, me, params.username), {
-      inOrg: 'org-member',
+      inOrg: 'org-viewer',
       scope: 'organization',
       params: OrgUserParams,
-      response: { 200: Profile, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+      response: { 200: Profile, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       detail: { summary: 'Profile of an existing, active user (400 when unknown or inactive)', tags: TAGS },
     })
     .get('/orgs/:org/is-owner', () => '', {

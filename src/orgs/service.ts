@@ -150,14 +150,17 @@ export async function deleteOrg(deps: Deps, scope: OrgScope, actor: Actor): Prom
 
 /**
  * The profile of an existing, active individual user, as an org sees it. A private user counts
- * as unknown unless they are the caller, a member of this org, or the caller is a site admin
- * (anyone can make an org, so this route must not reveal private profiles). Throws badRequest.
+ * as unknown unless they are the caller, the caller is a site admin, or both are members of this
+ * org (anyone can make an org, so this route must not reveal private profiles). Any signed-in
+ * caller who sees the org may ask (the guard: 404 for a hidden org). Throws badRequest.
  */
 export async function orgUserProfile(deps: Deps, scope: OrgScope, actor: Actor, username: string): Promise<Profile> {
   const user = await findUserByName(deps.db.read, username)
   if (!user || user.type !== USER_TYPE.individual || !user.isActive || user.prohibitLogin)
     throw new AppError('badRequest', Messages.userNotUsable)
-  const seesPrivate = selfOrAdmin(actor.user, user) || (await store.findMembership(deps.db.read, scope.org.id, user.id)) !== undefined
+  const seesPrivate =
+    selfOrAdmin(actor.user, user) ||
+    (scope.role !== undefined && (await store.findMembership(deps.db.read, scope.org.id, user.id)) !== undefined)
   if (user.visibility === PRIVATE && !seesPrivate) throw new AppError('badRequest', Messages.userNotUsable)
   return {
     name: user.name,

@@ -1,5 +1,5 @@
 import { Database as BunSqlite } from 'bun:sqlite'
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Client as LibsqlClient, Config as LibsqlConfig } from '@libsql/client'
 import { getTableName, sql } from 'drizzle-orm'
@@ -77,13 +77,58 @@ export interface OpenOptions {
 export async function openDatabase(url: string, opts: OpenOptions = {}): Promise<Database> {
   const driver = opts.driver ?? (url.startsWith('file:') ? 'bun:sqlite' : 'libsql')
   const migrationsFolder = opts.migrationsFolder ?? MIGRATIONS_FOLDER
-  if (url.startsWith('file:') && filePath(url) !== ':memory:') prepareFile(filePath(url), migrationsFolder, opts.backupDir)
-  return driver === 'bun:sqlite' ? openBunSqlite(filePath(url), migrationsFolder) : openLibsql(url, opts.authToken, migrationsFolder)
+  const local = localDatabaseFile(url)
+  if (local === undefined || local === ':memory:') {
+    return driver === 'bun:sqlite' ? openBunSqlite(filePath(url), migrationsFolder) : openLibsql(url, opts.authToken, migrationsFolder)
+  }
+  try {
+    prepareFile(local, migrationsFolder, opts.backupDir)
+    return driver === 'bun:sqlite' ? openBunSqlite(local, migrationsFolder) : await openLibsql(url, opts.authToken, migrationsFolder)
+  } catch (error) {
+    throw databaseFileRefusal(local, error, opts.backupDir) ?? error
+  }
+}
+
+/** SQLite's codes for a file that is not, or no longer, a readable database. */
+const DAMAGED = /^SQLITE_(NOTADB|CORRUPT)/
+/** Codes of a file or directory this process's user may not open, create or change. */
+const DENIED = /^(EACCES|EPERM|EROFS|SQLITE_CANTOPEN|SQLITE_READONLY|SQLITE_PERM)/
+
+function errorCode(error: unknown): string | undefined {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string') return code
+  }
+  return undefined
+}
+
+/**
+ * The one line an operator can act on when the local database file `path` is damaged or not this
+ * user's to open (docs/operations.md, "When the server does not start"): a ConfigError (exit 2)
+ * naming the file and what to do; undefined for any other error.
+ */
+export function databaseFileRefusal(path: string, error: unknown, backupDir?: string): ConfigError | undefined {
+  const code = errorCode(error)
+  if (code === undefined) return undefined
+  if (DAMAGED.test(code)) {
+    const copies = backupDir ? `, or the copy kept before the last migrations in ${backupDir}` : ''
+    return new ConfigError(
+      `the database file ${path} is damaged (${code}: ${messageOf(error)}); it was left as it is: move it away and restore a backup (restore DIR into an empty data dir)${copies}`,
+    )
+  }
+  if (DENIED.test(code)) {
+    return new ConfigError(
+      `the database file ${path} cannot be opened or changed by this user (${code}): run the command as the user that owns the data dir, or give the data dir and its files to this user (chown -R)`,
+    )
+  }
+  return undefined
 }
 
 /** A local database file before a driver opens it: owner-only, not newer than this program, copied before migrating. */
 function prepareFile(path: string, migrationsFolder: string, backupDir: string | undefined): void {
   restrictToOwner(path)
+  // Before SQLite opens it: with a -wal and -shm left by a crash, SQLite would write over a file that is no database.
+  assertDatabaseHeader(path)
   const sqlite = new BunSqlite(path, { readwrite: true, strict: true })
   try {
     sqlite.exec(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`)
@@ -121,9 +166,11 @@ function serialQueue() {
 
 /**
  * bun:sqlite compiles SQL anew on every prepare() (~50 µs, most of a simple read), while
- * query() keeps compiled statements per SQL text; drizzle only ever calls prepare().
+ * query() keeps compiled statements per SQL text; drizzle only ever calls prepare(). Kept
+ * statements are finalized by close(), so the connection really closes then: statements left to
+ * the garbage collector would keep it open past a command's exit, leaving the -wal and -shm files.
  */
-class StatementCachingSqlite extends BunSqlite {
+export class StatementCachingSqlite extends BunSqlite {
   override prepare: BunSqlite['prepare'] = (sql) => this.query(sql)
 }
 
@@ -192,6 +239,7 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
     },
     ping: async () => {
       reader.query('SELECT 1').get()
+      if (path !== ':memory:') assertDatabaseHeader(path)
     },
     close: async () => {
       await enqueue(async () => {
@@ -203,6 +251,26 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
       })
     },
   }
+}
+
+const SQLITE_HEADER = 'SQLite format 3\0'
+
+/**
+ * Throws unless the file at `path` still opens with SQLite's header: an open connection serves
+ * from its cache and would not notice the file overwritten, removed or made unreadable under it.
+ */
+function assertDatabaseHeader(path: string): void {
+  const head = Buffer.alloc(SQLITE_HEADER.length)
+  const fd = openSync(path, 'r')
+  let read: number
+  try {
+    read = readSync(fd, head, 0, head.length, 0)
+  } finally {
+    closeSync(fd)
+  }
+  // A new database in WAL mode is an empty file until its first checkpoint: its pages are all in the -wal file.
+  if (read > 0 && head.toString('latin1') !== SQLITE_HEADER)
+    throw Object.assign(new Error(`${path} does not start with the SQLite header`), { code: 'SQLITE_NOTADB' })
 }
 
 /** How long a write waits for another process's write lock before failing (503 at the edge). */
@@ -276,6 +344,7 @@ async function openLibsql(url: string, authToken: string | undefined, migrations
   }
   const db = drizzleLibsql({ client, schema })
   await migrateLibsql(db, { migrationsFolder })
+  const localFile = localDatabaseFile(url)
   const enqueue = serialQueue()
   // A remote server gives no cheap commit signal: count our own commits, and let other writers'
   // changes show within a second by moving the counter with the clock too.
@@ -304,6 +373,7 @@ async function openLibsql(url: string, authToken: string | undefined, migrations
     },
     ping: async () => {
       await db.run(sql`SELECT 1`)
+      if (localFile !== undefined) assertDatabaseHeader(localFile)
     },
     close: async () => {
       await enqueue(async () => {

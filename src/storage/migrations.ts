@@ -1,10 +1,10 @@
 import type { Database as BunSqlite } from 'bun:sqlite'
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import packageJson from '../../package.json'
 import { assetPath } from '../assets'
-import { ConfigError } from '../config'
+import { type Config, ConfigError } from '../config'
 
 /**
  * The schema migrations this program carries and how a database's schema compares with them.
@@ -69,11 +69,16 @@ export function planMigrations(applied: AppliedMigrations, migrations = knownMig
   return { database: applied.count, program, pending }
 }
 
+/** Where a local database is copied before migrations change it (docs/operations.md, "Upgrades"). */
+export const upgradeBackupDir = (config: Pick<Config, 'dataDir'>) => join(config.dataDir, 'backups')
+
 /**
  * A consistent copy of the open database into `target` (SQLite's VACUUM INTO: one read transaction,
  * so writers go on meanwhile and the copy is what was committed when it began). `target` must not exist.
+ * The copy is owner-only like the database: SQLite fills an empty file made 0600 instead of creating one by the umask.
  */
 export function copyDatabaseInto(sqlite: BunSqlite, target: string): void {
+  writeFileSync(target, '', { mode: 0o600, flag: 'wx' })
   sqlite.query('VACUUM INTO ?').run(target)
 }
 

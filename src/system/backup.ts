@@ -3,8 +3,8 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import type { Config } from '../config'
-import { localDatabaseFile } from '../storage/database'
-import { appliedMigrations, copyDatabaseInto, planMigrations } from '../storage/migrations'
+import { databaseFileRefusal, localDatabaseFile } from '../storage/database'
+import { appliedMigrations, copyDatabaseInto, planMigrations, upgradeBackupDir } from '../storage/migrations'
 import { BackupManifest } from './schemas'
 import { buildInfo } from './service'
 
@@ -70,8 +70,35 @@ export interface BackupResult {
   notes: string[]
 }
 
-/** Writes a backup of `config`'s data into `dir` (new or empty). Throws BadBackupInput. */
+/** Codes of a file or directory this user may not read or write (or a full disk): the operator's to fix. */
+const INACCESSIBLE = /^(EACCES|EPERM|EROFS|ENOSPC|EDQUOT)$/
+
+/**
+ * Runs a backup or restore; a file or directory this user cannot read or write becomes one line
+ * naming it (BadBackupInput). Both write nothing before their first write succeeds, so a directory
+ * that cannot be written is left as it was.
+ */
+function refusingInaccessible<T>(work: () => T): T {
+  try {
+    return work()
+  } catch (error) {
+    // A failed copy names its source as `path` and its target as `dest`: the target is the one refused.
+    const { code, path, dest } = error as { code?: unknown; path?: unknown; dest?: unknown }
+    const refused = typeof dest === 'string' ? dest : path
+    if (typeof code === 'string' && INACCESSIBLE.test(code) && typeof refused === 'string')
+      throw new BadBackupInput(
+        `${refused} cannot be read or written by this user (${code}): choose a directory this user may write, or run as the owner of the data dir`,
+      )
+    throw error
+  }
+}
+
+/** Writes a backup of `config`'s data into `dir` (new or empty). Throws BadBackupInput, ConfigError (a damaged database). */
 export function backup(config: Config, dir: string): BackupResult {
+  return refusingInaccessible(() => writeBackup(config, dir))
+}
+
+function writeBackup(config: Config, dir: string): BackupResult {
   const target = resolve(dir)
   if (!isEmptyDir(target)) throw new BadBackupInput(BackupMessages.notEmpty(dir))
   mkdirSync(target, { recursive: true, mode: 0o700 })
@@ -80,13 +107,7 @@ export function backup(config: Config, dir: string): BackupResult {
   const databasePath = localDatabasePath(config)
   let schemaVersion: BackupManifest['schemaVersion'] = 'remote'
   if (databasePath) {
-    const source = new BunSqlite(databasePath, { readonly: true })
-    try {
-      source.exec('PRAGMA busy_timeout = 5000')
-      copyDatabaseInto(source, join(target, DATABASE_FILE))
-    } finally {
-      source.close()
-    }
+    copyDatabase(databasePath, join(target, DATABASE_FILE), upgradeBackupDir(config))
     const copy = new BunSqlite(join(target, DATABASE_FILE), { readonly: true })
     schemaVersion = appliedMigrations(copy).count
     copy.close()
@@ -137,12 +158,32 @@ function verifyBackup(dir: string): BackupManifest {
   return manifest
 }
 
+/** The database at `databasePath` copied into `to`; a damaged or unreadable database is databaseFileRefusal's one line. */
+function copyDatabase(databasePath: string, to: string, upgradeBackups: string): void {
+  let source: BunSqlite | undefined
+  try {
+    source = new BunSqlite(databasePath, { readonly: true })
+    source.exec('PRAGMA busy_timeout = 5000')
+    copyDatabaseInto(source, to)
+  } catch (error) {
+    // A file system error names its path (the target's, for refusingInaccessible); SQLite's are about the source.
+    if ((error as { path?: unknown }).path !== undefined) throw error
+    throw databaseFileRefusal(databasePath, error, upgradeBackups) ?? error
+  } finally {
+    source?.close()
+  }
+}
+
 /**
  * Restores the backup in `dir` into `config`'s data dir, which must be new or empty (and the
  * database file absent), after checking every digest and that this program knows the backup's
  * schema. Nothing is written before every check passed. Throws BadBackupInput, ConfigError (newer schema).
  */
 export function restore(config: Config, dir: string): BackupManifest {
+  return refusingInaccessible(() => restoreInto(config, dir))
+}
+
+function restoreInto(config: Config, dir: string): BackupManifest {
   const manifest = verifyBackup(dir)
   if (!isEmptyDir(config.dataDir)) throw new BadBackupInput(BackupMessages.targetNotEmpty(config.dataDir))
   const databasePath = localDatabasePath(config)

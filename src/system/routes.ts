@@ -3,10 +3,11 @@ import type { Deps } from '../deps'
 import { guard } from '../http/guard'
 import { ErrorBody } from '../http/schemas'
 import { Health, Readiness, ServerVersion } from './schemas'
-import { buildInfo, isReady } from './service'
+import { buildInfo, readinessProbe } from './service'
 
-export const systemRoutes = (deps: Deps) =>
-  new Elysia({ name: 'system.routes' })
+export const systemRoutes = (deps: Deps) => {
+  const isReady = readinessProbe(deps.db, deps.log)
+  return new Elysia({ name: 'system.routes' })
     .use(guard(deps))
     .get('/api/v1/version', () => buildInfo(deps.config), {
       signedIn: 'signed-in',
@@ -20,10 +21,11 @@ export const systemRoutes = (deps: Deps) =>
     })
     .get(
       '/readyz',
-      async ({ status }) => ((await isReady(deps.db)) ? { status: 'ok' as const } : status(503, { status: 'unavailable' as const })),
+      async ({ status }) => ((await isReady()) ? { status: 'ok' as const } : status(503, { status: 'unavailable' as const })),
       {
         public: true,
         response: { 200: Readiness, 503: Readiness },
         detail: { summary: 'Readiness: the database answers', tags: ['miscellaneous'] },
       },
     )
+}

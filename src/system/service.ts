@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process'
 import { resolve } from 'node:path'
 import packageJson from '../../package.json'
 import { rfc3339 } from '../clock'
+import { messageOf } from '../errors'
+import type { Logger } from '../logger'
 import type { Database } from '../storage/database'
 import type { ServerVersion } from './schemas'
 
@@ -33,12 +35,22 @@ function gitCommit(): string | undefined {
   return cachedCommit ?? undefined
 }
 
-/** True when the database answers a trivial query. */
-export async function isReady(db: Database): Promise<boolean> {
-  try {
-    await db.ping()
-    return true
-  } catch {
-    return false
+/**
+ * The readiness check of one app: true when the database answers (ping). The first failure after
+ * success is logged once with its reason, and a recovery once, however often a prober asks.
+ */
+export function readinessProbe(db: Database, log: Logger): () => Promise<boolean> {
+  let ready = true
+  return async () => {
+    const failure = await db.ping().then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    if ((failure === undefined) !== ready) {
+      ready = failure === undefined
+      if (ready) log.info('the database answers again: ready')
+      else log.error('the database cannot be read: not ready (GET /readyz answers 503)', { reason: messageOf(failure) })
+    }
+    return ready
   }
 }

@@ -117,7 +117,7 @@ describe('proxied writes and sessions through kubectl', () => {
     expect(create).toMatchObject({
       ...who,
       verb: 'create',
-      objectRef: { apiGroup: '', apiVersion: 'v1', resource: 'configmaps', namespace: 'demo' },
+      objectRef: { apiGroup: '', apiVersion: 'v1', resource: 'configmaps', namespace: 'demo', name: 'audited' },
       outcome: { status: 201, result: 'allowed' },
     })
     expect(remove).toMatchObject({
@@ -208,6 +208,21 @@ describe('proxied writes and sessions through kubectl', () => {
     await expectNoSecret(l.t, l.auditLog, [rita!.token, will!.token, ritaConfig.token, member.token, BODY_SECRET])
   }, 60_000)
 
+  test('a create by generateName → its event names the object the member made', async () => {
+    const l = await lab()
+    const created = await l.t
+      .as(l.alice)
+      .send('POST', '/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/configmaps', { metadata: { generateName: 'gen-' } })
+    expect(created.status).toBe(201)
+    const { metadata } = (await created.json()) as { metadata: { name: string } }
+    expect(metadata.name).toStartWith('gen-')
+    const [event] = (await kubernetesEvents(l.t, 'alice/dev')).slice(-1)
+    expect(event).toMatchObject({ verb: 'create', objectRef: { resource: 'configmaps', namespace: 'demo', name: metadata.name } })
+    expect(
+      (await l.t.as(l.alice).send('DELETE', `/api/v1/clusters/alice/dev/k8s/api/v1/namespaces/demo/configmaps/${metadata.name}`)).status,
+    ).toBe(200)
+  }, 30_000)
+
   test("the spec's proxy routes record their writes too; their reads leave nothing", async () => {
     const l = await lab()
     const at = (path: string) => `/api/v1/clusters/alice/dev/proxy/core/v1/namespaces/demo/configmaps${path}`
@@ -220,7 +235,7 @@ describe('proxied writes and sessions through kubectl', () => {
     expect(added).toMatchObject([
       {
         verb: 'create',
-        objectRef: { apiGroup: '', apiVersion: 'v1', resource: 'configmaps', namespace: 'demo' },
+        objectRef: { apiGroup: '', apiVersion: 'v1', resource: 'configmaps', namespace: 'demo', name: 'by-spec' },
         credential: { kind: 'token' },
       },
       { verb: 'delete', objectRef: { resource: 'configmaps', namespace: 'demo', name: 'by-spec' } },

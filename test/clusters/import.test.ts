@@ -7,7 +7,7 @@ import { Messages } from '../../src/clusters/service'
 import { StoreMessages } from '../../src/clusters/store'
 import { startEmulator } from '../../src/kube-emulator'
 import { makeOrg } from '../orgs/support'
-import { type TestUser, tempDir } from '../support/app'
+import { makeTestApp, type TestUser, tempDir } from '../support/app'
 import { MAIN } from '../support/process'
 import { clusterLab, importAs, importBody, importedCluster } from './support'
 
@@ -464,6 +464,14 @@ describe('the cluster command line', () => {
     expect(listed.out).toMatch(/root\s+dev\s+\S+\s+https:\/\/127\.0\.0\.1:\d+\s+Active/)
     expect((await run(dataDir, 'cluster', 'remove', '--owner', 'root', '--name', 'dev')).code).toBe(0)
     expect((await run(dataDir, 'cluster', 'list')).out).not.toContain('dev')
+    // Each change leaves a cli event (docs/decisions.md §8) naming the cluster.
+    const t = await makeTestApp({ PLATFORM_DATA_DIR: dataDir })
+    const rows = await t.deps.db.read.query.auditEvents.findMany({ where: (e, { eq }) => eq(e.kind, 'cli') })
+    expect(rows.map((e) => [e.command, e.target, e.cluster, e.credentialKind])).toEqual([
+      ['"admin create-user"', '{"username":"root"}', null, 'cli'],
+      ['"cluster import"', '{"cluster":"root/dev"}', 'root/dev', 'cli'],
+      ['"cluster remove"', '{"cluster":"root/dev"}', 'root/dev', 'cli'],
+    ])
   }, 30_000)
 
   test('an import the cluster refuses exits 1 with the reason, no stack trace', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { tempDir } from '../support/app'
 
@@ -13,6 +14,13 @@ describe('command line', () => {
     const out = run(['--help'])
     expect(out.code).toBe(0)
     for (const word of ['serve', 'migrate', 'admin create-user', 'admin create-token']) expect(out.stdout).toContain(word)
+  })
+
+  test('every command help lists has its row in the command table of docs/operations.md', () => {
+    const listed = [...run(['--help']).stdout.matchAll(/^ {2}(\S+(?: [a-z][\w-]*)?) {2,}/gm)].map((m) => m[1]!)
+    expect(listed.length).toBeGreaterThan(10)
+    const table = readFileSync(resolve(import.meta.dir, '../../docs/operations.md'), 'utf8')
+    expect(listed.filter((command) => !table.includes(`| \`${command}`))).toEqual([])
   })
 
   test.each(['serve', 'migrate', 'admin create-user', 'admin create-token'])('%s --help → its usage, exit 0', (command) => {

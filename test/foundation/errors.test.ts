@@ -131,6 +131,27 @@ describe('request log', () => {
     expect(t.logs.join('\n')).not.toContain(admin.token)
   })
 
+  test('a secret given as a name=value pair in the path (;token=…) is redacted by the same rule; plain pairs are kept', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    const paths = [
+      `/api/v1/user;token=${admin.token}`,
+      `/api/v1/user;page=2;ACCESS_TOKEN=${admin.token}`,
+      `/api/v1/user;%74oken%3D${admin.token}`,
+    ]
+    const logged: string[] = []
+    for (const path of paths) {
+      const id = (await t.request('GET', path)).headers.get('x-request-id')
+      logged.push(String((await t.logFor(id)).find((l) => l.event === 'request' && l.requestId === id)?.path))
+    }
+    expect(logged).toEqual([
+      '/api/v1/user;token=[redacted]',
+      '/api/v1/user;page=2;ACCESS_TOKEN=[redacted]',
+      '/api/v1/user;%74oken%3D[redacted]',
+    ])
+    expect(t.logs.join('\n')).not.toContain(admin.token)
+  })
+
   test('a query value whose name reads like a secret is redacted whatever its spelling; plain parameters are kept', async () => {
     const t = await makeTestApp()
     const secrets = [

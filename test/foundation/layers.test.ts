@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { tempDir } from '../support/app'
 
@@ -47,4 +47,27 @@ describe('layering check (dependency-cruiser, run by npm test)', () => {
     expect(out.output).toContain('base-imports-no-area')
     expect(out.code).not.toBe(0)
   }, 60_000)
+
+  test.each(['audit', 'singletons'])(
+    'a base layer importing %s → fails naming base-imports-no-area',
+    (area) => {
+      const out = cruise({
+        [`src/${area}/service.ts`]: 'export const record = () => undefined\n',
+        'src/http/guard.ts': `import { record } from '../${area}/service'\nexport const guard = record\n`,
+      })
+      expect(out.output).toContain('base-imports-no-area')
+      expect(out.code).not.toBe(0)
+    },
+    60_000,
+  )
+
+  test('the areas the check names are folders of src/', () => {
+    const named = /const AREAS = '\(([^)]*)\)'/.exec(readFileSync(CONFIG, 'utf8'))![1]!.split('|')
+    const folders = new Set(
+      readdirSync(join(ROOT, 'src'), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name),
+    )
+    expect(named.filter((area) => !folders.has(area))).toEqual([])
+  })
 })

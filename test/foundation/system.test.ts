@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { writeFileSync } from 'node:fs'
+import { localDatabaseFile } from '../../src/storage/database'
 import { basic, makeTestApp, tempDir } from '../support/app'
 import { startServer } from '../support/process'
 
@@ -26,6 +28,18 @@ describe('system routes', () => {
     const res = await t.request('GET', '/readyz')
     expect(res.status).toBe(503)
     expect(await res.json()).toEqual({ status: 'unavailable' })
+    expect((await t.request('GET', '/healthz')).status).toBe(200)
+  })
+
+  test('the database file overwritten while serving → /readyz 503 every time, one log line saying why, the server answers on', async () => {
+    const t = await makeTestApp()
+    expect((await t.request('GET', '/readyz')).status).toBe(200)
+    const file = localDatabaseFile(t.config.databaseUrl)!
+    writeFileSync(file, crypto.getRandomValues(new Uint8Array(8192)))
+    for (let probe = 0; probe < 3; probe++) expect((await t.request('GET', '/readyz')).status).toBe(503)
+    const said = t.logs.filter((line) => line.includes('the database cannot be read'))
+    expect(said).toHaveLength(1)
+    expect(JSON.parse(said[0]!)).toMatchObject({ level: 'error', reason: `${file} does not start with the SQLite header` })
     expect((await t.request('GET', '/healthz')).status).toBe(200)
   })
 })

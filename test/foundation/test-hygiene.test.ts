@@ -65,3 +65,13 @@ test('starts a sleeper and forgets it', () => { Bun.spawn(['sleep', '600']) })
   expect(output).toMatch(/test run: 1 process\(es\) still running at the end, killed:\n\s+\d+ sleep 600/)
   expect(processesMarked(MARK, mark)).toEqual([])
 }, 60_000)
+
+test('every test file of the suite asserts something (no debugging print runs as a test)', async () => {
+  const root = resolve(import.meta.dir, '..')
+  const silent: string[] = []
+  for await (const file of new Bun.Glob('**/*.test.ts').scan(root)) {
+    const source = await Bun.file(join(root, file)).text()
+    if (!/\bexpect\(|\.toThrow|assert/.test(source)) silent.push(file)
+  }
+  expect(silent).toEqual([])
+})

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import puppeteer from 'puppeteer-core'
 import YAML from 'yaml'
@@ -116,6 +116,15 @@ describe('the built binary, alone in an empty directory', () => {
     expect(readdirSync(smoke.dir).sort()).toEqual(['data', 'platform-api'])
     const path = pathWithout(ABSENT_PROGRAMS)
     for (const name of ABSENT_PROGRAMS) expect(Bun.which(name, { PATH: path })).toBeNull()
+  })
+
+  test("the binary's size that README.md and docs/operations.md state is the build's (to 1 MiB)", () => {
+    const built = statSync(smoke.program.command[0]!).size / 2 ** 20
+    const stated = [
+      /one file to copy[^(]*\((\d+(?:\.\d+)?) MiB;/.exec(readFileSync(join(REPO, 'README.md'), 'utf8'))?.[1],
+      /the file is (\d+(?:\.\d+)?) MiB/.exec(readFileSync(join(REPO, 'docs/operations.md'), 'utf8'))?.[1],
+    ].map(Number)
+    for (const mib of stated) expect({ stated: mib, near: Math.abs(mib - built) <= 1 }).toEqual({ stated: mib, near: true })
   })
 
   test('the first admin signs in with the configured password and creates a token; GET /user answers with it', async () => {

@@ -35,7 +35,7 @@ const MATRIX: [string, string, unknown, Record<Caller, number>][] = [
   ['PATCH', '/orgs/acme', { description: 'x' }, { anonymous: 401, outsider: 403, member: 403, admin: 200, owner: 200, 'site-admin': 200 }],
   // orgLastAdmin: the owner may not delete while the admin ada remains.
   ['DELETE', '/orgs/acme', undefined, { anonymous: 401, outsider: 403, member: 403, admin: 403, owner: 403, 'site-admin': 204 }],
-  ['GET', '/orgs/acme/user/bob', undefined, { anonymous: 401, outsider: 403, member: 200, admin: 200, owner: 200, 'site-admin': 200 }],
+  ['GET', '/orgs/acme/user/bob', undefined, { anonymous: 401, outsider: 200, member: 200, admin: 200, owner: 200, 'site-admin': 200 }],
   ['GET', '/orgs/acme/is-owner', undefined, { anonymous: 401, outsider: 403, member: 403, admin: 403, owner: 200, 'site-admin': 403 }],
   ['GET', '/orgs/acme/members', undefined, { anonymous: 200, outsider: 200, member: 200, admin: 200, owner: 200, 'site-admin': 200 }],
   ['GET', '/orgs/acme/members/bob', undefined, { anonymous: 302, outsider: 302, member: 204, admin: 204, owner: 204, 'site-admin': 204 }],
@@ -154,7 +154,7 @@ describe('route × role matrix on a public org', () => {
 })
 
 describe('cross-org isolation', () => {
-  test('the owner of org A reaches nothing guarded of org B (public: 403, any team route: 404) nor of private org C (404; subscription 400 as for no org)', async () => {
+  test('the owner of org A reaches nothing guarded of org B (public: 403, any team route: 404; what any viewer may read aside) nor of private org C (404; subscription 400 as for no org)', async () => {
     const t = await makeTestApp()
     const [olga, bob] = await t.users('olga', 'bob')
     await makeOrg(t, 'orga', { owner: olga })
@@ -179,7 +179,7 @@ describe('cross-org isolation', () => {
           ? permission === 'org-subscriber'
             ? 400
             : 404
-          : (ANONYMOUS_PERMISSIONS as readonly string[]).includes(permission)
+          : (ANONYMOUS_PERMISSIONS as readonly string[]).includes(permission) || permission === 'org-viewer'
             ? undefined
             : permission === 'team-member' || route.path.includes(':teamId')
               ? 404

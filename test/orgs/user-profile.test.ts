@@ -55,6 +55,37 @@ describe('GET /orgs/{org}/user/{username} and private users', () => {
   })
 })
 
+describe('GET /orgs/{org}/user/{username} for a signed-in non-member', () => {
+  test('a non-member asks in a public org → 200 Profile with the email rules of docs/decisions.md §2', async () => {
+    const t = await makeTestApp()
+    const [olga, nina, bob] = await t.users('olga', 'nina', 'bob')
+    await t.deps.db.write((tx) => updateUser(tx, bob.user.id, { keepEmailPrivate: true }))
+    await makeOrg(t, 'acme', { owner: olga, members: [bob] })
+    const res = await t.as(nina).get(`${API}/orgs/acme/user/bob`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ name: 'bob', email: `bob@noreply.${new URL(t.config.publicUrl).hostname}` })
+  })
+
+  test('a non-member asks in a private org → 404 as for an org that does not exist', async () => {
+    const t = await makeTestApp()
+    const [olga, nina] = await t.users('olga', 'nina', 'bob')
+    await makeOrg(t, 'secret', { owner: olga, visibility: 'private' })
+    const hidden = await t.as(nina).get(`${API}/orgs/secret/user/bob`)
+    expect(hidden.status).toBe(404)
+    expect(await hidden.json()).toEqual(await (await t.as(nina).get(`${API}/orgs/nowhere/user/bob`)).json())
+  })
+
+  test('a non-member asks in a public org for a private member → 400 as for an unknown user', async () => {
+    const t = await makeTestApp()
+    const [olga, nina, priv] = await t.users('olga', 'nina', 'priv')
+    await t.deps.db.write((tx) => updateUser(tx, priv.user.id, { visibility: 2 }))
+    await makeOrg(t, 'acme', { owner: olga, members: [priv] })
+    const res = await t.as(nina).get(`${API}/orgs/acme/user/priv`)
+    expect(res.status).toBe(400)
+    expect((await res.json()).message).toBe(Messages.userNotUsable)
+  })
+})
+
 describe('GET /orgs/{org}/user/{username} and emails (docs/decisions.md §2)', () => {
   test('the user themself and a site admin see the real email of a user who keeps it private; another member sees noreply', async () => {
     const t = await makeTestApp()

@@ -16,6 +16,7 @@ import { kubernetesCallOf } from './request-info'
 import { platformReview } from './reviews'
 import { PASSTHROUGH_OPERATIONS, PROXY_OPERATIONS } from './schemas'
 import * as proxy from './service'
+import { auditCreated } from './session-audit'
 import { proxyRequest } from './spec'
 
 const TAGS = ['cluster proxy']
@@ -139,6 +140,7 @@ const relayThrough =
   async ({ me, cluster, request, body, server, set }: RelayContext) => {
     assertServedMethod(request.method)
     const answer = await answerOf(deps, me, cluster, restOf(request), request, body, server)
+    if (answer && request.method === 'POST') await auditCreated(answer)
     return answer && finalResponse(set, answer)
   }
 

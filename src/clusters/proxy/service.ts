@@ -143,7 +143,7 @@ export async function relayUpgrade(
     })
   }
   switchProtocols(upstream, request, server)
-  auditSession(upstream)
+  auditSession(upstream, pathInfoOf('k8s', `/${segments.join('/')}`).subresource)
   return undefined
 }
 

@@ -1,7 +1,13 @@
-import { auditStreamOpened } from '../../audit/recorder'
+import { auditCreatedName, auditStreamOpened } from '../../audit/recorder'
+import { mediaTypeOf } from './relay'
 
-/** The exec and attach protocols (v4, v5, base64): their channel 3 carries the session's final Status. */
+/**
+ * The channel protocols (v4, v5, base64): an exec's or attach's channel 3 carries the session's final
+ * Status; a port-forward speaks them too, but its channel 3 is the second port's error stream.
+ */
 const CHANNEL_PROTOCOL = /(^|\.)channel\.k8s\.io$/
+/** The sessions that end with an exit status. */
+const EXIT_STATUS_SUBRESOURCES = new Set(['exec', 'attach'])
 const STATUS_CHANNEL = 3
 
 /**
@@ -35,17 +41,32 @@ function exitCodeOf(frame: unknown): number | undefined {
 }
 
 /**
- * Records the relayed session of the current request (docs/decisions.md §8): its event is
- * written as it opens, and completed with the end time, and an exec's or attach's exit code,
- * when the member's side closes.
+ * Records the relayed session of the current request (docs/decisions.md §8) to `subresource`
+ * (exec, attach, portforward): its event is written as it opens, and completed with the end time,
+ * and an exec's or attach's exit code, when the member's side closes. A port-forward's frames are
+ * never read.
  */
-export function auditSession(upstream: WebSocket): void {
+export function auditSession(upstream: WebSocket, subresource: string): void {
   const stream = auditStreamOpened()
   if (!stream) return
   let exitCode: number | undefined
-  if (CHANNEL_PROTOCOL.test(upstream.protocol))
+  if (EXIT_STATUS_SUBRESOURCES.has(subresource) && CHANNEL_PROTOCOL.test(upstream.protocol))
     upstream.addEventListener('message', (event) => {
       exitCode = exitCodeOf(event.data) ?? exitCode
     })
   upstream.addEventListener('close', () => stream.ended(exitCode), { once: true })
+}
+
+/**
+ * A create the member accepted (2xx, JSON): the created object's name goes to the request's event
+ * (docs/decisions.md §8). Reads a copy of the answer, which the client still gets whole.
+ */
+export async function auditCreated(answer: Response): Promise<void> {
+  if (!answer.ok || mediaTypeOf(answer.headers.get('content-type')) !== 'application/json') return
+  const created = (await answer
+    .clone()
+    .json()
+    .catch(() => undefined)) as { metadata?: { name?: unknown } } | undefined
+  const name = created?.metadata?.name
+  if (typeof name === 'string' && name !== '') auditCreatedName(name)
 }
