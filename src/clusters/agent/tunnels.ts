@@ -37,6 +37,8 @@ export interface HeldTunnel {
   connectedAt: number
   agentVersion: string
   sourceAddress: string
+  /** Once the tunnel ended: its row's removal. */
+  released?: Promise<void>
 }
 
 /** The uid of an agent cluster until its first agent reports the cluster's own. */
@@ -74,6 +76,11 @@ export class AgentTunnels {
         lastSeen: now,
       }),
     )
+    // Ended while its row was being written: the row goes again.
+    if (held.released || held.tunnel.closedReason !== undefined) {
+      held.released = undefined
+      return this.release(held)
+    }
     const set = this.byCluster.get(held.clusterId) ?? new Set()
     set.add(held)
     this.byCluster.set(held.clusterId, set)
@@ -81,13 +88,16 @@ export class AgentTunnels {
     this.timer ??= setInterval(() => this.tick(), TICK_MS)
   }
 
-  /** The tunnel ended: forgotten here and in the database. */
-  async release(held: HeldTunnel): Promise<void> {
-    if (!this.byId.delete(held.id)) return
-    const set = this.byCluster.get(held.clusterId)
-    set?.delete(held)
-    if (set?.size === 0) this.byCluster.delete(held.clusterId)
-    await this.deps.db.write((tx) => store.deleteTunnel(tx, held.id, held.clusterId, new Date(this.deps.clock.now())))
+  /** The tunnel ended: forgotten here and in the database (once, however often it is asked). */
+  release(held: HeldTunnel): Promise<void> {
+    held.released ??= (async () => {
+      this.byId.delete(held.id)
+      const set = this.byCluster.get(held.clusterId)
+      set?.delete(held)
+      if (set?.size === 0) this.byCluster.delete(held.clusterId)
+      await this.deps.db.write((tx) => store.deleteTunnel(tx, held.id, held.clusterId, new Date(this.deps.clock.now())))
+    })()
+    return held.released
   }
 
   /** A tunnel of `clusterId` held here, the one with the fewest streams; undefined when none. */
@@ -155,10 +165,13 @@ export class AgentTunnels {
     for (const h of held) if (hashes.get(h.clusterId) !== h.tokenHash) h.tunnel.close(AgentMessages.rotated, 4001)
   }
 
-  close(): void {
+  /** Closes every tunnel (their agents reconnect, to this process's successor or another) and forgets their rows. */
+  async close(): Promise<void> {
     clearInterval(this.timer)
-    for (const held of [...this.byId.values()]) held.tunnel.close('the platform is stopping', 1001)
+    const held = [...this.byId.values()]
+    for (const h of held) h.tunnel.close('the platform is stopping', 1001)
     this.relays.close()
+    await Promise.allSettled(held.map((h) => this.release(h)))
   }
 }
 
