@@ -136,6 +136,9 @@ export async function closeDeps(deps: Deps): Promise<void> {
   await deps.db.close()
 }
 
+/** A tunnel's windows (256 streams of 256 KiB) and room for its control frames. */
+const WEBSOCKET_SEND_QUEUE_BYTES = 80 * 1024 * 1024
+
 /** Builds the HTTP app from the area plugins; `serve` and every test use this. */
 export function createApp(deps: Deps) {
   const docsUrl = `${deps.config.publicUrl}${DOCS_PATH}`
@@ -143,7 +146,14 @@ export function createApp(deps: Deps) {
   // strictPath, and Elysia's router rather than Bun's (which lets `/x/` answer `/x` too): the
   // contract's trailing slashes are distinct routes. encodeSchema off: no response schema has a
   // transform to encode, and the pass over every response cost a fifth of GET /user.
-  const app = new Elysia({ strictPath: true, encodeSchema: false, systemRouter: false })
+  // The WebSocket send queue may hold what every stream of an agent tunnel has in flight (docs/agents.md): past
+  // Bun's default limit (16 MiB) a message is dropped, which would cut the tunnel.
+  const app = new Elysia({
+    strictPath: true,
+    encodeSchema: false,
+    systemRouter: false,
+    websocket: { backpressureLimit: WEBSOCKET_SEND_QUEUE_BYTES, closeOnBackpressureLimit: false },
+  })
     .use(routableUrl)
     // Before every other plugin, so its hooks see a request that another plugin's hook refuses (the
     // guard's 401 in a derive, the body parser's) and inside the lean route's wrap (proxy reads skip it).
