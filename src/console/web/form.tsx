@@ -6,6 +6,8 @@ export function Field(props: {
   autocomplete: string
   inputMode?: 'numeric'
   error?: string
+  /** What the field holds at first (the user may change it). */
+  initial?: string
 }) {
   const described = props.error ? `${props.id}-error` : undefined
   const attributes = {
@@ -14,6 +16,7 @@ export function Field(props: {
     autocomplete: props.autocomplete,
     inputMode: props.inputMode,
     required: true,
+    defaultValue: props.initial,
     'aria-invalid': props.error ? ('true' as const) : undefined,
     'aria-describedby': described,
   }
