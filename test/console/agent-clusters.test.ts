@@ -83,4 +83,21 @@ describe('agent clusters in Chromium', () => {
       }
     })
   }, 90_000)
+
+  test('a name the API refuses → its words beside "Cluster name", no token shown, nothing registered', async () => {
+    await withConsole(async ({ t, origin, open }) => {
+      const [alice] = await t.users('alice')
+      const page = await open('/login')
+      await passwordStep(page, 'alice', PASSWORD)
+      await expectAt(page, origin, '/', 'Clusters')
+      await page.locator('aria/Cluster name').fill('no spaces allowed')
+      await page.locator('aria/Connect[role="button"]').click()
+      await page.waitForSelector('#name-error', { timeout: 20_000 })
+      expect(await page.$eval('#name-error', (p) => p.textContent)).toMatch(/^[A-Z].*\S/)
+      expect(await page.$eval('#name', (input) => input.getAttribute('aria-invalid'))).toBe('true')
+      expect(await page.$('.notice')).toBeNull()
+      expect(await (await t.as(alice!).get('/api/v1/clustersv2/alice')).json()).toEqual([])
+      await expectClean(page, 'home-connect-refused')
+    })
+  }, 60_000)
 })
