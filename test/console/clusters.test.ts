@@ -54,7 +54,7 @@ describe('clusters in Chromium', () => {
       expect(await rename(full)).not.toBe(403)
       const tokens = await t.request('GET', '/api/v1/users/alice/tokens', { headers: { authorization: basic('alice', PASSWORD) } })
       const scopes = Object.fromEntries(((await tokens.json()) as { name: string; scopes: string[] }[]).map((k) => [k.name, k.scopes]))
-      expect(scopes).toMatchObject({ 'kubeconfig-alice-dev-1': ['write:cluster'], 'kubeconfig-alice-dev-2': ['read:cluster'] })
+      expect(scopes).toMatchObject({ 'kubeconfig-alice-dev': ['write:cluster'], 'kubeconfig-alice-dev-readonly': ['read:cluster'] })
     })
   }, 60_000)
 })

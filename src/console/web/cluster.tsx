@@ -4,6 +4,31 @@ import { ErrorNotice, SignedInLayout, useMe } from './layout'
 import type { components } from './openapi'
 
 type Cluster = components['schemas']['ClusterInfo']
+type AgentState = NonNullable<Cluster['status']['agent']>
+
+/** A time of the API (RFC 3339) as the reader's locale writes it, or "never". */
+const when = (time: string | undefined) => (time ? <time dateTime={time}>{new Date(time).toLocaleString()}</time> : 'never')
+
+/** The agent of an agent cluster (docs/agents.md): whether one holds a tunnel now, since when, and who it is. */
+function AgentFacts({ agent }: { agent: AgentState }) {
+  return (
+    <>
+      <h2>Agent</h2>
+      <dl class="facts">
+        <dt>State</dt>
+        <dd>{agent.connected ? 'connected' : 'not connected'}</dd>
+        <dt>Since</dt>
+        <dd>{when(agent.since)}</dd>
+        <dt>Last seen</dt>
+        <dd>{when(agent.lastSeen)}</dd>
+        <dt>Version</dt>
+        <dd>{agent.version ?? 'unknown'}</dd>
+        <dt>Address</dt>
+        <dd>{agent.address ?? 'unknown'}</dd>
+      </dl>
+    </>
+  )
+}
 
 /** The owner and name of `/clusters/<owner>/<name>`. */
 export const CLUSTER_PAGE = /^\/clusters\/([^/]+)\/([^/]+)$/
@@ -19,8 +44,9 @@ function saveFile(name: string, text: string): void {
 }
 
 /**
- * `/clusters/<owner>/<name>` (docs/decisions.md §11): the cluster's status and facts, and its kubeconfigs (each
- * download makes a new access token scoped to clusters; the read-only one may only read).
+ * `/clusters/<owner>/<name>` (docs/decisions.md §11): the cluster's status and facts (an agent cluster's agent
+ * too), and its kubeconfigs (each download makes a new access token scoped to clusters; the read-only one may
+ * only read).
  */
 export function ClusterPage() {
   const [, owner = '', name = ''] = (CLUSTER_PAGE.exec(location.pathname) ?? []).map(decodeURIComponent)
@@ -68,6 +94,7 @@ export function ClusterPage() {
             <dt>Registered</dt>
             <dd>{cluster.age} ago</dd>
           </dl>
+          {cluster.status.agent && <AgentFacts agent={cluster.status.agent} />}
           <h2>Use it with kubectl</h2>
           <p>Each download carries a new access token of yours, scoped to clusters; it is shown only in the file.</p>
           <div class="actions">

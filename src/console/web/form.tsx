@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks'
 /** A text field with its label and, under it, what the server said about it. */
 export function Field(props: {
   id: string
@@ -6,6 +7,8 @@ export function Field(props: {
   autocomplete: string
   inputMode?: 'numeric'
   error?: string
+  /** What the field holds at first (the user may change it). */
+  initial?: string
 }) {
   const described = props.error ? `${props.id}-error` : undefined
   const attributes = {
@@ -14,6 +17,7 @@ export function Field(props: {
     autocomplete: props.autocomplete,
     inputMode: props.inputMode,
     required: true,
+    defaultValue: props.initial,
     'aria-invalid': props.error ? ('true' as const) : undefined,
     'aria-describedby': described,
   }
@@ -32,3 +36,26 @@ export function Field(props: {
 
 /** The value of the form's field `name`. */
 export const fieldValue = (form: HTMLFormElement, name: string) => (form.elements.namedItem(name) as HTMLInputElement).value
+
+/**
+ * A button that copies `text` to the clipboard, and what came of it read out beside it. The clipboard may be
+ * refused (no permission, page not focused): then the reader selects the text and copies it by hand.
+ */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [outcome, setOutcome] = useState('')
+  const copy = async () => {
+    const done = await navigator.clipboard.writeText(text).then(
+      () => true,
+      () => false,
+    )
+    setOutcome(done ? 'Copied.' : 'The browser refused the clipboard: select the text and copy it.')
+  }
+  return (
+    <>
+      <button type="button" class="secondary" onClick={copy}>
+        {label}
+      </button>
+      <p role="status">{outcome}</p>
+    </>
+  )
+}

@@ -1,20 +1,23 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, problemOf } from './api'
+import { ConnectCluster } from './connect'
 import { ErrorNotice, SignedInLayout, useMe } from './layout'
 import type { components } from './openapi'
 
 type Cluster = components['schemas']['ClusterInfo']
 
-/** `/`: the clusters the caller may use (their own, their orgs', their teams'), with each one's status. */
+/** `/`: the clusters the caller may use (their own, their orgs', their teams'), with each one's status; "Connect a cluster" of their own. */
 export function HomePage() {
   const me = useMe()
   const [clusters, setClusters] = useState<Cluster[]>()
   const [problem, setProblem] = useState<string>()
-  useEffect(() => {
+  const load = () =>
     api.GET('/api/v1/user/clusters', { params: { query: { all: 'true' } } }).then(({ data, error, response }) => {
       if (data) setClusters(data)
       else if (response.status !== 401) setProblem(problemOf(error, response.status).message)
     })
+  useEffect(() => {
+    load()
   }, [])
   return (
     <SignedInLayout title="Clusters" me={me}>
@@ -47,6 +50,7 @@ export function HomePage() {
           </tbody>
         </table>
       )}
+      {me && <ConnectCluster owner={me.login} onConnected={load} />}
     </SignedInLayout>
   )
 }

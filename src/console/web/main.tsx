@@ -2,6 +2,7 @@ import { render } from 'preact'
 import './console.css'
 import { CLUSTER_PAGE, ClusterPage } from './cluster'
 import { ConsentPage } from './consent'
+import { DevicePage } from './device'
 import { HomePage } from './home'
 import { NotFoundPage } from './layout'
 import { LoginPage } from './login'
@@ -16,6 +17,7 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/': HomePage,
   '/login': LoginPage,
   '/login/oauth/authorize': ConsentPage,
+  '/login/device': DevicePage,
   '/user/settings/tokens': TokensPage,
   '/user/settings/security': SecurityPage,
 }

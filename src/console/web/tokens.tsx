@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { TOKEN_SCOPES } from '../../authz/actor'
 import { type ApiProblem, api, problemOf } from './api'
+import { CopyButton } from './form'
 import { ErrorNotice, SignedInLayout, useMe } from './layout'
 import type { components } from './openapi'
 
@@ -18,7 +19,6 @@ export function TokensPage() {
   const [tokens, setTokens] = useState<Token[]>([])
   const [created, setCreated] = useState<Token>()
   const [problem, setProblem] = useState<ApiProblem>(NO_PROBLEM)
-  const [copied, setCopied] = useState('')
 
   const load = () =>
     api
@@ -34,7 +34,6 @@ export function TokensPage() {
     const name = (form.elements.namedItem('name') as HTMLInputElement).value
     const scopes = [...form.querySelectorAll<HTMLInputElement>('input[name="scope"]:checked')].map((box) => box.value)
     setProblem(NO_PROBLEM)
-    setCopied('')
     const { data, error, response } = await api.POST('/api/v1/user/settings/tokens/access-tokens/', {
       // No scope chosen: the API's default, all.
       body: scopes.length > 0 ? { name, scopes } : { name },
@@ -53,16 +52,6 @@ export function TokensPage() {
     await load()
   }
 
-  const copy = async () => {
-    if (!created) return
-    // The clipboard may be refused (no permission, page not focused): then the reader copies it by hand.
-    const done = await navigator.clipboard.writeText(created.token).then(
-      () => true,
-      () => false,
-    )
-    setCopied(done ? 'Copied.' : 'The browser refused the clipboard: select the token and copy it.')
-  }
-
   return (
     <SignedInLayout title="Access tokens" me={me}>
       <ErrorNotice message={problem.message && !problem.fields.name ? problem.message : undefined} />
@@ -73,10 +62,7 @@ export function TokensPage() {
           <p class="secret">
             <code>{created.token}</code>
           </p>
-          <button type="button" class="secondary" onClick={copy}>
-            Copy token
-          </button>
-          <p role="status">{copied}</p>
+          <CopyButton key={created.id} text={created.token} label="Copy token" />
         </section>
       )}
       <form onSubmit={generate}>
