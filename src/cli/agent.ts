@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { runAgent } from '../agent/run'
 import { inClusterTarget, TargetError, targetFromKubeconfig } from '../agent/target'
+import { rfc3339 } from '../clock'
 import type { ClusterConnection } from '../clusters/connection'
 import { agentEnvironment } from '../config'
 import { buildInfo } from '../system/service'
@@ -69,5 +70,5 @@ function readCa(path: string): string {
 
 /** One JSON line per event on stderr (never a token: none is passed here). */
 function log(event: string, fields: Record<string, unknown> = {}): void {
-  console.error(JSON.stringify({ time: new Date().toISOString(), level: 'info', event, ...fields }))
+  console.error(JSON.stringify({ time: rfc3339(Date.now()), level: 'info', event, ...fields }))
 }

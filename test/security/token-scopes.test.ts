@@ -12,6 +12,8 @@ const SCOPE_EXEMPT: Record<string, string> = {
   'GET /api/v1/user/signout': "ends the caller's own session; a token caller only gets cookies cleared",
   'GET /login/oauth/authorize': 'the OAuth consent page of a signed-in person',
   'POST /login/oauth/grant': 'the OAuth consent page of a signed-in person',
+  'GET /api/v1/user/device': "a person's approval of a terminal sign-in: a browser session or the Basic password only, tokens refused",
+  'POST /api/v1/user/device': "a person's approval of a terminal sign-in: a browser session or the Basic password only, tokens refused",
 }
 
 describe('token scopes', () => {
