@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { writeFileSync } from 'node:fs'
+import { readdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { tempDir } from '../support/app'
 import { processesMarked } from '../support/children'
@@ -74,4 +74,16 @@ test('every test file of the suite asserts something (no debugging print runs as
     if (!/\bexpect\(|\.toThrow|assert/.test(source)) silent.push(file)
   }
   expect(silent).toEqual([])
+})
+
+/** Test folders that never reach the database driver, run once (docs/development.md). */
+const DRIVER_FREE = ['agent', 'console', 'kube', 'kube-emulator', 'net', 'support']
+
+test('every test folder that may reach the database is in the libSQL pass of npm test', async () => {
+  const scripts = ((await Bun.file(resolve(import.meta.dir, '../../package.json')).json()) as { scripts: Record<string, string> }).scripts
+  const inPass = new Set([...scripts['test:libsql']!.matchAll(/\btest\/([\w-]+)/g)].map((m) => m[1]!))
+  const folders = readdirSync(resolve(import.meta.dir, '..'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+  expect(folders.filter((folder) => !inPass.has(folder) && !DRIVER_FREE.includes(folder))).toEqual([])
 })
