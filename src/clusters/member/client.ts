@@ -7,7 +7,7 @@ import { Deadlines } from '../../net/deadlines'
 import { type EgressPolicy, pin, resolveChecked, tlsNameOf } from '../../net/egress'
 import { type Answer, ByteBudget, type StreamedAnswer } from '../../net/http1/answer'
 import { Pools, timedOut } from '../../net/http1/pool'
-import { type Dialed, headerLine, type Origin, type OriginTls } from '../../net/http1/request'
+import { type Dialed, headerLine, type Origin, type OriginTls, type RequestHeaders } from '../../net/http1/request'
 import { readFact, writeFact } from '../../storage/deployment-facts'
 import { agentLastSeen } from '../agent/store'
 import { agentTunnels } from '../agent/tunnels'
@@ -39,7 +39,8 @@ export interface MemberCall {
   method?: string
   /** Path below the server URL, starting with `/`, percent-encoded per segment (and query). */
   path: string
-  headers?: Record<string, string>
+  /** A name with several values goes as one line per value (the kept-alive client writes its own lines). */
+  headers?: RequestHeaders
   body?: Uint8Array | null
   timeoutMs?: number
   /** The client's request: its abort (the client went away) ends the call (clientClosed). */
@@ -216,7 +217,7 @@ export async function memberJson<T>(
 export interface MemberStreamRequest {
   method: string
   path: string
-  headers: Record<string, string>
+  headers: RequestHeaders
   body: BodyInit | null
   /** Ends the stream (the client went away); a stream has no timeout of its own. */
   signal: AbortSignal
@@ -225,7 +226,7 @@ export interface MemberStreamRequest {
 /** A stream (a watch, a followed log): the member's answer with its body still arriving, bytes as sent. Throws upstream. */
 export async function streamMember(deps: Deps, member: Member, request: MemberStreamRequest): Promise<Response> {
   const { authorization, tls } = credentialsOf(member.connection)
-  const headers = new Headers(request.headers)
+  const headers = new Headers(firstValues(request.headers))
   if (authorization) headers.set('authorization', authorization)
   headers.set('host', new URL(member.connection.server).host)
   try {
@@ -257,7 +258,7 @@ export async function openMemberWebSocket(
   member: Member,
   path: string,
   protocols: string[],
-  extraHeaders: Record<string, string>,
+  extraHeaders: RequestHeaders,
 ): Promise<WebSocket> {
   const url = new URL(member.connection.server)
   const pinned = await dialedUrl(deps, member.connection).catch((error: unknown) => {
@@ -267,7 +268,7 @@ export async function openMemberWebSocket(
   // Offered as the header itself: the WebSocket API's `protocols` refuses names that are no HTTP
   // token, and kubectl's port-forward offers `SPDY/3.1+portforward.k8s.io` (a `/`).
   const offer = protocols.length ? { 'sec-websocket-protocol': protocols.join(', ') } : {}
-  const headers = { ...extraHeaders, ...offer, host: url.host, ...(authorization ? { authorization } : {}) }
+  const headers = { ...firstValues(extraHeaders), ...offer, host: url.host, ...(authorization ? { authorization } : {}) }
   const socket = new BunWebSocket(`${pinned.href.replace(/^http/, 'ws').replace(/\/$/, '')}${path}`, { headers, tls })
   socket.binaryType = 'arraybuffer'
   return new Promise((resolve, reject) => {
@@ -329,6 +330,22 @@ const dn = (name: Record<string, string | string[] | undefined> | undefined) =>
   Object.entries(name ?? {})
     .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : (v ?? '')}`)
     .join(', ') || 'an unnamed subject'
+
+/**
+ * One value per header name, the first: fetch and Bun's WebSocket client join the values of a
+ * repeated name into one line (`a, b`), which a Kubernetes server reads as one value (one group
+ * named `a, b`, which no binding names). Streams and upgrades carry the first value only: for
+ * impersonation the organization's group (docs/decisions.md §12).
+ */
+function firstValues(headers: RequestHeaders): Record<string, string> {
+  const first: Record<string, string> = {}
+  for (const name in headers) {
+    const value = headers[name]!
+    if (typeof value === 'string') first[name] = value
+    else if (value[0] !== undefined) first[name] = value[0]
+  }
+  return first
+}
 
 /** Bun's WebSocket client, which takes headers and TLS options (the DOM typing of the global knows only protocols). */
 const BunWebSocket = WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket

@@ -1,15 +1,16 @@
 import type { Server, ServerWebSocket } from 'bun'
-import { USER_TYPE } from '../../../db/schema/codes'
 import type { Actor } from '../../authz/actor'
 import type { ClusterScope, ClusterVerb } from '../../authz/clusters'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { timedUpstream } from '../../http/metrics'
+import type { RequestHeaders } from '../../net/http1/request'
 import type { ClusterConnection } from '../connection'
 import { callerOf, type Member, openMemberWebSocket } from '../member/client'
 import { connectionOf } from '../service'
 import { forwardedHeaders, type RelayRequest, relay, upstreamBody, upstreamPath } from './relay'
 import { pathInfoOf } from './request-info'
+import { platformGroupsOf } from './reviews'
 import { auditSession } from './session-audit'
 
 /** Subresources that open a session in a pod over an upgraded connection. */
@@ -35,8 +36,11 @@ export function proxiedVerb(method: string, family: 'k8s' | 'proxy', rawPath: st
 export interface Target {
   scope: ClusterScope
   connection: ClusterConnection
-  /** Headers the platform adds for the cluster: impersonation when the registration asks for it. */
-  identity: Record<string, string>
+  /**
+   * Headers the platform adds for the cluster: impersonation when the registration asks for it, the
+   * user and each of the caller's groups (platformGroupsOf) as an `Impersonate-Group` line of its own.
+   */
+  identity: RequestHeaders
   /** Sends one request to the cluster on the caller's behalf (relay.ts), ended when the caller's own request is. */
   relay(request: Omit<RelayRequest, 'clientSignal'>): Promise<Response>
   /** Opens a WebSocket to `path` of the cluster offering `protocols`, with the identity headers. */
@@ -45,14 +49,12 @@ export interface Target {
 
 /**
  * The admitted cluster's connection, and the impersonation headers of registrations that ask for
- * them; every call to the cluster for this request carries `clientSignal`, the request's own.
+ * them (docs/decisions.md §12); every call to the cluster for this request carries `clientSignal`, the request's own.
  */
 export async function targetOf(deps: Deps, actor: Actor, scope: ClusterScope, clientSignal: AbortSignal): Promise<Target> {
-  const identity: Record<string, string> = scope.cluster.impersonate
-    ? {
-        'impersonate-user': actor.user.name,
-        ...(scope.owner.type === USER_TYPE.organization ? { 'impersonate-group': `platform:org:${scope.owner.name}` } : {}),
-      }
+  const groups = platformGroupsOf(scope)
+  const identity: RequestHeaders = scope.cluster.impersonate
+    ? { 'impersonate-user': actor.user.name, ...(groups.length > 0 ? { 'impersonate-group': groups } : {}) }
     : {}
   const member: Member = { name: scope.cluster.name, connection: await connectionOf(deps, scope.cluster) }
   const label = `${scope.owner.name}/${scope.cluster.name}`
