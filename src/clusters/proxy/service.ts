@@ -5,6 +5,7 @@ import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { timedUpstream } from '../../http/metrics'
 import type { RequestHeaders } from '../../net/http1/request'
+import type { ClientWebSocket } from '../../net/websocket'
 import type { ClusterConnection } from '../connection'
 import { callerOf, type Member, openMemberWebSocket } from '../member/client'
 import { connectionOf } from '../service'
@@ -44,7 +45,7 @@ export interface Target {
   /** Sends one request to the cluster on the caller's behalf (relay.ts), ended when the caller's own request is. */
   relay(request: Omit<RelayRequest, 'clientSignal'>): Promise<Response>
   /** Opens a WebSocket to `path` of the cluster offering `protocols`, with the identity headers. */
-  openWebSocket(path: string, protocols: string[]): Promise<WebSocket>
+  openWebSocket(path: string, protocols: string[]): Promise<ClientWebSocket>
 }
 
 /**
@@ -130,7 +131,7 @@ export async function relayUpgrade(
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)
-  let upstream: WebSocket
+  let upstream: ClientWebSocket
   try {
     upstream = await target.openWebSocket(path, offered)
   } catch (error) {
@@ -157,7 +158,7 @@ const sizeOf = (frame: Frame) => (typeof frame === 'string' ? Buffer.byteLength(
  * Upgrades the client and pipes frames both ways; either side closing closes the other. A side
  * that leaves more than MAX_RELAY_BUFFER_BYTES waiting ends the session for both.
  */
-function switchProtocols(upstream: WebSocket, request: Request, server: Server<unknown>): undefined {
+function switchProtocols(upstream: ClientWebSocket, request: Request, server: Server<unknown>): undefined {
   const pending: Frame[] = []
   let pendingBytes = 0
   let client: ServerWebSocket<unknown> | undefined

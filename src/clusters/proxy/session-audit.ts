@@ -1,4 +1,5 @@
 import { auditStreamOpened } from '../../audit/recorder'
+import type { ClientWebSocket } from '../../net/websocket'
 
 /** The exec and attach protocols (v4, v5, base64): their channel 3 carries the session's final Status. */
 const CHANNEL_PROTOCOL = /(^|\.)channel\.k8s\.io$/
@@ -39,7 +40,7 @@ function exitCodeOf(frame: unknown): number | undefined {
  * written as it opens, and completed with the end time, and an exec's or attach's exit code,
  * when the member's side closes.
  */
-export function auditSession(upstream: WebSocket): void {
+export function auditSession(upstream: ClientWebSocket): void {
   const stream = auditStreamOpened()
   if (!stream) return
   let exitCode: number | undefined
