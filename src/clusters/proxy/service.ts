@@ -112,8 +112,8 @@ export const MAX_RELAY_BUFFER_BYTES = 8 * 1024 * 1024
  * Relays an admitted upgrade (exec, attach, port-forward: `admitInCluster` with the `exec` verb
  * checked the caller, the handshake and its origin) to `segments` of the member: the member is
  * asked first with the protocols the client offered, and the client is switched to the one the
- * member chose. When the member will not switch (Bun's client does not show why; not for a refused
- * address or a handshake past its deadline, which are upstream), the same request
+ * member chose. When the member will not switch (not for a refused address or a handshake past
+ * its deadline, which are upstream), the same request
  * as plain HTTP asks again: the apiserver checks the pod, the container and the options before it
  * requires an upgrade, so its refusal (a 404 for a pod that does not exist, a 400 Status naming the
  * bad option) goes back unchanged.
