@@ -8,6 +8,7 @@ import { startEmulator } from '../../src/kube-emulator'
 import { generateServerTls } from '../../src/kube-emulator/tls'
 import { MAX_HEAD_BYTES } from '../../src/net/http1/parser'
 import { CALLER_SHARE, IDLE_CLOSE_MS, MAX_CONNECTIONS_PER_ORIGIN as MAX_CONNECTIONS_PER_CLUSTER } from '../../src/net/http1/pool'
+import type { RequestHeaders } from '../../src/net/http1/request'
 import { makeTestApp } from '../support/app'
 import { eventually } from '../support/wait'
 
@@ -33,7 +34,7 @@ const get = (
     method?: string
     body?: string
     timeoutMs?: number
-    headers?: Record<string, string>
+    headers?: RequestHeaders
     signal?: AbortSignal
     caller?: string
   } = {},
@@ -492,6 +493,27 @@ describe('against a hostile TLS server', () => {
       t.clock.advance(IDLE_CLOSE_MS)
       await eventually(() => server.closed.includes(1))
       expect(JSON.parse(text((await get(server.connection, '/b')).body))).toEqual({ connection: 2 })
+    } finally {
+      server.stop()
+    }
+  })
+
+  test('a header with several values goes as one line per value (Kubernetes reads each Impersonate-Group line as one group)', async () => {
+    const server = await hostile((_path, _id, socket) => {
+      socket.write(ok('{}'))
+    })
+    try {
+      const answer = await get(server.connection, '/x', {
+        headers: { 'impersonate-group': ['platform:org:acme', 'platform:team:acme:ops'] },
+      })
+      expect(answer.status).toBe(200)
+      const lines = server.requests[0]!.split('\r\n').filter((line) => line.startsWith('impersonate-group:'))
+      expect(lines).toEqual(['impersonate-group: platform:org:acme', 'impersonate-group: platform:team:acme:ops'])
+      const refused = await get(server.connection, '/x', { headers: { 'impersonate-group': ['a', 'b\r\nimpersonate-user: admin'] } }).catch(
+        (e: unknown) => e,
+      )
+      expect((refused as AppError).kind).toBe('invalid')
+      expect(server.requests).toHaveLength(1)
     } finally {
       server.stop()
     }

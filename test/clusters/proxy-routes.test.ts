@@ -387,6 +387,31 @@ describe('per-cluster impersonation', () => {
   })
 })
 
+describe("impersonation names the caller's granted teams", () => {
+  test("each group is its own Impersonate-Group: the member sees the org and the teams granted the cluster, not the caller's other teams", async () => {
+    const l = await importedCluster(member)
+    const { makeOrg } = await import('../orgs/support')
+    await makeOrg(l.t, 'acme', { owner: l.alice, members: [l.bob] })
+    expect((await importAs(l.t, l.alice, 'acme', { ...importBody(member, 'shared'), impersonate: true })).status).toBe(201)
+    const team = (await (await l.t.as(l.alice).send('POST', '/api/v1/orgs/acme/teams', { name: 'ops', permission: 'write' })).json()) as {
+      id: number
+    }
+    expect((await l.t.as(l.alice).send('PUT', `/api/v1/teams/${team.id}/members/bob`)).status).toBe(204)
+    expect((await l.t.as(l.alice).send('PUT', `/api/v1/teams/${team.id}/clusters/shared`)).status).toBe(204)
+    const groupsOf = async (who: typeof l.alice) => {
+      const res = await l.t.as(who).send('POST', '/api/v1/clusters/acme/shared/proxy/authentication.k8s.io/v1/selfsubjectreviews', {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'SelfSubjectReview',
+      })
+      expect(res.status).toBe(200)
+      return (await res.json()).status.userInfo.groups
+    }
+    // bob is also in the org's Members team, which is not granted the cluster.
+    expect(await groupsOf(l.bob)).toEqual(['platform:org:acme', 'platform:team:acme:ops', 'system:authenticated'])
+    expect(await groupsOf(l.alice)).toEqual(['platform:org:acme', 'system:authenticated'])
+  })
+})
+
 describe('a member that redirects', () => {
   test('a redirect is neither followed nor relayed: 502 naming the cluster, the target is never asked', async () => {
     const l = await importedCluster(member)

@@ -7,7 +7,8 @@ import { Deadlines } from '../../net/deadlines'
 import { type EgressPolicy, pin, resolveChecked, tlsNameOf } from '../../net/egress'
 import { type Answer, ByteBudget, type StreamedAnswer } from '../../net/http1/answer'
 import { Pools, timedOut } from '../../net/http1/pool'
-import { type Dialed, headerLine, type Origin, type OriginTls } from '../../net/http1/request'
+import { type Dialed, headerLine, type Origin, type OriginTls, type RequestHeaders, UnsafeRequest } from '../../net/http1/request'
+import { type ClientWebSocket, openWebSocket } from '../../net/websocket'
 import { readFact, writeFact } from '../../storage/deployment-facts'
 import { agentLastSeen } from '../agent/store'
 import { agentTunnels } from '../agent/tunnels'
@@ -17,7 +18,7 @@ import { MemberMessages, memberFailure } from './failures'
 /**
  * The one way to reach a member cluster. Finite calls go over the kept-alive pool
  * (`src/net/http1/`), streams (watches, followed logs) beside it over fetch, WebSockets (exec,
- * attach) over Bun's client; all three with the cluster's credential (a bearer token or a client
+ * attach) over our own client (`src/net/websocket.ts`); all three with the cluster's credential (a bearer token or a client
  * certificate) and TLS settings (its CA or the system roots, its tlsServerName), and none follows
  * a redirect. Every connection, on every transport, first resolves the server's host name and
  * checks the address with the egress policy as it stands then (not as it stood at import), dials
@@ -39,7 +40,8 @@ export interface MemberCall {
   method?: string
   /** Path below the server URL, starting with `/`, percent-encoded per segment (and query). */
   path: string
-  headers?: Record<string, string>
+  /** A name with several values goes as one line per value (the kept-alive client writes its own lines). */
+  headers?: RequestHeaders
   body?: Uint8Array | null
   timeoutMs?: number
   /** The client's request: its abort (the client went away) ends the call (clientClosed). */
@@ -216,7 +218,7 @@ export async function memberJson<T>(
 export interface MemberStreamRequest {
   method: string
   path: string
-  headers: Record<string, string>
+  headers: RequestHeaders
   body: BodyInit | null
   /** Ends the stream (the client went away); a stream has no timeout of its own. */
   signal: AbortSignal
@@ -225,7 +227,7 @@ export interface MemberStreamRequest {
 /** A stream (a watch, a followed log): the member's answer with its body still arriving, bytes as sent. Throws upstream. */
 export async function streamMember(deps: Deps, member: Member, request: MemberStreamRequest): Promise<Response> {
   const { authorization, tls } = credentialsOf(member.connection)
-  const headers = new Headers(request.headers)
+  const headers = new Headers(firstValues(request.headers))
   if (authorization) headers.set('authorization', authorization)
   headers.set('host', new URL(member.connection.server).host)
   try {
@@ -245,53 +247,54 @@ export async function streamMember(deps: Deps, member: Member, request: MemberSt
 }
 
 /**
- * Opens a WebSocket to the member (exec, attach, port-forward) offering `protocols`, with the
- * cluster's credential and TLS settings and the platform's `extraHeaders` (impersonation);
- * resolves once it is open, with the protocol the member chose. Rejects when the member does not
- * switch protocols (an Error: Bun's client does not say why), and with upstream when its address
- * is refused or the handshake is not done within HANDSHAKE_TIMEOUT_MS (the socket is closed then,
- * so a member that never answers holds no descriptor).
+ * Opens a WebSocket to the member (exec, attach, port-forward) offering `protocols`, over the same
+ * dial as the pool (an agent cluster's relay included) with the cluster's credential and TLS
+ * settings and the platform's `extraHeaders` (impersonation, one line per value: src/net/websocket.ts);
+ * resolves once it is open, with the protocol the member chose. Rejects with NotUpgraded when the
+ * member does not switch protocols (or a connection error), and with upstream when its address is
+ * refused or the handshake is not done within HANDSHAKE_TIMEOUT_MS (the connection is closed then,
+ * so a member that never answers holds no descriptor); invalid for a header that cannot be written.
  */
 export async function openMemberWebSocket(
   deps: Deps,
   member: Member,
   path: string,
   protocols: string[],
-  extraHeaders: Record<string, string>,
-): Promise<WebSocket> {
+  extraHeaders: RequestHeaders,
+): Promise<ClientWebSocket> {
   const url = new URL(member.connection.server)
-  const pinned = await dialedUrl(deps, member.connection).catch((error: unknown) => {
+  const dialed = await dialOf(deps, member.connection).catch((error: unknown) => {
     throw memberFailure(member.name, error)
   })
   const { authorization, tls } = credentialsOf(member.connection)
-  // Offered as the header itself: the WebSocket API's `protocols` refuses names that are no HTTP
-  // token, and kubectl's port-forward offers `SPDY/3.1+portforward.k8s.io` (a `/`).
-  const offer = protocols.length ? { 'sec-websocket-protocol': protocols.join(', ') } : {}
-  const headers = { ...extraHeaders, ...offer, host: url.host, ...(authorization ? { authorization } : {}) }
-  const socket = new BunWebSocket(`${pinned.href.replace(/^http/, 'ws').replace(/\/$/, '')}${path}`, { headers, tls })
-  socket.binaryType = 'arraybuffer'
-  return new Promise((resolve, reject) => {
-    const cancel = deps.runtimes.of(HANDSHAKES).add(deps.clock.now() + HANDSHAKE_TIMEOUT_MS, () => {
-      socket.close()
-      reject(memberFailure(member.name, timedOut()))
-    })
-    socket.addEventListener(
-      'open',
-      () => {
-        cancel()
-        resolve(socket)
+  let abort = () => {}
+  const cancel = deps.runtimes.of(HANDSHAKES).add(deps.clock.now() + HANDSHAKE_TIMEOUT_MS, () => abort())
+  let timedOutNow = false
+  try {
+    return await openWebSocket(
+      {
+        dialed,
+        tls: url.protocol === 'https:' ? tls : undefined,
+        hostHeader: url.host,
+        path: `${url.pathname === '/' ? '' : url.pathname}${path}`,
+        headers: extraHeaders,
+        authorization,
+        protocols,
       },
-      { once: true },
-    )
-    socket.addEventListener(
-      'error',
-      () => {
-        cancel()
-        reject(new Error('the member did not switch protocols'))
+      (end) => {
+        abort = () => {
+          timedOutNow = true
+          end()
+        }
       },
-      { once: true },
     )
-  })
+  } catch (error) {
+    if (timedOutNow) throw memberFailure(member.name, timedOut())
+    if (error instanceof UnsafeRequest) throw memberFailure(member.name, error)
+    throw error
+  } finally {
+    cancel()
+  }
 }
 
 /**
@@ -330,8 +333,21 @@ const dn = (name: Record<string, string | string[] | undefined> | undefined) =>
     .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : (v ?? '')}`)
     .join(', ') || 'an unnamed subject'
 
-/** Bun's WebSocket client, which takes headers and TLS options (the DOM typing of the global knows only protocols). */
-const BunWebSocket = WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket
+/**
+ * One value per header name, the first: fetch joins the values of a repeated name into one line
+ * (`a, b`), which a Kubernetes server reads as one value (one group named `a, b`, which no binding
+ * names). Streams carry the first value only: for impersonation the organization's group
+ * (docs/decisions.md §12).
+ */
+function firstValues(headers: RequestHeaders): Record<string, string> {
+  const first: Record<string, string> = {}
+  for (const name in headers) {
+    const value = headers[name]!
+    if (typeof value === 'string') first[name] = value
+    else if (value[0] !== undefined) first[name] = value[0]
+  }
+  return first
+}
 
 /**
  * The cluster's credential as a bearer header or a client certificate, and the TLS settings that

@@ -2,6 +2,7 @@ import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { PLATFORM_QUERY_PARAMETERS } from '../../http/auth'
 import { pathSegmentErrors } from '../../kube'
+import type { RequestHeaders } from '../../net/http1/request'
 import type { ClusterConnection } from '../connection'
 import { callMember, MEMBER_TIMEOUT_MS, type Member, type MemberCall, streamMember } from '../member/client'
 import { MemberMessages } from '../member/failures'
@@ -157,8 +158,8 @@ function apiRootOf(connection: ClusterConnection): { origin: string; pathPrefix:
 }
 
 /** The allow-listed request headers of `request`, plus what the platform adds (impersonation). */
-export function forwardedHeaders(request: Request, extra: Record<string, string> = {}): Record<string, string> {
-  const headers: Record<string, string> = {}
+export function forwardedHeaders(request: Request, extra: RequestHeaders = {}): RequestHeaders {
+  const headers: RequestHeaders = {}
   // One pass over what the client sent (a handful of headers) rather than a lookup per allowed name.
   for (const [name, value] of request.headers) if (FORWARDED_REQUEST_HEADERS.has(name)) headers[name] = value
   return Object.assign(headers, extra)
@@ -174,7 +175,7 @@ export function upstreamBody(request: Request, parsed: unknown): BodyInit | null
 export interface RelayRequest {
   method: string
   path: string
-  headers: Record<string, string>
+  headers: RequestHeaders
   body: BodyInit | null
   /** A watch, a followed log, a stream: no timeout; ends when the client goes away. */
   streaming: boolean

@@ -12,7 +12,7 @@ const SESSION_SUBRESOURCES: ReadonlySet<string> = new Set(['exec', 'attach', 'po
  * The groups the platform names a caller by on a cluster (docs/decisions.md §12): the owning
  * organization, and each of the caller's teams that was granted the cluster. A user's own cluster has none.
  */
-function platformGroupsOf(scope: ClusterScope): string[] {
+export function platformGroupsOf(scope: ClusterScope): string[] {
   if (scope.owner.type !== USER_TYPE.organization) return []
   const org = scope.owner.name
   return [`platform:org:${org}`, ...scope.grantedTeams.map((team) => `platform:team:${org}:${team}`)]

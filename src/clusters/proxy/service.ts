@@ -1,15 +1,17 @@
 import type { Server, ServerWebSocket } from 'bun'
-import { USER_TYPE } from '../../../db/schema/codes'
 import type { Actor } from '../../authz/actor'
 import type { ClusterScope, ClusterVerb } from '../../authz/clusters'
 import type { Deps } from '../../deps'
 import { AppError } from '../../errors'
 import { timedUpstream } from '../../http/metrics'
+import type { RequestHeaders } from '../../net/http1/request'
+import type { ClientWebSocket } from '../../net/websocket'
 import type { ClusterConnection } from '../connection'
 import { callerOf, type Member, openMemberWebSocket } from '../member/client'
 import { connectionOf } from '../service'
 import { forwardedHeaders, type RelayRequest, relay, upstreamBody, upstreamPath } from './relay'
 import { pathInfoOf } from './request-info'
+import { platformGroupsOf } from './reviews'
 import { auditSession } from './session-audit'
 
 /** Subresources that open a session in a pod over an upgraded connection. */
@@ -35,24 +37,25 @@ export function proxiedVerb(method: string, family: 'k8s' | 'proxy', rawPath: st
 export interface Target {
   scope: ClusterScope
   connection: ClusterConnection
-  /** Headers the platform adds for the cluster: impersonation when the registration asks for it. */
-  identity: Record<string, string>
+  /**
+   * Headers the platform adds for the cluster: impersonation when the registration asks for it, the
+   * user and each of the caller's groups (platformGroupsOf) as an `Impersonate-Group` line of its own.
+   */
+  identity: RequestHeaders
   /** Sends one request to the cluster on the caller's behalf (relay.ts), ended when the caller's own request is. */
   relay(request: Omit<RelayRequest, 'clientSignal'>): Promise<Response>
   /** Opens a WebSocket to `path` of the cluster offering `protocols`, with the identity headers. */
-  openWebSocket(path: string, protocols: string[]): Promise<WebSocket>
+  openWebSocket(path: string, protocols: string[]): Promise<ClientWebSocket>
 }
 
 /**
  * The admitted cluster's connection, and the impersonation headers of registrations that ask for
- * them; every call to the cluster for this request carries `clientSignal`, the request's own.
+ * them (docs/decisions.md §12); every call to the cluster for this request carries `clientSignal`, the request's own.
  */
 export async function targetOf(deps: Deps, actor: Actor, scope: ClusterScope, clientSignal: AbortSignal): Promise<Target> {
-  const identity: Record<string, string> = scope.cluster.impersonate
-    ? {
-        'impersonate-user': actor.user.name,
-        ...(scope.owner.type === USER_TYPE.organization ? { 'impersonate-group': `platform:org:${scope.owner.name}` } : {}),
-      }
+  const groups = platformGroupsOf(scope)
+  const identity: RequestHeaders = scope.cluster.impersonate
+    ? { 'impersonate-user': actor.user.name, ...(groups.length > 0 ? { 'impersonate-group': groups } : {}) }
     : {}
   const member: Member = { name: scope.cluster.name, connection: await connectionOf(deps, scope.cluster) }
   const label = `${scope.owner.name}/${scope.cluster.name}`
@@ -109,8 +112,8 @@ export const MAX_RELAY_BUFFER_BYTES = 8 * 1024 * 1024
  * Relays an admitted upgrade (exec, attach, port-forward: `admitInCluster` with the `exec` verb
  * checked the caller, the handshake and its origin) to `segments` of the member: the member is
  * asked first with the protocols the client offered, and the client is switched to the one the
- * member chose. When the member will not switch (Bun's client does not show why; not for a refused
- * address or a handshake past its deadline, which are upstream), the same request
+ * member chose. When the member will not switch (not for a refused address or a handshake past
+ * its deadline, which are upstream), the same request
  * as plain HTTP asks again: the apiserver checks the pod, the container and the options before it
  * requires an upgrade, so its refusal (a 404 for a pod that does not exist, a 400 Status naming the
  * bad option) goes back unchanged.
@@ -128,7 +131,7 @@ export async function relayUpgrade(
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)
-  let upstream: WebSocket
+  let upstream: ClientWebSocket
   try {
     upstream = await target.openWebSocket(path, offered)
   } catch (error) {
@@ -155,7 +158,7 @@ const sizeOf = (frame: Frame) => (typeof frame === 'string' ? Buffer.byteLength(
  * Upgrades the client and pipes frames both ways; either side closing closes the other. A side
  * that leaves more than MAX_RELAY_BUFFER_BYTES waiting ends the session for both.
  */
-function switchProtocols(upstream: WebSocket, request: Request, server: Server<unknown>): undefined {
+function switchProtocols(upstream: ClientWebSocket, request: Request, server: Server<unknown>): undefined {
   const pending: Frame[] = []
   let pendingBytes = 0
   let client: ServerWebSocket<unknown> | undefined

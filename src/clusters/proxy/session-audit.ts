@@ -1,4 +1,5 @@
 import { auditCreatedName, auditStreamOpened } from '../../audit/recorder'
+import type { ClientWebSocket } from '../../net/websocket'
 import { mediaTypeOf } from './relay'
 
 /**
@@ -46,7 +47,7 @@ function exitCodeOf(frame: unknown): number | undefined {
  * and an exec's or attach's exit code, when the member's side closes. A port-forward's frames are
  * never read.
  */
-export function auditSession(upstream: WebSocket, subresource: string): void {
+export function auditSession(upstream: ClientWebSocket, subresource: string): void {
   const stream = auditStreamOpened()
   if (!stream) return
   let exitCode: number | undefined

@@ -35,11 +35,17 @@ export interface OriginTls {
   rejectUnauthorized: boolean
 }
 
+/**
+ * A request's headers: a name with several values is written as one line per value (a Kubernetes
+ * server reads each `Impersonate-Group` line as one group; `a, b` on one line is one group).
+ */
+export type RequestHeaders = Record<string, string | readonly string[]>
+
 export interface PoolRequest {
   method: string
   /** Path below the origin's base path, starting with `/`, percent-encoded (and query). */
   path: string
-  headers: Record<string, string>
+  headers: RequestHeaders
   body: Uint8Array | null
   timeoutMs: number
   /** Who the call is for (a user): the connections one caller holds at once are bounded (pool.ts). Calls without one count as one caller. */
@@ -70,17 +76,20 @@ export function headerLine(name: string, value: string): string {
 }
 
 /**
- * The request's bytes: request line, Host, the caller's headers (but those the client writes
- * itself), the origin's fixed headers, the length. Throws UnsafeRequest.
+ * The request's bytes: request line, Host, the caller's headers (one line per value; but those
+ * the client writes itself), the origin's fixed headers, the length. Throws UnsafeRequest.
  */
 export function encodeRequest(origin: Origin, request: PoolRequest): Uint8Array {
   if (!TOKEN.test(request.method) || UNSAFE_PATH.test(request.path) || !request.path.startsWith('/')) throw new UnsafeRequest('unsafe path')
   let head = `${request.method} ${origin.basePath}${request.path} HTTP/1.1\r\nhost: ${origin.hostHeader}\r\n`
   for (const name in request.headers) {
-    const value = request.headers[name]!
-    if (!TOKEN.test(name) || UNSAFE_TEXT.test(value)) throw new UnsafeRequest('unsafe header')
-    if (OWN_HEADERS.has(name.toLowerCase())) continue
-    head += `${name}: ${value}\r\n`
+    const values = request.headers[name]!
+    if (!TOKEN.test(name)) throw new UnsafeRequest('unsafe header')
+    const own = OWN_HEADERS.has(name.toLowerCase())
+    for (const value of typeof values === 'string' ? [values] : values) {
+      if (UNSAFE_TEXT.test(value)) throw new UnsafeRequest('unsafe header')
+      if (!own) head += `${name}: ${value}\r\n`
+    }
   }
   head += origin.fixedHeaders
   if (request.body) head += `content-length: ${request.body.length}\r\n`
