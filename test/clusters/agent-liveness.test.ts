@@ -2,8 +2,11 @@
 import { describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
+import { agentTunnels, clusters } from '../../db/schema/clusters'
 import { ConnectMessages, MAX_REFUSALS_PER_MINUTE } from '../../src/clusters/agent/connect'
 import { AgentServiceMessages } from '../../src/clusters/agent/service'
+import { sha256Hex } from '../../src/identity/tokens/secrets'
 import { startEmulator } from '../../src/kube-emulator'
 import { eventually } from '../support/wait'
 import { agentLab, edgeStatus, startAgent, stopAgent, untilAgent } from './agent-lab'
@@ -155,6 +158,26 @@ async function stopAllAgentsAndWait(): Promise<void> {
   await lab.stopAgents()
   await untilAgent(lab, false, 20_000)
 }
+
+describe('several agents of one cluster', () => {
+  test('two agents connected → the platform uses either; one killed → the other serves on', async () => {
+    await stopAllAgentsAndWait()
+    const first = startAgent(lab)
+    startAgent(lab)
+    await eventually(async () => (await lab.t.deps.db.read.select().from(agentTunnels).all()).length === 2, 15_000)
+    for (let i = 0; i < 10; i++) expect((await namespaces()).status).toBe(200)
+    first.kill('SIGKILL')
+    await eventually(async () => (await lab.t.deps.db.read.select().from(agentTunnels).all()).length === 1, 15_000)
+    for (let i = 0; i < 10; i++) expect((await namespaces()).status).toBe(200)
+    expect((await edgeStatus(lab)).agent?.connected).toBe(true)
+  }, 40_000)
+
+  test('the agent token is stored as its SHA-256 only', async () => {
+    const [row] = await lab.t.deps.db.read.select().from(clusters).where(eq(clusters.name, 'edge')).all()
+    expect(row!.agentTokenHash).toBe(sha256Hex(lab.token))
+    expect(JSON.stringify(row)).not.toContain(lab.token)
+  })
+})
 
 describe('connect floods', () => {
   test('refused tokens from one address → 429 after the limit, and only agent events are written', async () => {
