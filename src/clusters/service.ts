@@ -260,7 +260,7 @@ export async function patchCluster(
 export async function removeCluster(deps: Deps, probes: StatusProbes, { cluster }: ClusterScope): Promise<void> {
   await deps.db.write((tx) => store.deleteCluster(tx, cluster.id))
   probes.forget(cluster.id)
-  agentTunnels(deps).disconnect(cluster.id, 'the cluster was removed')
+  agentTunnels(deps).forgetCluster(cluster.id)
 }
 
 /** The name of the token of a user's kubeconfig of `owner/cluster` at one access level: one of each at a time. */

@@ -33,8 +33,8 @@ type PeerClientData = Joined & { nonce: Buffer | undefined; answered: boolean; s
 const joined = <T extends Joined>(socket: Socket<T>) => socket as unknown as Socket<Joined>
 
 export class Relays {
-  private readonly ports = new Map<number, Promise<number>>()
-  private readonly listeners: TCPSocketListener<RelayData>[] = []
+  private readonly ports = new Map<number, number>()
+  private readonly listeners = new Map<number, TCPSocketListener<RelayData>>()
   private peer: Promise<{ listener: TCPSocketListener<PeerData>; address: string }> | undefined
   private key: Promise<Buffer> | undefined
 
@@ -44,13 +44,20 @@ export class Relays {
   ) {}
 
   /** The loopback port of `clusterId`'s relay (opened on first use). */
-  portFor(clusterId: number): Promise<number> {
+  portFor(clusterId: number): number {
     let port = this.ports.get(clusterId)
-    if (!port) {
-      port = Promise.resolve(this.listen(clusterId))
+    if (port === undefined) {
+      port = this.listen(clusterId)
       this.ports.set(clusterId, port)
     }
     return port
+  }
+
+  /** The cluster is gone: its relay port closes. */
+  forget(clusterId: number): void {
+    this.listeners.get(clusterId)?.stop(true)
+    this.listeners.delete(clusterId)
+    this.ports.delete(clusterId)
   }
 
   /** host:port where other processes reach this one's tunnels (PLATFORM_PEER_HOST, an ephemeral port). */
@@ -60,7 +67,7 @@ export class Relays {
   }
 
   close(): void {
-    for (const listener of this.listeners) listener.stop(true)
+    for (const listener of this.listeners.values()) listener.stop(true)
     void this.peer?.then(({ listener }) => listener.stop(true))
   }
 
@@ -87,7 +94,7 @@ export class Relays {
         error: (socket) => (socket.data.other ? endJoined(joined(socket)) : pipeHandlers.error(socket)),
       },
     })
-    this.listeners.push(listener)
+    this.listeners.set(clusterId, listener)
     return listener.port
   }
 

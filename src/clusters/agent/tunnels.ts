@@ -113,6 +113,12 @@ export class AgentTunnels {
     for (const held of [...(this.byCluster.get(clusterId) ?? [])]) held.tunnel.close(reason, 4001)
   }
 
+  /** The cluster was removed: its tunnels here close and its relay port goes. */
+  forgetCluster(clusterId: number): void {
+    this.disconnect(clusterId, 'the cluster was removed')
+    this.relays.forget(clusterId)
+  }
+
   /** Tunnels of the cluster alive anywhere (here, or recorded by a live process), oldest first. */
   async liveTunnels(clusterId: number): Promise<store.TunnelRow[]> {
     return store.liveTunnelsOf(this.deps.db.read, clusterId, new Date(this.deps.clock.now() - STALE_MS))
