@@ -45,7 +45,7 @@ function saveFile(name: string, text: string): void {
 
 /**
  * `/clusters/<owner>/<name>` (docs/decisions.md §11): the cluster's status and facts (an agent cluster's agent
- * too), and its kubeconfigs (each download makes a new access token scoped to clusters; the read-only one may
+ * too), and its kubeconfigs (each download makes a new access token limited to this cluster, replacing the previous one; the read-only one may
  * only read).
  */
 export function ClusterPage() {
@@ -96,7 +96,7 @@ export function ClusterPage() {
           </dl>
           {cluster.status.agent && <AgentFacts agent={cluster.status.agent} />}
           <h2>Use it with kubectl</h2>
-          <p>Each download carries a new access token of yours, scoped to clusters; it is shown only in the file.</p>
+          <p>Each download carries a new access token of yours that works on this cluster only and replaces the previous download's; it is shown only in the file.</p>
           <div class="actions">
             <button type="button" onClick={() => download(false)}>
               Download kubeconfig
