@@ -96,7 +96,10 @@ export function ClusterPage() {
           </dl>
           {cluster.status.agent && <AgentFacts agent={cluster.status.agent} />}
           <h2>Use it with kubectl</h2>
-          <p>Each download carries a new access token of yours that works on this cluster only and replaces the previous download's; it is shown only in the file.</p>
+          <p>
+            Each download carries a new access token of yours that works on this cluster only and replaces the previous download's; it is
+            shown only in the file.
+          </p>
           <div class="actions">
             <button type="button" onClick={() => download(false)}>
               Download kubeconfig
