@@ -4915,7 +4915,7 @@ export interface components {
          */
         AuditCredential: {
             /** @enum {string} */
-            kind: "session" | "token" | "basic" | "oauth2" | "agent" | "none";
+            kind: "session" | "token" | "basic" | "oauth2" | "cli" | "agent" | "none";
             /** @description The access token's or OAuth2 application's name (never a token's value) */
             name?: string;
             /** @description The access token's or OAuth2 application's id */
@@ -4964,7 +4964,7 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
             /** @enum {string} */
-            kind: "api" | "kubernetes" | "signin" | "agent";
+            kind: "api" | "kubernetes" | "signin" | "cli" | "agent";
             /**
              * AuditActor
              * @description Who acted; null for an anonymous caller
@@ -4989,15 +4989,15 @@ export interface components {
             method?: string;
             /** @description api: the route template, e.g. /api/v1/orgs/{org}/members/{username} */
             route?: string;
-            /** @description api: the route's path parameters; signin: {login} (the login tried) */
+            /** @description api: the route's path parameters; signin: {login} (the login tried); cli: what the command acted on */
             target?: {
                 [key: string]: string;
             };
             /** @description kubernetes: create, update, patch, delete, deletecollection, exec, attach or portforward; agent: connected, disconnected or refused */
             verb?: string;
             objectRef?: components["schemas"]["AuditObjectRef"];
-            /** @description exec: the command run */
-            command?: string[];
+            /** @description exec: the command run (its words); cli: the command of the program, e.g. "admin create-user" */
+            command?: string[] | string;
             /** @description exec, attach: the exit code, once the stream ended with one */
             exitCode?: string | number;
             /**
@@ -9698,15 +9698,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -14117,7 +14108,7 @@ export interface operations {
                 page?: string;
                 limit?: string;
                 actor?: string;
-                kind?: "api" | "kubernetes" | "signin" | "agent";
+                kind?: "api" | "kubernetes" | "signin" | "cli" | "agent";
                 cluster?: string;
                 result?: "allowed" | "refused" | "failed";
                 since?: string;
@@ -14173,7 +14164,7 @@ export interface operations {
                 page?: string;
                 limit?: string;
                 actor?: string;
-                kind?: "api" | "kubernetes" | "signin" | "agent";
+                kind?: "api" | "kubernetes" | "signin" | "cli" | "agent";
                 cluster?: string;
                 result?: "allowed" | "refused" | "failed";
                 since?: string;
@@ -14240,7 +14231,7 @@ export interface operations {
                 page?: string;
                 limit?: string;
                 actor?: string;
-                kind?: "api" | "kubernetes" | "signin" | "agent";
+                kind?: "api" | "kubernetes" | "signin" | "cli" | "agent";
                 cluster?: string;
                 result?: "allowed" | "refused" | "failed";
                 since?: string;
