@@ -345,7 +345,8 @@ const describeAll = (deps: Deps, probes: StatusProbes, rows: store.ClusterWithOw
 /** The registration as ClusterInfo, with its health (and for an agent cluster, its agents: Active only while one is connected). */
 export async function describeCluster(deps: Deps, probes: StatusProbes, row: store.ClusterWithOwner): Promise<ClusterInfo> {
   const agent = row.agentTokenHash === null ? undefined : await agentTunnels(deps).statusOf(row)
-  const live = await probes.statusOf(row.id, row.name, () => connectionOf(deps, row), agent?.since ?? '')
+  // A status probed before the agent (re)connected, or before its first hello gave the cluster its uid, is stale.
+  const live = await probes.statusOf(row.id, row.name, () => connectionOf(deps, row), `${agent?.since ?? ''} ${row.uid}`)
   const status =
     agent && !agent.connected
       ? { ...noAgentStatus(row, live.status.lastProbeTime), agent }

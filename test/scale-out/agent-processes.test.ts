@@ -48,8 +48,10 @@ test('an agent connected to process A → process B answers for its cluster too 
         status: { phase: string; agent: { connected: boolean } }
       }
     ).status
-  // B learns of A's tunnel from the database.
+  // B learns of A's tunnel from the database, and of the connection the agent reported once its caches follow
+  // the commit (within 1 s on libSQL, where they follow the clock: docs/operations.md).
   await eventually(async () => (await statusOn(b)).agent.connected, 15_000)
+  await eventually(async () => (await call(b, 'GET', '/api/v1/clusters/admin/edge/k8s/version')).status === 200, 5_000)
   for (const server of [b, a]) {
     const res = await call(server, 'GET', '/api/v1/clusters/admin/edge/k8s/api/v1/namespaces/kube-system')
     expect(res.status).toBe(200)
