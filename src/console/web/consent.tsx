@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, problemOf } from './api'
-import { ErrorNotice, useTitle } from './layout'
+import { ErrorNotice, ScopesToAuthorize, useTitle } from './layout'
 import type { operations } from './openapi'
 
 type Authorize = operations['getLoginOauthAuthorize']
@@ -47,22 +47,7 @@ export function ConsentPage() {
             <strong>{consent.application}</strong> wants to act on your account. Afterwards it sends you to{' '}
             <strong>{new URL(consent.redirect_uri).host}</strong>.
           </p>
-          <p id="scopes-heading">It asks for:</p>
-          <ul aria-labelledby="scopes-heading">
-            {consent.scopes.map((scope) => (
-              <li key={scope}>
-                <code>{scope}</code>
-              </li>
-            ))}
-          </ul>
-          <div class="actions">
-            <button type="button" disabled={busy} onClick={() => answer(true)}>
-              Authorize
-            </button>
-            <button type="button" class="secondary" disabled={busy} onClick={() => answer(false)}>
-              Cancel
-            </button>
-          </div>
+          <ScopesToAuthorize scopes={consent.scopes} busy={busy} answer={answer} />
         </>
       )}
     </main>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { api, problemOf } from './api'
 import { Field, fieldValue } from './form'
-import { ErrorNotice, useMe, useTitle } from './layout'
+import { ErrorNotice, ScopesToAuthorize, useMe, useTitle } from './layout'
 import type { operations } from './openapi'
 
 type DeviceRequest = operations['getUserDevice']['responses'][200]['content']['application/json']
@@ -66,22 +66,7 @@ export function DevicePage() {
           <p>
             <strong>{request.client}</strong> asks to sign in as you with the code <code>{request.user_code}</code>.
           </p>
-          <p id="scopes-heading">It asks for:</p>
-          <ul aria-labelledby="scopes-heading">
-            {request.scopes.map((scope) => (
-              <li key={scope}>
-                <code>{scope}</code>
-              </li>
-            ))}
-          </ul>
-          <div class="actions">
-            <button type="button" disabled={busy} onClick={() => answer(true)}>
-              Authorize
-            </button>
-            <button type="button" class="secondary" disabled={busy} onClick={() => answer(false)}>
-              Cancel
-            </button>
-          </div>
+          <ScopesToAuthorize scopes={request.scopes} busy={busy} answer={answer} />
         </>
       )}
       {answered !== undefined && (

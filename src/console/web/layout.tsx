@@ -69,6 +69,30 @@ export function ErrorNotice({ message }: { message: string | undefined }) {
   )
 }
 
+/** What an application or a terminal asks for, and the two answers (the consent and device pages). */
+export function ScopesToAuthorize({ scopes, busy, answer }: { scopes: string[]; busy: boolean; answer: (approve: boolean) => void }) {
+  return (
+    <>
+      <p id="scopes-heading">It asks for:</p>
+      <ul aria-labelledby="scopes-heading">
+        {scopes.map((scope) => (
+          <li key={scope}>
+            <code>{scope}</code>
+          </li>
+        ))}
+      </ul>
+      <div class="actions">
+        <button type="button" disabled={busy} onClick={() => answer(true)}>
+          Authorize
+        </button>
+        <button type="button" class="secondary" disabled={busy} onClick={() => answer(false)}>
+          Cancel
+        </button>
+      </div>
+    </>
+  )
+}
+
 /** Any path the console does not know. */
 export function NotFoundPage() {
   useTitle('Page not found')
