@@ -6,6 +6,7 @@ import { enrollTotp } from '../security/second-factor'
 import { PASSWORD } from '../support/app'
 import { startOidcProvider } from '../support/oidc-provider'
 import { nextCode } from '../support/totp'
+import { addVirtualAuthenticator } from '../support/virtual-authenticator'
 import { expectAt, expectClean, passwordStep, withConsole } from './support'
 
 /** What the page says went wrong: the message beside a field, else the one at the top. */
@@ -70,17 +71,7 @@ describe('/login in Chromium', () => {
     await withConsole(async ({ t, origin, open }) => {
       const [alice] = await t.users('alice')
       const page = await open('/login')
-      const cdp = await page.createCDPSession()
-      await cdp.send('WebAuthn.enable')
-      await cdp.send('WebAuthn.addVirtualAuthenticator', {
-        options: {
-          protocol: 'ctap2',
-          transport: 'usb',
-          hasResidentKey: false,
-          hasUserVerification: false,
-          automaticPresenceSimulation: true,
-        },
-      })
+      await addVirtualAuthenticator(page)
       // The key is registered over the API with a token, as a script would; the sign-in is the page's.
       const registered = await page.evaluate(async (token: string) => {
         const headers = { authorization: `token ${token}`, 'content-type': 'application/json' }

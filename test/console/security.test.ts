@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { generate } from 'otplib'
 import { PASSWORD } from '../support/app'
+import { addVirtualAuthenticator } from '../support/virtual-authenticator'
 import { expectAt, expectClean, passwordStep, withConsole } from './support'
 
 const SECURITY = '/api/v1/user/settings/security'
@@ -33,17 +34,7 @@ describe('/user/settings/security in Chromium', () => {
     await withConsole(async ({ t, origin, open }) => {
       const [alice] = await t.users('alice')
       const page = await open('/login?redirect_to=%2Fuser%2Fsettings%2Fsecurity')
-      const cdp = await page.createCDPSession()
-      await cdp.send('WebAuthn.enable')
-      await cdp.send('WebAuthn.addVirtualAuthenticator', {
-        options: {
-          protocol: 'ctap2',
-          transport: 'usb',
-          hasResidentKey: false,
-          hasUserVerification: false,
-          automaticPresenceSimulation: true,
-        },
-      })
+      await addVirtualAuthenticator(page)
       await passwordStep(page, 'alice', PASSWORD)
       await expectAt(page, origin, '/user/settings/security', 'Security')
       await page.locator('aria/Key name[role="textbox"]').fill('laptop')

@@ -3,6 +3,7 @@ import puppeteer, { type Page } from 'puppeteer-core'
 import { CHROMIUM_FLAGS } from '../../src/usage/pdf/printer'
 import { makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 import { freePort } from '../support/ports'
+import { addVirtualAuthenticator } from '../support/virtual-authenticator'
 
 const BASE = '/api/v1/user/settings/security/webauthn'
 
@@ -21,17 +22,7 @@ async function withBrowserKey(run: (lab: { t: TestApp; alice: TestUser; origin: 
     const page = await browser.newPage()
     // Any page of the origin will do: localhost is a secure context, so navigator.credentials works.
     await page.goto(`${origin}/healthz`)
-    const cdp = await page.createCDPSession()
-    await cdp.send('WebAuthn.enable')
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'usb',
-        hasResidentKey: false,
-        hasUserVerification: false,
-        automaticPresenceSimulation: true,
-      },
-    })
+    await addVirtualAuthenticator(page)
     await run({ t, alice: alice!, origin, page })
   } finally {
     await browser.close()
