@@ -1,9 +1,8 @@
-import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { describe, expect, test } from 'bun:test'
 import { tempDir } from '../support/app'
 import { freePort } from '../support/ports'
 import { startServer } from '../support/process'
+import { startPrometheus } from '../support/prometheus'
 import { eventually } from '../support/wait'
 
 /**
@@ -36,38 +35,7 @@ describe('metrics of serve --workers 2', () => {
       expect(sampleValue(await res.text(), HEALTHZ)).toBe(SENT)
     }
 
-    const dir = tempDir('platform-prometheus-')
-    mkdirSync(join(dir, 'data'))
-    writeFileSync(
-      join(dir, 'prometheus.yml'),
-      `global: { scrape_interval: 1s, evaluation_interval: 1s }
-scrape_configs:
-  - job_name: platform
-    metrics_path: /metrics
-    authorization: { type: Bearer, credentials: ${TOKEN} }
-    static_configs: [{ targets: ['${new URL(server.base).host}'] }]
-`,
-    )
-    const port = freePort()
-    const prometheus = Bun.spawn(
-      [
-        'prometheus',
-        `--config.file=${join(dir, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-      ],
-      { stdout: 'ignore', stderr: 'ignore' },
-    )
-    afterAll(async () => {
-      prometheus.kill()
-      await prometheus.exited
-    })
-    const query = async (q: string): Promise<number[]> => {
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(q)}`).catch(() => undefined)
-      if (!res?.ok) return []
-      const body = (await res.json()) as { data: { result: { value: [number, string] }[] } }
-      return body.data.result.map((r) => Number(r.value[1]))
-    }
+    const { query } = startPrometheus(new URL(server.base).host, TOKEN)
     // Several scrapes over Prometheus's one connection, each the group's count.
     const seen = await eventually(async () => {
       const samples = await query(`count_over_time(${HEALTHZ}[1m])`)

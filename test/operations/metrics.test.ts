@@ -1,13 +1,11 @@
-import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { describe, expect, test } from 'bun:test'
 import { startSandbox } from '../../src/clusters/sandbox'
 import { AppError } from '../../src/errors'
 import { metricsOf } from '../../src/http/metrics'
 import { pdfPrinter } from '../../src/usage/pdf/printer'
 import { credentialsOf, lab } from '../msgbus/support'
-import { makeTestApp, tempDir } from '../support/app'
-import { freePort } from '../support/ports'
+import { makeTestApp } from '../support/app'
+import { startPrometheus } from '../support/prometheus'
 import { eventually } from '../support/wait'
 import { event, HOUR, requests } from '../usage/support'
 
@@ -160,39 +158,8 @@ describe('GET /metrics', () => {
   test('a real Prometheus scrapes with the bearer token and its query API sees the request counter grow', async () => {
     const t = await makeTestApp({ PLATFORM_METRICS_TOKEN: TOKEN })
     const base = await t.listen()
-    const dir = tempDir('platform-prometheus-')
-    mkdirSync(join(dir, 'data'))
-    const target = new URL(base).host
-    writeFileSync(
-      join(dir, 'prometheus.yml'),
-      `global: { scrape_interval: 1s, evaluation_interval: 1s }
-scrape_configs:
-  - job_name: platform
-    metrics_path: /metrics
-    authorization: { type: Bearer, credentials: ${TOKEN} }
-    static_configs: [{ targets: ['${target}'] }]
-`,
-    )
-    const port = freePort()
-    const prometheus = Bun.spawn(
-      [
-        'prometheus',
-        `--config.file=${join(dir, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-      ],
-      { stdout: 'ignore', stderr: 'ignore' },
-    )
-    afterAll(async () => {
-      prometheus.kill()
-      await prometheus.exited
-    })
-    const query = async (q: string): Promise<number | undefined> => {
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(q)}`).catch(() => undefined)
-      if (!res?.ok) return undefined
-      const body = (await res.json()) as { data: { result: { value: [number, string] }[] } }
-      return body.data.result.length > 0 ? Number(body.data.result[0]!.value[1]) : undefined
-    }
+    const prometheus = startPrometheus(new URL(base).host, TOKEN)
+    const query = async (q: string) => (await prometheus.query(q))[0]
     const healthz = 'platform_http_requests_total{route="/healthz",status="200"}'
     await fetch(`${base}/healthz`)
     const first = await eventually(() => query(healthz), 30_000)
