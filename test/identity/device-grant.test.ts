@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import type { DeviceAuthorization } from '../../src/identity/oauth2/device'
 import { asBasic, makeTestApp, type TestApp } from '../support/app'
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
@@ -13,14 +14,7 @@ const form = (t: TestApp, path: string, fields: Record<string, string>) =>
 async function start(t: TestApp, fields: Record<string, string> = { client_id: 'platform-cli' }) {
   const res = await form(t, '/login/oauth/device_authorization', fields)
   expect(res.status).toBe(200)
-  return (await res.json()) as {
-    device_code: string
-    user_code: string
-    verification_uri: string
-    verification_uri_complete: string
-    expires_in: number
-    interval: number
-  }
+  return (await res.json()) as DeviceAuthorization
 }
 
 const pollOnce = async (t: TestApp, deviceCode: string, clientId = 'platform-cli') => {
