@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { BunWebSocket, clientTransport } from '../src/net/tunnel/client-socket'
 import { encode, Frame } from '../src/net/tunnel/frames'
 import { Tunnel } from '../src/net/tunnel/mux'
 import { MEMBER_CASES, startBenchMember } from './member'
@@ -29,9 +30,6 @@ import {
   startPlatform,
   tlsPlatformEnv,
 } from './processes'
-
-/** Bun's WebSocket client, which takes headers and TLS options. */
-const BunWebSocket = WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -237,17 +235,11 @@ function idleAgent(agentTokenOf: string): Promise<Tunnel> {
     socket.addEventListener('message', (event) => {
       const message = new Uint8Array(event.data as ArrayBuffer)
       if (tunnel) return tunnel.receive(message)
-      tunnel = new Tunnel(
-        {
-          send: (frame) => {
-            if (socket.readyState !== WebSocket.OPEN) return false
-            socket.send(frame)
-            return true
-          },
-          close: (code, reason) => socket.close(code, reason),
-        },
-        { role: 'agent', now: Date.now, incoming: (_stream, _accept, refuse) => refuse('a bench agent dials nothing') },
-      )
+      tunnel = new Tunnel(clientTransport(socket), {
+        role: 'agent',
+        now: Date.now,
+        incoming: (_stream, _accept, refuse) => refuse('a bench agent dials nothing'),
+      })
       resolve(tunnel)
     })
     socket.addEventListener('close', (event) => {

@@ -7,6 +7,7 @@
 import { Duplex } from 'node:stream'
 import type { Socket } from 'bun'
 import { Server as SshServer, utils } from 'ssh2'
+import { clientTransport } from '../src/net/tunnel/client-socket'
 import { Tunnel } from '../src/net/tunnel/mux'
 import { newPiped, type Piped, pipe, pipeHandlers } from '../src/net/tunnel/socket-pipe'
 
@@ -100,35 +101,25 @@ function connectMux() {
   socket.binaryType = 'arraybuffer'
   let tunnel: Tunnel | undefined
   socket.addEventListener('open', () => {
-    tunnel = new Tunnel(
-      {
-        send: (frame) => {
-          if (socket.readyState !== WebSocket.OPEN) return false
-          socket.send(frame)
-          return true
-        },
-        close: (code, reason) => socket.close(code, reason),
-      },
-      {
-        role: 'agent',
-        now: Date.now,
-        incoming(stream, accept, refuse) {
-          Bun.connect<Piped>({
-            hostname: '127.0.0.1',
-            port: target.port,
-            data: newPiped(),
-            socket: {
-              ...pipeHandlers,
-              open(s) {
-                accept()
-                pipe(s, stream)
-              },
-              connectError: () => refuse('refused'),
+    tunnel = new Tunnel(clientTransport(socket), {
+      role: 'agent',
+      now: Date.now,
+      incoming(stream, accept, refuse) {
+        Bun.connect<Piped>({
+          hostname: '127.0.0.1',
+          port: target.port,
+          data: newPiped(),
+          socket: {
+            ...pipeHandlers,
+            open(s) {
+              accept()
+              pipe(s, stream)
             },
-          }).catch(() => refuse('refused'))
-        },
+            connectError: () => refuse('refused'),
+          },
+        }).catch(() => refuse('refused'))
       },
-    )
+    })
   })
   socket.addEventListener('message', (event) => tunnel?.receive(new Uint8Array(event.data as ArrayBuffer)))
 }

@@ -1,5 +1,6 @@
 import type { ClusterConnection } from '../clusters/connection'
 import { messageOf } from '../errors'
+import { BunWebSocket, clientTransport } from '../net/tunnel/client-socket'
 import { decode, encode, Frame } from '../net/tunnel/frames'
 import { Tunnel, type TunnelStream } from '../net/tunnel/mux'
 import { newPiped, type Piped, pipe, pipeHandlers } from '../net/tunnel/socket-pipe'
@@ -99,10 +100,11 @@ async function connectOnce(options: AgentOptions): Promise<{ welcomed: boolean; 
       if (tunnel) return tunnel.receive(message)
       if (decode(message)?.type !== Frame.welcome) return socket.close(1002, 'expected the welcome')
       clearTimeout(welcomeBy)
-      tunnel = new Tunnel(
-        { send: (frame) => sendOn(socket, frame), close: (code, reason) => socket.close(code, reason) },
-        { role: 'agent', now: Date.now, incoming: (stream, accept, refuse) => dialApiServer(target, stream, accept, refuse) },
-      )
+      tunnel = new Tunnel(clientTransport(socket), {
+        role: 'agent',
+        now: Date.now,
+        incoming: (stream, accept, refuse) => dialApiServer(target, stream, accept, refuse),
+      })
       options.log('agent connected', { platform: options.platform, server: target.server })
     })
     socket.addEventListener('close', (event) => {
@@ -137,13 +139,6 @@ export function dialApiServer(target: ClusterConnection, stream: TunnelStream, a
   }).catch((error: unknown) => refuse(`the API server could not be dialled (${messageOf(error)})`))
 }
 
-/** Sends on the client WebSocket; false when it is no longer open (the tunnel then closes). */
-function sendOn(socket: WebSocket, frame: Uint8Array): boolean {
-  if (socket.readyState !== WebSocket.OPEN) return false
-  socket.send(frame)
-  return true
-}
-
 const authorizationOf = (target: ClusterConnection): Record<string, string> =>
   'token' in target.credential ? { authorization: `Bearer ${target.credential.token}` } : {}
 
@@ -152,9 +147,6 @@ const tlsOf = (target: ClusterConnection) => ({
   ...('clientCertificate' in target.credential ? { cert: target.credential.clientCertificate, key: target.credential.clientKey } : {}),
   ...(target.tlsServerName ? { serverName: target.tlsServerName } : {}),
 })
-
-/** Bun's WebSocket client, which takes headers and TLS options. */
-const BunWebSocket = WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {

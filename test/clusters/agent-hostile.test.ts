@@ -5,6 +5,7 @@
  */
 import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
+import { BunWebSocket } from '../../src/net/tunnel/client-socket'
 import { encode, encodeText, Frame } from '../../src/net/tunnel/frames'
 import { agentLab, edgeStatus, untilAgent } from './agent-lab'
 
@@ -13,10 +14,10 @@ const uid = crypto.randomUUID()
 
 /** Connects as edge's agent, says hello and waits for the welcome. */
 async function welcomedSocket(): Promise<{ socket: WebSocket; closed: Promise<{ code: number; reason: string }> }> {
-  const socket = new (WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket)(
-    `${lab.base.replace(/^https/, 'wss')}/api/v1/agent/connect`,
-    { headers: { authorization: `Bearer ${lab.token}` }, tls: { ca: readFileSync(lab.caFile, 'utf8') } },
-  )
+  const socket = new BunWebSocket(`${lab.base.replace(/^https/, 'wss')}/api/v1/agent/connect`, {
+    headers: { authorization: `Bearer ${lab.token}` },
+    tls: { ca: readFileSync(lab.caFile, 'utf8') },
+  })
   socket.binaryType = 'arraybuffer'
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
     socket.addEventListener('close', (event) => resolve({ code: event.code, reason: event.reason })),

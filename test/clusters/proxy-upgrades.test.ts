@@ -3,6 +3,7 @@ import YAML from 'yaml'
 import { startSession } from '../../src/identity/sessions/service'
 import { mintToken } from '../../src/identity/tokens/service'
 import { startEmulator } from '../../src/kube-emulator'
+import { BunWebSocket } from '../../src/net/tunnel/client-socket'
 import { makeOrg } from '../orgs/support'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 import { importAs, importBody, WEBSOCKET_UPGRADE } from './support'
@@ -183,7 +184,7 @@ describe('only a WebSocket upgrade reaches an exec (24.4)', () => {
 /** Runs `echo ok` over a v5 WebSocket on `path` with `token`; the text of its stdout. */
 async function execOutput(l: Lab, path: string, token: string): Promise<string> {
   const url = `${l.base.replace('http', 'ws')}${path}?command=echo&command=ok&stdout=true`
-  const socket = new (WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket)(url, {
+  const socket = new BunWebSocket(url, {
     protocols: ['v5.channel.k8s.io'],
     headers: { authorization: `token ${token}` },
   })
