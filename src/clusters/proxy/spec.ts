@@ -72,6 +72,9 @@ function memberPath(p: Omit<Parsed, 'subresource'> & { subresource?: string }): 
   return `/${[...prefix, ...(p.namespace ? ['namespaces', p.namespace] : []), p.resource, p.name, p.subresource ?? ''].filter(Boolean).map(encodeURIComponent).join('/')}`
 }
 
+/** The member's discovery document of a group version, its segments encoded as every member path. */
+const discoveryPath = (group: string, version: string) => memberPath({ group, version, namespace: '', resource: '', name: '' })
+
 interface MemberCall {
   method?: string
   body?: string
@@ -230,7 +233,7 @@ async function controllerOf(target: Target, p: Parsed): Promise<KubeObject> {
 
 /** The plural resource name of `kind` in a group/version, from the member's discovery. */
 async function resourceOfKind(target: Target, group: string, version: string, kind: string): Promise<string> {
-  const list = (await memberJson(target, group === 'core' ? `/api/${version}` : `/apis/${group}/${version}`)) as {
+  const list = (await memberJson(target, discoveryPath(group, version))) as {
     resources?: { name: string; kind: string }[]
   }
   const found = list.resources?.find((r) => r.kind === kind && !r.name.includes('/'))
@@ -322,7 +325,7 @@ async function databaseConfiguration(target: Target, p: Parsed, search: string, 
 
 /** `{Kind: [names]}` over the group/version's listable resources (all namespaces). */
 async function allAvailable(target: Target, p: Parsed): Promise<Record<string, string[]>> {
-  const discovery = (await memberJson(target, p.group === 'core' ? `/api/${p.version}` : `/apis/${p.group}/${p.version}`)) as {
+  const discovery = (await memberJson(target, discoveryPath(p.group, p.version))) as {
     resources?: { name: string; kind: string; verbs?: string[] }[]
   }
   const listable = (discovery.resources ?? []).filter((r) => !r.name.includes('/') && r.verbs?.includes('list'))

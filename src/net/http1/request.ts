@@ -64,7 +64,8 @@ export class UnsafeRequest extends Error {}
 
 /** Bytes not allowed in a request line or header value we write (CR, LF, NUL and other controls but tab). */
 const UNSAFE_TEXT = /[\u0000-\u0008\u000a-\u001f\u007f]/
-const UNSAFE_PATH = /[\u0000-\u0020\u007f]/
+/** A request target is visible ASCII only (RFC 9112 §3.2): anything else would be mangled on the wire or split the line. */
+const UNSAFE_PATH = /[^\u0021-\u007e]/
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 /** Headers the client writes itself: a caller's would change the framing or the target. */
 const OWN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'authorization'])
