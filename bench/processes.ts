@@ -124,9 +124,13 @@ export async function startPlatform(workers: number, port: number, env: Record<s
   }
 }
 
-/** The platform's environment for a bench: its data under `dir`, loopback members allowed, no sandbox, no request log. */
+/**
+ * The platform's environment for a bench: its data under `dir`, loopback members allowed, no sandbox, no request log,
+ * plain HTTP (the default is HTTPS with a CA of its own: docs/decisions.md §12) unless tlsPlatformEnv names certificates.
+ */
 export const platformEnv = (dir: string): Record<string, string | undefined> => ({
   ...process.env,
+  PLATFORM_TLS: 'off',
   PLATFORM_DATA_DIR: join(dir, 'data'),
   PLATFORM_ADMIN_PASSWORD: 'bench-password-1',
   PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true',

@@ -15,6 +15,7 @@ import {
   type Measured,
   measureCpu,
   median,
+  platformEnv,
   requireTools,
   startBare,
   startNginx,
@@ -36,13 +37,7 @@ requireTools('wrk', 'nginx')
 const counts = workerCounts(values.workers)
 
 const dir = mkdtempSync(join(tmpdir(), 'platform-bench-'))
-const env = {
-  ...process.env,
-  PLATFORM_DATA_DIR: join(dir, 'data'),
-  PLATFORM_ADMIN_PASSWORD: 'bench-password-1',
-  PLATFORM_REQUEST_LOG: 'false',
-  PLATFORM_SANDBOX_CLUSTER: 'false',
-}
+const env = platformEnv(dir)
 
 async function createToken(): Promise<string> {
   const child = Bun.spawn([process.execPath, MAIN, 'admin', 'create-token', '--username', 'admin'], { env, stdout: 'pipe', stderr: 'pipe' })

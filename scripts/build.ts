@@ -52,8 +52,7 @@ const stamp: BuildStamp = { commit: gitCommit(), date: new Date().toISOString(),
 const consoleFolder = await bundledConsole()
 rmSync(outfile, { force: true })
 const result = await Bun.build({
-  // The audit trail's commit thread is a Worker: its script is an entry point of its own.
-  entrypoints: [join(root, 'src', 'main.ts'), join(root, 'src', 'audit', 'commit-thread.ts')],
+  entrypoints: [join(root, 'src', 'main.ts')],
   root,
   minify: true,
   sourcemap: 'inline',

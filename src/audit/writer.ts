@@ -1,9 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs'
-import { assetPath } from '../assets'
 import { type Deps, runtimeSlot } from '../deps'
 import { messageOf } from '../errors'
 import { runWithoutCompanions } from '../storage/write-companion'
-import type { CommitThreadAnswer, CommitThreadRequest } from './commit-thread'
 import { type AuditDraft, eventLine, presentEvent } from './event'
 import type { AuditEvent } from './schemas'
 import * as store from './store'
@@ -11,11 +9,9 @@ import * as store from './store'
 /**
  * Events written after the fact (refusals, failures, calls that changed no row, proxied writes,
  * streams), and later facts about events already written (how the request ended, how a stream
- * closed). Whatever is queued while one batch commits goes in the next: one transaction, one
- * fsync, for many events (group commit). With a database file (bun:sqlite) batches commit on a
- * thread of their own (commit-thread.ts), so the fsync never holds up the event loop; otherwise
- * (libSQL, whose commits are network calls) through the app's write path. Every event, once
- * committed, goes to the sinks: the audit log and the message bus.
+ * closed). Whatever is queued while one batch commits goes in the next: one transaction for many
+ * events (group commit), through the app's one write path. Every event, once committed, goes to
+ * the sinks: the audit log and the message bus.
  */
 
 /** Gets every committed event (and again each time one learns more); must not throw. */
@@ -32,67 +28,22 @@ interface Settle<T> {
 
 type Update = { id: number; facts: Partial<store.LaterFacts> }
 
-/** Commits one batch, all of it or none: the appends' ids in order. */
-interface Committer {
-  commit(appends: AuditDraft[], updates: Update[]): Promise<number[]>
-  close(): Promise<void>
-}
+/**
+ * No cached value is computed from audit rows: a batch's commit leaves the commit caches standing.
+ * Its commit is not fsynced (docs/api/audit.md): an fsync would hold up the event loop for every
+ * batch, and the next fsynced commit of the platform's own writes takes the events to the disk.
+ */
+const AUDIT_BATCH = { touchesCachedRows: false, fsync: false } as const
 
-/** No cached value is computed from audit rows: a batch's commit leaves the commit caches standing. */
-const AUDIT_ONLY = { touchesCachedRows: false } as const
-
-/** Batches through the app's one write path. */
-function writePathCommitter(deps: Deps): Committer {
-  return {
-    // Whatever request queued it, the batch is nobody's change: its write carries no companion.
-    commit: (appends, updates) =>
-      runWithoutCompanions(() =>
-        deps.db.write(async (tx) => {
-          for (const { id, facts } of updates) await store.updateEvent(tx, id, facts)
-          return store.insertEvents(tx, appends)
-        }, AUDIT_ONLY),
-      ),
-    close: async () => undefined,
-  }
-}
-
-/** Batches through the commit thread, over its own connection to `file`. */
-function threadCommitter(file: string): Committer {
-  // By its path from the repository's root, which names it in the built binary too (scripts/build.ts).
-  const worker = new Worker(assetPath('src/audit/commit-thread.ts'))
-  const waiting = new Map<number, Settle<number[]>>()
-  const closed = Promise.withResolvers<void>()
-  let seq = 0
-  const send = (request: CommitThreadRequest) => worker.postMessage(request)
-  worker.onmessage = ({ data }: MessageEvent<CommitThreadAnswer>) => {
-    if ('closed' in data) return closed.resolve()
-    const settle = waiting.get(data.seq)
-    waiting.delete(data.seq)
-    if ('ids' in data) settle?.resolve(data.ids)
-    else settle?.reject(new Error(data.error))
-  }
-  // A thread that died (its script missing from a build, say) fails every batch at once, never leaves one waiting.
-  let failure: Error | undefined
-  worker.onerror = (event) => {
-    failure = new Error(`the audit commit thread failed: ${event.message}`)
-    for (const settle of waiting.values()) settle.reject(failure)
-    waiting.clear()
-    closed.resolve()
-  }
-  send({ op: 'open', file })
-  return {
-    commit: (appends, updates) =>
-      new Promise((resolve, reject) => {
-        if (failure) return reject(failure)
-        waiting.set(++seq, { resolve, reject })
-        send({ op: 'commit', seq, appends, updates })
-      }),
-    close: async () => {
-      send({ op: 'close' })
-      await closed.promise
-      worker.terminate()
-    },
-  }
+/** Commits one batch through the app's one write path, all of it or none: the appends' ids in order. */
+function commitBatch(deps: Deps, appends: AuditDraft[], updates: Update[]): Promise<number[]> {
+  // Whatever request queued it, the batch is nobody's change: its write carries no companion.
+  return runWithoutCompanions(() =>
+    deps.db.write(async (tx) => {
+      for (const { id, facts } of updates) await store.updateEvent(tx, id, facts)
+      return store.insertEvents(tx, appends)
+    }, AUDIT_BATCH),
+  )
 }
 
 export class AuditWriter {
@@ -100,11 +51,8 @@ export class AuditWriter {
   #flushing: Promise<void> | undefined
   readonly #sinks: AuditSink[] = []
   readonly #releases: (() => void)[] = []
-  readonly #committer: Committer
 
-  constructor(private readonly deps: Deps) {
-    this.#committer = deps.db.localFile ? threadCommitter(deps.db.localFile) : writePathCommitter(deps)
-  }
+  constructor(private readonly deps: Deps) {}
 
   /** Queues a new event; resolves with its id once committed. */
   append(draft: AuditDraft): Promise<number> {
@@ -127,10 +75,9 @@ export class AuditWriter {
     if (release) this.#releases.push(release)
   }
 
-  /** Writes what is queued, then releases the sinks and the commit thread. */
+  /** Writes what is queued, then releases the sinks. */
   async close(): Promise<void> {
     await this.drain()
-    await this.#committer.close()
     for (const release of this.#releases.splice(0)) release()
   }
 
@@ -154,7 +101,8 @@ export class AuditWriter {
       const appends = batch.filter((p) => p.op === 'append')
       const updates = batch.filter((p) => p.op === 'update')
       try {
-        const ids = await this.#committer.commit(
+        const ids = await commitBatch(
+          this.deps,
           appends.map((p) => p.draft),
           updates.map(({ id, facts }) => ({ id, facts })),
         )

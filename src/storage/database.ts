@@ -35,6 +35,13 @@ interface WriteOptions {
    * leaves the commit caches of every process standing. Default true.
    */
   touchesCachedRows?: boolean
+  /**
+   * False: the commit is handed to the operating system without an fsync of its own (bun:sqlite's
+   * `synchronous = NORMAL` for this transaction): it survives the process being killed, and the next
+   * fsynced commit or checkpoint takes it to the disk. For the audit trail's batches, whose fsync
+   * would hold up the event loop (docs/api/audit.md). Default true; remote libSQL commits as it does.
+   */
+  fsync?: boolean
 }
 
 export interface Database {
@@ -56,8 +63,6 @@ export interface Database {
   ping(): Promise<void>
   close(): Promise<void>
   readonly driver: 'bun:sqlite' | 'libsql'
-  /** The database file, when this process opened one with bun:sqlite (another connection may open it too). */
-  readonly localFile: string | undefined
 }
 
 export interface OpenOptions {
@@ -192,7 +197,7 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
   let closed = false
   // Own commits are counted here; another process's move the commit_generation row, read at
   // most every 10 ms (the read costs as much as the rest of a cached token sign-in). Not SQLite's
-  // data_version: that moves with the audit trail's commits too (its thread is another connection).
+  // data_version: that moves with other processes' audit batches too, which touch no cached row.
   // Compiled on first use (query() keeps it): a database opened with an older schema (an upgrade
   // test's) may lack the table.
   const table = getTableName(schema.commitGeneration)
@@ -214,14 +219,15 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
   }
   return {
     driver: 'bun:sqlite',
-    localFile: path === ':memory:' ? undefined : path,
     changeCounter: () => `${localWrites}:${external()}`,
     read: readDb as unknown as Executor,
     write: (work, options) => {
       const companion = currentCompanionSource()?.companionForWrite()
       return enqueue(async () => {
-        await beginImmediate(writer)
+        const relaxed = options?.fsync === false
+        if (relaxed) writer.run('PRAGMA synchronous = NORMAL')
         try {
+          await beginImmediate(writer)
           const tx = writeDb as unknown as Executor
           const result = await work(tx)
           await companion?.beforeCommit(tx)
@@ -234,6 +240,9 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
         } catch (error) {
           if (writer.inTransaction) writer.run('ROLLBACK')
           throw error
+        } finally {
+          // The next write's commit is fsynced again, and with it what this one wrote.
+          if (relaxed) writer.run('PRAGMA synchronous = FULL')
         }
       })
     },
@@ -351,7 +360,6 @@ async function openLibsql(url: string, authToken: string | undefined, migrations
   let localWrites = 0
   return {
     driver: 'libsql',
-    localFile: undefined,
     changeCounter: () => `${localWrites}:${Math.floor(Date.now() / 1000)}`,
     read: db as unknown as Executor,
     // libSQL fails concurrent interactive transactions with SQLITE_BUSY: the queue keeps one open at a time.

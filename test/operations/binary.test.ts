@@ -162,7 +162,7 @@ describe('the built binary, alone in an empty directory', () => {
     expect(namespaces.out).toContain('namespace/default')
     expect(kubectl('create', 'configmap', 'smoke', '-n', 'default', '--from-literal=a=1').code).toBe(0)
     expect(kubectl('get', 'configmap', 'smoke', '-n', 'default', '-o', 'jsonpath={.data.a}').out).toBe('1')
-    // The create's audit event was committed before kubectl had its answer, by the commit thread (a Worker the binary carries).
+    // The create's audit event was committed before kubectl had its answer.
     const events = (await (await smoke.api('/api/v1/admin/audit?kind=kubernetes', asAdmin())).json()) as {
       verb: string
       objectRef: { resource: string; namespace?: string }

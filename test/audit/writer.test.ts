@@ -1,4 +1,5 @@
 import { expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import type { AuditDraft } from '../../src/audit/event'
 import { AuditWriter, auditWriter } from '../../src/audit/writer'
 import { insertUser } from '../../src/identity/store'
@@ -59,10 +60,25 @@ test("the audit trail's commits leave the caches of rows standing; another proce
   }
 })
 
-test('a commit thread that cannot open the database fails each event at once, naming why; none waits forever', async () => {
+test("an audit batch commits without an fsync of its own; the platform's writes around it are fsynced (synchronous FULL)", async () => {
   const t = await makeTestApp({ PLATFORM_DATABASE_DRIVER: 'bun:sqlite' })
-  const writer = new AuditWriter({ ...t.deps, db: { ...t.deps.db, localFile: '/nonexistent/platform.db' } })
-  await expect(writer.append(draft('lost-1'))).rejects.toThrow(/cannot open the database/)
-  await expect(writer.append(draft('lost-2'))).rejects.toThrow(/cannot open the database/)
+  const synchronous = (options?: { fsync: false }) =>
+    t.deps.db.write(async (tx) => (await tx.all<{ synchronous: number }>(sql`PRAGMA synchronous`))[0]?.synchronous, options)
+  expect(await synchronous()).toBe(2)
+  expect(await synchronous({ fsync: false })).toBe(1)
+  expect(await synchronous()).toBe(2)
+  // A batch that fails leaves the connection fsyncing too.
+  await expect(t.deps.db.write(async () => Promise.reject(new Error('no')), { fsync: false })).rejects.toThrow('no')
+  expect(await synchronous()).toBe(2)
+  await auditWriter(t.deps).append(draft('relaxed'))
+  expect(await synchronous()).toBe(2)
+})
+
+test('a batch that cannot commit fails each of its events at once, naming why; none waits forever', async () => {
+  const t = await makeTestApp()
+  const writer = new AuditWriter(t.deps)
+  await t.deps.db.close()
+  const lost = await Promise.allSettled([writer.append(draft('lost-1')), writer.append(draft('lost-2'))])
+  for (const event of lost) expect(event.status === 'rejected' ? String(event.reason) : 'committed').toMatch(/closed/i)
   await writer.close()
 })
