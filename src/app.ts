@@ -14,6 +14,7 @@ import type { Deps } from './deps'
 import { AppError, messageOf } from './errors'
 import { actorOf, resolveActor } from './http/auth'
 import { jsonBody } from './http/body'
+import { checkDateTimesAsRfc3339 } from './http/date-time-format'
 import { errorHandler, logUnexpected } from './http/errors'
 import { metricsRoute, requestMetrics } from './http/metrics'
 import { DOCS_PATH, openapiDocs } from './http/openapi'
@@ -141,6 +142,7 @@ const WEBSOCKET_SEND_QUEUE_BYTES = 80 * 1024 * 1024
 
 /** Builds the HTTP app from the area plugins; `serve` and every test use this. */
 export function createApp(deps: Deps) {
+  checkDateTimesAsRfc3339()
   const docsUrl = `${deps.config.publicUrl}${DOCS_PATH}`
   const checkCredential = (request: Request) => resolveActor(deps, request)
   // strictPath, and Elysia's router rather than Bun's (which lets `/x/` answer `/x` too): the

@@ -102,10 +102,12 @@ async function specAnswer(
 const proxyReads = (deps: Deps) =>
   leanRoute(deps, {
     name: 'clusters.proxy.reads',
+    // The path first: every request of the app passes here, and reading a body or a header costs more.
     match: (request, path) => {
-      if ((request.method !== 'GET' && request.method !== 'HEAD') || request.body !== null || asksUpgrade(request)) return undefined
+      if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
       const target = clusterPath(path)
-      return (target?.kind === 'k8s' || target?.kind === 'proxy') && target.rest.startsWith('/') ? target : undefined
+      if ((target?.kind !== 'k8s' && target?.kind !== 'proxy') || !target.rest.startsWith('/')) return undefined
+      return request.body === null && !asksUpgrade(request) ? target : undefined
     },
     route: (target) => `/api/v1/clusters/:owner/:cluster/${target.kind}/*`,
     admit: (actor, target, request) =>
