@@ -80,7 +80,7 @@ describe('/orgs in Chromium', () => {
     })
   }, 90_000)
 
-  test('an owner makes a team with a permission and a member, adds a member into a team, removes one, changes and deletes the team', async () => {
+  test('an owner makes a team with a permission and a member, adds a member into a team (an unknown one told in words), removes one, changes and deletes the team', async () => {
     await withConsole(async ({ t, origin, open }) => {
       const [alice, bob] = await t.users('alice', 'bob', 'carol')
       await makeOrg(t, 'acme', { owner: alice! })
@@ -95,6 +95,10 @@ describe('/orgs in Chromium', () => {
       expect(await permissionOfViewers()).toBe('write')
       expect(await teamsOf(t, alice!, 'acme')).toEqual({ Owners: 'owner', viewers: 'write' })
 
+      // An unknown username: the API's reason at the top, in words.
+      await page.locator('aria/Username[role="textbox"]').fill('nobody')
+      await page.locator('aria/Add member[role="button"]').click()
+      await waitForText(page, '[role="alert"]', 'User does not exist')
       await page.locator('aria/Username[role="textbox"]').fill('carol')
       await page.locator('aria/Team[role="combobox"]').fill('viewers')
       await page.locator('aria/Add member[role="button"]').click()

@@ -52,19 +52,22 @@ function Members({
   return (
     <>
       {/* Only an outsider sees none: its members keep their membership private. */}
-      {members.length === 0 && <p>No public members.</p>}
-      <ul class="tokens" aria-label="Members">
-        {members.map((member) => (
-          <li key={member.id}>
-            <span>{member.login}</span>
-            {owner && (
-              <button type="button" class="secondary" onClick={() => remove(member.login)}>
-                Remove<span class="visually-hidden"> {member.login} from the organization</span>
-              </button>
-            )}
-          </li>
-        ))}
-      </ul>
+      {members.length === 0 ? (
+        <p>No public members.</p>
+      ) : (
+        <ul class="tokens" aria-label="Members">
+          {members.map((member) => (
+            <li key={member.id}>
+              <span>{member.login}</span>
+              {owner && (
+                <button type="button" class="secondary" onClick={() => remove(member.login)}>
+                  Remove<span class="visually-hidden"> {member.login} from the organization</span>
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
       {owner && teams.length > 0 && (
         <form onSubmit={add}>
           <Field id="member-username" label="Username" autocomplete="off" />

@@ -11,7 +11,7 @@ const NO_PROBLEM: ApiProblem = { message: '', fields: {} }
 const VISIBILITIES: readonly Visibility[] = ['public', 'limited', 'private']
 
 /** The page of the organization `name`. */
-export const orgPath = (name: string) => `/orgs/${encodeURIComponent(name)}`
+const orgPath = (name: string) => `/orgs/${encodeURIComponent(name)}`
 
 /** `/orgs`: the caller's organizations (private memberships included), each leading to its page, and "New organization". */
 export function OrgsPage() {
