@@ -169,6 +169,27 @@ describe('/orgs in Chromium', () => {
     }, LOOPBACK)
   }, 120_000)
 
+  test('the audit shows 20 events a page, newest first; "Older events" and "Newer events" move between the pages', async () => {
+    await withConsole(async ({ t, origin, open }) => {
+      const [alice] = await t.users('alice')
+      await makeOrg(t, 'acme', { owner: alice! })
+      // 21 changes of the org through the API, each an event of the org.
+      for (let n = 1; n <= 21; n++)
+        expect((await t.as(alice!).send('PATCH', '/api/v1/orgs/acme', { full_name: `Acme ${n}` })).status).toBe(200)
+      const page = await signedInAt(open, origin, 'alice', '/orgs/acme', 'acme')
+      await waitForText(page, 'table.audit caption', 'page 1 of 2')
+      expect(await page.$$eval('table.audit tbody tr', (rows) => rows.length)).toBe(20)
+      await page.locator('aria/Older events[role="button"]').click()
+      await waitForText(page, 'table.audit caption', 'page 2 of 2')
+      const rows = await page.$$eval('table.audit tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''))
+      expect(rows.length).toBe(1)
+      expect(rows[0]).toContain('PATCH /api/v1/orgs/{org} → 200 allowed')
+      expect(await page.$eval('aria/Older events[role="button"]', (button) => (button as HTMLButtonElement).disabled)).toBe(true)
+      await page.locator('aria/Newer events[role="button"]').click()
+      await waitForText(page, 'table.audit caption', 'page 1 of 2')
+    })
+  }, 90_000)
+
   test('a plain member sees the members and teams but no single sign-on, no audit and no control that changes the org; an outsider is told the teams are hidden', async () => {
     await withConsole(async ({ t, origin, open }) => {
       const [alice, bob] = await t.users('alice', 'bob', 'carol')
