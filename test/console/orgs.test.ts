@@ -190,7 +190,7 @@ describe('/orgs in Chromium', () => {
     })
   }, 90_000)
 
-  test('a plain member sees the members and teams but no single sign-on, no audit and no control that changes the org; an outsider is told the teams are hidden', async () => {
+  test('a plain member sees the members and teams but no single sign-on, no audit and no control that changes the org; an outsider is told the teams are hidden, and a private org is not found', async () => {
     await withConsole(async ({ t, origin, open }) => {
       const [alice, bob] = await t.users('alice', 'bob', 'carol')
       await makeOrg(t, 'acme', { owner: alice!, members: [bob!] })
@@ -212,6 +212,11 @@ describe('/orgs in Chromium', () => {
       expect(await outsider.evaluate(() => document.querySelector('main')?.textContent)).toContain('No public members.')
       expect(await outsider.$$eval('main button, main input, main select', (controls) => controls.length)).toBe(0)
       await expectClean(outsider, 'org-outsider')
+      // A private org is hidden from outsiders: the API's 404, in words.
+      await makeOrg(t, 'hidden', { owner: alice!, visibility: 'private' })
+      const hidden = await signedInAt(open, origin, 'carol', '/orgs/hidden', 'hidden')
+      await waitForText(hidden, '[role="alert"]', 'Organization does not exist')
+      expect(await hidden.$('main h2')).toBeNull()
     })
   }, 90_000)
 })
