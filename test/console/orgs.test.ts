@@ -134,6 +134,10 @@ describe('/orgs in Chromium', () => {
       expect(row).toEqual(['prod', 'Active'])
       await page.locator('aria/prod[role="link"]').click()
       await expectAt(page, origin, '/clusters/acme/prod', 'prod')
+      // On /, the org that owns it leads to the org's page.
+      const home = await open('/')
+      await home.locator('aria/acme[role="link"]').click()
+      await expectAt(home, origin, '/orgs/acme', 'acme')
     }, LOOPBACK)
   }, 90_000)
 
