@@ -123,7 +123,7 @@ describe('/orgs in Chromium', () => {
     })
   }, 120_000)
 
-  test("the org's clusters: one imported through the API is listed with its status and leads to its page", async () => {
+  test("the org's clusters: one imported through the API is listed with its status and leads to its page; on / the org that owns it leads to the org", async () => {
     await withConsole(async ({ t, origin, open }) => {
       const [alice] = await t.users('alice')
       await makeOrg(t, 'acme', { owner: alice! })
