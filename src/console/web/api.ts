@@ -32,6 +32,9 @@ export interface ApiProblem {
   fields: Record<string, string>
 }
 
+/** What a section of a page tells the page's top: a problem in words, or none after a success. */
+export type Report = (problem: ApiProblem | undefined) => void
+
 /** The problem of an `error` from the client, read defensively: a proxy in between may answer anything. */
 export function problemOf(error: unknown, status: number): ApiProblem {
   const body = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; errors?: unknown }

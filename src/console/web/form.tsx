@@ -1,14 +1,18 @@
+import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 /** A text field with its label and, under it, what the server said about it. */
 export function Field(props: {
   id: string
-  label: string
+  /** Text, or text with a visually hidden part that tells same-looking fields apart for a screen reader. */
+  label: ComponentChildren
   type?: 'text' | 'password'
   autocomplete: string
   inputMode?: 'numeric'
   error?: string
   /** What the field holds at first (the user may change it). */
   initial?: string
+  /** The field may be left empty (it is required otherwise). */
+  optional?: boolean
 }) {
   const described = props.error ? `${props.id}-error` : undefined
   const attributes = {
@@ -16,7 +20,7 @@ export function Field(props: {
     name: props.id,
     autocomplete: props.autocomplete,
     inputMode: props.inputMode,
-    required: true,
+    required: !props.optional,
     defaultValue: props.initial,
     'aria-invalid': props.error ? ('true' as const) : undefined,
     'aria-describedby': described,
@@ -30,6 +34,23 @@ export function Field(props: {
           {props.error}
         </p>
       )}
+    </div>
+  )
+}
+
+/** A choice among fixed values, with its label. */
+export function SelectField(props: { id: string; label: ComponentChildren; options: readonly string[]; initial?: string }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} name={props.id}>
+        {/* `selected`, not the select's value: Preact would set that again on every render, undoing the reader's choice. */}
+        {props.options.map((option) => (
+          <option key={option} value={option} selected={option === props.initial}>
+            {option}
+          </option>
+        ))}
+      </select>
     </div>
   )
 }

@@ -42,7 +42,14 @@ export function HomePage() {
                     {cluster.displayName}
                   </a>
                 </td>
-                <td>{cluster.ownerName}</td>
+                {/* Every owner here but the caller is an org of theirs (docs/api/clusters.md): its page is theirs to see. */}
+                <td>
+                  {cluster.ownerName === me?.login ? (
+                    cluster.ownerName
+                  ) : (
+                    <a href={`/orgs/${encodeURIComponent(cluster.ownerName)}`}>{cluster.ownerName}</a>
+                  )}
+                </td>
                 <td>{cluster.status.phase}</td>
                 <td>{cluster.kubernetesVersion || '–'}</td>
               </tr>

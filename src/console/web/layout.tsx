@@ -40,6 +40,7 @@ export function SignedInLayout({ title, me, children }: { title: string; me: Me 
         </a>
         <nav aria-label="Main">
           <a href="/">Clusters</a>
+          <a href="/orgs">Organizations</a>
           <a href="/user/settings/tokens">Tokens</a>
           <a href="/user/settings/security">Security</a>
         </nav>

@@ -6,6 +6,8 @@ import { DevicePage } from './device'
 import { HomePage } from './home'
 import { NotFoundPage } from './layout'
 import { LoginPage } from './login'
+import { ORG_PAGE, OrgPage } from './org'
+import { NewOrgPage, OrgsPage } from './orgs'
 import { SecurityPage } from './security'
 import { TokensPage } from './tokens'
 
@@ -20,8 +22,16 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/login/device': DevicePage,
   '/user/settings/tokens': TokensPage,
   '/user/settings/security': SecurityPage,
+  '/orgs': OrgsPage,
+  '/orgs/new': NewOrgPage,
 }
 
-const Page = PAGES[location.pathname] ?? (CLUSTER_PAGE.test(location.pathname) ? ClusterPage : NotFoundPage)
+/** Pages named by what they show, tried in turn when the path is none of PAGES. */
+const PAGE_PATTERNS: [RegExp, () => preact.JSX.Element][] = [
+  [CLUSTER_PAGE, ClusterPage],
+  [ORG_PAGE, OrgPage],
+]
+
+const Page = PAGES[location.pathname] ?? PAGE_PATTERNS.find(([pattern]) => pattern.test(location.pathname))?.[1] ?? NotFoundPage
 const root = document.getElementById('console')
 if (root) render(<Page />, root)

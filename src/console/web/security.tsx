@@ -1,6 +1,6 @@
 import { type PublicKeyCredentialCreationOptionsJSON, startRegistration } from '@simplewebauthn/browser'
 import { useEffect, useState } from 'preact/hooks'
-import { type ApiProblem, api, problemOf } from './api'
+import { type ApiProblem, api, problemOf, type Report } from './api'
 import { Field, fieldValue } from './form'
 import { ErrorNotice, SignedInLayout, useMe } from './layout'
 import type { components } from './openapi'
@@ -10,7 +10,6 @@ type Enrollment = components['schemas']['Security']
 type Key = components['schemas']['WebAuthnSecurityKeys']
 type Session = components['schemas']['SessionInfoAPIForm']
 type Link = components['schemas']['AccountLink']
-type Report = (problem: ApiProblem | undefined) => void
 
 const SECURITY = '/api/v1/user/settings/security'
 const NO_PROBLEM: ApiProblem = { message: '', fields: {} }

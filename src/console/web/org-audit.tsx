@@ -1,0 +1,80 @@
+import { useEffect, useState } from 'preact/hooks'
+import { api, problemOf } from './api'
+import type { components } from './openapi'
+
+type AuditEvent = components['schemas']['AuditEvent']
+
+const PAGE_SIZE = 20
+
+/** What an event did, in one line: the API call, the Kubernetes verb and object, the sign-in or the command (docs/api/audit.md). */
+function whatHappened(event: AuditEvent): string {
+  const ref = event.objectRef
+  if (event.kind === 'api') return `${event.method ?? ''} ${event.route ?? ''}`
+  if (event.kind === 'kubernetes' && ref)
+    return `${event.verb ?? ''} ${[ref.namespace, ref.resource, ref.name].filter(Boolean).join('/')} on ${event.cluster ?? ''}`
+  if (event.kind === 'signin') return `sign-in (${event.method ?? ''})`
+  const command = Array.isArray(event.command) ? event.command.join(' ') : event.command
+  return command ? `${event.kind}: ${command}` : event.kind
+}
+
+/**
+ * The org's audit trail (owners; docs/api/audit.md), newest first, a page at a time with "Newer events" and
+ * "Older events". It is asked again after each change made on the page (`changes`), which records an event.
+ */
+export function OrgAudit({ org, changes }: { org: string; changes: number }) {
+  const [page, setPage] = useState(1)
+  const [events, setEvents] = useState<AuditEvent[]>([])
+  const [pages, setPages] = useState(1)
+  const [note, setNote] = useState<string>()
+  useEffect(() => {
+    const query = { page: String(page), limit: String(PAGE_SIZE) }
+    api.GET('/api/v1/orgs/{org}/audit', { params: { path: { org }, query } }).then(({ data, error, response }) => {
+      if (!data) return response.status !== 401 && setNote(problemOf(error, response.status).message)
+      setNote(undefined)
+      setEvents(data)
+      setPages(Math.max(1, Math.ceil(Number(response.headers.get('x-total-count') ?? data.length) / PAGE_SIZE)))
+    })
+  }, [org, page, changes])
+  if (note) return <p>{note}</p>
+  return (
+    <>
+      {events.length === 0 ? (
+        <p>No events yet.</p>
+      ) : (
+        <table class="audit">
+          <caption>
+            Events of {org}, newest first: page {page} of {pages}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Who</th>
+              <th scope="col">What</th>
+            </tr>
+          </thead>
+          <tbody>
+            {events.map((event) => (
+              <tr key={event.id}>
+                <td>
+                  <time dateTime={event.time}>{new Date(event.time).toLocaleString()}</time>
+                </td>
+                <td>{event.actor?.login ?? 'anonymous'}</td>
+                <td>
+                  {whatHappened(event)} → {event.outcome.status} {event.outcome.result}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <div class="actions">
+        <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+          Newer events
+        </button>
+        <button type="button" class="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+          Older events
+        </button>
+      </div>
+    </>
+  )
+}
