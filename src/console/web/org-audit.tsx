@@ -23,19 +23,20 @@ function whatHappened(event: AuditEvent): string {
  */
 export function OrgAudit({ org, changes }: { org: string; changes: number }) {
   const [page, setPage] = useState(1)
-  const [events, setEvents] = useState<AuditEvent[]>([])
-  const [pages, setPages] = useState(1)
+  // What the table shows: the page it was answered for, so the caption never names a page still loading.
+  const [shown, setShown] = useState<{ page: number; pages: number; events: AuditEvent[] }>({ page: 1, pages: 1, events: [] })
   const [note, setNote] = useState<string>()
   useEffect(() => {
     const query = { page: String(page), limit: String(PAGE_SIZE) }
     api.GET('/api/v1/orgs/{org}/audit', { params: { path: { org }, query } }).then(({ data, error, response }) => {
       if (!data) return response.status !== 401 && setNote(problemOf(error, response.status).message)
       setNote(undefined)
-      setEvents(data)
-      setPages(Math.max(1, Math.ceil(Number(response.headers.get('x-total-count') ?? data.length) / PAGE_SIZE)))
+      const pages = Math.max(1, Math.ceil(Number(response.headers.get('x-total-count') ?? data.length) / PAGE_SIZE))
+      setShown({ page, pages, events: data })
     })
   }, [org, page, changes])
   if (note) return <p>{note}</p>
+  const { events, pages } = shown
   return (
     <>
       {events.length === 0 ? (
@@ -43,7 +44,7 @@ export function OrgAudit({ org, changes }: { org: string; changes: number }) {
       ) : (
         <table class="audit">
           <caption>
-            Events of {org}, newest first: page {page} of {pages}
+            Events of {org}, newest first: page {shown.page} of {pages}
           </caption>
           <thead>
             <tr>
@@ -68,10 +69,10 @@ export function OrgAudit({ org, changes }: { org: string; changes: number }) {
         </table>
       )}
       <div class="actions">
-        <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+        <button type="button" class="secondary" disabled={shown.page <= 1} onClick={() => setPage(shown.page - 1)}>
           Newer events
         </button>
-        <button type="button" class="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+        <button type="button" class="secondary" disabled={shown.page >= pages} onClick={() => setPage(shown.page + 1)}>
           Older events
         </button>
       </div>
