@@ -1,70 +1,19 @@
 import { describe, expect, test } from 'bun:test'
 import type { Socket } from 'bun'
-import type { ClusterConnection } from '../../src/clusters/connection'
 import { callMember, MEMBER_TIMEOUT_MS, type Member, streamMember } from '../../src/clusters/member/client'
 import * as store from '../../src/clusters/store'
 import { AppError } from '../../src/errors'
-import { generateServerTls } from '../../src/kube-emulator/tls'
 import { MAX_CONNECTIONS_PER_ORIGIN } from '../../src/net/http1/pool'
 import { makeOrg } from '../orgs/support'
 import { makeTestApp } from '../support/app'
 import { eventually } from '../support/wait'
-import { clusterLab, registrationFixture } from './support'
+import { clusterLab, type Hostile, hostile, registrationFixture } from './support'
 
 // Watches and followed logs go over the member client's own HTTP/1.1 client, each on a connection of
-// its own. The member here is a TLS server answering with raw bytes, so a test sees each request
-// head line by line, writes a stream's pieces when it wants, and sees which connections close.
+// its own. The member here is a TLS server answering with raw bytes (hostile), so a test sees each
+// request head line by line, writes a stream's pieces when it wants, and sees which connections close.
 
 type MemberSocket = Socket<{ id: number; buffered: string }>
-
-interface RawMember {
-  connection: ClusterConnection
-  /** Each request head, as sent. */
-  heads: string[]
-  /** The ids of the connections the platform closed (or lost). */
-  closed: number[]
-  stop(): void
-}
-
-/** A TLS member that hands each request head (requests without bodies) and its connection to `answer`. */
-async function rawMember(answer: (head: string, socket: MemberSocket) => void): Promise<RawMember> {
-  const tls = await generateServerTls(['127.0.0.1'])
-  const heads: string[] = []
-  const closed: number[] = []
-  let opened = 0
-  const server = Bun.listen<{ id: number; buffered: string }>({
-    hostname: '127.0.0.1',
-    port: 0,
-    tls: { cert: tls.certPem, key: tls.keyPem },
-    socket: {
-      open(socket) {
-        socket.data = { id: ++opened, buffered: '' }
-      },
-      close: (socket) => void closed.push(socket.data.id),
-      data(socket, data) {
-        socket.data.buffered += new TextDecoder().decode(data)
-        for (let end = socket.data.buffered.indexOf('\r\n\r\n'); end >= 0; end = socket.data.buffered.indexOf('\r\n\r\n')) {
-          const head = socket.data.buffered.slice(0, end)
-          socket.data.buffered = socket.data.buffered.slice(end + 4)
-          heads.push(head)
-          answer(head, socket)
-        }
-      },
-    },
-  })
-  return {
-    connection: {
-      server: `https://127.0.0.1:${server.port}`,
-      caData: tls.caCertPem,
-      tlsServerName: '',
-      insecureSkipTlsVerify: false,
-      credential: { token: 'member-token' },
-    },
-    heads,
-    closed,
-    stop: () => server.stop(true),
-  }
-}
 
 const STREAM_HEAD = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n'
 const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`
@@ -77,7 +26,7 @@ describe('a watch through the proxy', () => {
     const lab = await clusterLab()
     const { alice, bob } = lab
     let watchSocket: MemberSocket | undefined
-    const member = await rawMember((_head, socket) => {
+    const member = await hostile((_path, _id, socket) => {
       watchSocket = socket
       socket.write(STREAM_HEAD + chunk(event('first')))
     })
@@ -98,7 +47,7 @@ describe('a watch through the proxy', () => {
       const reader = watch.body!.getReader()
       expect(text((await reader.read()).value)).toBe(event('first'))
 
-      const head = member.heads[0]!.split('\r\n')
+      const head = member.requests[0]!.split('\r\n')
       expect(head[0]).toBe('GET /api/v1/namespaces/demo/pods?watch=true HTTP/1.1')
       expect(head.filter((line) => line.startsWith('impersonate-'))).toEqual([
         'impersonate-user: bob',
@@ -121,14 +70,13 @@ describe('a watch through the proxy', () => {
 const t = await makeTestApp({ PLATFORM_ALLOW_PRIVATE_ENDPOINTS: 'true' })
 
 describe('streams on the member client', () => {
-  const memberOf = (raw: RawMember): Member => ({ name: 'member', connection: raw.connection })
-  const watchOf = (raw: RawMember, path: string, signal = new AbortController().signal) =>
+  const memberOf = (raw: Hostile): Member => ({ name: 'member', connection: raw.connection })
+  const watchOf = (raw: Hostile, path: string, signal = new AbortController().signal) =>
     streamMember(t.deps, memberOf(raw), { method: 'GET', path, headers: { accept: 'application/json' }, signal })
 
   test('more watches than the pool keeps connections → each on a connection of its own, and a finite call is still answered; a watch that ends or whose client leaves closes its connection', async () => {
     const watches = new Map<string, MemberSocket>()
-    const member = await rawMember((head, socket) => {
-      const path = head.split(' ')[1]!
+    const member = await hostile((path, _id, socket) => {
       if (!path.includes('watch')) return void socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}')
       watches.set(path, socket)
       socket.write(STREAM_HEAD + chunk(event(path)))
@@ -149,7 +97,7 @@ describe('streams on the member client', () => {
       await eventually(() => member.closed.includes(ending.data.id))
       // The next finite call goes on the kept-alive connection, never on the stream's.
       expect((await callMember(t.deps, memberOf(member), { path: '/version' })).status).toBe(200)
-      expect(member.heads.filter((head) => head.startsWith('GET /version'))).toHaveLength(2)
+      expect(member.requests.filter((head) => head.startsWith('GET /version'))).toHaveLength(2)
 
       leaving.abort()
       await eventually(() => member.closed.length === count)
@@ -163,15 +111,15 @@ describe('streams on the member client', () => {
 
   test('a member that never sends the head → upstream "did not answer in time" at MEMBER_TIMEOUT_MS; one that sent it may stay silent past that', async () => {
     let quiet: MemberSocket | undefined
-    const member = await rawMember((head, socket) => {
-      if (head.startsWith('GET /quiet')) {
+    const member = await hostile((path, _id, socket) => {
+      if (path.startsWith('/quiet')) {
         quiet = socket
         socket.write(STREAM_HEAD + chunk(event('first')))
       }
     })
     try {
       const never = watchOf(member, '/never?watch=true').catch((error: unknown) => error)
-      await eventually(() => member.heads.length === 1)
+      await eventually(() => member.requests.length === 1)
       t.clock.advance(MEMBER_TIMEOUT_MS)
       const refused = await never
       expect(refused).toBeInstanceOf(AppError)
@@ -196,7 +144,7 @@ describe('streams on the member client', () => {
     const piece = `${'x'.repeat(1024 * 1024 - 1)}\n`
     let written = 0
     let stalled = false
-    const member = await rawMember((_head, socket) => {
+    const member = await hostile((_path, _id, socket) => {
       let pending = Buffer.from(STREAM_HEAD)
       // Writes what the socket takes; what it does not is tried again shortly (the platform reads again).
       const more = () => {
