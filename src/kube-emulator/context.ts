@@ -60,5 +60,7 @@ export interface VirtualRequest {
   user: UserSpec
   query: URLSearchParams
   body: unknown
+  /** The stored objects (what the authorizer reads of RBAC). */
+  registry: Registry
 }
 export type VirtualHandler = (req: VirtualRequest) => { code: number; body: unknown }

@@ -51,7 +51,7 @@ export async function handle(ctx: EmulatorContext, req: Request, server: Server<
     const authorization = req.headers.get('authorization')
     const requester = authorization ? authenticate(ctx.users, authorization) : ctx.certificateUser
     if (!requester) throw kubeStatus.unauthorized()
-    const user = impersonate(requester, req.headers, ctx.users)
+    const user = impersonate(requester, req.headers, ctx.users, ctx.registry)
     const discovery = req.method === 'GET' ? serveDiscovery(ctx, req, url.pathname) : undefined
     if (discovery) return discovery
     const info = parsePath(req.method, url)
@@ -59,7 +59,7 @@ export async function handle(ctx: EmulatorContext, req: Request, server: Server<
     const r = ctx.registry.lookup(info.group, info.version, info.resource)
     if (!r) throw kubeStatus.pathNotFound()
     if (info.namespace && !r.strategy.namespaced) throw kubeStatus.pathNotFound()
-    checkAccess(user, info, r)
+    checkAccess(ctx, user, info, r)
     if (r.virtual) return await serveVirtual(ctx, req, url, info, r, user)
     const call: Call = { ctx, req, url, info, r, server }
     if (info.subresource) {
@@ -129,10 +129,10 @@ function parsePath(method: string, url: URL): RequestInfo | undefined {
 
 const CONNECT_SUBRESOURCES = new Set(['exec', 'attach', 'portforward'])
 
-function checkAccess(user: UserSpec, info: RequestInfo, r: Resource): void {
+function checkAccess(ctx: EmulatorContext, user: UserSpec, info: RequestInfo, r: Resource): void {
   // Connecting to a pod (exec, attach, port-forward) is a create of the subresource, whatever the method.
   const verb = info.subresource && CONNECT_SUBRESOURCES.has(info.subresource) ? 'create' : info.verb
-  const decision = authorize(user, { ...info, verb })
+  const decision = authorize(user, { ...info, verb }, ctx.registry)
   if (!decision.allowed) throw kubeStatus.forbidden(groupResource(r), info.name, user.name, verb, info.namespace, info.subresource)
 }
 
@@ -147,7 +147,7 @@ async function serveVirtual(
   const handler = ctx.virtual.get(`${r.group}/${r.resource}`)
   if (!handler || !verbsOf(r).includes(info.verb)) throw kubeStatus.methodNotSupported(groupResource(r), info.verb)
   const body = info.verb === 'create' ? await readBody(req) : undefined
-  const res = handler({ info, resource: r, user, query: url.searchParams, body })
+  const res = handler({ info, resource: r, user, query: url.searchParams, body, registry: ctx.registry })
   return json(res.body, res.code)
 }
 

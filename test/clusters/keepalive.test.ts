@@ -11,6 +11,7 @@ import { CALLER_SHARE, IDLE_CLOSE_MS, MAX_CONNECTIONS_PER_ORIGIN as MAX_CONNECTI
 import type { RequestHeaders } from '../../src/net/http1/request'
 import { makeTestApp } from '../support/app'
 import { eventually } from '../support/wait'
+import { hostile } from './support'
 
 // The member client's kept-alive pool against the real emulator over TLS, and against a hostile
 // TLS server that answers with raw bytes, so every framing the client must refuse or survive can be sent.
@@ -126,71 +127,6 @@ describe('against the emulator over TLS', () => {
     expect(answer.status).toBe(200)
   })
 })
-
-/** What the hostile server saw: connections opened, the request heads in order, connections the client closed. */
-interface Hostile {
-  url: string
-  connections: number
-  requests: string[]
-  closed: number[]
-  connection: ClusterConnection
-  stop(): void
-}
-
-/**
- * A TLS server that reads request heads (and Content-Length bodies) and answers each with
- * `answer(path, connectionNumber, socket)`: raw writes, as many and as split as the test wants.
- */
-async function hostile(
-  answer: (path: string, connection: number, socket: Socket<{ id: number; buffered: string }>) => void | Promise<void>,
-): Promise<Hostile> {
-  const tls = await generateServerTls(['127.0.0.1'])
-  const state = { connections: 0, requests: [] as string[], closed: [] as number[] }
-  const server = Bun.listen<{ id: number; buffered: string }>({
-    hostname: '127.0.0.1',
-    port: 0,
-    tls: { cert: tls.certPem, key: tls.keyPem },
-    socket: {
-      open(socket) {
-        socket.data = { id: ++state.connections, buffered: '' }
-      },
-      close(socket) {
-        state.closed.push(socket.data.id)
-      },
-      async data(socket, data) {
-        socket.data.buffered += new TextDecoder().decode(data)
-        for (;;) {
-          const end = socket.data.buffered.indexOf('\r\n\r\n')
-          if (end < 0) return
-          const head = socket.data.buffered.slice(0, end)
-          const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0)
-          if (socket.data.buffered.length < end + 4 + length) return
-          socket.data.buffered = socket.data.buffered.slice(end + 4 + length)
-          state.requests.push(head)
-          await answer(head.split(' ')[1]!, socket.data.id, socket)
-        }
-      },
-    },
-  })
-  const url = `https://127.0.0.1:${server.port}`
-  const result: Hostile = {
-    url,
-    requests: state.requests,
-    closed: state.closed,
-    get connections() {
-      return state.connections
-    },
-    connection: {
-      server: url,
-      caData: tls.caCertPem,
-      tlsServerName: '',
-      insecureSkipTlsVerify: false,
-      credential: { token: 'member-token' },
-    },
-    stop: () => server.stop(true),
-  }
-  return result
-}
 
 const ok = (body: string, extra = '') =>
   `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`

@@ -1,7 +1,9 @@
 import { expect } from 'bun:test'
+import type { Socket } from 'bun'
 import type { ClusterConnection } from '../../src/clusters/connection'
 import * as store from '../../src/clusters/store'
 import type { UserRow } from '../../src/identity/store'
+import { generateServerTls } from '../../src/kube-emulator/tls'
 import type { Network } from '../../src/net/egress'
 import { makeTestApp, type TestApp, type TestUser } from '../support/app'
 
@@ -126,4 +128,69 @@ export const WEBSOCKET_UPGRADE: Readonly<Record<string, string>> = {
   'sec-websocket-version': '13',
   'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
   'sec-websocket-protocol': 'v5.channel.k8s.io',
+}
+
+/** What the hostile server saw: connections opened, the request heads in order, connections the client closed. */
+export interface Hostile {
+  url: string
+  connections: number
+  requests: string[]
+  closed: number[]
+  connection: ClusterConnection
+  stop(): void
+}
+
+/**
+ * A TLS server that reads request heads (and Content-Length bodies) and answers each with
+ * `answer(path, connectionNumber, socket)`: raw writes, as many and as split as the test wants.
+ */
+export async function hostile(
+  answer: (path: string, connection: number, socket: Socket<{ id: number; buffered: string }>) => void | Promise<void>,
+): Promise<Hostile> {
+  const tls = await generateServerTls(['127.0.0.1'])
+  const state = { connections: 0, requests: [] as string[], closed: [] as number[] }
+  const server = Bun.listen<{ id: number; buffered: string }>({
+    hostname: '127.0.0.1',
+    port: 0,
+    tls: { cert: tls.certPem, key: tls.keyPem },
+    socket: {
+      open(socket) {
+        socket.data = { id: ++state.connections, buffered: '' }
+      },
+      close(socket) {
+        state.closed.push(socket.data.id)
+      },
+      async data(socket, data) {
+        socket.data.buffered += new TextDecoder().decode(data)
+        for (;;) {
+          const end = socket.data.buffered.indexOf('\r\n\r\n')
+          if (end < 0) return
+          const head = socket.data.buffered.slice(0, end)
+          const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0)
+          if (socket.data.buffered.length < end + 4 + length) return
+          socket.data.buffered = socket.data.buffered.slice(end + 4 + length)
+          state.requests.push(head)
+          await answer(head.split(' ')[1]!, socket.data.id, socket)
+        }
+      },
+    },
+  })
+  const url = `https://127.0.0.1:${server.port}`
+  const result: Hostile = {
+    url,
+    requests: state.requests,
+    closed: state.closed,
+    get connections() {
+      return state.connections
+    },
+    connection: {
+      server: url,
+      caData: tls.caCertPem,
+      tlsServerName: '',
+      insecureSkipTlsVerify: false,
+      credential: { token: 'member-token' },
+    },
+    stop: () => server.stop(true),
+  }
+  return result
 }

@@ -31,7 +31,7 @@ export interface Forward {
 }
 
 /** Reads a stream until `done(text)` holds; the text read so far. Throws when the stream ends first. */
-async function readUntil(stream: ReadableStream<Uint8Array>, done: (text: string) => boolean): Promise<string> {
+export async function readUntil(stream: ReadableStream<Uint8Array>, done: (text: string) => boolean): Promise<string> {
   const reader = stream.getReader()
   let text = ''
   try {

@@ -17,8 +17,9 @@ import { MemberMessages, memberFailure } from './failures'
 
 /**
  * The one way to reach a member cluster. Finite calls go over the kept-alive pool
- * (`src/net/http1/`), streams (watches, followed logs) beside it over fetch, WebSockets (exec,
- * attach) over our own client (`src/net/websocket.ts`); all three with the cluster's credential (a bearer token or a client
+ * (`src/net/http1/`), streams (watches, followed logs) over the same client on connections of
+ * their own, WebSockets (exec, attach) over our own client (`src/net/websocket.ts`); every
+ * header with several values as several lines; all with the cluster's credential (a bearer token or a client
  * certificate) and TLS settings (its CA or the system roots, its tlsServerName), and none follows
  * a redirect. Every connection, on every transport, first resolves the server's host name and
  * checks the address with the egress policy as it stands then (not as it stood at import), dials
@@ -143,15 +144,6 @@ async function dialOf(deps: Deps, connection: ClusterConnection): Promise<Dialed
 
 const portOf = (url: URL) => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80)
 
-/** The URL a stream or an upgrade connects to: dialOf's address and port in the server's URL (Host, SNI and the certificate check keep the server's name). */
-async function dialedUrl(deps: Deps, connection: ClusterConnection): Promise<URL> {
-  const { address, port } = await dialOf(deps, connection)
-  const url = new URL(connection.server)
-  url.hostname = address.includes(':') ? `[${address}]` : address
-  url.port = String(port)
-  return url
-}
-
 /** Checks the server's address with the egress policy, as each connection will (registration's early word). Throws EgressRefused. */
 export async function checkServerAddress(deps: Deps, connection: ClusterConnection): Promise<void> {
   await resolveChecked(new URL(connection.server), await policyOf(deps, connection))
@@ -172,19 +164,16 @@ export async function callMember(
 export async function callMember(deps: Deps, member: Member, call: MemberCall): Promise<MemberAnswer>
 export async function callMember(deps: Deps, member: Member, call: MemberCall): Promise<MemberAnswer | StreamedMemberAnswer> {
   try {
-    return await deps.runtimes
-      .of(MEMBER_POOLS)
-      .of(member.connection, () => originOf(deps, member.connection))
-      .request({
-        method: call.method ?? 'GET',
-        path: call.path,
-        headers: call.headers ?? {},
-        body: call.body ?? null,
-        timeoutMs: call.timeoutMs ?? MEMBER_TIMEOUT_MS,
-        signal: call.signal,
-        caller: call.caller,
-        large: call.large,
-      })
+    return await poolOf(deps, member.connection).request({
+      method: call.method ?? 'GET',
+      path: call.path,
+      headers: call.headers ?? {},
+      body: call.body ?? null,
+      timeoutMs: call.timeoutMs ?? MEMBER_TIMEOUT_MS,
+      signal: call.signal,
+      caller: call.caller,
+      large: call.large,
+    })
   } catch (error) {
     throw memberFailure(member.name, error)
   }
@@ -218,29 +207,29 @@ export async function memberJson<T>(
 export interface MemberStreamRequest {
   method: string
   path: string
+  /** A name with several values goes as one line per value, as on finite calls. */
   headers: RequestHeaders
-  body: BodyInit | null
-  /** Ends the stream (the client went away); a stream has no timeout of its own. */
+  /** Ends the stream (the client went away); a stream has no timeout once its head came. */
   signal: AbortSignal
 }
 
-/** A stream (a watch, a followed log): the member's answer with its body still arriving, bytes as sent. Throws upstream. */
-export async function streamMember(deps: Deps, member: Member, request: MemberStreamRequest): Promise<Response> {
-  const { authorization, tls } = credentialsOf(member.connection)
-  const headers = new Headers(firstValues(request.headers))
-  if (authorization) headers.set('authorization', authorization)
-  headers.set('host', new URL(member.connection.server).host)
+/**
+ * A stream (a watch, a followed log): the member's answer with its body arriving as the member
+ * sends it (bytes as sent), read as fast as its consumer takes it, over the pool's dial, TLS and
+ * credential on a connection of its own (net/http1/pool.ts `stream`); cancelling the body closes
+ * that connection. Throws upstream (unreachable, TLS refused, no head within MEMBER_TIMEOUT_MS,
+ * malformed head), invalid (a header that cannot be written) and clientClosed.
+ */
+export async function streamMember(deps: Deps, member: Member, request: MemberStreamRequest): Promise<StreamedMemberAnswer> {
   try {
-    const url = await dialedUrl(deps, member.connection)
-    return await fetch(`${url.href.replace(/\/$/, '')}${request.path}`, {
+    return await poolOf(deps, member.connection).stream({
       method: request.method,
-      headers,
-      body: request.body,
-      decompress: false,
-      tls,
+      path: request.path,
+      headers: request.headers,
+      body: null,
+      timeoutMs: MEMBER_TIMEOUT_MS,
       signal: request.signal,
-      redirect: 'manual',
-    } as RequestInit)
+    })
   } catch (error) {
     throw memberFailure(member.name, error)
   }
@@ -334,22 +323,6 @@ const dn = (name: Record<string, string | string[] | undefined> | undefined) =>
     .join(', ') || 'an unnamed subject'
 
 /**
- * One value per header name, the first: fetch joins the values of a repeated name into one line
- * (`a, b`), which a Kubernetes server reads as one value (one group named `a, b`, which no binding
- * names). Streams carry the first value only: for impersonation the organization's group
- * (docs/decisions.md §12).
- */
-function firstValues(headers: RequestHeaders): Record<string, string> {
-  const first: Record<string, string> = {}
-  for (const name in headers) {
-    const value = headers[name]!
-    if (typeof value === 'string') first[name] = value
-    else if (value[0] !== undefined) first[name] = value[0]
-  }
-  return first
-}
-
-/**
  * The cluster's credential as a bearer header or a client certificate, and the TLS settings that
  * check the server: its CA, and the name its certificate must carry (tlsServerName, else the
  * server's host name: the connection goes to an address, which is not that name).
@@ -367,6 +340,10 @@ function credentialsOf(connection: ClusterConnection): { authorization: string |
     },
   }
 }
+
+/** The kept-alive pool of `connection` (made on first use). */
+const poolOf = (deps: Deps, connection: ClusterConnection) =>
+  deps.runtimes.of(MEMBER_POOLS).of(connection, () => originOf(deps, connection))
 
 /** Where the pool of `connection` connects and what each of its requests carries. Throws UnsafeRequest (a credential with a line break). */
 function originOf(deps: Deps, connection: ClusterConnection): Origin {

@@ -177,7 +177,7 @@ export interface RelayRequest {
   path: string
   headers: RequestHeaders
   body: BodyInit | null
-  /** A watch, a followed log, a stream: no timeout; ends when the client goes away. */
+  /** A watch or a followed log (a GET: no body is sent): no timeout once the head came; ends when the client goes away. */
   streaming: boolean
   /** The client request's signal: its abort (the client went away) ends the member's call or stream. */
   clientSignal?: AbortSignal
@@ -240,18 +240,17 @@ export async function relay(deps: Deps, member: Member, request: RelayRequest): 
     }
     return new Response(answer.body, { status: answer.status, headers: relayedHeaders(answer.headers) })
   }
-  const res = await streamMember(deps, member, {
+  const answer = await streamMember(deps, member, {
     method: request.method,
     path: request.path,
     headers: request.headers,
-    body: request.body,
     signal: request.clientSignal ?? UNENDING,
   })
-  if (isRedirect(res.status)) {
-    await res.body?.cancel()
-    throw new AppError('upstream', RelayMessages.redirect(member.name, res.status))
+  if (isRedirect(answer.status)) {
+    await answer.body.cancel()
+    throw new AppError('upstream', RelayMessages.redirect(member.name, answer.status))
   }
-  return new Response(res.body && endingWhenCut(res.body), { status: res.status, headers: relayedHeaders(res.headers) })
+  return new Response(endingWhenCut(answer.body), { status: answer.status, headers: relayedHeaders(answer.headers) })
 }
 
 /**
@@ -277,16 +276,15 @@ function endingWhenCut(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8
 }
 
 /**
- * The allow-listed response headers of a member's answer (a fetch Headers or the kept-alive
- * client's record), confined (CONFINED); an answer that is not data (a page, an image, a script,
- * no type at all) is a download (`Content-Disposition: attachment`), never shown inline.
+ * The allow-listed response headers of a member's answer, confined (CONFINED); an answer that is
+ * not data (a page, an image, a script, no type at all) is a download (`Content-Disposition:
+ * attachment`), never shown inline.
  */
-function relayedHeaders(from: Headers | Record<string, string>): Record<string, string> {
+function relayedHeaders(from: Record<string, string>): Record<string, string> {
   const headers: Record<string, string> = { ...CONFINED }
-  const get = from instanceof Headers ? (name: string) => from.get(name) : (name: string) => from[name] ?? null
   for (const name of RELAYED_RESPONSE_HEADERS) {
-    const value = get(name)
-    if (value !== null) headers[name] = value
+    const value = from[name]
+    if (value !== undefined) headers[name] = value
   }
   if (!isData(headers['content-type'] ?? null)) headers['content-disposition'] = 'attachment'
   return headers

@@ -1,4 +1,4 @@
-/** The rbac.authorization.k8s.io group: roles and bindings, stored for charts; the emulator's authorization does not read them. */
+/** The rbac.authorization.k8s.io group: roles and bindings, stored for charts and read by the emulator's authorizer (rbac.ts). */
 import { isObject, required } from '../../kube'
 import type { BuiltinEntry } from './strategy'
 

@@ -30,6 +30,8 @@ export interface StreamedAnswer {
 
 /** How a caller takes an answer too large to buffer: as a stream, or not at all (AnswerTooLarge, BudgetExhausted). */
 export type LargeAnswers = 'stream' | 'refuse'
+/** How a collector takes its answer: as LargeAnswers says, or ('always': a watch, a followed log) as a stream from its head on. */
+export type AnswerTaking = LargeAnswers | 'always'
 
 /** An answer longer than one caller may buffer, for a caller that needs it whole. */
 export class AnswerTooLarge extends Error {
@@ -88,7 +90,7 @@ export interface Flow {
   cancel(): void
 }
 
-/** One answer as it arrives: settled once, whole (complete) or as a stream (from the moment it is too large to buffer). */
+/** One answer as it arrives: settled once, whole (complete) or as a stream (from its head, or from the moment it is too large to buffer). */
 export class AnswerCollector implements AnswerSink {
   private status = 0
   private headers: Record<string, string> = {}
@@ -103,7 +105,7 @@ export class AnswerCollector implements AnswerSink {
   constructor(
     private readonly budget: ByteBudget,
     private readonly caller: string,
-    private readonly large: LargeAnswers,
+    private readonly large: AnswerTaking,
     private readonly flow: Flow,
     private readonly resolve: (answer: Answer | StreamedAnswer) => void,
     private readonly reject: (error: unknown) => void,
@@ -117,6 +119,7 @@ export class AnswerCollector implements AnswerSink {
   head(status: number, headers: Record<string, string>, length: number | undefined): void {
     this.status = status
     this.headers = headers
+    if (this.large === 'always') return this.startStream()
     if (length === undefined || length === 0) return
     if (this.large === 'stream' && length > STREAM_ABOVE_BYTES) return this.startStream()
     if (!this.reserve(length)) return

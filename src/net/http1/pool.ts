@@ -1,11 +1,12 @@
 import type { Socket, SocketHandler } from 'bun'
-import { type Answer, AnswerCollector, type ByteBudget, type Flow, type StreamedAnswer } from './answer'
+import { type Answer, AnswerCollector, type AnswerTaking, type ByteBudget, type Flow, type StreamedAnswer } from './answer'
 import { AnswerParser } from './parser'
 import { type Dialed, encodeRequest, type Origin, type PoolRequest } from './request'
 
 /**
- * A keep-alive HTTP/1.1 client for finite calls (no watch, no followed log, no upgrade): per
- * request it costs a fraction of Bun's fetch over TLS. A connection whose framing is in any doubt
+ * A keep-alive HTTP/1.1 client for finite calls, and for streams (a watch, a followed log) on
+ * connections of their own (no upgrade): per request it costs a fraction of Bun's fetch over TLS,
+ * and a header with several values goes as several lines, which fetch would join into one. A connection whose framing is in any doubt
  * (bytes beyond the answer, a close-delimited body, `Connection: close`, a parse error) is closed
  * rather than reused, so one answer can never be read as part of the next. No redirect is
  * followed and nothing is decompressed: the bytes come back as the server sent them.
@@ -65,6 +66,8 @@ interface Conn {
   closed: boolean
   /** The caller whose call holds the connection (opening it or in an exchange); undefined while idle. */
   caller: string | undefined
+  /** A stream's own connection (Pool.stream): outside the cap and the shares, closed when its answer ends. */
+  dedicated: boolean
 }
 
 /** A request waiting for a connection, on behalf of `caller`; resolved with one claimed for it, or undefined to try again. */
@@ -155,6 +158,7 @@ function closeConn(conn: Conn): void {
 }
 
 function release(conn: Conn): void {
+  if (conn.dedicated) return closeConn(conn)
   conn.reused = true
   conn.idleSince = conn.pool.pools.now()
   conn.pool.unclaim(conn)
@@ -219,6 +223,8 @@ export class Pools<K> {
 export class Pool<K = unknown> {
   private readonly idle: Conn[] = []
   private readonly all = new Set<Conn>()
+  /** The streams' own connections, not in `all`. */
+  private readonly streams = new Set<Conn>()
   private readonly waiting: Waiter[] = []
   /** Connections held per caller (CALLER_SHARE at most). */
   private readonly held = new Map<string, number>()
@@ -230,18 +236,29 @@ export class Pool<K = unknown> {
   ) {}
 
   /**
-   * Sends one request over a kept-alive connection and resolves with the whole answer, or (with
-   * `large: 'stream'`) with a streamed one when it is too large to buffer: its body then reads the
-   * connection as its consumer takes the bytes, and fails once the member is silent for `timeoutMs`
-   * while the consumer waits. The call
-   * ends at its deadline, or within a sweep (250 ms) of `signal` aborting (the client went away:
-   * its connection is closed, as the answer can no longer be read to its end; a request still
-   * waiting for a connection is never sent). A reused connection that closes before any answer
-   * (the server's idle timeout) sends a GET or HEAD again on a new one. A caller holds at most
-   * CALLER_SHARE connections at once; a connection that comes free goes to the waiting caller that
-   * holds the fewest.
+   * Sends one request over a kept-alive connection and resolves with the whole answer, or (with `large: 'stream'`) with a streamed one
+   * when it is too large to buffer: its body then reads the connection as its consumer takes the bytes, and fails once the member is
+   * silent for `timeoutMs` while the consumer waits. The call ends at its deadline, or within a sweep (250 ms) of `signal` aborting (the
+   * client went away: its connection is closed, as the answer can no longer be read to its end; a request still waiting for a connection
+   * is never sent). A reused connection that closes before any answer (the server's idle timeout) sends a GET or HEAD again on a new one.
+   * A caller holds at most CALLER_SHARE connections at once; a connection that comes free goes to the waiting caller that holds the
+   * fewest.
    */
   request(request: PoolRequest): Promise<Answer | StreamedAnswer> {
+    return this.send(request, request.large ?? 'refuse')
+  }
+
+  /**
+   * As request, for an answer that need not end (a watch, a followed log): on a new connection outside the cap and the shares (held
+   * while its client stays), never sent again nor kept alive; streamed from its head on. The head must come within `timeoutMs`,
+   * then the member may stay silent (a quiet watch); `signal` aborting or the consumer cancelling ends it.
+   */
+  stream(request: Omit<PoolRequest, 'large' | 'caller'>): Promise<StreamedAnswer> {
+    return this.send(request, 'always') as Promise<StreamedAnswer>
+  }
+
+  private send(request: PoolRequest, taking: AnswerTaking): Promise<Answer | StreamedAnswer> {
+    const dedicated = taking === 'always'
     let bytes: Uint8Array
     try {
       bytes = encodeRequest(this.origin, request)
@@ -251,25 +268,20 @@ export class Pool<K = unknown> {
     const { signal } = request
     if (signal?.aborted) return Promise.reject(new ClientGone())
     const deadline = this.pools.now() + request.timeoutMs
-    const retryable = request.method === 'GET' || request.method === 'HEAD'
+    const retryable = !dedicated && (request.method === 'GET' || request.method === 'HEAD')
     const caller = request.caller ?? ''
     const attempt = (fresh: boolean): Promise<Answer | StreamedAnswer> =>
       new Promise<Answer | StreamedAnswer>((resolve, reject) => {
-        this.acquire(deadline, fresh, caller).then((conn) => {
-          if (conn.closed) return resolve(attempt(true))
+        const acquired = dedicated ? this.open(deadline, caller, true) : this.acquire(deadline, fresh, caller)
+        acquired.then((conn) => {
+          if (conn.closed) return dedicated ? reject(conn.failure ?? resetError()) : resolve(attempt(true))
           // The client left while this waited for a connection: the connection serves someone else.
           if (signal?.aborted) {
             release(conn)
             return reject(new ClientGone())
           }
-          const answer = new AnswerCollector(
-            this.pools.budget,
-            caller,
-            request.large ?? 'refuse',
-            this.flowOf(conn, request.timeoutMs),
-            resolve,
-            reject,
-          )
+          const silenceMs = dedicated ? Number.POSITIVE_INFINITY : request.timeoutMs
+          const answer = new AnswerCollector(this.pools.budget, caller, taking, this.flowOf(conn, silenceMs), resolve, reject)
           conn.exchange = {
             answer,
             parser: new AnswerParser(answer, request.method === 'HEAD'),
@@ -317,7 +329,7 @@ export class Pool<K = unknown> {
       if ((this.held.get(caller) ?? 0) < CALLER_SHARE) {
         const conn = fresh ? undefined : this.takeIdle()
         if (conn) return this.claim(conn, caller)
-        if (this.all.size < MAX_CONNECTIONS_PER_ORIGIN) return this.open(deadline, caller)
+        if (this.all.size < MAX_CONNECTIONS_PER_ORIGIN) return this.open(deadline, caller, false)
       }
       const handed = await new Promise<Conn | undefined>((resolve) => this.waiting.push({ caller, resolve }))
       if (handed) return handed
@@ -366,7 +378,7 @@ export class Pool<K = unknown> {
     return best < 0 ? undefined : this.waiting.splice(best, 1)[0]
   }
 
-  private async open(deadline: number, caller: string): Promise<Conn> {
+  private async open(deadline: number, caller: string, dedicated: boolean): Promise<Conn> {
     const conn: Conn = {
       pool: this as Pool<unknown>,
       socket: undefined,
@@ -377,9 +389,13 @@ export class Pool<K = unknown> {
       failure: undefined,
       closed: false,
       caller: undefined,
+      dedicated,
     }
-    this.claim(conn, caller)
-    this.all.add(conn)
+    if (dedicated) this.streams.add(conn)
+    else {
+      this.claim(conn, caller)
+      this.all.add(conn)
+    }
     this.pools.watch(this)
     const ready = new Promise<void>((resolve, reject) => {
       conn.connecting = {
@@ -452,18 +468,19 @@ export class Pool<K = unknown> {
   }
 
   forget(conn: Conn): void {
-    if (!this.all.delete(conn)) return
-    this.unclaim(conn)
-    const at = this.idle.indexOf(conn)
-    if (at >= 0) this.idle.splice(at, 1)
-    // A slot came free: the next waiter opens a connection of its own.
-    this.nextWaiter()?.resolve(undefined)
-    if (this.all.size === 0 && this.waiting.length === 0) this.pools.drop(this)
+    if (this.all.delete(conn)) {
+      this.unclaim(conn)
+      const at = this.idle.indexOf(conn)
+      if (at >= 0) this.idle.splice(at, 1)
+      // A slot came free: the next waiter opens a connection of its own.
+      this.nextWaiter()?.resolve(undefined)
+    } else if (!this.streams.delete(conn)) return
+    if (this.all.size === 0 && this.streams.size === 0 && this.waiting.length === 0) this.pools.drop(this)
   }
 
   /** Fails connects and requests past their deadline and closes connections idle too long. */
   sweep(now: number): void {
-    for (const conn of [...this.all]) {
+    for (const conn of [...this.all, ...this.streams]) {
       if (conn.connecting && now >= conn.connecting.deadline) {
         // Decided before the close: closing a handshake in progress reports ECONNRESET as well.
         conn.failure = timedOut()
@@ -475,7 +492,7 @@ export class Pool<K = unknown> {
   }
 
   closeAll(): void {
-    for (const conn of [...this.all]) {
+    for (const conn of [...this.all, ...this.streams]) {
       conn.failure ??= resetError()
       closeConn(conn)
     }
