@@ -89,8 +89,6 @@ async function specAnswer(
   body: unknown,
   server: Server<unknown> | null,
 ): Promise<Response | undefined> {
-  const url = new URL(request.url)
-  if (isStreaming(request.method, safeSegments(rest), url.searchParams)) server?.timeout(request, 0)
   return proxyRequest(await proxy.targetOf(deps, me, cluster, request.signal), rest, request, body, server)
 }
 

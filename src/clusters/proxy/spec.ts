@@ -125,9 +125,10 @@ const etagOf = (bytes: Uint8Array) => `"${bytes.byteLength.toString(36)}-${Bun.h
 /** Buffers a GET answer and gives it a strong ETag of its exact bytes; a matching If-None-Match is 304 with no body. */
 async function withETag(request: Request, res: Response): Promise<Response> {
   if (res.status !== 200) return res
-  const bytes = new Uint8Array(await res.arrayBuffer())
+  const bytes = await res.bytes()
   const etag = etagOf(bytes)
-  const headers = new Headers(res.headers)
+  // The answer is the platform's own (relay.ts made it): its headers are taken over, not copied.
+  const headers = res.headers
   headers.set('etag', etag)
   const wanted = request.headers.get('if-none-match')
   if (
@@ -159,16 +160,18 @@ export async function proxyRequest(
   if (segments.length === 1 && segments[0] === 'batch-delete') return batchDelete(target, parsedBody)
   const p = parse(segments)
   if (asksUpgrade(request)) return relayUpgrade(target, memberPath(p).split('/').filter(Boolean), request, server)
+  const url = new URL(request.url)
+  // A watch or a followed log may sit idle far longer than the server's idle timeout.
+  if (isStreaming(request.method, segments, url.searchParams)) server?.timeout(request, 0)
   try {
-    return await serve(target, p, request, parsedBody)
+    return await serve(target, p, request, url, parsedBody)
   } catch (error) {
     if (error instanceof AnswerError) return error.response
     throw error
   }
 }
 
-async function serve(target: Target, p: Parsed, request: Request, parsedBody: unknown): Promise<Response> {
-  const url = new URL(request.url)
+async function serve(target: Target, p: Parsed, request: Request, url: URL, parsedBody: unknown): Promise<Response> {
   const query = new URLSearchParams(memberSearch(url.search))
   const convertToTable = query.get('convertToTable') === 'true'
   query.delete('convertToTable')
