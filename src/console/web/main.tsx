@@ -1,5 +1,6 @@
 import { render } from 'preact'
 import './console.css'
+import { AdminPage } from './admin'
 import { CLUSTER_PAGE, ClusterPage } from './cluster'
 import { ConsentPage } from './consent'
 import { DevicePage } from './device'
@@ -20,6 +21,7 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/login/device': DevicePage,
   '/user/settings/tokens': TokensPage,
   '/user/settings/security': SecurityPage,
+  '/admin': AdminPage,
 }
 
 const Page = PAGES[location.pathname] ?? (CLUSTER_PAGE.test(location.pathname) ? ClusterPage : NotFoundPage)
