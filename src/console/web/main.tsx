@@ -9,6 +9,7 @@ import { NotFoundPage } from './layout'
 import { LoginPage } from './login'
 import { SecurityPage } from './security'
 import { TokensPage } from './tokens'
+import { UsagePage } from './usage'
 
 /**
  * Each page is a server path (src/console/routes.ts serves the same document for all of them); the script
@@ -22,6 +23,7 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/user/settings/tokens': TokensPage,
   '/user/settings/security': SecurityPage,
   '/admin': AdminPage,
+  '/usage': UsagePage,
 }
 
 const Page = PAGES[location.pathname] ?? (CLUSTER_PAGE.test(location.pathname) ? ClusterPage : NotFoundPage)
