@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { api, problemOf } from './api'
+import { type ApiProblem, api, problemOf } from './api'
 import { fieldValue } from './form'
 import { ErrorNotice } from './layout'
 import type { components, operations } from './openapi'
@@ -10,6 +10,7 @@ type AuditFilters = Omit<NonNullable<operations['getAdminAudit']['parameters']['
 
 const KINDS = ['api', 'kubernetes', 'signin', 'cli', 'agent'] as const
 const RESULTS = ['allowed', 'refused', 'failed'] as const
+const NO_PROBLEM: ApiProblem = { message: '', fields: {} }
 
 /** What an event did, in one line: the route, the Kubernetes verb and object, the sign-in or the command. */
 function whatOf(event: AuditEvent): string {
@@ -82,10 +83,10 @@ export function AdminAudit() {
   const [filters, setFilters] = useState<AuditFilters>({})
   const [page, setPage] = useState(1)
   const [total, setTotal] = useState(0)
-  const [problem, setProblem] = useState<{ message: string; fields: Record<string, string> }>({ message: '', fields: {} })
+  const [problem, setProblem] = useState<ApiProblem>(NO_PROBLEM)
 
   const load = async (at: number, chosen: AuditFilters) => {
-    setProblem({ message: '', fields: {} })
+    setProblem(NO_PROBLEM)
     const { data, error, response } = await api.GET('/api/v1/admin/audit', {
       params: { query: { ...chosen, page: String(at), limit: String(PAGE_SIZE) } },
     })

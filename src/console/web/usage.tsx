@@ -6,20 +6,10 @@ import type { components } from './openapi'
 type MonthRow = components['schemas']['MonthlySummaryResponse']['months'][number]
 
 const PRODUCTS = ['dbprod', 'backupprod', 'secretsprod', 'ingressprod'] as const
-const MONTH_NAMES = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-]
+/** English month names, as `generated-months` spells them (the browser's own calendar, not a copied list). */
+const MONTH_NAMES = Array.from({ length: 12 }, (_, i) =>
+  new Date(Date.UTC(2000, i)).toLocaleString('en', { month: 'long', timeZone: 'UTC' }),
+)
 /** The monthly summary answers at most 24 months at once (docs/api/usage.md). */
 const SUMMARY_WINDOW = 24
 
