@@ -74,6 +74,33 @@ describe('/admin in Chromium', () => {
     })
   }, 90_000)
 
+  test('22 accounts → 20 on the first page; "Next page" shows the other 2, "Previous page" comes back', async () => {
+    await withConsole(async ({ t, origin, open }) => {
+      await t.admin()
+      await t.users(...Array.from({ length: 21 }, (_, i) => `user${String(i).padStart(2, '0')}`))
+      const page = await open('/login?redirect_to=%2Fadmin')
+      await passwordStep(page, 'root', PASSWORD)
+      await expectAt(page, origin, '/admin', 'Administration')
+      const firstColumn = async () => (await rowsOf(page, 'table.users')).map((row) => row[0])
+      const pageShows = (first: string) =>
+        page.waitForFunction(
+          (name: string) => document.querySelector('table.users tbody td')?.textContent === name,
+          { timeout: 20_000 },
+          first,
+        )
+      await pageShows('root')
+      expect(await firstColumn()).toEqual(['root', ...Array.from({ length: 19 }, (_, i) => `user${String(i).padStart(2, '0')}`)])
+      const usersPager = 'nav[aria-label="Users pages"]'
+      expect(await page.$eval(`${usersPager} span`, (s) => s.textContent)).toBe('Page 1 of 2 (22 in all)')
+      // The users' pager comes before the audit trail's: the first button of each name is the users'.
+      await page.locator('aria/Next page[role="button"]').click()
+      await pageShows('user19')
+      expect(await firstColumn()).toEqual(['user19', 'user20'])
+      await page.locator('aria/Previous page[role="button"]').click()
+      await pageShows('root')
+    })
+  }, 90_000)
+
   test('the audit filters (actor, kind, cluster, result, time) narrow the table to the events the test caused', async () => {
     await withConsole(async ({ t, origin, open }) => {
       const admin = await t.admin()
