@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { Page } from 'puppeteer-core'
 import { Messages as AuditMessages } from '../../src/audit/service'
+import { Messages as IdentityMessages } from '../../src/identity/service'
 import { Messages as SignInMessages } from '../../src/identity/signin/service'
 import { deadRegistrationFixture } from '../clusters/support'
 import { PASSWORD } from '../support/app'
@@ -73,6 +74,24 @@ describe('/admin in Chromium', () => {
       await expectClean(signIn, 'admin-disabled-sign-in')
     })
   }, 90_000)
+
+  test('"Create user" with a short password → the reason beside "Password", in words; no user made', async () => {
+    await withConsole(async ({ t, origin, open }) => {
+      const admin = await t.admin()
+      const page = await open('/login?redirect_to=%2Fadmin')
+      await passwordStep(page, 'root', PASSWORD)
+      await expectAt(page, origin, '/admin', 'Administration')
+      await page.locator('aria/Username[role="textbox"]').fill('dave')
+      await page.locator('aria/Email[role="textbox"]').fill('dave@example.com')
+      await page.locator('aria/Password').fill('short')
+      await page.locator('aria/Create user[role="button"]').click()
+      await page.waitForFunction(() => Boolean(document.querySelector('#password-error')), { timeout: 20_000 })
+      expect(await page.$eval('#password-error', (node) => node.textContent)).toBe(sentence(IdentityMessages.passwordTooShort))
+      expect(await page.$eval('#password', (input) => input.getAttribute('aria-describedby'))).toBe('password-error')
+      expect((await t.as(admin).get('/api/v1/users/dave')).status).toBe(404)
+      await expectClean(page, 'admin-create-refused')
+    })
+  }, 60_000)
 
   test('22 accounts → 20 on the first page; "Next page" shows the other 2, "Previous page" comes back', async () => {
     await withConsole(async ({ t, origin, open }) => {
@@ -161,10 +180,13 @@ describe('/admin in Chromium', () => {
     })
   }, 90_000)
 
-  test('a signed-in user who is no site admin → a plain sentence, no admin content, and no Admin link', async () => {
+  test('signed out → sign in and back; a user who is no site admin → a plain sentence, no admin content, and no Admin link', async () => {
     await withConsole(async ({ t, origin, open }) => {
       await t.users('alice')
-      const page = await open('/login?redirect_to=%2Fadmin')
+      // Signed out, the page sends the browser to sign in and back.
+      const page = await open('/admin')
+      await page.waitForFunction(() => location.pathname === '/login', { timeout: 20_000 })
+      expect(page.url()).toBe(`${origin}/login?redirect_to=%2Fadmin`)
       await passwordStep(page, 'alice', PASSWORD)
       await expectAt(page, origin, '/admin', 'Administration')
       await page.waitForFunction(() => document.querySelector('main p')?.textContent === 'Only site administrators can use this page.', {
