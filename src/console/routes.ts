@@ -16,6 +16,8 @@ const PAGES: ReadonlySet<string> = new Set([
   '/user/settings/security',
   '/orgs',
   '/orgs/new',
+  '/admin',
+  '/usage',
 ])
 /** Pages named by what they show: `/clusters/<owner>/<name>`, `/orgs/<org>`. */
 const PAGE_PATTERNS: readonly RegExp[] = [/^\/clusters\/[^/]+\/[^/]+$/, /^\/orgs\/[^/]+$/]

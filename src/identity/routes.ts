@@ -4,12 +4,13 @@ import { guard } from '../http/guard'
 import { ErrorBody } from '../http/schemas'
 import { avatarRoutes } from './avatars/routes'
 import { emailRoutes } from './emails/routes'
-import { CreateUserOption, User, UserQuery } from './schemas'
-import { createUser, presentUser } from './service'
+import { CreateUserOption, EditUserOption, User, UserQuery } from './schemas'
+import { createUser, editUser, presentUser } from './service'
 import { settingsRoutes } from './settings/routes'
 import { signInRoutes } from './signin/routes'
 import { tokenRoutes } from './tokens/routes'
 import { userRoutes } from './users/routes'
+import { UsernameParams } from './users/schemas'
 import { presentSelf } from './users/service'
 
 /** The identity area: each sub-area's plugin carries its own `/api/v1` prefix. */
@@ -64,5 +65,18 @@ const accountRoutes = (deps: Deps) =>
         body: CreateUserOption,
         response: { 201: User, 401: ErrorBody, 403: ErrorBody, 422: ErrorBody },
         detail: { summary: 'Create a user (site admin)', tags: ['admin'] },
+      },
+    )
+    .patch(
+      '/admin/users/:username',
+      async ({ me, params, body }) =>
+        presentUser(await editUser(deps.db, me.user, params.username, body), { user: me.user, publicUrl: deps.config.publicUrl }),
+      {
+        signedIn: 'site-admin',
+        scope: 'admin',
+        params: UsernameParams,
+        body: EditUserOption,
+        response: { 200: User, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody },
+        detail: { summary: 'Disable or enable a user (site admin)', tags: ['admin'] },
       },
     )

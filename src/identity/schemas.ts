@@ -53,6 +53,18 @@ export const CreateUserOption = t.Object(
 )
 export type CreateUserOption = typeof CreateUserOption.static
 
+export const EditUserOption = t.Object(
+  {
+    prohibit_login: t.Optional(
+      t.Boolean({
+        description: 'true disables the account: no sign-in, and its sessions and tokens stop working at once; false enables it again',
+      }),
+    ),
+  },
+  { title: 'EditUserOption' },
+)
+export type EditUserOption = typeof EditUserOption.static
+
 export const UserQuery = t.Object({
   check_client_org: t.Optional(t.String({ description: 'When "true", fill clientOrgUser' })),
 })

@@ -5,7 +5,7 @@ import { AppError } from '../errors'
 import type { Database } from '../storage/database'
 import { checkName } from './names'
 import { hashPassword } from './passwords'
-import type { User } from './schemas'
+import type { EditUserOption, User } from './schemas'
 import * as store from './store'
 
 export const Messages = {
@@ -14,6 +14,8 @@ export const Messages = {
   nameNotAllowed: 'name pattern is not allowed',
   emailInvalid: 'email address is invalid',
   passwordTooShort: 'password must be at least 8 characters',
+  userNotFound: 'user does not exist',
+  disableSelf: 'site administrators cannot disable their own account',
 } as const
 
 export const MIN_PASSWORD_LENGTH = 8
@@ -66,6 +68,20 @@ async function newUserRow(input: NewUserInput): Promise<Parameters<typeof store.
     // Privacy by default (docs/decisions.md §2): others see a real address only once its owner shares it.
     keepEmailPrivate: true,
   }
+}
+
+/**
+ * A site admin's change to `username`'s account (Gitea's EditUserOption; only `prohibit_login` here). An admin
+ * may not disable their own account, so the site keeps a way in. Throws notFound, conflict.
+ */
+export async function editUser(db: Database, admin: store.UserRow, username: string, option: EditUserOption): Promise<store.UserRow> {
+  const user = await store.findUserByName(db.read, username)
+  if (!user) throw new AppError('notFound', Messages.userNotFound)
+  if (option.prohibit_login === undefined) return user
+  if (option.prohibit_login && user.id === admin.id) throw new AppError('conflict', Messages.disableSelf)
+  const updated = await db.write((tx) => store.updateUser(tx, user.id, { prohibitLogin: option.prohibit_login }))
+  if (!updated) throw new AppError('notFound', Messages.userNotFound)
+  return updated
 }
 
 /**

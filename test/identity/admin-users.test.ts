@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { join, resolve } from 'node:path'
-import { tempDir } from '../support/app'
+import { Messages } from '../../src/identity/service'
+import { Messages as SignInMessages } from '../../src/identity/signin/service'
+import { makeTestApp, PASSWORD, tempDir } from '../support/app'
 import { makeHttpTestApp } from './http'
 
 const newUser = { username: 'dave', email: 'dave@example.com', password: 'password123' }
@@ -45,6 +47,60 @@ describe('POST /api/v1/admin/users', () => {
     const [alice] = await t.users('alice')
     expect((await t.as(alice).send('POST', '/api/v1/admin/users', newUser)).status).toBe(403)
     expect((await t.request('POST', '/api/v1/admin/users', { body: newUser })).status).toBe(401)
+  })
+})
+
+describe('PATCH /api/v1/admin/users/{username}', () => {
+  test('site admin disables alice → her sign-in is refused with the prohibited message, her token and session stop; enabling restores them', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    const [alice] = await t.users('alice')
+    const signIn = () => t.request('POST', '/api/v1/user/signin', { body: { username: 'alice', password: PASSWORD } })
+    const session = (await signIn()).headers
+      .getSetCookie()
+      .find((c) => c.startsWith('platform_session='))!
+      .split(';')[0]!
+    const disabled = await t.as(admin).send('PATCH', '/api/v1/admin/users/alice', { prohibit_login: true })
+    expect(disabled.status).toBe(200)
+    expect(await disabled.json()).toMatchObject({ login: 'alice', prohibit_login: true })
+    const refused = await signIn()
+    expect(refused.status).toBe(405)
+    expect(await refused.json()).toMatchObject({ message: SignInMessages.prohibited })
+    expect((await t.as(alice!).get('/api/v1/user')).status).toBe(401)
+    expect((await t.request('GET', '/api/v1/user', { headers: { cookie: session } })).status).toBe(401)
+
+    const enabled = await t.as(admin).send('PATCH', '/api/v1/admin/users/alice', { prohibit_login: false })
+    expect(await enabled.json()).toMatchObject({ login: 'alice', prohibit_login: false })
+    expect((await signIn()).status).toBe(200)
+    expect((await t.as(alice!).get('/api/v1/user')).status).toBe(200)
+  })
+
+  test('a site admin disabling their own account → 409 with the message; they still work', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    const res = await t.as(admin).send('PATCH', `/api/v1/admin/users/${admin.name}`, { prohibit_login: true })
+    expect(res.status).toBe(409)
+    expect(await res.json()).toMatchObject({ message: Messages.disableSelf })
+    expect((await t.as(admin).get('/api/v1/user')).status).toBe(200)
+  })
+
+  test('an unknown user → 404; an organization → 404; a non-boolean prohibit_login → 422; nothing changes', async () => {
+    const t = await makeTestApp()
+    const admin = await t.admin()
+    const [alice] = await t.users('alice')
+    expect((await t.as(admin).send('POST', '/api/v1/orgs', { username: 'acme' })).status).toBe(201)
+    expect((await t.as(admin).send('PATCH', '/api/v1/admin/users/nobody', { prohibit_login: true })).status).toBe(404)
+    expect((await t.as(admin).send('PATCH', '/api/v1/admin/users/acme', { prohibit_login: true })).status).toBe(404)
+    expect((await t.as(admin).send('PATCH', '/api/v1/admin/users/alice', { prohibit_login: 'yes' })).status).toBe(422)
+    expect((await t.as(alice!).get('/api/v1/user')).status).toBe(200)
+  })
+
+  test('a plain user → 403 and alice stays enabled; anonymous → 401', async () => {
+    const t = await makeTestApp()
+    const [alice, bob] = await t.users('alice', 'bob')
+    expect((await t.as(bob!).send('PATCH', '/api/v1/admin/users/alice', { prohibit_login: true })).status).toBe(403)
+    expect((await t.request('PATCH', '/api/v1/admin/users/alice', { body: { prohibit_login: true } })).status).toBe(401)
+    expect((await t.as(alice!).get('/api/v1/user')).status).toBe(200)
   })
 })
 

@@ -43,6 +43,8 @@ export function SignedInLayout({ title, me, children }: { title: string; me: Me 
           <a href="/orgs">Organizations</a>
           <a href="/user/settings/tokens">Tokens</a>
           <a href="/user/settings/security">Security</a>
+          <a href="/usage">Usage</a>
+          {me?.isAdmin && <a href="/admin">Admin</a>}
         </nav>
         {me && (
           <div class="account">

@@ -1,5 +1,6 @@
 import { render } from 'preact'
 import './console.css'
+import { AdminPage } from './admin'
 import { CLUSTER_PAGE, ClusterPage } from './cluster'
 import { ConsentPage } from './consent'
 import { DevicePage } from './device'
@@ -10,6 +11,7 @@ import { ORG_PAGE, OrgPage } from './org'
 import { NewOrgPage, OrgsPage } from './orgs'
 import { SecurityPage } from './security'
 import { TokensPage } from './tokens'
+import { UsagePage } from './usage'
 
 /**
  * Each page is a server path (src/console/routes.ts serves the same document for all of them); the script
@@ -24,6 +26,8 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/user/settings/security': SecurityPage,
   '/orgs': OrgsPage,
   '/orgs/new': NewOrgPage,
+  '/admin': AdminPage,
+  '/usage': UsagePage,
 }
 
 /** Pages named by what they show, tried in turn when the path is none of PAGES. */
