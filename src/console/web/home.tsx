@@ -3,6 +3,7 @@ import { api, problemOf } from './api'
 import { ConnectCluster } from './connect'
 import { ErrorNotice, SignedInLayout, useMe } from './layout'
 import type { components } from './openapi'
+import { clusterPagePath } from './paths'
 
 type Cluster = components['schemas']['ClusterInfo']
 
@@ -38,9 +39,7 @@ export function HomePage() {
             {clusters.map((cluster) => (
               <tr key={cluster.id}>
                 <td>
-                  <a href={`/clusters/${encodeURIComponent(cluster.ownerName)}/${encodeURIComponent(cluster.name)}`}>
-                    {cluster.displayName}
-                  </a>
+                  <a href={clusterPagePath(cluster)}>{cluster.displayName}</a>
                 </td>
                 {/* Every owner here but the caller is an org of theirs (docs/api/clusters.md): its page is theirs to see. */}
                 <td>

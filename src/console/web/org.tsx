@@ -6,6 +6,7 @@ import type { components } from './openapi'
 import { OrgAudit } from './org-audit'
 import { SingleSignOn } from './org-sso'
 import { Teams } from './org-teams'
+import { clusterPagePath } from './paths'
 
 type Org = components['schemas']['Organization']
 type Team = components['schemas']['Team']
@@ -108,7 +109,7 @@ function OrgClusters({ org }: { org: string }) {
           {clusters.map((cluster) => (
             <tr key={cluster.id}>
               <td>
-                <a href={`/clusters/${encodeURIComponent(cluster.ownerName)}/${encodeURIComponent(cluster.name)}`}>{cluster.displayName}</a>
+                <a href={clusterPagePath(cluster)}>{cluster.displayName}</a>
               </td>
               <td>{cluster.status.phase}</td>
               <td>{cluster.kubernetesVersion || '–'}</td>

@@ -10,3 +10,7 @@ export function pathOnThisSite(target: string | null, origin: string): string {
 
 /** The sign-in page that comes back to `path` afterwards. */
 export const signInPath = (path: string) => (path === '/' ? '/login' : `/login?redirect_to=${encodeURIComponent(path)}`)
+
+/** The console's page of a cluster (`/clusters/<owner>/<name>`). */
+export const clusterPagePath = (cluster: { ownerName: string; name: string }) =>
+  `/clusters/${encodeURIComponent(cluster.ownerName)}/${encodeURIComponent(cluster.name)}`
