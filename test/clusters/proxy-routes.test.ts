@@ -358,10 +358,9 @@ describe('render and report routes (rule 1), database configurations (rule 2), a
     expect(all.StatefulSet).toContain('db')
   })
 
-  test('all-available of a group no member serves is the member\'s 404, whatever characters the group has', async () => {
+  test("all-available of a group no member serves is the member's 404, whatever characters the group has", async () => {
     const l = await importedCluster(member)
-    for (const group of ['%F0%9F%98%80', 'a%20b', 'x%3Fy'])
-      expect((await send(l, 'GET', `/${group}/v1/all-available`)).status).toBe(404)
+    for (const group of ['%F0%9F%98%80', 'a%20b', 'x%3Fy']) expect((await send(l, 'GET', `/${group}/v1/all-available`)).status).toBe(404)
   })
 
   test('filter maps a list to the fields asked for', async () => {
