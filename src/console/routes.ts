@@ -8,7 +8,14 @@ import { pathOf } from '../http/routable-url'
 import { buildConsole, type ConsoleBundle, embeddedConsole } from './bundle'
 
 /** The paths of the console's pages (docs/console.md); each answers the same document, whose script shows the path's view. */
-const PAGES: ReadonlySet<string> = new Set(['/', '/login', '/login/device', '/user/settings/tokens', '/user/settings/security'])
+const PAGES: ReadonlySet<string> = new Set([
+  '/',
+  '/login',
+  '/login/device',
+  '/user/settings/tokens',
+  '/user/settings/security',
+  '/user/settings',
+])
 /** Pages named by what they show: `/clusters/<owner>/<name>`. */
 const PAGE_PATTERNS: readonly RegExp[] = [/^\/clusters\/[^/]+\/[^/]+$/]
 const CONSOLE_ASSETS = '/console/assets/'

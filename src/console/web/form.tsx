@@ -9,6 +9,8 @@ export function Field(props: {
   error?: string
   /** What the field holds at first (the user may change it). */
   initial?: string
+  /** The field may be left empty. */
+  optional?: boolean
 }) {
   const described = props.error ? `${props.id}-error` : undefined
   const attributes = {
@@ -16,7 +18,7 @@ export function Field(props: {
     name: props.id,
     autocomplete: props.autocomplete,
     inputMode: props.inputMode,
-    required: true,
+    required: !props.optional,
     defaultValue: props.initial,
     'aria-invalid': props.error ? ('true' as const) : undefined,
     'aria-describedby': described,

@@ -42,6 +42,7 @@ export function SignedInLayout({ title, me, children }: { title: string; me: Me 
           <a href="/">Clusters</a>
           <a href="/user/settings/tokens">Tokens</a>
           <a href="/user/settings/security">Security</a>
+          <a href="/user/settings">Settings</a>
         </nav>
         {me && (
           <div class="account">

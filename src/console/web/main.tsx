@@ -7,6 +7,7 @@ import { HomePage } from './home'
 import { NotFoundPage } from './layout'
 import { LoginPage } from './login'
 import { SecurityPage } from './security'
+import { SettingsPage } from './settings'
 import { TokensPage } from './tokens'
 
 /**
@@ -18,6 +19,7 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/login': LoginPage,
   '/login/oauth/authorize': ConsentPage,
   '/login/device': DevicePage,
+  '/user/settings': SettingsPage,
   '/user/settings/tokens': TokensPage,
   '/user/settings/security': SecurityPage,
 }
