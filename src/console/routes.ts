@@ -15,6 +15,7 @@ const PAGES: ReadonlySet<string> = new Set([
   '/user/settings/tokens',
   '/user/settings/security',
   '/user/settings',
+  '/user/settings/applications',
 ])
 /** Pages named by what they show: `/clusters/<owner>/<name>`. */
 const PAGE_PATTERNS: readonly RegExp[] = [/^\/clusters\/[^/]+\/[^/]+$/]

@@ -1,5 +1,6 @@
 import { render } from 'preact'
 import './console.css'
+import { ApplicationsPage } from './applications'
 import { CLUSTER_PAGE, ClusterPage } from './cluster'
 import { ConsentPage } from './consent'
 import { DevicePage } from './device'
@@ -20,6 +21,7 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/login/oauth/authorize': ConsentPage,
   '/login/device': DevicePage,
   '/user/settings': SettingsPage,
+  '/user/settings/applications': ApplicationsPage,
   '/user/settings/tokens': TokensPage,
   '/user/settings/security': SecurityPage,
 }
