@@ -30,27 +30,17 @@ const inputOf = (form: HTMLFormElement): ApplicationInput => ({
  * exactly as written, docs/api/identity.md) and "Confidential client"; what the API refuses beside its field.
  */
 function ApplicationFields({ problem, initial }: { problem: ApiProblem; initial?: Application }) {
-  const uriError = problem.fields.redirect_uris
   return (
     <>
       <Field id="name" label="Application name" autocomplete="off" initial={initial?.name} error={problem.fields.name} />
-      <div class="field">
-        <label for="redirect_uris">Redirect URIs (one per line)</label>
-        <textarea
-          id="redirect_uris"
-          name="redirect_uris"
-          rows={3}
-          required
-          defaultValue={initial?.redirect_uris.join('\n')}
-          aria-invalid={uriError ? 'true' : undefined}
-          aria-describedby={uriError ? 'redirect_uris-error' : undefined}
-        />
-        {uriError && (
-          <p id="redirect_uris-error" class="field-error">
-            {uriError}
-          </p>
-        )}
-      </div>
+      <Field
+        id="redirect_uris"
+        label="Redirect URIs (one per line)"
+        autocomplete="off"
+        rows={3}
+        initial={initial?.redirect_uris.join('\n')}
+        error={problem.fields.redirect_uris}
+      />
       <label class="check">
         <input type="checkbox" name="confidential_client" defaultChecked={initial?.confidential_client ?? true} /> Confidential client (a
         server that keeps the client secret; a public one must use PKCE)

@@ -11,6 +11,8 @@ export function Field(props: {
   initial?: string
   /** The field may be left empty. */
   optional?: boolean
+  /** A text area of this many lines (a value per line, or a pasted file) instead of a one-line input. */
+  rows?: number
 }) {
   const described = props.error ? `${props.id}-error` : undefined
   const attributes = {
@@ -26,7 +28,13 @@ export function Field(props: {
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
-      {props.type === 'password' ? <input type="password" {...attributes} /> : <input type="text" {...attributes} />}
+      {props.rows ? (
+        <textarea rows={props.rows} {...attributes} />
+      ) : props.type === 'password' ? (
+        <input type="password" {...attributes} />
+      ) : (
+        <input type="text" {...attributes} />
+      )}
       {props.error && (
         <p id={described} class="field-error">
           {props.error}
