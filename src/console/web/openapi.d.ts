@@ -794,6 +794,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/clustersv2/{owner}/{cluster}/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The teams of the owning organization granted the cluster, by name (anyone who may use the cluster; [] for a user's) */
+        get: operations["getClustersv2OwnerClusterTeams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/teams/{teamId}/clusters": {
         parameters: {
             query?: never;
@@ -3566,6 +3583,18 @@ export interface components {
             insecureSkipTLSVerify?: boolean;
             /** @description Send Impersonate-User/Group of the caller with every proxied request */
             impersonate?: boolean;
+        };
+        /**
+         * ClusterTeam
+         * @description A team of the owning organization that was granted the cluster
+         */
+        ClusterTeam: {
+            /** @description Team id (the {id} of /teams/{id}/clusters) */
+            id: string | number;
+            /** @description Team name, unique within the organization */
+            name: string;
+            /** @description The team's permission, which is what its members may do on the cluster: read (get, list, watch, logs, metrics); write, admin or owner (every verb); none (nothing) */
+            permission: string;
         };
         /** TwoFAStatus */
         TwoFAStatus: {
@@ -8108,6 +8137,56 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getClustersv2OwnerClusterTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: string;
+                cluster: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClusterTeam"][];
                 };
             };
             /** @description Unauthorized */
