@@ -118,11 +118,9 @@ export function ApplicationsPage() {
       params: { path: { id } },
       body: { name: input.name, redirect_uris: input.redirectUris.join('\n'), confidential_client: String(input.confidential) },
       // The API takes this one as a form (Gitea's settings form), as docs/api/identity.md says.
-      bodySerializer: () => {
+      bodySerializer: (body) => {
         const form = new FormData()
-        form.append('name', input.name)
-        form.append('redirect_uris', input.redirectUris.join('\n'))
-        form.append('confidential_client', String(input.confidential))
+        for (const [key, value] of Object.entries(body ?? {})) form.append(key, String(value))
         return form
       },
     })

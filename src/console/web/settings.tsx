@@ -146,10 +146,11 @@ function PasswordForm() {
     const form = event.currentTarget as HTMLFormElement
     setProblem(NO_PROBLEM)
     setChanged('')
-    const body = Object.fromEntries(PASSWORD_FIELDS.map((name) => [name, fieldValue(form, name)])) as Record<
-      (typeof PASSWORD_FIELDS)[number],
-      string
-    >
+    const body = {
+      old_password: fieldValue(form, 'old_password'),
+      password: fieldValue(form, 'password'),
+      retype: fieldValue(form, 'retype'),
+    }
     const { error, response } = await api.POST('/api/v1/user/settings/account/password', { body })
     if (error) return setProblem(problemOf(error, response.status))
     form.reset()
