@@ -8,6 +8,7 @@ import {
   ClusterInfo,
   ClusterListQuery,
   ClusterParams,
+  ClusterTeam,
   ImportClusterOption,
   KubeconfigQuery,
   OwnerParams,
@@ -108,6 +109,15 @@ export const clusterRoutes = (deps: Deps) => {
         detail: { summary: 'Download a kubeconfig that reaches the cluster through the platform (creates an access token)', tags: TAGS },
       },
     )
+    .get('/clustersv2/:owner/:cluster/teams', ({ cluster }) => clusters.listClusterTeams(deps, cluster), {
+      inCluster: 'read',
+      params: ClusterParams,
+      response: { 200: t.Array(ClusterTeam), ...errors },
+      detail: {
+        summary: "The teams of the owning organization granted the cluster, by name (anyone who may use the cluster; [] for a user's)",
+        tags: TAGS,
+      },
+    })
     .get('/teams/:teamId/clusters', ({ scope }) => clusters.listTeamClusters(deps, probes, scope), {
       inOrg: 'admin:org',
       scope: 'organization',

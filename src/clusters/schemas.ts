@@ -81,6 +81,18 @@ export const ImportClusterOption = t.Object(
 )
 export type ImportClusterOption = typeof ImportClusterOption.static
 
+export const ClusterTeam = t.Object(
+  {
+    id: t.Integer({ description: 'Team id (the {id} of /teams/{id}/clusters)' }),
+    name: t.String({ description: 'Team name, unique within the organization' }),
+    permission: t.String({
+      description:
+        "The team's permission, which is what its members may do on the cluster: read (get, list, watch, logs, metrics); write, admin or owner (every verb); none (nothing)",
+    }),
+  },
+  { title: 'ClusterTeam', description: 'A team of the owning organization that was granted the cluster' },
+)
+
 export const PatchClusterOption = t.Object(
   {
     displayName: t.Optional(t.String({ maxLength: 100, description: 'Name shown to people' })),

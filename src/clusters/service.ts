@@ -321,6 +321,11 @@ export async function listTeamClusters(deps: Deps, probes: StatusProbes, scope: 
   return describeAll(deps, probes, await store.listTeamClusters(deps.db.read, scope.team!.id))
 }
 
+/** The teams granted the cluster of `scope` (none for a user's cluster): who else uses it, for anyone who may see it. */
+export function listClusterTeams(deps: Deps, { cluster }: ClusterScope) {
+  return store.teamsGranted(deps.db.read, cluster)
+}
+
 async function teamCluster(deps: Deps, scope: OrgScope, name: string): Promise<store.ClusterRow> {
   const cluster = await store.findClusterOfOwner(deps.db.read, scope.org.id, name)
   if (!cluster) throw new AppError('notFound', Messages.notTeamCluster)

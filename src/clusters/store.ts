@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, type SQL } from 'drizzle-orm'
 import { clusters, teamClusters } from '../../db/schema/clusters'
 import { AppError } from '../errors'
 import { accounts } from '../identity/store'
-import { teamsOfUser } from '../orgs/store'
+import { teamsOfOrg, teamsOfUser } from '../orgs/store'
 import { type Executor, isUniqueViolation, uniqueViolationColumns } from '../storage/database'
 
 export type ClusterRow = typeof clusters.$inferSelect
@@ -58,6 +58,18 @@ export async function grantedTeams(db: Executor, clusterId: number, uid: number)
     .innerJoin(memberOf, eq(memberOf.id, teamClusters.teamId))
     .where(eq(teamClusters.clusterId, clusterId))
     .orderBy(asc(memberOf.name))
+    .all()
+}
+
+/** The teams granted cluster `cluster` (always teams of its owner, an org): their ids, names and permissions, by name (case ignored). */
+export async function teamsGranted(db: Executor, cluster: ClusterRow): Promise<{ id: number; name: string; permission: string }[]> {
+  const ofOwner = teamsOfOrg(cluster.ownerId)
+  return db
+    .select({ id: ofOwner.id, name: ofOwner.name, permission: ofOwner.permission })
+    .from(teamClusters)
+    .innerJoin(ofOwner, eq(ofOwner.id, teamClusters.teamId))
+    .where(eq(teamClusters.clusterId, cluster.id))
+    .orderBy(asc(ofOwner.lowerName))
     .all()
 }
 

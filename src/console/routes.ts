@@ -14,6 +14,8 @@ const PAGES: ReadonlySet<string> = new Set([
   '/login/device',
   '/user/settings/tokens',
   '/user/settings/security',
+  '/user/settings',
+  '/user/settings/applications',
   '/orgs',
   '/orgs/new',
   '/admin',

@@ -331,6 +331,14 @@ export const teamsOfUser = (uid: number) =>
     .where(eq(teamUsers.uid, uid))
     .as('teams_of_user')
 
+/** The org's teams with their permissions, as a subquery another area joins its own rows to (the teams granted a cluster). */
+export const teamsOfOrg = (orgId: number) =>
+  new QueryBuilder()
+    .select({ id: teams.id, name: teams.name, lowerName: teams.lowerName, permission: teams.permission })
+    .from(teams)
+    .where(eq(teams.orgId, orgId))
+    .as('teams_of_org')
+
 export async function isTeamMember(db: Executor, teamId: number, uid: number): Promise<boolean> {
   return (
     (await db

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Messages } from '../../src/identity/oauth2/service'
 import { mintToken } from '../../src/identity/tokens/service'
-import { makeTestApp, type TestApp, type TestUser } from '../support/app'
+import { basic, makeTestApp, PASSWORD, type TestApp, type TestUser } from '../support/app'
 
 const BASE = '/api/v1/user/settings/applications/oauth2'
 const params = { name: 'ci dashboard', redirect_uris: ['https://app.example.com/callback'], confidential_client: true }
@@ -17,6 +17,38 @@ function form(fields: Record<string, string | string[]>): FormData {
   for (const [key, value] of Object.entries(fields)) for (const v of [value].flat()) data.append(key, v)
   return data
 }
+
+const VERIFIER = 'a-pkce-verifier-of-at-least-forty-three-characters-0123456789'
+
+/** Alice approves her own application by Basic password and its code is exchanged: the grant's tokens. */
+async function grantedTokens(t: TestApp, app: { client_id: string; client_secret: string }) {
+  const redirect_uri = params.redirect_uris[0]!
+  const challenge = new Bun.CryptoHasher('sha256').update(VERIFIER).digest('base64url')
+  const approval = await t.request('POST', '/login/oauth/grant', {
+    headers: { authorization: basic('alice', PASSWORD) },
+    body: {
+      response_type: 'code',
+      client_id: app.client_id,
+      redirect_uri,
+      scope: 'read:user',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      granted: true,
+    },
+  })
+  const code = new URL(approval.headers.get('location')!).searchParams.get('code')!
+  const exchange = { grant_type: 'authorization_code', code, redirect_uri, code_verifier: VERIFIER }
+  return (await (await tokenRequest(t, exchange, app.client_secret, app.client_id)).json()) as {
+    access_token: string
+    refresh_token: string
+  }
+}
+
+const tokenRequest = (t: TestApp, fields: Record<string, string>, secret: string, clientId: string) =>
+  t.request('POST', '/login/oauth/access_token', {
+    body: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(clientId, secret) },
+  })
 
 describe('OAuth2 applications', () => {
   test('a user creates an application → 200 with client_id and the client secret, once', async () => {
@@ -129,11 +161,70 @@ describe('OAuth2 applications', () => {
     expect((await (await t.as(alice).get(`${BASE}/${app.id}`)).json()).redirect_uris).toEqual(params.redirect_uris)
   })
 
+  test('the owner deletes an application → 204, gone from the list; the tokens it was granted → 401', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const app = await create(t, alice)
+    const tokens = await grantedTokens(t, app)
+    expect((await t.request('GET', '/api/v1/user', { token: tokens.access_token })).status).toBe(200)
+    expect((await t.as(alice).send('DELETE', `${BASE}/${app.id}`)).status).toBe(204)
+    expect(await (await t.as(alice).get(BASE)).json()).toEqual([])
+    expect((await t.request('GET', '/api/v1/user', { token: tokens.access_token })).status).toBe(401)
+    const refresh = await tokenRequest(
+      t,
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      app.client_secret,
+      app.client_id,
+    )
+    expect(refresh.status).toBe(401)
+  })
+
+  test("deleting another user's application or an unknown id → 404, nothing deleted", async () => {
+    const t = await makeTestApp()
+    const [alice, bob] = await t.users('alice', 'bob')
+    const app = await create(t, bob)
+    const res = await t.as(alice).send('DELETE', `${BASE}/${app.id}`)
+    expect(res.status).toBe(404)
+    expect((await res.json()).message).toBe(Messages.applicationNotFound)
+    expect((await t.as(alice).send('DELETE', `${BASE}/999`)).status).toBe(404)
+    expect((await t.as(bob).get(`${BASE}/${app.id}`)).status).toBe(200)
+  })
+
+  test('regenerate_secret → a new secret, once; the old one is refused at the token endpoint and the new one accepted', async () => {
+    const t = await makeTestApp()
+    const [alice] = await t.users('alice')
+    const app = await create(t, alice)
+    const tokens = await grantedTokens(t, app)
+    const res = await t.as(alice).send('POST', `${BASE}/${app.id}/regenerate_secret`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    const renewed = await res.json()
+    expect(renewed).toMatchObject({ id: app.id, client_id: app.client_id, name: app.name })
+    expect(renewed.client_secret).toMatch(/^pos_[A-Za-z0-9_-]{43}$/)
+    expect(renewed.client_secret).not.toBe(app.client_secret)
+    expect((await (await t.as(alice).get(`${BASE}/${app.id}`)).json()).client_secret).toBeUndefined()
+    const refresh = (secret: string) =>
+      tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, secret, app.client_id).then((r) => r.status)
+    expect(await refresh(app.client_secret)).toBe(401)
+    expect(await refresh(renewed.client_secret)).toBe(200)
+  })
+
+  test("regenerate_secret of another user's application → 404, their secret unchanged", async () => {
+    const t = await makeTestApp()
+    const [alice, bob] = await t.users('alice', 'bob')
+    const app = await create(t, bob)
+    expect((await t.as(alice).send('POST', `${BASE}/${app.id}/regenerate_secret`)).status).toBe(404)
+    const [row] = await t.deps.db.read.query.oauth2Applications.findMany()
+    expect(row!.clientSecretHash).toBe(new Bun.CryptoHasher('sha256').update(app.client_secret).digest('hex'))
+  })
+
   test.each([
     ['GET', BASE],
     ['POST', BASE],
     ['GET', `${BASE}/1`],
     ['PUT', `${BASE}/1`],
+    ['DELETE', `${BASE}/1`],
+    ['POST', `${BASE}/1/regenerate_secret`],
   ])('anonymous %s %s → 401', async (method, path) => {
     const t = await makeTestApp()
     const body = method === 'POST' ? params : method === 'PUT' ? form({ name: 'n', redirect_uris: 'https://a.example/cb' }) : undefined
@@ -144,6 +235,8 @@ describe('OAuth2 applications', () => {
     ['GET', BASE],
     ['POST', BASE],
     ['GET', `${BASE}/1`],
+    ['DELETE', `${BASE}/1`],
+    ['POST', `${BASE}/1/regenerate_secret`],
   ])('a token without user scope on %s %s → 403', async (method, path) => {
     const t = await makeTestApp()
     const [alice] = await t.users('alice')

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, problemOf } from './api'
+import { ClusterTeams } from './cluster-teams'
 import { ErrorNotice, SignedInLayout, useMe } from './layout'
 import type { components } from './openapi'
 
@@ -45,8 +46,8 @@ function saveFile(name: string, text: string): void {
 
 /**
  * `/clusters/<owner>/<name>` (docs/decisions.md §11): the cluster's status and facts (an agent cluster's agent
- * too), and its kubeconfigs (each download makes a new access token limited to this cluster, replacing the previous one; the read-only one may
- * only read).
+ * too), its kubeconfigs (each download makes a new access token limited to this cluster, replacing the previous one; the read-only one may
+ * only read), and the teams granted it (cluster-teams.tsx).
  */
 export function ClusterPage() {
   const [, owner = '', name = ''] = (CLUSTER_PAGE.exec(location.pathname) ?? []).map(decodeURIComponent)
@@ -108,6 +109,7 @@ export function ClusterPage() {
               Download read-only kubeconfig
             </button>
           </div>
+          <ClusterTeams owner={owner} cluster={name} me={me} />
         </>
       )}
     </SignedInLayout>

@@ -11,8 +11,10 @@ export function Field(props: {
   error?: string
   /** What the field holds at first (the user may change it). */
   initial?: string
-  /** The field may be left empty (it is required otherwise). */
+  /** The field may be left empty. */
   optional?: boolean
+  /** A text area of this many lines (a value per line, or a pasted file) instead of a one-line input. */
+  rows?: number
 }) {
   const described = props.error ? `${props.id}-error` : undefined
   const attributes = {
@@ -28,7 +30,13 @@ export function Field(props: {
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
-      {props.type === 'password' ? <input type="password" {...attributes} /> : <input type="text" {...attributes} />}
+      {props.rows ? (
+        <textarea rows={props.rows} {...attributes} />
+      ) : props.type === 'password' ? (
+        <input type="password" {...attributes} />
+      ) : (
+        <input type="text" {...attributes} />
+      )}
       {props.error && (
         <p id={described} class="field-error">
           {props.error}

@@ -1,13 +1,14 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, problemOf } from './api'
 import { ConnectCluster } from './connect'
+import { ImportCluster } from './import'
 import { ErrorNotice, SignedInLayout, useMe } from './layout'
 import type { components } from './openapi'
 import { clusterPagePath } from './paths'
 
 type Cluster = components['schemas']['ClusterInfo']
 
-/** `/`: the clusters the caller may use (their own, their orgs', their teams'), with each one's status; "Connect a cluster" of their own. */
+/** `/`: the clusters the caller may use (their own, their orgs', their teams'), with each one's status; "Connect a cluster" of their own and "Import a cluster". */
 export function HomePage() {
   const me = useMe()
   const [clusters, setClusters] = useState<Cluster[]>()
@@ -57,6 +58,7 @@ export function HomePage() {
         </table>
       )}
       {me && <ConnectCluster owner={me.login} onConnected={load} />}
+      {me && <ImportCluster me={me.login} onImported={load} />}
     </SignedInLayout>
   )
 }

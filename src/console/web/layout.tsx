@@ -43,6 +43,7 @@ export function SignedInLayout({ title, me, children }: { title: string; me: Me 
           <a href="/orgs">Organizations</a>
           <a href="/user/settings/tokens">Tokens</a>
           <a href="/user/settings/security">Security</a>
+          <a href="/user/settings">Settings</a>
           <a href="/usage">Usage</a>
           {me?.isAdmin && <a href="/admin">Admin</a>}
         </nav>

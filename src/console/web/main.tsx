@@ -1,6 +1,7 @@
 import { render } from 'preact'
 import './console.css'
 import { AdminPage } from './admin'
+import { ApplicationsPage } from './applications'
 import { CLUSTER_PAGE, ClusterPage } from './cluster'
 import { ConsentPage } from './consent'
 import { DevicePage } from './device'
@@ -10,6 +11,7 @@ import { LoginPage } from './login'
 import { ORG_PAGE, OrgPage } from './org'
 import { NewOrgPage, OrgsPage } from './orgs'
 import { SecurityPage } from './security'
+import { SettingsPage } from './settings'
 import { TokensPage } from './tokens'
 import { UsagePage } from './usage'
 
@@ -22,6 +24,8 @@ const PAGES: Record<string, () => preact.JSX.Element> = {
   '/login': LoginPage,
   '/login/oauth/authorize': ConsentPage,
   '/login/device': DevicePage,
+  '/user/settings': SettingsPage,
+  '/user/settings/applications': ApplicationsPage,
   '/user/settings/tokens': TokensPage,
   '/user/settings/security': SecurityPage,
   '/orgs': OrgsPage,

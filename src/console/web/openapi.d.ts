@@ -811,6 +811,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/clustersv2/{owner}/{cluster}/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The teams of the owning organization granted the cluster, by name (anyone who may use the cluster; [] for a user's) */
+        get: operations["getClustersv2OwnerClusterTeams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/teams/{teamId}/clusters": {
         parameters: {
             query?: never;
@@ -1065,6 +1082,24 @@ export interface paths {
         /** Update an OAuth2 application (multipart); the secret is kept */
         put: operations["putUserSettingsApplicationsOauth2Id"];
         post?: never;
+        /** Delete an OAuth2 application; the tokens it was granted stop working */
+        delete: operations["deleteUserSettingsApplicationsOauth2Id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/user/settings/applications/oauth2/{id}/regenerate_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the client secret of an OAuth2 application; the new one is in this answer only */
+        post: operations["postUserSettingsApplicationsOauth2IdRegenerateSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3570,6 +3605,18 @@ export interface components {
             insecureSkipTLSVerify?: boolean;
             /** @description Send Impersonate-User/Group of the caller with every proxied request */
             impersonate?: boolean;
+        };
+        /**
+         * ClusterTeam
+         * @description A team of the owning organization that was granted the cluster
+         */
+        ClusterTeam: {
+            /** @description Team id (the {id} of /teams/{id}/clusters) */
+            id: string | number;
+            /** @description Team name, unique within the organization */
+            name: string;
+            /** @description The team's permission, which is what its members may do on the cluster: read (get, list, watch, logs, metrics); write, admin or owner (every verb); none (nothing) */
+            permission: string;
         };
         /** TwoFAStatus */
         TwoFAStatus: {
@@ -8214,6 +8261,56 @@ export interface operations {
             };
         };
     };
+    getClustersv2OwnerClusterTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: string;
+                cluster: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClusterTeam"][];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getTeamsTeamIdClusters: {
         parameters: {
             query?: never;
@@ -9159,6 +9256,102 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteUserSettingsApplicationsOauth2Id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string | number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postUserSettingsApplicationsOauth2IdRegenerateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string | number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuth2Application"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -22,7 +22,14 @@ import {
   TokenRequest,
   TokenResponse,
 } from './schemas'
-import { createApplication, getApplication, listApplications, updateApplication } from './service'
+import {
+  createApplication,
+  deleteApplication,
+  getApplication,
+  listApplications,
+  regenerateClientSecret,
+  updateApplication,
+} from './service'
 
 const tags = ['settings']
 const flowTags = ['oauth2']
@@ -105,6 +112,28 @@ export const oauth2ApplicationRoutes = (deps: Deps) =>
         detail: { summary: 'Update an OAuth2 application (multipart); the secret is kept', tags },
       },
     )
+    .delete(
+      '/:id',
+      async ({ me, params, status }) => {
+        await deleteApplication(deps, me.user.id, params.id)
+        return status(204, undefined)
+      },
+      {
+        signedIn: 'signed-in',
+        scope: 'user',
+        params: ApplicationIdParams,
+        response: { 204: t.Void(), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+        detail: { summary: 'Delete an OAuth2 application; the tokens it was granted stop working', tags },
+      },
+    )
+    .post('/:id/regenerate_secret', ({ me, params }) => regenerateClientSecret(deps, me.user.id, params.id), {
+      signedIn: 'signed-in',
+      scope: 'user',
+      secret: true,
+      params: ApplicationIdParams,
+      response: { 200: OAuth2Application, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+      detail: { summary: 'Replace the client secret of an OAuth2 application; the new one is in this answer only', tags },
+    })
 
 /** The authorization-code flow with PKCE (RFC 6749 §4.1, RFC 7636) at Gitea's paths. */
 export const oauth2FlowRoutes = (deps: Deps) =>

@@ -119,3 +119,23 @@ export async function updateApplication(deps: Deps, uid: number, id: number, par
   if (!row) throw new AppError('notFound', Messages.applicationNotFound)
   return presentApplication(row)
 }
+
+/**
+ * Deletes one of the caller's applications: its authorization codes and grants (access and refresh tokens) end
+ * with it, so nothing it was given works afterwards. Throws notFound.
+ */
+export async function deleteApplication(deps: Deps, uid: number, id: number): Promise<void> {
+  const deleted = await deps.db.write((tx) => store.deleteApplicationOfUser(tx, uid, id))
+  if (!deleted) throw new AppError('notFound', Messages.applicationNotFound)
+}
+
+/**
+ * A new client secret for one of the caller's applications, returned here only and stored hashed; the previous
+ * secret stops working at once (a leaked one is revoked this way without re-registering). Throws notFound.
+ */
+export async function regenerateClientSecret(deps: Deps, uid: number, id: number) {
+  const secret = randomSecret(CLIENT_SECRET_PREFIX)
+  const row = await deps.db.write((tx) => store.updateApplicationSecret(tx, uid, id, sha256Hex(secret)))
+  if (!row) throw new AppError('notFound', Messages.applicationNotFound)
+  return presentApplication(row, secret)
+}

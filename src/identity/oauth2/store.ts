@@ -46,6 +46,29 @@ export async function updateApplication(
   return row
 }
 
+/** Deletes the user's application; its codes and grants go with it (foreign-key cascade). True when one was deleted. */
+export async function deleteApplicationOfUser(db: Executor, uid: number, id: number): Promise<boolean> {
+  const deleted = await db
+    .delete(oauth2Applications)
+    .where(and(eq(oauth2Applications.uid, uid), eq(oauth2Applications.id, id)))
+    .returning({ id: oauth2Applications.id })
+  return deleted.length > 0
+}
+
+export async function updateApplicationSecret(
+  db: Executor,
+  uid: number,
+  id: number,
+  clientSecretHash: string,
+): Promise<ApplicationRow | undefined> {
+  const [row] = await db
+    .update(oauth2Applications)
+    .set({ clientSecretHash, updatedAt: new Date() })
+    .where(and(eq(oauth2Applications.uid, uid), eq(oauth2Applications.id, id)))
+    .returning()
+  return row
+}
+
 /** Inserts a code, first dropping codes that expired before `now` (used or not, they can do nothing more). */
 export async function insertCode(db: Executor, row: NewCode, now: number): Promise<void> {
   await db.delete(oauth2AuthorizationCodes).where(lte(oauth2AuthorizationCodes.expiresAt, now))
