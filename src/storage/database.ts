@@ -175,7 +175,7 @@ function serialQueue() {
  * statements are finalized by close(), so the connection really closes then: statements left to
  * the garbage collector would keep it open past a command's exit, leaving the -wal and -shm files.
  */
-export class StatementCachingSqlite extends BunSqlite {
+class StatementCachingSqlite extends BunSqlite {
   override prepare: BunSqlite['prepare'] = (sql) => this.query(sql)
 }
 
