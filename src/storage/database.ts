@@ -225,7 +225,7 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
       const companion = currentCompanionSource()?.companionForWrite()
       return enqueue(async () => {
         const relaxed = options?.fsync === false
-        if (relaxed) writer.run('PRAGMA synchronous = NORMAL')
+        if (relaxed) writer.query('PRAGMA synchronous = NORMAL').run()
         try {
           await beginImmediate(writer)
           const tx = writeDb as unknown as Executor
@@ -233,16 +233,16 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
           await companion?.beforeCommit(tx)
           const touchesCachedRows = options?.touchesCachedRows !== false
           if (touchesCachedRows) bumpGeneration()
-          writer.run('COMMIT')
+          writer.query('COMMIT').run()
           if (touchesCachedRows) localWrites++
           companion?.afterCommit()
           return result
         } catch (error) {
-          if (writer.inTransaction) writer.run('ROLLBACK')
+          if (writer.inTransaction) writer.query('ROLLBACK').run()
           throw error
         } finally {
           // The next write's commit is fsynced again, and with it what this one wrote.
-          if (relaxed) writer.run('PRAGMA synchronous = FULL')
+          if (relaxed) writer.query('PRAGMA synchronous = FULL').run()
         }
       })
     },
@@ -294,7 +294,7 @@ async function beginImmediate(writer: BunSqlite): Promise<void> {
   const deadline = performance.now() + BUSY_WAIT_MS
   for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 50)) {
     try {
-      writer.run('BEGIN IMMEDIATE')
+      writer.query('BEGIN IMMEDIATE').run()
       return
     } catch (error) {
       if ((error as { code?: string }).code !== 'SQLITE_BUSY' || performance.now() > deadline) throw error
