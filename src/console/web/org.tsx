@@ -1,17 +1,16 @@
 import { useEffect, useState } from 'preact/hooks'
 import { type ApiProblem, api, problemOf, type Report } from './api'
+import { type Cluster, ClustersTable } from './clusters-table'
 import { Field, fieldValue, SelectField } from './form'
 import { ErrorNotice, SignedInLayout, useMe } from './layout'
 import type { components } from './openapi'
 import { OrgAudit } from './org-audit'
 import { SingleSignOn } from './org-sso'
 import { Teams } from './org-teams'
-import { clusterPagePath } from './paths'
 
 type Org = components['schemas']['Organization']
 type Team = components['schemas']['Team']
 type Member = components['schemas']['User']
-type Cluster = components['schemas']['ClusterInfo']
 
 const NO_PROBLEM: ApiProblem = { message: '', fields: {} }
 
@@ -94,31 +93,7 @@ function OrgClusters({ org }: { org: string }) {
   }, [org])
   if (note) return <p>{note}</p>
   if (clusters?.length === 0) return <p>No clusters yet.</p>
-  return (
-    clusters && (
-      <table>
-        <caption>Clusters of {org}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Cluster</th>
-            <th scope="col">Status</th>
-            <th scope="col">Kubernetes</th>
-          </tr>
-        </thead>
-        <tbody>
-          {clusters.map((cluster) => (
-            <tr key={cluster.id}>
-              <td>
-                <a href={clusterPagePath(cluster)}>{cluster.displayName}</a>
-              </td>
-              <td>{cluster.status.phase}</td>
-              <td>{cluster.kubernetesVersion || '–'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    )
-  )
+  return clusters && <ClustersTable caption={`Clusters of ${org}`} clusters={clusters} />
 }
 
 /**
