@@ -63,7 +63,7 @@ const templateOf = (path: string) => path.replace(/:(\w+)/g, '{$1}')
 /** The kind of credential a request presented, for a caller it did not sign in. */
 function presentedKind(request: Request): AuditCredentialKind {
   const url = new URL(request.url)
-  const presented = presentedCredential(request, url.searchParams, parseCookieHeader(request.headers.get('cookie') ?? ''))
+  const presented = presentedCredential(request, url.searchParams, () => parseCookieHeader(request.headers.get('cookie') ?? ''))
   return presented.kind === 'bearer' ? 'token' : presented.kind
 }
 

@@ -37,7 +37,7 @@ export const PLATFORM_QUERY_PARAMETERS: ReadonlySet<string> = new Set(['token', 
 export function presentedCredential(
   request: Request,
   query: Pick<URLSearchParams, 'get'>,
-  cookies: Record<string, string | undefined>,
+  cookies: () => Record<string, string | undefined>,
 ): PresentedCredential {
   const queryToken = query.get('token') || query.get('access_token')
   if (queryToken) return { kind: 'bearer', value: queryToken }
@@ -56,7 +56,7 @@ export function presentedCredential(
     }
     return { kind: 'bearer', value: '' }
   }
-  const session = cookies[SESSION_COOKIE]
+  const session = cookies()[SESSION_COOKIE]
   if (session) return { kind: 'session', value: session }
   return { kind: 'none' }
 }
@@ -69,18 +69,26 @@ const NO_QUERY: Pick<URLSearchParams, 'get'> = new URLSearchParams()
  * who the request acts as; a credential that is present but invalid is 401 everywhere.
  * `address` is asked only for password sign-ins (the limiter's key); it costs a syscall.
  */
-export async function resolveActor(deps: Deps, request: Request, address: () => string = () => ''): Promise<Actor | undefined> {
+export function resolveActor(deps: Deps, request: Request, address: () => string = () => ''): Promise<Actor | undefined> {
   const queryStart = request.url.indexOf('?')
   const path = pathOf(request.url)
-  if (CLIENT_AUTHENTICATED_PATHS.has(path) || AGENT_AUTHENTICATED_PATH.test(path)) return undefined
+  if (CLIENT_AUTHENTICATED_PATHS.has(path) || AGENT_AUTHENTICATED_PATH.test(path)) return Promise.resolve(undefined)
   const query = queryStart < 0 ? NO_QUERY : new URLSearchParams(request.url.slice(queryStart + 1))
+  // Read only what the credential needs: most calls carry a token, and no cookie to parse or CSRF header to read.
   // The `cookie` package's parser: the first of repeated names wins, undecodable values stay as sent.
-  const cookies = SESSION_STARTING_PATHS.has(path) ? {} : parseCookieHeader(request.headers.get('cookie') ?? '')
-  return deps.checkCredential(presentedCredential(request, query, cookies), {
+  let cookies: Record<string, string | undefined> | undefined
+  const cookiesOf = () => (cookies ??= SESSION_STARTING_PATHS.has(path) ? {} : parseCookieHeader(request.headers.get('cookie') ?? ''))
+  return deps.checkCredential(presentedCredential(request, query, cookiesOf), {
     method: request.method,
-    csrfHeader: request.headers.get(CSRF_HEADER),
-    csrfCookie: cookies[CSRF_COOKIE],
-    otp: request.headers.get(OTP_HEADERS[0]) ?? request.headers.get(OTP_HEADERS[1]),
+    get csrfHeader() {
+      return request.headers.get(CSRF_HEADER)
+    },
+    get csrfCookie() {
+      return cookiesOf()[CSRF_COOKIE]
+    },
+    get otp() {
+      return request.headers.get(OTP_HEADERS[0]) ?? request.headers.get(OTP_HEADERS[1])
+    },
     sudo: query.get('sudo') ?? request.headers.get('sudo'),
     address,
   })

@@ -114,6 +114,23 @@ export async function admitInCluster(
 }
 
 /**
+ * What a route declaring `signedIn: needed`, `scope` and `allowedWhilePasswordMustChange` admits, decided as the
+ * guard decides it, for a route answered outside Elysia's lifecycle (http/lean-route.ts). Throws the refusal.
+ */
+export async function admitSignedIn(
+  deps: Deps,
+  actor: Actor | undefined,
+  rule: { signedIn: SignedInPermission; scope: ScopeCategory; allowedWhilePasswordMustChange: boolean },
+  request: Request,
+): Promise<Actor> {
+  assertClusterLimit(actor)
+  const flags = { passwordChangeRoute: rule.allowedWhilePasswordMustChange, passwordCredential: false }
+  const { me } = await admit(flags, (caller) => ({ me: authorizeSignedIn(deps, caller, rule.signedIn) }), actor, {}, request)
+  assertTokenScope(actor, READ_METHODS.has(request.method) ? 'read' : 'write', rule.scope)
+  return settledPart(me)
+}
+
+/**
  * The lifecycle shared by the permission kinds: the OpenAPI record, and the transform that
  * decides (`decide` throws the refusal, or returns what the handler gets).
  */

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
-import { guard } from '../http/guard'
+import { admitSignedIn, guard } from '../http/guard'
+import { leanRoute } from '../http/lean-route'
 import { ErrorBody } from '../http/schemas'
 import { avatarRoutes } from './avatars/routes'
 import { emailRoutes } from './emails/routes'
@@ -24,9 +25,26 @@ export const identityRoutes = (deps: Deps) =>
     .use(avatarRoutes(deps))
     .use(accountRoutes(deps))
 
+/** Who may read their own profile: any signed-in caller, one who must change the password too, with a user scope. */
+const SELF_READ = { signedIn: 'signed-in', scope: 'user', allowedWhilePasswordMustChange: true } as const
+
+/**
+ * `GET /api/v1/user` without a query, what every script asks first to learn whose token it holds, answered outside
+ * Elysia's lifecycle (http/lean-route.ts) and admitted as the route below declares; with a query, that route answers.
+ */
+const selfRead = (deps: Deps) =>
+  leanRoute(deps, {
+    name: 'identity.account.self',
+    match: (request, path) => (request.method === 'GET' && path === '/api/v1/user' && !request.url.includes('?') ? {} : undefined),
+    route: () => '/api/v1/user',
+    admit: (actor, _params, request) => admitSignedIn(deps, actor, SELF_READ, request),
+    handle: async (me) => Response.json(await presentSelf(deps.db, me.user, deps.config.publicUrl, {})),
+  })
+
 const accountRoutes = (deps: Deps) =>
   new Elysia({ name: 'identity.account', prefix: '/api/v1' })
     .use(guard(deps))
+    .use(selfRead(deps))
     .get(
       '/user',
       ({ me, query }) =>
@@ -38,9 +56,7 @@ const accountRoutes = (deps: Deps) =>
           query.check_client_org === 'true' ? { clientOrgUser: false } : {},
         ),
       {
-        signedIn: 'signed-in',
-        allowedWhilePasswordMustChange: true,
-        scope: 'user',
+        ...SELF_READ,
         query: UserQuery,
         response: { 200: User, 401: ErrorBody, 403: ErrorBody },
         detail: { summary: 'Get the authenticated user', tags: ['user'] },

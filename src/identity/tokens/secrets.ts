@@ -6,7 +6,7 @@ export function newAccessToken(): string {
 }
 
 export function sha256Hex(text: string): string {
-  return new Bun.CryptoHasher('sha256').update(text).digest('hex')
+  return Bun.SHA256.hash(text, 'hex')
 }
 
 /** Compares two hex digests in constant time. */

@@ -1,7 +1,7 @@
 import { type ScopeCategory, scopesAllow, TOKEN_SCOPES } from '../../authz/actor'
 import { AppError } from '../../errors'
 import type { Paged } from '../../http/pagination'
-import { commitCache } from '../../storage/commit-cache'
+import { commitCache, NOT_CACHED } from '../../storage/commit-cache'
 import type { Database } from '../../storage/database'
 import { findUserById, type UserRow } from '../store'
 import { newAccessToken, sameDigest, sha256Hex } from './secrets'
@@ -48,9 +48,24 @@ const signInCache = commitCache<TokenSignIn | undefined>()
  * and users who may not sign in give undefined.
  */
 export async function authenticateToken(db: Database, plaintext: string, now: number): Promise<TokenSignIn | undefined> {
-  if (plaintext.length < 8 || plaintext.length > 256) return undefined
+  if (!plausibleToken(plaintext)) return undefined
   const digest = sha256Hex(plaintext)
-  const found = await signInCache(db, digest, () => lookUpToken(db, plaintext, digest))
+  return admitted(db, await signInCache(db, digest, () => lookUpToken(db, plaintext, digest)), now)
+}
+
+/**
+ * authenticateToken's answer when this process looked `plaintext` up since the last commit and found a live
+ * token, decided without waiting (every request of a script after its first); undefined when not known here.
+ */
+export function knownTokenSignIn(db: Database, plaintext: string, now: number): TokenSignIn | undefined {
+  const found = plausibleToken(plaintext) ? signInCache.peek(db, sha256Hex(plaintext)) : NOT_CACHED
+  return found === NOT_CACHED ? undefined : admitted(db, found, now)
+}
+
+const plausibleToken = (plaintext: string) => plaintext.length >= 8 && plaintext.length <= 256
+
+/** A found token that has not expired at `now`, its use noted. */
+function admitted(db: Database, found: TokenSignIn | undefined, now: number): TokenSignIn | undefined {
   if (!found || isExpired(found.token, now)) return undefined
   markUsed(db, found.token, now)
   return found
