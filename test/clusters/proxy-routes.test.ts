@@ -259,6 +259,26 @@ describe('object views', () => {
     expect((await send(l, 'GET', `/core/v1/namespaces/demo/configmaps/${name}`)).status).toBe(404)
   })
 
+  test('batch-delete entries that are not objects of strings (null, a number, a text, a numeric name) → 200, each listed as a 422 failure; the good one deleted', async () => {
+    const l = await importedCluster(member)
+    const name = unique()
+    await send(l, 'POST', '/core/v1/namespaces/demo/configmaps', { metadata: { name } })
+    const res = await send(l, 'POST', '/batch-delete', {
+      resources: [
+        null,
+        5,
+        'x',
+        { namespace: 'demo', name: 5, version: 'v1', resource: 'configmaps' },
+        { namespace: 'demo', name, version: 'v1', resource: 'configmaps' },
+      ],
+    })
+    expect(res.status).toBe(200)
+    const failures = (await res.json()).resourcesStatus as { status: { code: number; message: string } }[]
+    expect(failures).toHaveLength(4)
+    for (const failure of failures) expect(failure.status).toMatchObject({ code: 422, message: expect.stringContaining('as strings') })
+    expect((await send(l, 'GET', `/core/v1/namespaces/demo/configmaps/${name}`)).status).toBe(404)
+  })
+
   test('batch-delete without resources → 422', async () => {
     const l = await importedCluster(member)
     expect((await send(l, 'POST', '/batch-delete', {})).status).toBe(422)

@@ -20,6 +20,7 @@ export const SpecMessages = {
   noController: 'the object has no controlling owner',
   replicasRequired: 'replicas (an integer) is required',
   batchResources: 'resources (an array of at most 500 entries) is required',
+  batchEntry: 'each entry of resources is an object with name, version and resource (and group, namespace when needed) as strings',
   qRequired: 'q (the JSON-encoded request object) is required',
   qInvalid: 'q must be a JSON-encoded request object (with its request)',
   filterInvalid: 'filter must be a JSON array of operations ({"$ref": "#/pointer"} or {"out": {"$ref": "#/pointer"}})',
@@ -392,12 +393,19 @@ function applyFilter(doc: unknown, filter: string): unknown {
   return value
 }
 
-interface BatchEntry {
-  namespace?: string
-  name?: string
-  group?: string
-  version?: string
-  resource?: string
+const BATCH_FIELDS = ['namespace', 'name', 'group', 'version', 'resource'] as const
+type BatchEntry = Record<(typeof BATCH_FIELDS)[number], string>
+
+/** An entry's identity, its fields as sent when each is a string; undefined for anything else (`null`, a number, a field of another type). */
+function batchEntry(entry: unknown): BatchEntry | undefined {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return undefined
+  const id = {} as BatchEntry
+  for (const field of BATCH_FIELDS) {
+    const value = (entry as Record<string, unknown>)[field] ?? ''
+    if (typeof value !== 'string') return undefined
+    id[field] = value
+  }
+  return id
 }
 
 /** Rule 3: each entry deleted on its own; only the failures are listed, with the member's Status. Throws invalid. */
@@ -405,17 +413,11 @@ async function batchDelete(target: Target, body: unknown): Promise<Response> {
   const resources = (body as { resources?: unknown } | undefined)?.resources
   if (!Array.isArray(resources) || resources.length > 500)
     throw new AppError('invalid', SpecMessages.batchResources, [{ field: 'resources', message: 'must be an array of at most 500 entries' }])
-  const failed: (BatchEntry & { status: unknown })[] = []
-  for (const entry of resources as BatchEntry[]) {
-    const id = {
-      namespace: entry.namespace ?? '',
-      name: entry.name ?? '',
-      group: entry.group ?? '',
-      version: entry.version ?? '',
-      resource: entry.resource ?? '',
-    }
+  const failed: (Partial<BatchEntry> & { status: unknown })[] = []
+  for (const entry of resources as unknown[]) {
+    const id = batchEntry(entry)
     try {
-      if (!id.name || !id.version || !id.resource) throw new AppError('invalid', 'name, version and resource are required')
+      if (!id?.name || !id.version || !id.resource) throw new AppError('invalid', SpecMessages.batchEntry)
       safeSegments([id.namespace, id.name, id.group, id.version, id.resource].filter(Boolean).map(encodeURIComponent).join('/'))
       await memberJson(
         target,
