@@ -1,25 +1,16 @@
 import { useEffect, useState } from 'preact/hooks'
 import { type ApiProblem, api, problemOf } from './api'
+import { type AuditEvent, auditSummary } from './audit-event'
 import { fieldValue } from './form'
 import { ErrorNotice } from './layout'
-import type { components, operations } from './openapi'
+import type { operations } from './openapi'
 import { PAGE_SIZE, Pager, totalOf } from './pager'
 
-type AuditEvent = components['schemas']['AuditEvent']
 type AuditFilters = Omit<NonNullable<operations['getAdminAudit']['parameters']['query']>, 'page' | 'limit'>
 
 const KINDS = ['api', 'kubernetes', 'signin', 'cli', 'agent'] as const
 const RESULTS = ['allowed', 'refused', 'failed'] as const
 const NO_PROBLEM: ApiProblem = { message: '', fields: {} }
-
-/** What an event did, in one line: the route, the Kubernetes verb and object, the sign-in or the command. */
-function whatOf(event: AuditEvent): string {
-  if (event.kind === 'api') return `${event.method ?? ''} ${event.route ?? ''}`
-  if (event.kind === 'signin') return `${event.method ?? ''} sign-in as ${event.target?.login ?? ''}`
-  if (event.kind === 'cli') return Array.isArray(event.command) ? event.command.join(' ') : (event.command ?? '')
-  const object = event.objectRef ? ` ${event.objectRef.resource}${event.objectRef.name ? `/${event.objectRef.name}` : ''}` : ''
-  return `${event.verb ?? ''}${object}`
-}
 
 /** The filled filters of the form: an empty field filters nothing. */
 function filtersOf(form: HTMLFormElement): AuditFilters {
@@ -141,7 +132,7 @@ export function AdminAudit() {
                 <td data-label="Time (UTC)">{event.time.slice(0, 19).replace('T', ' ')}</td>
                 <td data-label="Kind">{event.kind}</td>
                 <td data-label="Actor">{event.actor?.login ?? 'anonymous'}</td>
-                <td data-label="What">{whatOf(event)}</td>
+                <td data-label="What">{auditSummary(event)}</td>
                 <td data-label="Cluster">{event.cluster ?? '–'}</td>
                 <td data-label="Result">
                   {event.outcome.result} ({event.outcome.status})

@@ -1,21 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, problemOf } from './api'
-import type { components } from './openapi'
-
-type AuditEvent = components['schemas']['AuditEvent']
-
-const PAGE_SIZE = 20
-
-/** What an event did, in one line: the API call, the Kubernetes verb and object, the sign-in or the command (docs/api/audit.md). */
-function whatHappened(event: AuditEvent): string {
-  const ref = event.objectRef
-  if (event.kind === 'api') return `${event.method ?? ''} ${event.route ?? ''}`
-  if (event.kind === 'kubernetes' && ref)
-    return `${event.verb ?? ''} ${[ref.namespace, ref.resource, ref.name].filter(Boolean).join('/')} on ${event.cluster ?? ''}`
-  if (event.kind === 'signin') return `sign-in (${event.method ?? ''})`
-  const command = Array.isArray(event.command) ? event.command.join(' ') : event.command
-  return command ? `${event.kind}: ${command}` : event.kind
-}
+import { type AuditEvent, auditSummary } from './audit-event'
+import { PAGE_SIZE, totalOf } from './pager'
 
 /**
  * The org's audit trail (owners; docs/api/audit.md), newest first, a page at a time with "Newer events" and
@@ -31,7 +17,7 @@ export function OrgAudit({ org, changes }: { org: string; changes: number }) {
     api.GET('/api/v1/orgs/{org}/audit', { params: { path: { org }, query } }).then(({ data, error, response }) => {
       if (!data) return response.status !== 401 && setNote(problemOf(error, response.status).message)
       setNote(undefined)
-      const pages = Math.max(1, Math.ceil(Number(response.headers.get('x-total-count') ?? data.length) / PAGE_SIZE))
+      const pages = Math.max(1, Math.ceil(totalOf(response) / PAGE_SIZE))
       setShown({ page, pages, events: data })
     })
   }, [org, page, changes])
@@ -61,7 +47,8 @@ export function OrgAudit({ org, changes }: { org: string; changes: number }) {
                 </td>
                 <td>{event.actor?.login ?? 'anonymous'}</td>
                 <td>
-                  {whatHappened(event)} → {event.outcome.status} {event.outcome.result}
+                  {auditSummary(event)}
+                  {event.cluster ? ` on ${event.cluster}` : ''} → {event.outcome.status} {event.outcome.result}
                 </td>
               </tr>
             ))}
