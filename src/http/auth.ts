@@ -69,10 +69,10 @@ const NO_QUERY: Pick<URLSearchParams, 'get'> = new URLSearchParams()
  * who the request acts as; a credential that is present but invalid is 401 everywhere.
  * `address` is asked only for password sign-ins (the limiter's key); it costs a syscall.
  */
-export function resolveActor(deps: Deps, request: Request, address: () => string = () => ''): Promise<Actor | undefined> {
+export async function resolveActor(deps: Deps, request: Request, address: () => string = () => ''): Promise<Actor | undefined> {
   const queryStart = request.url.indexOf('?')
   const path = pathOf(request.url)
-  if (CLIENT_AUTHENTICATED_PATHS.has(path) || AGENT_AUTHENTICATED_PATH.test(path)) return Promise.resolve(undefined)
+  if (CLIENT_AUTHENTICATED_PATHS.has(path) || AGENT_AUTHENTICATED_PATH.test(path)) return undefined
   const query = queryStart < 0 ? NO_QUERY : new URLSearchParams(request.url.slice(queryStart + 1))
   // Read only what the credential needs: most calls carry a token, and no cookie to parse or CSRF header to read.
   // The `cookie` package's parser: the first of repeated names wins, undecodable values stay as sent.
