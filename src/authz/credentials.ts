@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../maybe-promise'
 import type { Actor } from './actor'
 
 /** A request's credential as sent, before it is checked; `http/auth.ts` reads it off the request. */
@@ -23,6 +24,7 @@ export interface CredentialContext {
 
 /**
  * Resolves who a request acts as (`identity/authenticate.ts`, handed to `http/` through Deps):
- * undefined for anonymous callers; a credential that is present but invalid throws unauthenticated.
+ * undefined for anonymous callers; a credential that is present but invalid throws unauthenticated. A token
+ * this process signed in since the last commit is answered at once, without a promise.
  */
-export type CheckCredential = (presented: PresentedCredential, context: CredentialContext) => Promise<Actor | undefined>
+export type CheckCredential = (presented: PresentedCredential, context: CredentialContext) => MaybePromise<Actor | undefined>

@@ -63,6 +63,9 @@ async function serveHere(config: Config): Promise<number> {
       ...(config.tls ? { tls: { cert: Bun.file(config.tls.certFile), key: Bun.file(config.tls.keyFile) } } : {}),
       // Streams (watch, logs -f, exec) opt out per request; plain requests idle out after a minute.
       idleTimeout: 60,
+      // Bun's development mode (Elysia turns it on unless NODE_ENV=production) renders uncaught errors as a page
+      // and costs every request a little; only `serve --dev` wants it.
+      development: config.runMode === 'dev',
     })
   } catch (error) {
     await closeDeps(deps)

@@ -1,8 +1,9 @@
 import { parse as parseCookieHeader } from 'cookie'
 import { Elysia } from 'elysia'
 import type { Actor } from '../authz/actor'
-import type { PresentedCredential } from '../authz/credentials'
+import type { CredentialContext, PresentedCredential } from '../authz/credentials'
 import type { Deps } from '../deps'
+import type { MaybePromise } from '../maybe-promise'
 import { clientAddress, type RequestIpSource } from './client-address'
 import { pathOf } from './routable-url'
 
@@ -65,33 +66,55 @@ export function presentedCredential(
 const NO_QUERY: Pick<URLSearchParams, 'get'> = new URLSearchParams()
 
 /**
+ * What the credential check may read off a request, each part read only when asked: most calls carry a token,
+ * and no cookie to parse or CSRF header to read. Getters on a class, not an object literal's, so a request
+ * allocates one small object.
+ */
+class RequestCredentialContext implements CredentialContext {
+  #cookies: Record<string, string | undefined> | undefined
+  constructor(
+    private readonly request: Request,
+    private readonly path: string,
+    private readonly query: Pick<URLSearchParams, 'get'>,
+    readonly address: () => string,
+  ) {}
+  /** The `cookie` package's parser: the first of repeated names wins, undecodable values stay as sent. */
+  cookies = (): Record<string, string | undefined> =>
+    (this.#cookies ??= SESSION_STARTING_PATHS.has(this.path) ? {} : parseCookieHeader(this.request.headers.get('cookie') ?? ''))
+  get method() {
+    return this.request.method
+  }
+  get csrfHeader() {
+    return this.request.headers.get(CSRF_HEADER)
+  }
+  get csrfCookie() {
+    return this.cookies()[CSRF_COOKIE]
+  }
+  get otp() {
+    return this.request.headers.get(OTP_HEADERS[0]) ?? this.request.headers.get(OTP_HEADERS[1])
+  }
+  get sudo() {
+    return this.query.get('sudo') ?? this.request.headers.get('sudo')
+  }
+}
+
+/**
  * Reads the credential off `request` and hands it to identity's credential check (through Deps):
  * who the request acts as; a credential that is present but invalid is 401 everywhere.
  * `address` is asked only for password sign-ins (the limiter's key); it costs a syscall.
  */
 export async function resolveActor(deps: Deps, request: Request, address: () => string = () => ''): Promise<Actor | undefined> {
+  return actorNow(deps, request, address)
+}
+
+/** resolveActor's answer, at once when the credential check needs no waiting (a token signed in here since the last commit). */
+function actorNow(deps: Deps, request: Request, address: () => string): MaybePromise<Actor | undefined> {
   const queryStart = request.url.indexOf('?')
   const path = pathOf(request.url)
   if (CLIENT_AUTHENTICATED_PATHS.has(path) || AGENT_AUTHENTICATED_PATH.test(path)) return undefined
   const query = queryStart < 0 ? NO_QUERY : new URLSearchParams(request.url.slice(queryStart + 1))
-  // Read only what the credential needs: most calls carry a token, and no cookie to parse or CSRF header to read.
-  // The `cookie` package's parser: the first of repeated names wins, undecodable values stay as sent.
-  let cookies: Record<string, string | undefined> | undefined
-  const cookiesOf = () => (cookies ??= SESSION_STARTING_PATHS.has(path) ? {} : parseCookieHeader(request.headers.get('cookie') ?? ''))
-  return deps.checkCredential(presentedCredential(request, query, cookiesOf), {
-    method: request.method,
-    get csrfHeader() {
-      return request.headers.get(CSRF_HEADER)
-    },
-    get csrfCookie() {
-      return cookiesOf()[CSRF_COOKIE]
-    },
-    get otp() {
-      return request.headers.get(OTP_HEADERS[0]) ?? request.headers.get(OTP_HEADERS[1])
-    },
-    sudo: query.get('sudo') ?? request.headers.get('sudo'),
-    address,
-  })
+  const context = new RequestCredentialContext(request, path, query, address)
+  return deps.checkCredential(presentedCredential(request, query, context.cookies), context)
 }
 
 const actorsOfRequests = new WeakMap<Request, Promise<Actor | undefined>>()
@@ -103,10 +126,20 @@ const actorsOfRequests = new WeakMap<Request, Promise<Actor | undefined>>()
  */
 export function actorOf(deps: Deps, request: Request, server: RequestIpSource): Promise<Actor | undefined> {
   let actor = actorsOfRequests.get(request)
-  if (!actor)
-    actorsOfRequests.set(request, (actor = resolveActor(deps, request, () => clientAddress(server, request, deps.config.trustedProxies))))
+  if (!actor) actorsOfRequests.set(request, (actor = resolveActor(deps, request, addressOf(deps, request, server))))
   return actor
 }
+
+/**
+ * actorOf's answer for a request nothing else asks about (a lean route's, http/lean-route.ts): at once when
+ * it needs no waiting. Throws, or rejects, as actorOf does.
+ */
+export function leanActorOf(deps: Deps, request: Request, server: RequestIpSource): MaybePromise<Actor | undefined> {
+  return actorsOfRequests.get(request) ?? actorNow(deps, request, addressOf(deps, request, server))
+}
+
+const addressOf = (deps: Deps, request: Request, server: RequestIpSource) => () =>
+  clientAddress(server, request, deps.config.trustedProxies)
 
 /** Adds `actor` (undefined for anonymous callers) to every request's context. */
 export const authenticate = (deps: Deps) =>

@@ -2,6 +2,7 @@ import { Elysia, type ValidationError } from 'elysia'
 import { AppError, type ErrorKind, type FieldError } from '../errors'
 import type { Logger } from '../logger'
 import { isDatabaseUnavailable } from '../storage/database'
+import { JSON_TYPE } from './json-answer'
 import { unservedMethod } from './methods'
 import { requestIdOfRequest } from './request-log'
 import { pathOf } from './routable-url'
@@ -85,8 +86,6 @@ function errorBody(
   if (fields.length > 0) body.errors = fields
   return body
 }
-
-const JSON_TYPE = 'application/json; charset=utf-8'
 
 export const Messages = {
   databaseUnavailable: 'the database cannot be reached right now; nothing was changed, retry shortly',

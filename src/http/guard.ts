@@ -17,6 +17,7 @@ import {
 } from '../authz/authorize'
 import { assertClusterLimit, authorizeInCluster, type ClusterScope, type ClusterVerb } from '../authz/clusters'
 import type { Deps } from '../deps'
+import { andThen, type MaybePromise } from '../maybe-promise'
 import { authenticate } from './auth'
 import { assertJsonBody, rejectUnreadableBody } from './body'
 import { assertWebSocketUpgrade } from './websocket-upgrade'
@@ -73,9 +74,13 @@ interface GateFlags {
 }
 
 /** Who may call, in the guard's order: the credential rule, the kind's decision, the pending password change. Throws the refusal. */
-async function admit(flags: GateFlags, decide: Decide, actor: Actor | undefined, params: RouteParams, request: Request): Promise<Settled> {
+function admit(flags: GateFlags, decide: Decide, actor: Actor | undefined, params: RouteParams, request: Request): MaybePromise<Settled> {
   if (flags.passwordCredential) assertPasswordCredential(actor)
-  const settled = await decide(actor, params, request)
+  return andThen(decide(actor, params, request), (settled) => passwordChecked(flags, actor, settled))
+}
+
+/** The decision's last check: a caller who must change the password first reaches only the routes allowing it. */
+function passwordChecked<T>(flags: GateFlags, actor: Actor | undefined, settled: T): T {
   if (!flags.passwordChangeRoute) assertPasswordCurrent(actor)
   return settled
 }
@@ -115,19 +120,20 @@ export async function admitInCluster(
 
 /**
  * What a route declaring `signedIn: needed`, `scope` and `allowedWhilePasswordMustChange` admits, decided as the
- * guard decides it, for a route answered outside Elysia's lifecycle (http/lean-route.ts). Throws the refusal.
+ * guard decides it, for a route answered outside Elysia's lifecycle (http/lean-route.ts), at once (nothing it
+ * reads waits). Throws the refusal.
  */
-export async function admitSignedIn(
+export function admitSignedIn(
   deps: Deps,
   actor: Actor | undefined,
   rule: { signedIn: SignedInPermission; scope: ScopeCategory; allowedWhilePasswordMustChange: boolean },
   request: Request,
-): Promise<Actor> {
+): Actor {
   assertClusterLimit(actor)
   const flags = { passwordChangeRoute: rule.allowedWhilePasswordMustChange, passwordCredential: false }
-  const { me } = await admit(flags, (caller) => ({ me: authorizeSignedIn(deps, caller, rule.signedIn) }), actor, {}, request)
+  const me = passwordChecked(flags, actor, authorizeSignedIn(deps, actor, rule.signedIn))
   assertTokenScope(actor, READ_METHODS.has(request.method) ? 'read' : 'write', rule.scope)
-  return settledPart(me)
+  return me
 }
 
 /**

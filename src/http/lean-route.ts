@@ -2,7 +2,8 @@ import type { Server } from 'bun'
 import { Elysia } from 'elysia'
 import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
-import { actorOf } from './auth'
+import { andThen, type MaybePromise } from '../maybe-promise'
+import { leanActorOf } from './auth'
 import { errorResponse, logUnexpected } from './errors'
 import { metricsOf } from './metrics'
 import { DOCS_PATH } from './openapi'
@@ -22,12 +23,12 @@ export interface LeanRoute<Params, Admitted> {
    * Who may call: the admission function of http/guard.ts that the guard runs for the app's route
    * of the same path (`admitInCluster` for an `inCluster` route), so both decide alike. Throws the refusal.
    */
-  admit(actor: Actor | undefined, params: Params, request: Request): Promise<Admitted>
+  admit(actor: Actor | undefined, params: Params, request: Request): MaybePromise<Admitted>
   /**
    * The answer for what `admit` settled; throws AppError for a refusal. `server` is null in-process
    * (app.handle). Undefined when the handler upgraded the connection (a WebSocket): nothing to answer.
    */
-  handle(admitted: Admitted, params: Params, request: Request, server: Server<unknown> | null): Promise<Response | undefined>
+  handle(admitted: Admitted, params: Params, request: Request, server: Server<unknown> | null): MaybePromise<Response | undefined>
 }
 
 /**
@@ -43,17 +44,23 @@ export function leanRoute<Params, Admitted>(deps: Deps, route: LeanRoute<Params,
   const unexpected = (request: Request, error: unknown) => logUnexpected(deps.log, request, error)
   const metrics = metricsOf(deps)
   let server: Server<unknown> | null = null
-  const answer = async (request: Request, params: Params): Promise<Response | undefined> => {
+  // Each step answers at once when it can (a cached sign-in, a cached body): no promise is made for a request
+  // that needs none to wait on.
+  const answer = (request: Request, params: Params): MaybePromise<Response | undefined> => {
     const requestId = beginRequest(request)
-    let response: Response
+    const failed = (error: unknown) => finished(request, params, requestId, errorResponse(error, docsUrl, unexpected, request))
+    let handled: MaybePromise<Response | undefined>
     try {
-      const actor = await actorOf(deps, request, server)
-      const handled = await route.handle(await route.admit(actor, params, request), params, request, server)
-      if (!handled) return handled
-      response = handled
+      const admitted = andThen(leanActorOf(deps, request, server), (actor) => route.admit(actor, params, request))
+      handled = andThen(admitted, (ready) => route.handle(ready, params, request, server))
     } catch (error) {
-      response = errorResponse(error, docsUrl, unexpected, request)
+      return failed(error)
     }
+    // Undefined: the handler upgraded the connection (a WebSocket), nothing to answer.
+    if (handled instanceof Promise) return handled.then((response) => response && finished(request, params, requestId, response), failed)
+    return handled && finished(request, params, requestId, handled)
+  }
+  const finished = (request: Request, params: Params, requestId: string, response: Response): Response => {
     // The answer's own headers win, as when Elysia merges what hooks set.
     if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', requestId)
     for (const name in SECURITY_HEADERS) if (!response.headers.has(name)) response.headers.set(name, SECURITY_HEADERS[name]!)

@@ -5,6 +5,7 @@ import { nowSeconds } from '../clock'
 import type { Deps } from '../deps'
 import { AppError } from '../errors'
 import { SESSION_COOKIE } from '../http/auth'
+import type { MaybePromise } from '../maybe-promise'
 import { checkPasswordAttempt } from './limiter/service'
 import { authenticateOAuthAccessToken, OAUTH_ACCESS_PREFIX } from './oauth2/authorization'
 import { checkSecondFactor } from './security/two-factor/service'
@@ -101,10 +102,10 @@ async function applySudo(deps: Deps, actor: Actor | undefined, target: string): 
  * who it acts as; undefined for anonymous callers. Throws unauthenticated for a credential that is
  * present but invalid, forbidden (CSRF, sudo by a non-admin), notFound (unknown sudo target).
  */
-export function checkCredential(deps: Deps, presented: PresentedCredential, context: CredentialContext): Promise<Actor | undefined> {
-  // Most API calls: a token this process signed in since the last commit, without sudo, decided without a chain of awaits.
+export function checkCredential(deps: Deps, presented: PresentedCredential, context: CredentialContext): MaybePromise<Actor | undefined> {
+  // Most API calls: a token this process signed in since the last commit, without sudo, decided at once.
   const known = presented.kind === 'bearer' && !context.sudo ? knownBearer(deps, presented.value) : undefined
-  return known ? Promise.resolve(known) : verifyCredential(deps, presented, context)
+  return known ?? verifyCredential(deps, presented, context)
 }
 
 /** The actor of each cached token sign-in, built once (it is rebuilt with the sign-in after any commit). */

@@ -1,8 +1,10 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
 import { admitSignedIn, guard } from '../http/guard'
+import { jsonAnswer } from '../http/json-answer'
 import { leanRoute } from '../http/lean-route'
 import { ErrorBody } from '../http/schemas'
+import { andThen } from '../maybe-promise'
 import { avatarRoutes } from './avatars/routes'
 import { emailRoutes } from './emails/routes'
 import { CreateUserOption, EditUserOption, User, UserQuery } from './schemas'
@@ -12,7 +14,7 @@ import { signInRoutes } from './signin/routes'
 import { tokenRoutes } from './tokens/routes'
 import { userRoutes } from './users/routes'
 import { UsernameParams } from './users/schemas'
-import { presentSelf } from './users/service'
+import { presentSelf, presentSelfText } from './users/service'
 
 /** The identity area: each sub-area's plugin carries its own `/api/v1` prefix. */
 export const identityRoutes = (deps: Deps) =>
@@ -38,7 +40,7 @@ const selfRead = (deps: Deps) =>
     match: (request, path) => (request.method === 'GET' && path === '/api/v1/user' && !request.url.includes('?') ? {} : undefined),
     route: () => '/api/v1/user',
     admit: (actor, _params, request) => admitSignedIn(deps, actor, SELF_READ, request),
-    handle: async (me) => Response.json(await presentSelf(deps.db, me.user, deps.config.publicUrl, {})),
+    handle: (me) => andThen(presentSelfText(deps.db, me.user, deps.config.publicUrl), jsonAnswer),
   })
 
 const accountRoutes = (deps: Deps) =>

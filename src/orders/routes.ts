@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { guard } from '../http/guard'
+import { jsonAnswer } from '../http/json-answer'
 import { answerPage } from '../http/pagination'
 import { ErrorBody } from '../http/schemas'
 import { ordersRuntime } from './runtime'
@@ -16,7 +17,7 @@ const errors = { 401: ErrorBody, 403: ErrorBody }
 const renderErrors = { ...errors, 404: ErrorBody, 422: ErrorBody, 502: ErrorBody }
 
 const text = (body: string, contentType: string) => new Response(body, { headers: { 'content-type': contentType } })
-const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json; charset=utf-8' } })
+const json = (body: unknown) => jsonAnswer(JSON.stringify(body))
 /** Scripts are text/x-shellscript, or the original's [{os, url, command, script}] list when JSON is asked for (docs/decisions.md §4). */
 const wantsJson = (accept: string | undefined) => /application\/json/i.test(accept ?? '')
 const ScriptAnswer = t.Union([t.String({ description: 'The script (text/x-shellscript)' }), t.Array(ScriptRef)])

@@ -209,17 +209,26 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
   let localWrites = 0
   let externalVersion = 0
   let askedAt = -Infinity
-  const external = () => {
+  // The counter's text is made again only when it moves: every cached read asks for it.
+  let counter = '0:0'
+  const moved = () => {
+    counter = `${localWrites}:${externalVersion}`
+  }
+  const changeCounter = () => {
     const now = performance.now()
     if (reader !== writer && now - askedAt >= 10) {
-      externalVersion = generation()
       askedAt = now
+      const version = generation()
+      if (version !== externalVersion) {
+        externalVersion = version
+        moved()
+      }
     }
-    return externalVersion
+    return counter
   }
   return {
     driver: 'bun:sqlite',
-    changeCounter: () => `${localWrites}:${external()}`,
+    changeCounter,
     read: readDb as unknown as Executor,
     write: (work, options) => {
       const companion = currentCompanionSource()?.companionForWrite()
@@ -234,7 +243,10 @@ function openBunSqlite(path: string, migrationsFolder: string): Database {
           const touchesCachedRows = options?.touchesCachedRows !== false
           if (touchesCachedRows) bumpGeneration()
           writer.query('COMMIT').run()
-          if (touchesCachedRows) localWrites++
+          if (touchesCachedRows) {
+            localWrites++
+            moved()
+          }
           companion?.afterCommit()
           return result
         } catch (error) {

@@ -41,7 +41,7 @@ test('a handler that fails unexpectedly: a bare 500 in the one error body, logge
   const { t, alice, ask } = await lab()
   const res = await ask('/lean/boom', { authorization: `token ${alice.token}`, 'x-request-id': 'lean-boom-1' })
   expect(res.status).toBe(500)
-  expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8')
+  expect(res.headers.get('content-type')).toBe('application/json;charset=utf-8')
   const body = await res.text()
   expect(JSON.parse(body)).toEqual({ message: 'Internal Server Error', url: `${t.config.publicUrl}${DOCS_PATH}` })
   expect(body).not.toContain('kaboom')

@@ -2,6 +2,7 @@ import type { RegistrationResponseJSON } from '@simplewebauthn/server'
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
+import { jsonAnswer } from '../../http/json-answer'
 import { ErrorBody } from '../../http/schemas'
 import { listAccountLinks, unlinkAccount } from './account-links/service'
 import {
@@ -26,7 +27,7 @@ import { deleteSecurityKey, listSecurityKeys, registerSecurityKey, requestRegist
 const NoBody = t.Void({ description: 'No body' })
 const tags = ['settings']
 /** A bare JSON string body (the scratch token), as Gitea's settings API answers it. */
-const jsonString = (text: string) => new Response(JSON.stringify(text), { headers: { 'content-type': 'application/json; charset=utf-8' } })
+const jsonString = (text: string) => jsonAnswer(JSON.stringify(text))
 const emptyOk = () => new Response(null, { status: 200 })
 
 export const securityRoutes = (deps: Deps) =>

@@ -2,6 +2,7 @@ import { VISIBILITY } from '../../../db/schema/codes'
 import { userVisibleTo } from '../../authz/authorize'
 import { AppError } from '../../errors'
 import type { Page, Paged } from '../../http/pagination'
+import type { MaybePromise } from '../../maybe-promise'
 import { commitCache } from '../../storage/commit-cache'
 import type { Database } from '../../storage/database'
 import * as followStore from '../follows/store'
@@ -53,6 +54,16 @@ const ownProfiles = commitCache<User>()
 
 export function presentSelf(db: Database, me: store.UserRow, publicUrl: string, extra: { clientOrgUser?: boolean }): Promise<User> {
   return ownProfiles(db, `${me.id}:${publicUrl}:${extra.clientOrgUser ?? ''}`, () => presentOne(db, me, { user: me, publicUrl }, extra))
+}
+
+const ownProfileTexts = commitCache<string>()
+
+/**
+ * The caller's own profile as JSON text, serialised once per commit and given at once while cached: the lean
+ * `GET /user` (identity/routes.ts) sends it as is.
+ */
+export function presentSelfText(db: Database, me: store.UserRow, publicUrl: string): MaybePromise<string> {
+  return ownProfileTexts.now(db, `${me.id}:${publicUrl}`, async () => JSON.stringify(await presentSelf(db, me, publicUrl, {})))
 }
 
 /** The individual user `name` if `reader` may see it. Throws notFound otherwise. */
