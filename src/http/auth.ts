@@ -131,11 +131,11 @@ export function actorOf(deps: Deps, request: Request, server: RequestIpSource): 
 }
 
 /**
- * actorOf's answer for a request nothing else asks about (a lean route's, http/lean-route.ts): at once when
- * it needs no waiting. Throws, or rejects, as actorOf does.
+ * actorOf's answer for a lean route's request (http/lean-route.ts), which no hook asks about before or after: at
+ * once when it needs no waiting, and not kept. Throws, or rejects, as actorOf does.
  */
 export function leanActorOf(deps: Deps, request: Request, server: RequestIpSource): MaybePromise<Actor | undefined> {
-  return actorsOfRequests.get(request) ?? actorNow(deps, request, addressOf(deps, request, server))
+  return actorNow(deps, request, addressOf(deps, request, server))
 }
 
 const addressOf = (deps: Deps, request: Request, server: RequestIpSource) => () =>
