@@ -2,7 +2,7 @@ import { Elysia, type ValidationError } from 'elysia'
 import { AppError, type ErrorKind, type FieldError } from '../errors'
 import type { Logger } from '../logger'
 import { isDatabaseUnavailable } from '../storage/database'
-import { JSON_TYPE } from './json-answer'
+import { JSON_TYPE, jsonAnswer } from './json-answer'
 import { unservedMethod } from './methods'
 import { requestIdOfRequest } from './request-log'
 import { pathOf } from './routable-url'
@@ -132,10 +132,7 @@ export function errorResponse(
   const [status, message, fields, headers] = known
     ? [STATUS[known.kind], known.message, known.fields, known.headers]
     : [500, 'Internal Server Error', [], {}]
-  return new Response(JSON.stringify(errorBody(request, status, message, docsUrl, fields)), {
-    status,
-    headers: { ...headers, 'content-type': JSON_TYPE },
-  })
+  return jsonAnswer(JSON.stringify(errorBody(request, status, message, docsUrl, fields)), { status, headers })
 }
 
 /**

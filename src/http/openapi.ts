@@ -2,6 +2,7 @@ import { type AnyElysia, Elysia } from 'elysia'
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import { AppError } from '../errors'
+import { jsonAnswer } from './json-answer'
 import { buildOpenApiDocument } from './openapi-document'
 
 export const DOCS_PATH = '/api/v1/swagger'
@@ -33,7 +34,7 @@ export const openapiDocs = (app: AnyElysia, version: string, checkCredential: (r
       async ({ request }) => {
         await checkCredential(request)
         document ??= JSON.stringify(buildOpenApiDocument(app, version, [DOCS_PATH, ASSETS_PATH, SPEC_PATH]))
-        return new Response(document, { headers: { 'content-type': 'application/json' } })
+        return jsonAnswer(document)
       },
       { detail: { hide: true } },
     )

@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Actor } from '../authz/actor'
 import type { Deps } from '../deps'
 import { guard } from '../http/guard'
+import { JSON_TYPE } from '../http/json-answer'
 import { answerPage, PageQuery } from '../http/pagination'
 import { ApiResponseMessage, ErrorBody } from '../http/schemas'
 import { AvatarParams } from '../identity/avatars/schemas'
@@ -140,7 +141,7 @@ export const orgRoutes = (deps: Deps) => {
     .get(
       '/orgs/:org/avatar/',
       ({ scope, set }) => {
-        set.headers['content-type'] = 'application/json; charset=utf-8'
+        set.headers['content-type'] = JSON_TYPE
         return JSON.stringify(orgs.orgAvatarUrl(deps, scope))
       },
       {

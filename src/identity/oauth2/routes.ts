@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { guard } from '../../http/guard'
+import { jsonAnswer } from '../../http/json-answer'
 import { ErrorBody } from '../../http/schemas'
 import { describeAuthorization, exchangeToken, grantAuthorization, OAuthError } from './authorization'
 import { answerDeviceRequest, DEVICE_GRANT_TYPE, describeDeviceRequest, redeemDeviceCode, startDeviceAuthorization } from './device'
@@ -44,10 +45,7 @@ const formUris = (value: string | string[]) => (Array.isArray(value) ? value : v
 /** Token and device endpoint answers are never cached (RFC 6749 §5.1); their errors use the RFC's body, not ours. */
 async function tokenAnswer(issue: () => Promise<unknown>): Promise<Response> {
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-    new Response(JSON.stringify(body), {
-      status,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', pragma: 'no-cache', ...headers },
-    })
+    jsonAnswer(JSON.stringify(body), { status, headers: { 'cache-control': 'no-store', pragma: 'no-cache', ...headers } })
   try {
     return json(200, await issue())
   } catch (e) {
@@ -168,7 +166,7 @@ export const oauth2FlowRoutes = (deps: Deps) =>
         const location = await grantAuthorization(deps, me, authorization, granted === true || granted === 'true')
         // The location carries the code: no cache may keep either answer.
         return asksForJson(request)
-          ? new Response(JSON.stringify({ location }), { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } })
+          ? jsonAnswer(JSON.stringify({ location }), { headers: { 'cache-control': 'no-store' } })
           : redirect(location)
       },
       {
